@@ -1,0 +1,99 @@
+"""The reverse-mode engine: `tensor.backward()` and `autograd.grad()`.
+
+    1. walk the backward graph from the outputs' grad_fn nodes and count, for each node,
+       how many gradients will flow into it (its dependencies)
+    2. visit nodes in reverse topological order: a node runs once every gradient for its
+       outputs has arrived, and passes its input gradients along the edges
+    3. at leaves (tensors with no grad_fn that require grad), accumulate into `.grad`
+       (backward) or collect the result (grad)
+
+The engine runs the derivative formulas with grad mode off, so they record nothing, unless
+`create_graph=True` asks for a differentiable backward. The formulas go through the dispatcher,
+so under AOT autograd's tracing mode they are recorded into the joint graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from minitorch.autograd.grad_mode import enable_grad, no_grad
+from minitorch.errors import AutogradError, at_user_line
+
+
+def _topological_nodes(roots: list) -> list:
+    """Every node reachable from `roots`, each after all nodes that feed it gradients."""
+    order, seen = [], set()
+    stack = [(node, False) for node in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for inp in node.inputs:
+            fn = getattr(inp, "grad_fn", None)
+            if fn is not None and id(fn) not in seen:
+                stack.append((fn, False))
+    order.reverse()  # consumers first
+    return order
+
+
+def run_backward(
+    outputs: Sequence,
+    grad_outputs: Sequence,
+    inputs: Sequence | None = None,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+) -> list | None:
+    """Propagate `grad_outputs` from `outputs`; fill `.grad` of leaves, or return grads of `inputs`."""
+    from minitorch.ops import add
+
+    pending: dict[int, list] = {}  # id(node) -> gradient per output of that node
+    leaf_grads: dict[int, object] = {}  # id(tensor) -> gradient, for leaves and `inputs`
+    wanted = {id(t) for t in inputs} if inputs is not None else None
+
+    def deliver(tensor, grad) -> None:
+        if grad is None or not tensor.requires_grad:
+            return
+        if wanted is not None and id(tensor) in wanted:
+            previous = leaf_grads.get(id(tensor))
+            leaf_grads[id(tensor)] = grad if previous is None else add(previous, grad)
+            if tensor.grad_fn is None:
+                return
+        if tensor.grad_fn is None:
+            if wanted is None:
+                tensor._accumulate_grad(grad)
+            return
+        slots = pending.setdefault(id(tensor.grad_fn), [None] * tensor.grad_fn.num_outputs)
+        nr = tensor._output_nr
+        slots[nr] = grad if slots[nr] is None else add(slots[nr], grad)
+
+    roots = []
+    for out, grad in zip(outputs, grad_outputs):
+        if not out.requires_grad:
+            raise AutogradError(
+                at_user_line("element 0 of tensors does not require grad and does not have a grad_fn")
+            )
+        if out.grad_fn is not None:
+            roots.append(out.grad_fn)
+
+    mode = enable_grad() if create_graph else no_grad()
+    with mode:
+        for out, grad in zip(outputs, grad_outputs):
+            deliver(out, grad)
+        for node in _topological_nodes(roots):
+            grads = pending.pop(id(node), None)
+            if grads is None:
+                continue
+            input_grads = node.apply(tuple(grads))
+            if not retain_graph and hasattr(node, "release"):
+                node.release()
+            for inp, g in zip(node.inputs, input_grads):
+                if getattr(inp, "requires_grad", False):
+                    deliver(inp, g)
+    if inputs is None:
+        return None
+    return [leaf_grads.get(id(t)) for t in inputs]

@@ -1,0 +1,85 @@
+"""The dispatcher: the one road every op call travels.
+
+    minitorch.sin(x) -> ops.sin(x) -> dispatch(sin, (x,), {})
+        1. composite?  run its decomposition (so later stages see primitives only)
+        2. meta        the shape/dtype rule validates the call and names bad input
+        3. compute     the innermost active DispatchMode, or the eager kernel on arrays
+        4. autograd    if grad mode is on and an input requires grad, record a backward node
+
+[Note: dispatch modes]
+A `DispatchMode` (PyTorch's TorchDispatchMode) intercepts step 3. Fake tensors
+(minitorch/fake.py) use one to compute shapes without data; AOT autograd uses one to record
+every op into a graph. Because autograd (step 4) sits *above* the mode, the derivative formulas
+that the engine runs during `backward()` pass through the same mode, which is how AOT autograd
+captures the backward pass without a separate symbolic differentiator. While a mode runs, it is
+popped from the stack, so the ops it calls itself go to the next mode down (or to eager).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.ops.registry import OpDef, TensorMeta
+
+_mode_stack: list[DispatchMode] = []
+
+
+class DispatchMode:
+    """Intercepts every primitive op call while active (`with mode:`)."""
+
+    def run(self, op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self):
+        _mode_stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        popped = _mode_stack.pop()
+        assert popped is self, "dispatch modes must exit in the reverse order of entering"
+
+
+def current_mode() -> DispatchMode | None:
+    return _mode_stack[-1] if _mode_stack else None
+
+
+def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
+    """Run `op` on `args` (tensors and Python numbers); see the module docstring."""
+    if op.decomposition is not None:
+        return op.decomposition(*args, **kwargs)
+    meta = op.meta(*args, **kwargs)
+    if _mode_stack:
+        mode = _mode_stack.pop()
+        try:
+            out = mode.run(op, args, kwargs, meta)
+        finally:
+            _mode_stack.append(mode)
+    else:
+        out = _run_eager(op, args, kwargs, meta)
+    if op.backward is not None and is_grad_enabled() and _any_requires_grad(args):
+        from minitorch.autograd.graph import OpBackward
+
+        OpBackward(op, args, kwargs).attach((out,))
+    return out
+
+
+def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta):
+    from minitorch.tensor import Tensor
+
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    result = op.impl(np, *arrays, **kwargs)
+    if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
+        # numpy returns scalars for 0-d results and keeps float64 for float32 + 0-d float64;
+        # the op's dtype rule (PyTorch's promotion) decides.
+        result = np.asarray(result, dtype=meta.dtype.np)
+    return Tensor._from_array(result)
+
+
+def _any_requires_grad(args: tuple) -> bool:
+    for a in args:
+        if getattr(a, "requires_grad", False):
+            return True
+    return False

@@ -1,0 +1,58 @@
+"""The exceptions minitorch raises, and where in the user's code they came from.
+
+Every error a user can trigger is a `MinitorchError`, so `except minitorch.MinitorchError`
+catches all of them; each also derives from the builtin a Python user would expect
+(`ShapeError` is a `ValueError`, `DTypeError` a `TypeError`), as PyTorch's errors do.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Files inside these folders are ours; the first frame outside them is the user's line.
+_PACKAGE_ROOTS = tuple(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep + name + os.sep
+    for name in ("minitorch", "tracer", "ir", "codegen")
+)
+
+
+class MinitorchError(Exception):
+    """Base class of every error minitorch raises on bad input."""
+
+
+class ShapeError(MinitorchError, ValueError):
+    """Shapes that an op cannot combine (names the op and every shape)."""
+
+
+class DTypeError(MinitorchError, TypeError):
+    """A dtype an op does not accept (names the op and the dtype)."""
+
+
+class DataDependentError(MinitorchError, RuntimeError):
+    """A value was needed that only exists at run time (reading a fake tensor's data)."""
+
+
+class CompileError(MinitorchError, RuntimeError):
+    """Compilation failed; the eager path is untouched and still runs."""
+
+
+class AutogradError(MinitorchError, RuntimeError):
+    """Misuse of autograd: backward through a freed graph, a non-scalar without a gradient, ..."""
+
+
+def user_location() -> str | None:
+    """'file.py:12' of the innermost frame outside minitorch's own packages, if any."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = os.path.abspath(frame.f_code.co_filename)
+        if not filename.startswith(_PACKAGE_ROOTS) and not filename.startswith("<frozen"):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+def at_user_line(message: str) -> str:
+    """Append the user's source line to an error message."""
+    where = user_location()
+    return f"{message} (at {where})" if where else message

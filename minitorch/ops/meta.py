@@ -1,0 +1,135 @@
+"""Shape and dtype rules shared by the rows of the op table.
+
+Each rule takes the op's arguments (tensors, real or fake, and Python scalars) and returns the
+output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` that names the op and the shapes.
+"""
+
+from __future__ import annotations
+
+from minitorch.dtype import float32, result_type
+from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.ops.registry import TensorMeta
+
+
+def shape_of(x) -> tuple[int, ...]:
+    return () if isinstance(x, (bool, int, float)) else tuple(x.shape)
+
+
+def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """numpy/PyTorch broadcasting: align right, a size-1 dim stretches to the other size."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for axis in range(-ndim, 0):
+        sizes = {s[axis] for s in shapes if len(s) >= -axis} - {1}
+        if len(sizes) > 1:
+            shown = " and ".join(str(tuple(s)) for s in shapes)
+            raise ShapeError(
+                at_user_line(f"{op}: shapes {shown} cannot be broadcast (dim {axis} differs)")
+            )
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...]:
+    """`dim` as a sorted tuple of non-negative axes; None means every axis."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    out = set()
+    for d in dims:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise ShapeError(at_user_line(f"{op}: dim {d} is out of range for a {ndim}-d tensor"))
+        out.add(d % max(ndim, 1))
+    return tuple(sorted(out)) if ndim else ()
+
+
+def unary_float(op: str):
+    """sin, exp, ...: same shape; integer inputs compute in the default float dtype."""
+
+    def rule(x) -> TensorMeta:
+        dtype = x.dtype if x.dtype.is_floating_point else float32
+        return TensorMeta(tuple(x.shape), dtype)
+
+    rule.__name__ = f"{op}_meta"
+    return rule
+
+
+def unary_same(op: str):
+    """neg, ...: same shape and dtype; bool is refused, as PyTorch does for `-x`."""
+
+    def rule(x) -> TensorMeta:
+        if x.dtype.category == 0:
+            raise DTypeError(at_user_line(f"{op}: not supported for dtype {x.dtype.name}"))
+        return TensorMeta(tuple(x.shape), x.dtype)
+
+    rule.__name__ = f"{op}_meta"
+    return rule
+
+
+def binary(op: str, float_result: bool = False):
+    """add, mul, ...: broadcast shapes, promote dtypes (div always gives a float)."""
+
+    def rule(a, b) -> TensorMeta:
+        shape = broadcast_shapes(op, shape_of(a), shape_of(b))
+        dtype = result_type(a, b)
+        if float_result and not dtype.is_floating_point:
+            dtype = float32
+        return TensorMeta(shape, dtype)
+
+    rule.__name__ = f"{op}_meta"
+    return rule
+
+
+def pow_meta(x, exponent) -> TensorMeta:
+    if not isinstance(exponent, (int, float)):
+        raise DTypeError(at_user_line("pow: the exponent must be a Python number for now"))
+    return TensorMeta(tuple(x.shape), result_type(x, exponent))
+
+
+def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
+    """Reduce the dims in `dim` (all if None); integer sums accumulate in int64, as in PyTorch."""
+    dims = normalize_dims("sum", dim, len(x.shape))
+    shape = tuple(
+        1 if i in dims else n for i, n in enumerate(x.shape) if keepdim or i not in dims
+    )
+    dtype = x.dtype if x.dtype.is_floating_point else result_type(x, 0)
+    return TensorMeta(shape, dtype)
+
+
+def expand_meta(x, shape) -> TensorMeta:
+    """Broadcast to `shape` (-1 keeps a size); only size-1 dims may grow."""
+    shape = tuple(shape)
+    lead = len(shape) - len(x.shape)
+    if lead < 0:
+        raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
+    out = list(shape)
+    for i, n in enumerate(x.shape):
+        want = shape[lead + i]
+        if want == -1:
+            out[lead + i] = n
+        elif n != want and n != 1:
+            raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
+    return TensorMeta(tuple(out), x.dtype)
+
+
+def infer_reshape(op: str, old: tuple[int, ...], shape) -> tuple[int, ...]:
+    """Resolve one -1 in `shape` so the element count is kept."""
+    shape = tuple(shape)
+    numel = 1
+    for n in old:
+        numel *= n
+    known = 1
+    for n in shape:
+        if n != -1:
+            known *= n
+    if shape.count(-1) > 1 or (-1 in shape and (known == 0 or numel % known)):
+        raise ShapeError(at_user_line(f"{op}: cannot reshape {old} to {shape}"))
+    if -1 in shape:
+        shape = tuple(numel // known if n == -1 else n for n in shape)
+    if known != numel and -1 not in shape:
+        raise ShapeError(at_user_line(f"{op}: cannot reshape {old} ({numel} elements) to {shape}"))
+    return shape
+
+
+def reshape_meta(x, shape) -> TensorMeta:
+    return TensorMeta(infer_reshape("reshape", tuple(x.shape), shape), x.dtype)

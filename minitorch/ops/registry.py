@@ -1,0 +1,72 @@
+"""`OpDef`: one row of the op table, and the table itself.
+
+[Note: the op table]
+Every op minitorch knows is one `OpDef`, and every stage of the pipeline reads the same row:
+
+    stage               reads                     example for sin
+    ------------------  ------------------------  ------------------------------------
+    eager               impl(xp, *arrays)         xp.sin(a)
+    tracing (fake/AOT)  meta(*args) -> TensorMeta same shape, float dtype
+    autograd            backward(grad, out, *a)   grad * cos(x)   (in minitorch ops)
+    AOT autograd        decomposition             (none: sin is a primitive)
+    loop-level IR       ir/lowering.py LOWERINGS  ops.sin(load(x))
+
+A *primitive* has an `impl`; a *composite* has only a `decomposition`, written in other ops,
+so every later stage sees primitives only. Derivatives are written with the ops themselves, so
+the same formula runs eagerly in `backward()` and is recorded into a graph by AOT autograd.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from minitorch.dtype import DType
+
+
+@dataclass(frozen=True)
+class TensorMeta:
+    """What a tensor looks like without its data: the result of a shape/dtype rule."""
+
+    shape: tuple[int, ...]
+    dtype: DType
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class OpDef:
+    """One op of the table. Calling it dispatches: `minitorch.ops.sin(x)`."""
+
+    name: str  # 'sin'; also its name in graphs: minitorch.ops.sin
+    kind: str  # 'pointwise' | 'reduction' | 'view' | 'composite'
+    meta: Callable[..., TensorMeta] | None  # shape/dtype rule; validates and names bad input
+    impl: Callable[..., Any] | None = None  # eager kernel over arrays: impl(xp, *args, **kw)
+    backward: Callable[..., tuple] | None = None  # grads of each arg, written in minitorch ops
+    decomposition: Callable[..., Any] | None = None  # composites only: the op in primitives
+
+    @property
+    def is_primitive(self) -> bool:
+        return self.impl is not None
+
+    def __call__(self, *args, **kwargs):
+        from minitorch.dispatch import dispatch
+
+        return dispatch(self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"minitorch.ops.{self.name}"
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def register(op: OpDef) -> OpDef:
+    """Add a row to the table; names are unique."""
+    assert op.name not in OPS, f"op {op.name!r} registered twice"
+    assert (op.impl is None) != (op.decomposition is None), op.name
+    OPS[op.name] = op
+    return op

@@ -1,0 +1,278 @@
+"""`Tensor`: an n-dimensional array with autograd, over a numpy array.
+
+A tensor owns an array (`_data`), and, when it takes part in autograd, `requires_grad`,
+`grad` and `grad_fn` (the backward node that made it). Every op, operator and method goes
+through `minitorch.functional` and from there through the dispatcher (minitorch/dispatch.py),
+so eager execution, fake tensors and graph tracing all see the same calls.
+
+    >>> x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch import functional as F
+from minitorch.device import CPU
+from minitorch.dtype import DType, from_numpy_dtype
+from minitorch.errors import AutogradError, DTypeError, MinitorchError, at_user_line
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like PyTorch's."""
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+    def __repr__(self) -> str:
+        return f"minitorch.Size({list(self)})"
+
+
+class Tensor:
+    """An n-dimensional array that can record the ops that made it."""
+
+    def __init__(self, data=()) -> None:
+        """`minitorch.Tensor([1, 2])` is a float32 tensor, as in PyTorch; prefer `tensor()`."""
+        self._data = np.array(data, dtype=np.float32)
+        self._init_autograd(False)
+
+    @classmethod
+    def _from_array(cls, array, requires_grad: bool = False) -> Tensor:
+        t = cls.__new__(cls)
+        t._data = array
+        t._init_autograd(requires_grad)
+        return t
+
+    def _init_autograd(self, requires_grad: bool) -> None:
+        self.requires_grad = requires_grad
+        self.grad: Tensor | None = None
+        self.grad_fn = None  # the backward Node that produced this tensor; None for leaves
+        self._output_nr = 0  # which output of grad_fn this tensor is
+
+    # ---- metadata -------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self._data.shape[dim]
+
+    @property
+    def dtype(self) -> DType:
+        return from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def stride(self, dim: int | None = None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[dim]
+
+    def is_contiguous(self) -> bool:
+        from minitorch.fake import contiguous_strides
+
+        return all(
+            s == c for s, c, n in zip(self.stride(), contiguous_strides(self.shape), self.shape)
+            if n > 1
+        )
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    # ---- leaving minitorch -------------------------------------------------------------------
+
+    def numpy(self) -> np.ndarray:
+        """The data as a numpy array (shares memory); refuses tensors that require grad."""
+        if self.requires_grad:
+            raise AutogradError(at_user_line(
+                "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()"
+            ))
+        return np.asarray(self._data)
+
+    def item(self):
+        if self.numel() != 1:
+            raise MinitorchError(at_user_line(
+                f"item(): a tensor with {self.numel()} elements cannot be converted to a scalar"
+            ))
+        return np.asarray(self._data).reshape(()).item()
+
+    def tolist(self):
+        return np.asarray(self._data).tolist()
+
+    def __bool__(self) -> bool:
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise MinitorchError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __repr__(self) -> str:
+        from minitorch.printing import format_tensor
+
+        return format_tensor(self)
+
+    # ---- autograd ----------------------------------------------------------------------------
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's `.grad`."""
+        from minitorch.autograd.engine import run_backward
+        from minitorch.factories import ones_like
+
+        if gradient is None:
+            if self.numel() != 1:
+                raise AutogradError(at_user_line(
+                    f"grad can be implicitly created only for scalar outputs, got {self.shape}"
+                ))
+            gradient = ones_like(self)
+        run_backward([self], [gradient], retain_graph=retain_graph)
+
+    def _accumulate_grad(self, grad: Tensor) -> None:
+        grad = grad.detach()
+        self.grad = grad if self.grad is None else F.add(self.grad, grad).detach()
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not self.is_leaf and not requires_grad:
+            raise AutogradError("you can only change requires_grad flags of leaf variables")
+        if requires_grad and not self.dtype.is_floating_point:
+            raise DTypeError(at_user_line(
+                f"only floating point tensors can require gradients, not {self.dtype.name}"
+            ))
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the autograd graph."""
+        return Tensor._from_array(self._data)
+
+    def clone(self) -> Tensor:
+        return F.add(self, 0) if self.requires_grad else Tensor._from_array(self._data.copy())
+
+    def to(self, dtype: DType) -> Tensor:
+        if dtype is self.dtype:
+            return self
+        return Tensor._from_array(np.asarray(self._data).astype(dtype.np))
+
+    def float(self) -> Tensor:
+        from minitorch.dtype import float32
+
+        return self.to(float32)
+
+    def double(self) -> Tensor:
+        from minitorch.dtype import float64
+
+        return self.to(float64)
+
+    # ---- ops as methods ----------------------------------------------------------------------
+
+    def sin(self) -> Tensor:
+        return F.sin(self)
+
+    def cos(self) -> Tensor:
+        return F.cos(self)
+
+    def exp(self) -> Tensor:
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        return F.log(self)
+
+    def neg(self) -> Tensor:
+        return F.neg(self)
+
+    def add(self, other, *, alpha=1) -> Tensor:
+        return F.add(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1) -> Tensor:
+        return F.sub(self, other, alpha=alpha)
+
+    def mul(self, other) -> Tensor:
+        return F.mul(self, other)
+
+    def div(self, other) -> Tensor:
+        return F.div(self, other)
+
+    def pow(self, exponent) -> Tensor:
+        return F.pow(self, exponent)
+
+    def sum(self, dim=None, keepdim: bool = False) -> Tensor:
+        return F.sum(self, dim, keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False) -> Tensor:
+        return F.mean(self, dim, keepdim)
+
+    def reshape(self, *shape) -> Tensor:
+        return F.reshape(self, _shape_arg(shape))
+
+    def expand(self, *shape) -> Tensor:
+        return F.expand(self, _shape_arg(shape))
+
+    # ---- Python operators --------------------------------------------------------------------
+
+    def __add__(self, other):
+        return F.add(self, other) if _is_operand(other) else NotImplemented
+
+    def __radd__(self, other):
+        return F.add(other, self) if _is_operand(other) else NotImplemented
+
+    def __sub__(self, other):
+        return F.sub(self, other) if _is_operand(other) else NotImplemented
+
+    def __rsub__(self, other):
+        return F.sub(other, self) if _is_operand(other) else NotImplemented
+
+    def __mul__(self, other):
+        return F.mul(self, other) if _is_operand(other) else NotImplemented
+
+    def __rmul__(self, other):
+        return F.mul(other, self) if _is_operand(other) else NotImplemented
+
+    def __truediv__(self, other):
+        return F.div(self, other) if _is_operand(other) else NotImplemented
+
+    def __rtruediv__(self, other):
+        return F.div(other, self) if _is_operand(other) else NotImplemented
+
+    def __pow__(self, exponent):
+        return F.pow(self, exponent) if _is_operand(exponent) else NotImplemented
+
+    def __neg__(self):
+        return F.neg(self)
+
+    def __pos__(self):
+        return self
+
+
+def _is_operand(x) -> bool:
+    return isinstance(x, (Tensor, bool, int, float))
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    """Accept both x.reshape(2, 3) and x.reshape((2, 3))."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)

@@ -1,0 +1,112 @@
+"""`GraphModule`: an nn.Module whose forward is Python code generated from a Graph.
+
+    gm = GraphModule(root, graph)   # copies the submodules/attributes the graph reads
+    gm.code                         # the generated forward, as text
+    gm(x)                           # runs it
+    gm.graph ...edit... ; gm.recompile()
+"""
+
+from __future__ import annotations
+
+import linecache
+import types
+from typing import Any
+
+from minitorch.nn.module import Module
+from tracer.fx.graph import Graph
+
+_compiled_count = 0
+
+
+class GraphModule(Module):
+    """A Module built from `root`'s attributes and a Graph; `forward` is generated code."""
+
+    def __init__(self, root: Module | dict[str, Any], graph: Graph,
+                 class_name: str = "GraphModule") -> None:
+        super().__init__()
+        object.__setattr__(self, "_class_name", class_name)
+        for node in graph.nodes:
+            if node.op in ("get_attr", "call_module"):
+                _copy_attr(root, self, node.target)
+        if isinstance(root, Module):
+            object.__setattr__(self, "training", root.training)
+        self.graph = graph
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @graph.setter
+    def graph(self, graph: Graph) -> None:
+        object.__setattr__(self, "_graph", graph)
+        self.recompile()
+
+    @property
+    def code(self) -> str:
+        return self._code
+
+    def recompile(self) -> str:
+        """Regenerate `forward` from the (possibly edited) graph."""
+        global _compiled_count
+        from tracer.fx.codegen import python_code
+
+        generated = python_code(self._graph, "self")
+        _compiled_count += 1
+        # Register the source with linecache so tracebacks show the generated line.
+        filename = f"<fx-generated {self._class_name} #{_compiled_count}>"
+        linecache.cache[filename] = (len(generated.source), None,
+                                     generated.source.splitlines(True), filename)
+        namespace = dict(generated.globals)
+        exec(compile(generated.source, filename, "exec"), namespace)  # noqa: S102
+        object.__setattr__(self, "_code", generated.source)
+        object.__setattr__(self, "forward", types.MethodType(namespace["forward"], self))
+        return generated.source
+
+    def print_readable(self, print_output: bool = True) -> str:
+        """The module as a class definition, with each input's shape and dtype when known."""
+        code = self._code
+        for node in self._graph.nodes:
+            val = node.meta.get("val")
+            if node.op == "placeholder" and hasattr(val, "shape") and hasattr(val, "dtype"):
+                note = f'{node.name}: "{_short_dtype(val.dtype)}{list(val.shape)}"'
+                code = code.replace(f"def forward(self, {node.name}",
+                                    f"def forward(self, {note}", 1)
+                code = code.replace(f", {node.name},", f", {note},", 1)
+                code = code.replace(f", {node.name})", f", {note})", 1)
+        body = "\n".join("    " + line if line else line for line in code.splitlines())
+        text = f"class {self._class_name}(minitorch.nn.Module):\n{body}\n"
+        if print_output:
+            print(text)
+        return text
+
+    def __repr__(self) -> str:
+        return f"{self._class_name}()\n\n{self._code}"
+
+
+def _short_dtype(dtype) -> str:
+    return {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64",
+            "bool": "b8"}.get(dtype.name, dtype.name)
+
+
+def _copy_attr(root: Module | dict[str, Any], gm: Module, target: str) -> None:
+    """Copy root.<target> (a dotted path) into gm at the same path."""
+    *path, leaf = target.split(".")
+    if isinstance(root, dict):
+        value = root[target]
+    else:
+        value = root
+        for part in target.split("."):
+            value = getattr(value, part)
+    owner: Module = gm
+    for part in path:
+        child = owner.__dict__.get("_modules", {}).get(part)
+        if child is None:
+            child = Module()
+            owner.add_module(part, child)
+        owner = child
+    if isinstance(value, Module):
+        owner.add_module(leaf, value)
+    elif type(value).__name__ == "Tensor" and not isinstance(root, dict):
+        owner.register_buffer(leaf, value)
+    else:
+        setattr(owner, leaf, value)
