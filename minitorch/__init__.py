@@ -5,10 +5,17 @@ minitorch (this package: tensors, the op table, autograd) -> tracer (graphs, byt
 capture, AOT autograd) -> ir (loop-level IR, fusion) -> codegen (LLVM for the CPU).
 """
 
-from minitorch import ops
+from minitorch import (  # noqa: E402, I001 - after Tensor, which they build on
+    _dynamo,  # noqa: E402
+    autograd,
+    nn,
+    ops,
+)
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.compile import compile  # noqa: E402 - the function shadows the CLI package
 from minitorch.device import device
-from minitorch.dtype import DType, bool_ as bool, float32, float64, int32, int64
+from minitorch.dtype import DType, float32, float64, int32, int64
+from minitorch.dtype import bool_ as bool
 from minitorch.errors import (
     AutogradError,
     CompileError,
@@ -50,10 +57,6 @@ from minitorch.functional import (
     sum,
 )
 from minitorch.tensor import Size, Tensor
-
-from minitorch import autograd, nn  # noqa: E402, I001 - after Tensor, which they build on
-from minitorch import _dynamo  # noqa: E402
-from minitorch.compile import compile  # noqa: E402 - the function shadows the CLI package
 
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64

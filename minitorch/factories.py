@@ -18,7 +18,8 @@ def manual_seed(seed: int) -> None:
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
-    from minitorch.device import array_module, device as make_device
+    from minitorch.device import array_module
+    from minitorch.device import device as make_device
 
     if device is not None:
         array_module(make_device(str(device)))  # refuses devices we cannot use, by name

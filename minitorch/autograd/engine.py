@@ -48,7 +48,10 @@ def run_backward(
     retain_graph: bool = False,
     create_graph: bool = False,
 ) -> list | None:
-    """Propagate `grad_outputs` from `outputs`; fill `.grad` of leaves, or return grads of `inputs`."""
+    """Propagate `grad_outputs` from `outputs`.
+
+    Fills `.grad` of the leaves, or, when `inputs` is given, returns their gradients instead.
+    """
     from minitorch.ops import add
 
     pending: dict[int, list] = {}  # id(node) -> gradient per output of that node
@@ -72,11 +75,11 @@ def run_backward(
         slots[nr] = grad if slots[nr] is None else add(slots[nr], grad)
 
     roots = []
-    for out, grad in zip(outputs, grad_outputs):
+    for i, out in enumerate(outputs):
         if not out.requires_grad:
-            raise AutogradError(
-                at_user_line("element 0 of tensors does not require grad and does not have a grad_fn")
-            )
+            raise AutogradError(at_user_line(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            ))
         if out.grad_fn is not None:
             roots.append(out.grad_fn)
 

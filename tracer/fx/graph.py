@@ -66,7 +66,8 @@ class Graph:
     def get_attr(self, qualified_name: str) -> Node:
         return self.create_node("get_attr", qualified_name)
 
-    def call_function(self, the_function: Any, args: tuple = (), kwargs: dict | None = None) -> Node:
+    def call_function(self, the_function: Any, args: tuple = (),
+                      kwargs: dict | None = None) -> Node:
         return self.create_node("call_function", the_function, args, kwargs)
 
     def call_method(self, method_name: str, args: tuple = (), kwargs: dict | None = None) -> Node:

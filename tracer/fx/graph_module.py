@@ -64,15 +64,17 @@ class GraphModule(Module):
 
     def print_readable(self, print_output: bool = True) -> str:
         """The module as a class definition, with each input's shape and dtype when known."""
-        code = self._code
+        params = []
         for node in self._graph.nodes:
+            if node.op != "placeholder":
+                continue
             val = node.meta.get("val")
-            if node.op == "placeholder" and hasattr(val, "shape") and hasattr(val, "dtype"):
-                note = f'{node.name}: "{_short_dtype(val.dtype)}{list(val.shape)}"'
-                code = code.replace(f"def forward(self, {node.name}",
-                                    f"def forward(self, {note}", 1)
-                code = code.replace(f", {node.name},", f", {note},", 1)
-                code = code.replace(f", {node.name})", f", {note})", 1)
+            if hasattr(val, "shape") and hasattr(val, "dtype"):
+                params.append(f'{node.name}: "{_short_dtype(val.dtype)}{list(val.shape)}"')
+            else:
+                params.append(node.name)
+        first, rest = self._code.split("\n", 1)
+        code = f"def forward({', '.join(['self', *params])}):\n{rest}"
         body = "\n".join("    " + line if line else line for line in code.splitlines())
         text = f"class {self._class_name}(minitorch.nn.Module):\n{body}\n"
         if print_output:

@@ -1,0 +1,132 @@
+"""AOT autograd as a backend: compile the forward and backward graphs ahead of time.
+
+    aot = aot_autograd(fw_compiler, bw_compiler)     # a backend(gm, example_inputs)
+    compiled = aot(gm, example_inputs)               # traces, partitions, compiles both
+
+    1. trace_joint      forward + backward through the dispatcher, as one graph (joint.py)
+    2. partition_joint  forward graph and backward graph, with the values to save (partition.py)
+    3. fw_compiler / bw_compiler turn each graph into a callable (eager code, or Inductor)
+    4. at run time, the compiled forward's outputs get one autograd node whose backward runs
+       the compiled backward graph, so `loss.backward()` works as in eager mode
+
+When no input requires grad (or grad mode is off), only a forward graph is traced (make_fx).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from minitorch import _logging
+from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
+from minitorch.autograd.graph import Node
+from minitorch.factories import zeros
+from minitorch.fake import fake_like
+from minitorch.tensor import Tensor
+from tracer.aot.joint import JointSpec, trace_joint
+from tracer.aot.make_fx import make_fx
+from tracer.aot.partition import partition_joint
+from tracer.fx import GraphModule
+
+Compiler = Callable[[GraphModule, list], Callable]
+
+
+def aot_autograd(fw_compiler: Compiler, bw_compiler: Compiler | None = None) -> Callable:
+    """A backend that runs AOT autograd, then hands each graph to the given compilers."""
+    bw_compiler = bw_compiler or fw_compiler
+
+    def backend(gm: GraphModule, example_inputs: Sequence[Tensor]) -> Callable:
+        return aot_module(gm, example_inputs, fw_compiler, bw_compiler)
+
+    return backend
+
+
+def _as_tuple(fn: Callable) -> Callable:
+    def flat(*args):
+        out = fn(*args)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    return flat
+
+
+def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
+               bw_compiler: Compiler) -> Callable:
+    """Compile `gm` (returning a tuple of tensors) for inference or training."""
+    flat = _as_tuple(gm)
+    title = getattr(gm, "_class_name", "graph")
+    if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
+        start = time.perf_counter()
+        inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
+            *example_inputs)
+        _record("forward", f"{title}: inference graph", inference, start)
+        compiled = fw_compiler(inference, _fake_inputs(inference))
+        return lambda *args: tuple(compiled(*args))
+
+    start = time.perf_counter()
+    joint, spec = trace_joint(flat, example_inputs)
+    _record("joint", f"{title}: joint forward+backward graph", joint, start)
+    start = time.perf_counter()
+    parts = partition_joint(joint, spec)
+    _record("forward", f"{title}: forward graph ({parts.num_saved} saved)", parts.forward, start)
+    _record("backward", f"{title}: backward graph", parts.backward, None)
+    compiled_fw = fw_compiler(parts.forward, _fake_inputs(parts.forward))
+    compiled_bw = bw_compiler(parts.backward, _fake_inputs(parts.backward))
+    return CompiledFunction(compiled_fw, compiled_bw, spec)
+
+
+def _fake_inputs(gm: GraphModule) -> list:
+    """The graph's placeholders' fake values: what a graph compiler specialises on."""
+    return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def _record(stage: str, title: str, gm: GraphModule, start: float | None) -> None:
+    if _logging.enabled(stage):
+        seconds = None if start is None else time.perf_counter() - start
+        _logging.artifact(stage, title, gm.print_readable(print_output=False), seconds)
+
+
+class CompiledFunction:
+    """Runs the compiled forward and links its outputs to the compiled backward."""
+
+    def __init__(self, compiled_fw: Callable, compiled_bw: Callable, spec: JointSpec) -> None:
+        self.compiled_fw = compiled_fw
+        self.compiled_bw = compiled_bw
+        self.spec = spec
+
+    def __call__(self, *args: Tensor) -> tuple:
+        with no_grad():
+            results = tuple(self.compiled_fw(*args))
+        outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
+        if is_grad_enabled():
+            node = CompiledFunctionBackward(args, saved, self)
+            node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
+        return outs
+
+
+class CompiledFunctionBackward(Node):
+    """The autograd node of a compiled forward: its apply runs the compiled backward graph."""
+
+    def __init__(self, inputs: tuple, saved: tuple, fn: CompiledFunction) -> None:
+        super().__init__(inputs, num_outputs=len(fn.spec.differentiable_outputs))
+        self.saved = saved
+        self.fn = fn
+
+    def apply(self, grads: tuple) -> tuple:
+        from minitorch.errors import AutogradError
+
+        if self.saved is None:
+            raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
+                                "a second time; pass retain_graph=True to the first backward()")
+        tangents = [g if g is not None else zeros(shape)
+                    for g, shape in zip(grads, self.output_shapes)]
+        grad_values = self.fn.compiled_bw(*self.saved, *tangents)
+        result: list = [None] * len(self.inputs)
+        for i, g in zip(self.fn.spec.grad_inputs, grad_values):
+            result[i] = g
+        return tuple(result)
+
+    def release(self) -> None:
+        self.saved = None
+
+
+__all__ = ["aot_autograd", "aot_module", "fake_like"]

@@ -1,0 +1,89 @@
+"""The joint graph: forward and backward traced together, by running autograd under a trace.
+
+    def joint(primals, tangents):
+        outs = f(*primals)                                    # records forward ops
+        grads = autograd(outs, primals, grad_outputs=tangents) # records the derivative formulas
+        return (*outs, *grads)
+
+Placeholders are named `primals_1, ...` and `tangents_1, ...`, as in PyTorch's AOTAutograd.
+Common subexpressions are merged afterwards, so `cos(x)` needed by sin's derivative reuses the
+forward's `cos(x)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from minitorch.autograd.engine import run_backward
+from minitorch.errors import CompileError
+from minitorch.fake import fake_like, make_fake
+from minitorch.ops.registry import TensorMeta
+from minitorch.tensor import Tensor
+from tracer.aot.make_fx import ProxyMode
+from tracer.fx import Graph, GraphModule
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """How the joint graph's inputs and outputs line up with the user function's."""
+
+    num_primals: int  # inputs of the user function
+    num_outputs: int  # forward outputs (a flat tuple)
+    grad_inputs: tuple[int, ...]  # which primals get a gradient (those that require grad)
+    differentiable_outputs: tuple[int, ...]  # forward outputs that require grad: one tangent each
+
+
+def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:
+    """Trace `fn` (returning a tuple of tensors) and its backward into one graph."""
+    graph = Graph()
+    mode = ProxyMode(graph)
+    primals = [fake_like(x) for x in example_inputs]
+    for i, p in enumerate(primals):
+        mode.placeholder(f"primals_{i + 1}", p)
+    with mode:
+        outs = tuple(fn(*primals))
+        for o in outs:
+            if not isinstance(o, Tensor):
+                raise CompileError(f"AOT autograd expects tensor outputs, got {type(o).__name__}")
+        diff_outs = tuple(i for i, o in enumerate(outs) if o.requires_grad)
+        grad_inputs = tuple(i for i, p in enumerate(primals) if p.requires_grad)
+        tangents = []
+        for n, i in enumerate(diff_outs):
+            tangent = make_fake(TensorMeta(tuple(outs[i].shape), outs[i].dtype))
+            mode.placeholder(f"tangents_{n + 1}", tangent)
+            tangents.append(tangent)
+        grads = run_backward([outs[i] for i in diff_outs], tangents,
+                             inputs=[primals[i] for i in grad_inputs], retain_graph=True)
+        mode.output((*outs, *grads))
+    _move_placeholders_first(graph)
+    eliminate_common_subexpressions(graph)
+    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs)
+    return GraphModule(mode.constants, graph), spec
+
+
+def _move_placeholders_first(graph: Graph) -> None:
+    """Tangent placeholders are created mid-trace; inputs belong at the top of a graph."""
+    nodes = graph._nodes
+    nodes.sort(key=lambda n: 0 if n.op == "placeholder" else 1)  # stable: order kept
+
+
+def eliminate_common_subexpressions(graph: Graph) -> None:
+    """Merge call_function nodes with the same target and the same arguments."""
+    seen: dict[tuple, object] = {}
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        key = (node.target, _hashable(node.args), _hashable(node.kwargs))
+        first = seen.setdefault(key, node)
+        if first is not node:
+            node.replace_all_uses_with(first)
+            graph.erase_node(node)
+
+
+def _hashable(a):
+    if isinstance(a, (tuple, list)):
+        return (type(a).__name__, *(_hashable(x) for x in a))
+    if isinstance(a, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in a.items()))
+    return (type(a).__name__, a) if isinstance(a, (int, float, bool)) else a

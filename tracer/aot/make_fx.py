@@ -1,0 +1,86 @@
+"""`make_fx`: trace a function at the dispatcher into a graph of op-table calls.
+
+[Note: dispatch-level tracing]
+Bytecode capture (tracer/dynamo) sees the user's Python: `minitorch.sin`, `x ** 2`. One level
+down, every one of those becomes calls of the op table (`minitorch.ops.sin`, `ops.pow`), and
+composites are already decomposed (dispatch.py). `ProxyMode` sits on the dispatcher's mode stack
+and turns each call into a graph node; the values flowing through the user's code are fake
+tensors (minitorch/fake.py), so tracing computes shapes, never data. Because autograd sits above
+the mode, running the autograd engine under `ProxyMode` records the backward pass too: that is
+the whole trick of AOT autograd (joint.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from minitorch.dispatch import DispatchMode
+from minitorch.errors import CompileError
+from minitorch.fake import fake_like, is_fake, make_fake
+from minitorch.tensor import Tensor
+from tracer.fx import Graph, GraphModule
+from tracer.fx.node import map_aggregate
+
+
+class ProxyMode(DispatchMode):
+    """Records every op into `graph`; each fake output remembers its node."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.node_of: dict[int, object] = {}  # id(fake tensor) -> its Node
+        self._alive: list[Tensor] = []  # keeps traced tensors alive so ids stay unique
+        self.constants: dict[str, Tensor] = {}  # real tensors met while tracing -> get_attr
+
+    def track(self, tensor: Tensor, node) -> None:
+        self.node_of[id(tensor)] = node
+        self._alive.append(tensor)
+        node.meta["val"] = tensor
+
+    def placeholder(self, name: str, tensor: Tensor) -> None:
+        self.track(tensor, self.graph.placeholder(name))
+
+    def to_node(self, value):
+        if not isinstance(value, Tensor):
+            return value
+        node = self.node_of.get(id(value))
+        if node is not None:
+            return node
+        if is_fake(value):
+            raise CompileError("a fake tensor from outside this trace reached an op")
+        # A real tensor created inside the function (a constant): read it as an attribute.
+        name = f"_tensor_constant{len(self.constants)}"
+        self.constants[name] = value
+        node = self.graph.get_attr(name)
+        self.track(value, node)
+        return node
+
+    def run(self, op, args, kwargs, meta):
+        node = self.graph.call_function(op, map_aggregate(args, self.to_node),
+                                        map_aggregate(kwargs, self.to_node))
+        out = make_fake(meta)
+        self.track(out, node)
+        return out
+
+    def output(self, values) -> None:
+        self.graph.output(map_aggregate(values, self.to_node))
+
+
+def make_fx(fn: Callable, names: Sequence[str] | None = None) -> Callable[..., GraphModule]:
+    """`make_fx(f)(*example_inputs)` -> a GraphModule of `minitorch.ops` calls.
+
+    Inputs are replaced by fake tensors of the same shape, dtype and strides, so the example
+    inputs' data is never read.
+    """
+
+    def trace(*example_inputs) -> GraphModule:
+        graph = Graph()
+        mode = ProxyMode(graph)
+        fakes = [fake_like(x, requires_grad=False) for x in example_inputs]
+        for i, fake in enumerate(fakes):
+            mode.placeholder(names[i] if names else f"arg{i}_1", fake)
+        with mode:
+            out = fn(*fakes)
+            mode.output(out)
+        return GraphModule(mode.constants, graph)
+
+    return trace
