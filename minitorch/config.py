@@ -13,3 +13,6 @@ parallel_threshold = 1 << 17  # elements of work below which a kernel runs on on
 
 # What MINITORCH_LOGS=graph,guards,... prints as it happens (read once, here).
 logs = {part.strip() for part in os.environ.get("MINITORCH_LOGS", "").split(",") if part.strip()}
+
+# The walkthrough's --backend: when set, every minitorch.compile call uses this backend.
+force_backend: str | None = None

@@ -31,6 +31,9 @@ def compile(
     from tracer.backends import lookup_backend
     from tracer.dynamo import optimize
 
+    from minitorch import config
+
+    backend = config.force_backend or backend
     if model is None:
         return lambda fn: compile(fn, backend=backend, fullgraph=fullgraph, dynamic=dynamic)
     lookup_backend(backend)  # an unknown backend name fails here, not on the first call

@@ -1,0 +1,50 @@
+# make demo: create .venv if needed, install, run the sincos walkthrough
+# make test: install the dev extras, run ruff and the whole suite on Python 3.11, then the
+#            bytecode-capture tests on 3.12 and 3.13 where those interpreters exist
+
+# A working Python 3.11 if this machine has one, else python3.
+PYTHON ?= $(or $(shell sh scripts/find_python.sh 3.11),python3)
+VENV := .venv
+PIP_FLAGS := --quiet --disable-pip-version-check
+CAPTURE_TESTS := tests/tracer/dynamo
+
+.PHONY: demo test lint capture-versions bench clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -e .
+	touch $@
+
+$(VENV)/.dev-installed: $(VENV)/.installed
+	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/python -m minitorch.compile examples/sincos.py
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+
+test: lint
+	$(VENV)/bin/python --version
+	$(VENV)/bin/python -m pytest
+	$(MAKE) --no-print-directory capture-versions
+
+# The capture frontend reads CPython bytecode, which changes with every version: run its tests
+# on each supported interpreter that this machine has, each in a venv of its own.
+capture-versions:
+	@for v in 3.12 3.13; do \
+	  py=$$(sh scripts/find_python.sh $$v); \
+	  if [ -z "$$py" ]; then echo "capture tests on Python $$v: SKIPPED (no python$$v found)"; continue; fi; \
+	  venv=.venv-$$v; \
+	  test -x $$venv/bin/python || $$py -m venv $$venv || exit 1; \
+	  $$venv/bin/python -m pip install $(PIP_FLAGS) -e '.[dev]' || exit 1; \
+	  echo "capture tests on Python $$v ($$py):"; \
+	  $$venv/bin/python -m pytest $(CAPTURE_TESTS) || exit 1; \
+	done
+
+bench: $(VENV)/.installed
+	$(VENV)/bin/python benchmarks/sincos.py
+
+clean:
+	rm -rf $(VENV) .venv-3.12 .venv-3.13 *.egg-info .pytest_cache .ruff_cache

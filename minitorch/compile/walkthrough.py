@@ -1,0 +1,186 @@
+"""The walkthrough: run a script and show what the compiler did with each compiled function.
+
+Stages are shown in pipeline order, each with the time it took:
+
+    graph     the graph bytecode capture built, and the guards that protect it   (tracer/dynamo)
+    joint     forward and backward traced together at the dispatcher             (tracer/aot)
+    forward   the forward half of the partitioned joint graph, and what it saves
+    backward  the backward half
+    loop_ir   loop-level IR: buffers, fused kernels, `def inner_fn(index)` bodies (ir)
+    llvm_ir   the LLVM IR of each kernel                                        (codegen/llvm)
+
+Then every compiled function is re-run against eager mode on the inputs of its first call, and
+the values and gradients are compared.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import runpy
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+from minitorch import _logging, config
+
+_RULE = "=" * 100
+
+
+@dataclass
+class Check:
+    title: str
+    max_value_error: float
+    max_grad_error: float | None  # None when no input requires grad
+    max_abs_grad: float | None
+    ok: bool
+
+
+def run_script(path: str) -> tuple[_logging.Recorder, float]:
+    """Run `path` as __main__ with a recorder installed; returns it and the run time."""
+    sys.argv = [path]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    with _logging.Recorder() as recorder:
+        start = time.perf_counter()
+        runpy.run_path(path, run_name="__main__")
+        seconds = time.perf_counter() - start
+    return recorder, seconds
+
+
+def check_against_eager(call: _logging.CompiledCall, rtol=1e-4, atol=1e-5) -> Check:
+    """Re-run the compiled function and the original on fresh copies of the first inputs."""
+    from minitorch.tensor import Tensor
+
+    def fresh(args):
+        return tuple(
+            a.detach().clone().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+            for a in args
+        )
+
+    eager_args, compiled_args = fresh(call.args), fresh(call.args)
+    eager_out = _tensors(call.original(*eager_args, **call.kwargs))
+    compiled_out = _tensors(call.compiled(*compiled_args, **call.kwargs))
+    value_error = max((_max_diff(e, c) for e, c in zip(eager_out, compiled_out)), default=0.0)
+    ok = len(eager_out) == len(compiled_out) and all(
+        np.allclose(_np(e), _np(c), rtol=rtol, atol=atol) for e, c in zip(eager_out, compiled_out)
+    )
+    grad_error = max_grad = None
+    wants_grad = [i for i, a in enumerate(eager_args) if isinstance(a, Tensor) and a.requires_grad]
+    if wants_grad:
+        for outs in (eager_out, compiled_out):
+            total = None
+            for o in outs:
+                if o.requires_grad:
+                    total = o.sum() if total is None else total + o.sum()
+            if total is not None:
+                total.backward()
+        grads = [(eager_args[i].grad, compiled_args[i].grad) for i in wants_grad]
+        grad_error = max(_max_diff(e, c) for e, c in grads)
+        max_grad = max(float(np.abs(_np(c)).max(initial=0.0)) for _, c in grads)
+        ok = ok and all(np.allclose(_np(e), _np(c), rtol=rtol, atol=atol) for e, c in grads)
+    return Check(getattr(call.original, "__qualname__", "function"), value_error, grad_error,
+                 max_grad, ok)
+
+
+def _tensors(out) -> list:
+    from minitorch.tensor import Tensor
+
+    items = out if isinstance(out, (tuple, list)) else [out]
+    return [o for o in items if isinstance(o, Tensor)]
+
+
+def _np(t) -> np.ndarray:
+    return np.zeros(()) if t is None else np.asarray(t.detach()._data, dtype=np.float64)
+
+
+def _max_diff(a, b) -> float:
+    return float(np.abs(_np(a) - _np(b)).max(initial=0.0))
+
+
+def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
+           script_seconds: float, out=sys.stdout) -> bool:
+    """Print the recorded stages and the checks; returns whether every check passed."""
+    shown = [a for a in recorder.artifacts if stage is None or a.stage == stage]
+    if dump_dir:
+        os.makedirs(dump_dir, exist_ok=True)
+    for n, item in enumerate(shown):
+        took = "" if item.seconds is None else f"  ({item.seconds * 1e3:.1f} ms)"
+        print(f"{_RULE}\n[{item.stage}] {item.title}{took}\n{_RULE}\n{item.text.rstrip()}\n",
+              file=out)
+        if dump_dir:
+            slug = re.sub(r"[^A-Za-z0-9]+", "_", item.title).strip("_")[:60]
+            with open(os.path.join(dump_dir, f"{n:02d}_{item.stage}_{slug}.txt"), "w") as f:
+                f.write(item.text)
+    if stage is not None and not shown:
+        print(f"(no '{stage}' artifacts were produced)", file=out)
+
+    all_ok = True
+    if stage is None or stage == "check":
+        print(f"{_RULE}\n[check] compiled vs eager\n{_RULE}", file=out)
+        if not recorder.calls:
+            print("no compiled function was called", file=out)
+        for call in recorder.calls:
+            c = check_against_eager(call)
+            all_ok &= c.ok
+            line = f"{c.title}: values max |eager - compiled| = {c.max_value_error:.3g}"
+            if c.max_grad_error is not None:
+                line += (f"; gradients max |eager - compiled| = {c.max_grad_error:.3g}, "
+                         f"max |grad| = {c.max_abs_grad:.3g}")
+            print(f"{'OK  ' if c.ok else 'FAIL'} {line}", file=out)
+        print(file=out)
+    if stage is None or stage == "time":
+        print(f"{_RULE}\n[time] per stage\n{_RULE}", file=out)
+        totals: dict[str, float] = {}
+        for item in recorder.artifacts:
+            if item.seconds is not None:
+                totals[item.stage] = totals.get(item.stage, 0.0) + item.seconds
+        for name in _logging.STAGES:
+            if name in totals:
+                print(f"  {name:<10} {totals[name] * 1e3:9.1f} ms", file=out)
+        print(f"  {'script':<10} {script_seconds * 1e3:9.1f} ms  (everything, first calls "
+              "included)", file=out)
+    return all_ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m minitorch.compile",
+        description="Run a script and show every stage of each function it compiles.",
+    )
+    parser.add_argument("script", help="a Python script that calls minitorch.compile")
+    parser.add_argument("--backend", help="compile with this backend instead "
+                        "(inductor, aot_eager, eager)")
+    parser.add_argument("--stage", choices=[*_logging.STAGES, "check", "time"],
+                        help="show only this stage")
+    parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
+    args = parser.parse_args(argv)
+
+    if not os.path.isfile(args.script):
+        print(f"minitorch.compile: no such script: {args.script}", file=sys.stderr)
+        return 2
+    if args.backend:
+        from tracer.backends import lookup_backend
+
+        try:
+            lookup_backend(args.backend)
+        except Exception as e:  # an unknown name: say so, with the choices
+            print(f"minitorch.compile: {e}", file=sys.stderr)
+            return 2
+        config.force_backend = args.backend
+    try:
+        recorder, seconds = run_script(args.script)
+    except SystemExit as e:
+        if e.code not in (0, None):
+            print(f"minitorch.compile: {args.script} exited with status {e.code}", file=sys.stderr)
+            return 1
+        return 0
+    except BaseException:
+        print(f"minitorch.compile: {args.script} raised an exception:", file=sys.stderr)
+        traceback.print_exc()
+        return 1
+    return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
