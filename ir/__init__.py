@@ -1,0 +1,20 @@
+"""Stage 3 of the pipeline: the loop-level IR (Inductor's IR, made small).
+
+The files, in the order they run:
+
+    indexing.py     symbolic integer index expressions (`4*i0 + i1`)
+    ops_handler.py  the swappable `ops` that gives loop bodies their meaning
+    nodes.py        buffers and the loop bodies that compute them
+    printer.py      loop bodies printed as `def inner_fn(index): ...`
+    lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
+    scheduler.py    buffers -> fused kernels (one loop nest each)
+    memory.py       which buffers a kernel must store, and which live in registers only
+    interpreter.py  the reference meaning of all of the above, in numpy
+
+The stage in three calls, each importable from its module:
+
+    program = lower_graph(graph)                         # ir.lowering
+    kernels = schedule(program)                          # ir.scheduler
+    outputs = run_reference(program, kernels, arrays)    # ir.interpreter
+    print(program.format(kernels))
+"""

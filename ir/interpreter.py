@@ -1,0 +1,205 @@
+"""The reference interpreter: what a kernel means, computed with numpy.
+
+[Note: the reference interpreter]
+This file is the definition of the loop IR; every backend is tested against it. A kernel means
+
+    for index in product(ranges):                       # row-major
+        for node in nodes:
+            Pointwise: v = inner_fn(index)
+            Reduction: acc = 0; for rindex in product(reduction_ranges):
+                                    acc = acc + inner_fn(index, rindex)
+                       v = acc
+            remember v as the value of node.name at this index
+            if node.name in writes: store v at node.layout.indexer()(index)
+
+and a load of a node remembered at this index returns the remembered value.
+
+We run all iterations at once instead of one by one: each loop variable is an `np.arange`
+shaped to broadcast along its own axis (i0 has shape (n0, 1), i1 shape (1, n1)), so an index
+expression like `4*i0 + i1` evaluates to the array of every offset, a load is one gather, and
+`ops.sin` is one `np.sin` over the whole iteration space. A reduction evaluates its body over
+ranges + reduction_ranges and sums the reduction axes away.
+
+Values carry their dtype, and the ops check what a typed backend would need: both operands of a
+binary op have the same dtype, and a node computes exactly its declared dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ir.indexing import Expr, index_vars
+from ir.memory import allocate
+from ir.nodes import Layout, LoweredProgram, Pointwise
+from ir.ops_handler import OpsHandler, set_ops_handler
+from ir.scheduler import FusedKernel, schedule, store_index
+from minitorch.dtype import DType
+from minitorch.errors import CompileError, DTypeError, ShapeError
+
+
+class NumpyHandler(OpsHandler):
+    """Values are numpy arrays holding one element per iteration of the kernel."""
+
+    def __init__(
+        self, memory: dict[str, np.ndarray], loop_vars: dict[str, np.ndarray], shape: tuple
+    ) -> None:
+        self.memory = memory  # buffer name -> the array holding it (any strides)
+        self.shape = shape  # the iteration space: ranges + reduction_ranges
+        self.loop_vars = loop_vars  # 'i0' -> np.arange(n0) shaped to broadcast along axis 0
+        self.registers: dict[str, tuple[Expr, np.ndarray]] = {}  # name -> (store index, value)
+
+    def load(self, name: str, index: Expr) -> np.ndarray:
+        if name in self.registers:
+            stored_at, value = self.registers[name]
+            if index != stored_at:
+                raise CompileError(
+                    f"load of {name} at {index}, but this kernel has it at {stored_at}"
+                )
+            return value
+        flat, start = _flat_view(self.memory[name])
+        offsets = np.broadcast_to(index.evaluate(self.loop_vars), self.shape)
+        return flat[start + offsets]
+
+    def constant(self, value: float | int, dtype: DType) -> np.ndarray:
+        return np.asarray(value, dtype=dtype.np)
+
+    def to_dtype(self, a: np.ndarray, dtype: DType) -> np.ndarray:
+        return np.asarray(a).astype(dtype.np)
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.add(a, b, dtype=_same_dtype("add", a, b))
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
+
+    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.multiply(a, b, dtype=_same_dtype("mul", a, b))
+
+    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.true_divide(a, b, dtype=_same_dtype("div", a, b))
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return np.negative(a)
+
+    def pow(self, a: np.ndarray, exponent: float | int) -> np.ndarray:
+        return np.power(a, np.asarray(exponent, dtype=a.dtype))  # a.dtype, not float64
+
+    def sin(self, a: np.ndarray) -> np.ndarray:
+        return np.sin(a)
+
+    def cos(self, a: np.ndarray) -> np.ndarray:
+        return np.cos(a)
+
+    def exp(self, a: np.ndarray) -> np.ndarray:
+        return np.exp(a)
+
+    def log(self, a: np.ndarray) -> np.ndarray:
+        return np.log(a)
+
+
+def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:
+    """Run one kernel: read `kernel.reads` from memory and store `kernel.writes` into it."""
+    shape = kernel.ranges + kernel.reduction_ranges  # the whole iteration space
+    if 0 in kernel.ranges:
+        return  # no iterations, nothing to store
+    index = index_vars("i", len(kernel.ranges))
+    rindex = index_vars("r", len(kernel.reduction_ranges))
+    reduction_axes = tuple(range(len(kernel.ranges), len(shape)))
+    loop_vars = {}  # 'i1' -> np.arange(n1) with shape (1, n1, 1, ...)
+    for axis, (var, n) in enumerate(zip(index + rindex, shape, strict=True)):
+        axes = [1] * len(shape)
+        axes[axis] = n
+        loop_vars[var.name] = np.arange(n).reshape(axes)
+
+    handler = NumpyHandler(memory, loop_vars, shape)
+    with set_ops_handler(handler):
+        for node in kernel.nodes:
+            data = node.data
+            if isinstance(data, Pointwise):
+                value = np.broadcast_to(data.inner_fn(index), shape)
+            else:
+                terms = np.broadcast_to(data.inner_fn(index, rindex), shape)
+                value = _REDUCE[data.reduction_type](terms, reduction_axes, data.dtype)
+            if value.dtype != data.dtype.np:
+                raise CompileError(f"{node.name} computes {value.dtype}, not {data.dtype.name}")
+            handler.registers[node.name] = (store_index(node), value)
+            if node.name in kernel.writes:
+                flat, start = _flat_view(memory[node.name])
+                offsets = start + store_index(node).evaluate(loop_vars)
+                offsets, value = np.broadcast_arrays(offsets, value)
+                flat[offsets] = value
+
+
+def _sum(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
+    # keepdims: the sum stays broadcastable against the iteration space for later loads.
+    return np.sum(terms, axis=axes, dtype=dtype.np, keepdims=True)
+
+
+_REDUCE = {"sum": _sum}  # reduction_type -> how to reduce the terms
+
+
+def run_reference(
+    program: LoweredProgram,
+    kernels: Sequence[FusedKernel] | None,
+    inputs: Sequence[np.ndarray],
+) -> list[np.ndarray]:
+    """Run a lowered program on numpy arrays (one per program input); returns its outputs.
+
+    kernels=None runs every buffer as its own kernel (schedule(program, fuse=False)).
+    """
+    if kernels is None:
+        kernels = schedule(program, fuse=False)
+    if len(inputs) != len(program.inputs):
+        raise ShapeError(f"the program takes {len(program.inputs)} inputs, got {len(inputs)}")
+    memory = {}
+    for buffer, array in zip(program.inputs, inputs, strict=True):
+        _check_matches_layout(buffer.name, array, buffer.layout)
+        memory[buffer.name] = array
+    memory.update(allocate(program, [name for k in kernels for name in k.writes]))
+    for kernel in kernels:
+        run_kernel(kernel, memory)
+    return [memory[name] for name in program.outputs]
+
+
+def _flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:
+    """(flat, start): a 1-d view of all the memory `array` spans, and where its element 0 is.
+
+    The element `k` elements away from array's first element (k < 0 with negative strides) is
+    flat[start + k]: that is how a flat index from a Layout addresses memory.
+    """
+    if array.size == 0:
+        return array.reshape(-1), 0
+    if array.ndim == 0:
+        array = array.reshape(1)  # a view; indexing a 0-d array would give a copied scalar
+    item = array.itemsize
+    if any(b % item for b in array.strides):
+        raise ShapeError(f"strides {array.strides} are not multiples of the item size {item}")
+    dims = [(n, b // item) for n, b in zip(array.shape, array.strides, strict=True)]
+    low = sum((n - 1) * s for n, s in dims if s < 0)  # farthest element backwards
+    high = sum((n - 1) * s for n, s in dims if s > 0)  # farthest element forwards
+    # A view that starts at the lowest address: the last element along dims that run backwards.
+    corner = array[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in dims)]
+    flat = np.lib.stride_tricks.as_strided(corner, shape=(high - low + 1,), strides=(item,))
+    return flat, -low
+
+
+def _same_dtype(op: str, a: np.ndarray, b: np.ndarray) -> np.dtype:
+    """The dtype of both operands; typed backends cannot add float32 to float64, nor can we."""
+    a_dtype, b_dtype = np.result_type(a), np.result_type(b)
+    if a_dtype != b_dtype:
+        raise CompileError(f"ops.{op} of {a_dtype} and {b_dtype}: lowering must insert to_dtype")
+    return a_dtype
+
+
+def _check_matches_layout(name: str, array: np.ndarray, layout: Layout) -> None:
+    """An input array must be what the program was lowered for: its shape and element strides."""
+    if not isinstance(array, np.ndarray) or array.shape != layout.size:
+        raise ShapeError(f"input {name}: expected an array of shape {layout.size}")
+    if array.dtype != layout.dtype.np:
+        raise DTypeError(f"input {name}: expected {layout.dtype.name}, got {array.dtype}")
+    strides = tuple(b // array.itemsize for b in array.strides)
+    for n, got, want in zip(layout.size, strides, layout.stride, strict=True):
+        if n > 1 and got != want:  # a size-1 dim's stride is never used
+            raise ShapeError(f"input {name}: strides {strides}, but its layout has {layout.stride}")

@@ -1,0 +1,377 @@
+"""Lowering: an fx graph of op-table calls becomes buffers of loop-level IR.
+
+[Note: lowering]
+Every fx node becomes a `TensorValue`: its shape, its dtype and a *loader*, a function from a
+logical index (one Expr per dim) to the element there, computed through `ops`. A value is one of
+
+- realized: it lives in a buffer (a graph input, or a ComputedBuffer we will fill), and its
+  loader is `ops.load(name, layout.indexer()(index))`;
+- inlined: it is a Pointwise nobody stored, and its loader *is* its inner_fn, so a consumer
+  that loads it computes it on the spot, inside the consumer's own loop.
+
+    sin(x) ** 2      ->  buf0: Pointwise  def inner_fn(index):
+                                              tmp0 = ops.load('x', i0)
+                                              tmp1 = ops.sin(tmp0)     # sin, inlined
+                                              tmp2 = ops.pow(tmp1, 2)
+
+Inlining is fusion at its cheapest (no memory traffic), but an inlined value is recomputed by
+each consumer. So we *realize* a value into a ComputedBuffer when
+
+- it is a graph output (the caller needs the memory), or
+- it is used more than once, by two nodes or twice by one as in `x * x` (compute it once;
+  the scheduler may still fuse its loop with its users, and then it never touches memory,
+  see [Note: memory planning]), unless its body is a single load (a view such as expand or
+  reshape of a buffer: re-reading costs what reading a copy would, so a copy would only add
+  a kernel), or
+- it is a reduction (a sum cannot be recomputed per element of a consumer cheaply), or
+- it ends a chain of MAX_INLINE_DEPTH inlined ops (to keep Python's stack shallow).
+
+Broadcasting, expand and reshape move no data: they are loaders that rewrite the index before
+calling the loader of their input (`expand` maps a stretched dim's index to 0, `reshape` maps
+the flat row-major position through // and %). dtypes come from each node's meta['val'];
+where an input's dtype differs from the result's, its loads go through ops.to_dtype.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ir.indexing import Const, Expr, index_vars
+from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
+from ir.ops_handler import ops, set_ops_handler
+from ir.printer import PrintingHandler
+from minitorch.dtype import DType
+from minitorch.errors import CompileError
+from minitorch.ops.meta import normalize_dims
+from minitorch.ops.registry import TensorMeta
+
+Index = Sequence[Expr]
+Loader = Callable[[Index], Any]
+
+
+@dataclass(frozen=True)
+class TensorValue:
+    """What lowering knows about one fx node's result."""
+
+    shape: tuple[int, ...]  # logical shape, from meta['val']
+    dtype: DType  # from meta['val']
+    loader: Loader  # logical index -> the element there, through `ops`
+    buffer: str | None = None  # the buffer holding it; None while it is inlined
+    depth: int = 0  # how many inlined ops its loader nests (0 for a buffer)
+
+
+# ---- loaders: how a consumer reads an operand --------------------------------------------
+
+
+def operand(x: TensorValue | float | int, shape: tuple[int, ...], dtype: DType) -> Loader:
+    """A loader for `x` at each index of `shape`, in `dtype`: broadcast, converted or constant."""
+    if not isinstance(x, TensorValue):
+        return lambda index: ops.constant(x, dtype)
+    load = broadcast(x, shape)
+    if x.dtype is dtype:
+        return load
+    return lambda index: ops.to_dtype(load(index), dtype)
+
+
+def broadcast(x: TensorValue, shape: tuple[int, ...]) -> Loader:
+    """x's loader seen from the index of a broadcast `shape`.
+
+    (3,) broadcast to (2, 3): index (i0, i1) -> (i1,)     leading dims dropped
+    (2, 1) broadcast to (2, 3): index (i0, i1) -> (i0, 0)   stretched dims read element 0
+    """
+    lead = len(shape) - len(x.shape)
+    if lead < 0 or any(n not in (1, shape[lead + k]) for k, n in enumerate(x.shape)):
+        raise CompileError(f"cannot broadcast shape {x.shape} to {shape}")
+    if x.shape == shape:
+        return x.loader
+
+    def load(index: Index) -> Any:
+        own = tuple(Const(0) if n == 1 else index[lead + k] for k, n in enumerate(x.shape))
+        return x.loader(own)
+
+    return load
+
+
+def reshape(x: TensorValue, shape: tuple[int, ...]) -> Loader:
+    """x's loader seen from the index of `shape`, the same elements in the same row-major order.
+
+    (6,) -> (2, 3): (i0, i1) -> (3*i0 + i1,)        (2, 3) -> (6,): (i0,) -> (i0//3, i0 % 3)
+    Dims are matched in groups of equal products, so a dim both shapes share keeps its index:
+    (2, 3, 4) -> (6, 4): (i0, i1) -> (i0//3, i0 % 3, i1).
+    """
+    old = x.shape
+    if math.prod(old) != math.prod(shape):
+        raise CompileError(f"cannot reshape {old} to {shape}")
+    if math.prod(old) == 0:
+        return lambda index: x.loader(tuple(Const(0) for _ in old))  # never runs: no elements
+
+    def load(index: Index) -> Any:
+        old_index: list[Expr] = [Const(0)] * len(old)  # size-1 dims stay at 0
+        for old_dims, new_dims in _reshape_groups(old, shape):
+            flat: Expr = Const(0)  # row-major position inside the group
+            for d in new_dims:
+                flat = flat * shape[d] + index[d]
+            for d in reversed(old_dims[1:]):
+                old_index[d] = flat % old[d]
+                flat = flat // old[d]
+            old_index[old_dims[0]] = flat  # the outermost dim needs no % (flat < its size)
+        return x.loader(tuple(old_index))
+
+    return load
+
+
+def _reshape_groups(old: Sequence[int], new: Sequence[int]) -> list[tuple[list[int], list[int]]]:
+    """Runs of dims with equal products, size-1 dims left out.
+
+    (2, 3, 4) -> (6, 4): [([0, 1], [0]), ([2], [1])]   (2*3 == 6, 4 == 4)
+    """
+    old_dims = [d for d, n in enumerate(old) if n != 1]
+    new_dims = [d for d, n in enumerate(new) if n != 1]
+    groups = []
+    while old_dims:
+        group_old, group_new = [old_dims.pop(0)], [new_dims.pop(0)]
+        old_size, new_size = old[group_old[0]], new[group_new[0]]
+        while old_size != new_size:
+            if old_size < new_size:
+                group_old.append(old_dims.pop(0))
+                old_size *= old[group_old[-1]]
+            else:
+                group_new.append(new_dims.pop(0))
+                new_size *= new[group_new[-1]]
+        groups.append((group_old, group_new))
+    return groups
+
+
+# ---- the lowering table: op name -> (result meta, *args, **kwargs) -> Pointwise | Reduction
+
+
+def _unary(op: Callable[[Any], Any]) -> Callable[..., Pointwise]:
+    """The lowering of an elementwise op of one tensor: out[i] = op(x[i])."""
+
+    def lower(out: TensorMeta, x: TensorValue) -> Pointwise:
+        load = operand(x, out.shape, out.dtype)
+        return Pointwise(out.dtype, out.shape, lambda index: op(load(index)))
+
+    return lower
+
+
+def _binary(op: Callable[[Any, Any], Any]) -> Callable[..., Pointwise]:
+    """The lowering of an elementwise op of two operands (tensors or numbers), broadcasting."""
+
+    def lower(out: TensorMeta, a: TensorValue | float, b: TensorValue | float) -> Pointwise:
+        load_a = operand(a, out.shape, out.dtype)
+        load_b = operand(b, out.shape, out.dtype)
+        return Pointwise(out.dtype, out.shape, lambda index: op(load_a(index), load_b(index)))
+
+    return lower
+
+
+def _pow(out: TensorMeta, x: TensorValue, exponent: float | int) -> Pointwise:
+    load = operand(x, out.shape, out.dtype)
+    return Pointwise(out.dtype, out.shape, lambda index: ops.pow(load(index), exponent))
+
+
+def _sum(out: TensorMeta, x: TensorValue, dim: Any = None, keepdim: bool = False) -> Reduction:
+    """out[kept index] = sum over the reduced dims; keepdim leaves size-1 dims in `ranges`."""
+    reduced = normalize_dims("sum", dim, len(x.shape))
+    kept = [d for d in range(len(x.shape)) if d not in reduced]
+    load = operand(x, x.shape, out.dtype)  # accumulate in the result dtype
+
+    def inner_fn(index: Index, rindex: Index) -> Any:
+        kept_index = [index[d] for d in kept] if keepdim else index  # keepdim: skip the 1s
+        x_index: list[Expr] = [Const(0)] * len(x.shape)
+        for d, i in zip(kept, kept_index, strict=True):
+            x_index[d] = i
+        for d, r in zip(reduced, rindex, strict=True):
+            x_index[d] = r
+        return load(tuple(x_index))
+
+    if keepdim:
+        ranges = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
+    else:
+        ranges = tuple(x.shape[d] for d in kept)
+    reduction_ranges = tuple(x.shape[d] for d in reduced)
+    return Reduction(out.dtype, ranges, reduction_ranges, "sum", inner_fn)
+
+
+def _expand(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
+    return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
+
+
+def _reshape(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
+    load = reshape(x, out.shape)
+    if x.dtype is not out.dtype:
+        raise CompileError(f"reshape changes dtype {x.dtype.name} -> {out.dtype.name}")
+    return Pointwise(out.dtype, out.shape, load)
+
+
+LOWERINGS: dict[str, Callable[..., Pointwise | Reduction]] = {
+    "add": _binary(ops.add),
+    "sub": _binary(ops.sub),
+    "mul": _binary(ops.mul),
+    "div": _binary(ops.div),
+    "neg": _unary(ops.neg),
+    "sin": _unary(ops.sin),
+    "cos": _unary(ops.cos),
+    "exp": _unary(ops.exp),
+    "log": _unary(ops.log),
+    "pow": _pow,
+    "sum": _sum,
+    "expand": _expand,
+    "reshape": _reshape,
+}
+
+
+# ---- the driver ---------------------------------------------------------------------------
+
+
+def lower_graph(graph: Any) -> LoweredProgram:
+    """Lower an fx graph (placeholder / call_function / output nodes) to loop IR."""
+    return _GraphLowering(graph).run()
+
+
+# NOTE: each inlined op nests one more Python call inside its consumer's loader, so a chain of
+# hundreds of single-use ops would overflow Python's stack. Realizing every 64th link costs
+# nothing at run time: the scheduler fuses it back and keeps it in a register.
+MAX_INLINE_DEPTH = 64
+
+
+class _GraphLowering:
+    """Walks the graph once, in order, turning each node into a TensorValue."""
+
+    def __init__(self, graph: Any) -> None:
+        self.nodes = list(graph.nodes)
+        self.users = _users(self.nodes)  # node -> the nodes that read it, once per use
+        self.values: dict[Any, TensorValue] = {}  # fx node -> its lowered value
+        self.inputs: list[InputBuffer] = []
+        self.buffers: list[ComputedBuffer] = []
+        self.outputs: tuple[str, ...] = ()
+
+    def run(self) -> LoweredProgram:
+        for node in self.nodes:
+            if node.op not in ("placeholder", "get_attr", "call_function", "output"):
+                raise CompileError(f"cannot lower {node.op} node {node.name}")
+            getattr(self, node.op)(node)  # self.placeholder(node), self.call_function(node), ...
+        return LoweredProgram(tuple(self.inputs), tuple(self.buffers), self.outputs)
+
+    def placeholder(self, node: Any) -> None:
+        meta = node.meta["val"]
+        layout = Layout(tuple(int(n) for n in meta.shape), _strides(meta), meta.dtype)
+        self.inputs.append(InputBuffer(node.name, layout))
+        self.values[node] = _buffer_value(node.name, layout)
+
+    def call_function(self, node: Any) -> None:
+        if not self.users[node]:
+            return  # dead code: nothing reads it
+        name = getattr(node.target, "name", repr(node.target))
+        if name not in LOWERINGS:
+            raise CompileError(f"no lowering for op '{name}' (node {node.name})")
+        val = node.meta["val"]
+        meta = TensorMeta(tuple(int(n) for n in val.shape), val.dtype)  # plain tuple shape
+        args = [self._value(a) for a in node.args]
+        kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
+        data = LOWERINGS[name](meta, *args, **kwargs)
+        if data.ranges != tuple(meta.shape) or data.dtype is not meta.dtype:
+            raise CompileError(
+                f"lowering of {name} made {data.dtype.name}{data.ranges}, "
+                f"but {node.name} is {meta.dtype.name}{tuple(meta.shape)}"
+            )
+        users = self.users[node]
+        is_output = any(u.op == "output" for u in users)
+        shared = len(users) > 1 and not _is_a_single_load(data)
+        depth = 1 + max((a.depth for a in _tensor_values((args, kwargs))), default=0)
+        if isinstance(data, Reduction) or is_output or shared or depth > MAX_INLINE_DEPTH:
+            self.values[node] = self._realize(data)
+        else:
+            self.values[node] = TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth)
+
+    def get_attr(self, node: Any) -> None:
+        raise CompileError(f"constant tensor {node.target} in the graph: pass it as an input")
+
+    def output(self, node: Any) -> None:
+        results = node.args[0] if isinstance(node.args[0], (tuple, list)) else (node.args[0],)
+        for result in results:
+            if result not in self.values or self.values[result].buffer is None:
+                raise CompileError(f"graph output {result!r} is not a lowered tensor")
+        self.outputs = tuple(self.values[result].buffer for result in results)
+
+    def _realize(self, data: Pointwise | Reduction) -> TensorValue:
+        """Give `data` a buffer of its own; consumers load from it from now on."""
+        buffer = ComputedBuffer(
+            f"buf{len(self.buffers)}", Layout.contiguous(data.ranges, data.dtype), data
+        )
+        self.buffers.append(buffer)
+        return _buffer_value(buffer.name, buffer.layout)
+
+    def _value(self, arg: Any) -> Any:
+        """An argument as a lowering sees it: nodes as TensorValues, other values unchanged."""
+        if isinstance(arg, (tuple, list)):
+            return type(arg)(self._value(a) for a in arg)
+        return self.values[arg] if arg in self.values else arg
+
+
+def _buffer_value(name: str, layout: Layout) -> TensorValue:
+    """A realized value: loading index (i0, i1, ...) reads the buffer at its layout's offset."""
+    indexer = layout.indexer()
+
+    def load(index: Index) -> Any:
+        return ops.load(name, indexer(index))
+
+    return TensorValue(layout.size, layout.dtype, load, name)
+
+
+def _tensor_values(arg: Any) -> list[TensorValue]:
+    """The TensorValues inside nested args (tuples, lists, dicts)."""
+    if isinstance(arg, TensorValue):
+        return [arg]
+    if isinstance(arg, (tuple, list)):
+        return [v for a in arg for v in _tensor_values(a)]
+    if isinstance(arg, dict):
+        return _tensor_values(list(arg.values()))
+    return []
+
+
+def _is_a_single_load(data: Pointwise | Reduction) -> bool:
+    """Whether the body is one `ops.load` and nothing else, as a view of a buffer is."""
+    if isinstance(data, Reduction):
+        return False
+    printer = PrintingHandler()
+    with set_ops_handler(printer):
+        data.inner_fn(index_vars("i", len(data.ranges)))
+    return len(printer.lines) == 1 and printer.lines[0].startswith("tmp0 = ops.load(")
+
+
+def _users(nodes: list[Any]) -> dict[Any, list[Any]]:
+    """For each node, the nodes whose args or kwargs mention it, once per mention.
+
+    `mul(x, x)` uses x twice: inlining x there would compute it twice, and a chain of such
+    squarings would compute the first link 2**n times.
+    """
+    users: dict[Any, list[Any]] = {node: [] for node in nodes}
+
+    def visit(arg: Any, user: Any) -> None:
+        if isinstance(arg, (tuple, list)):
+            for a in arg:
+                visit(a, user)
+        elif isinstance(arg, dict):
+            for a in arg.values():
+                visit(a, user)
+        elif arg in users:
+            users[arg].append(user)
+
+    for node in nodes:
+        visit((node.args, node.kwargs), node)
+    return users
+
+
+def _strides(meta: Any) -> tuple[int, ...]:
+    """An input's strides in elements (row-major when the meta does not say)."""
+    stride = getattr(meta, "stride", None)
+    if callable(stride):  # torch-style meta: stride() is a method
+        stride = stride()
+    if stride is None:
+        return Layout.contiguous(meta.shape, meta.dtype).stride
+    return tuple(stride)

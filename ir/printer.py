@@ -1,0 +1,104 @@
+"""Printing a loop body: run it under a handler whose values are names and whose ops write lines.
+
+A body prints the way Inductor prints its IR, as Python one could run with another `ops`:
+
+    def inner_fn(index):
+        i0 = index
+        tmp0 = ops.load('arg0_1', i0)
+        tmp1 = ops.sin(tmp0)
+        tmp2 = ops.pow(tmp1, 2)
+        return tmp2
+
+Nothing here knows the body's structure: `format_inner_fn` calls the body once, and each `ops`
+call it makes appends one line. A line already printed is not printed twice (its name is
+reused): lowering inlines producers into each consumer, so `sin(x)**2 + cos(x)**2` calls
+`ops.load('x', i0)` twice, and printing it once shows what a backend's common-subexpression
+elimination will leave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ir.indexing import index_vars
+from ir.ops_handler import OpsHandler, set_ops_handler
+
+if TYPE_CHECKING:
+    from ir.indexing import Expr
+    from minitorch.dtype import DType
+
+
+class PrintingHandler(OpsHandler):
+    """An ops handler whose values are names ('tmp3'); each new op becomes one line of code."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []  # 'tmp0 = ops.load(...)', in call order
+        self._name_of: dict[str, str] = {}  # right-hand side -> the name it was given
+
+    def _line(self, call: str) -> str:
+        if call not in self._name_of:
+            self._name_of[call] = f"tmp{len(self._name_of)}"
+            self.lines.append(f"{self._name_of[call]} = {call}")
+        return self._name_of[call]
+
+    def load(self, name: str, index: Expr) -> str:
+        return self._line(f"ops.load({name!r}, {index})")
+
+    def constant(self, value: float | int, dtype: DType) -> str:
+        return self._line(f"ops.constant({value!r}, {dtype.name})")
+
+    def to_dtype(self, a: str, dtype: DType) -> str:
+        return self._line(f"ops.to_dtype({a}, {dtype.name})")
+
+    def add(self, a: str, b: str) -> str:
+        return self._line(f"ops.add({a}, {b})")
+
+    def sub(self, a: str, b: str) -> str:
+        return self._line(f"ops.sub({a}, {b})")
+
+    def mul(self, a: str, b: str) -> str:
+        return self._line(f"ops.mul({a}, {b})")
+
+    def div(self, a: str, b: str) -> str:
+        return self._line(f"ops.div({a}, {b})")
+
+    def neg(self, a: str) -> str:
+        return self._line(f"ops.neg({a})")
+
+    def pow(self, a: str, exponent: float | int) -> str:
+        return self._line(f"ops.pow({a}, {exponent!r})")
+
+    def sin(self, a: str) -> str:
+        return self._line(f"ops.sin({a})")
+
+    def cos(self, a: str) -> str:
+        return self._line(f"ops.cos({a})")
+
+    def exp(self, a: str) -> str:
+        return self._line(f"ops.exp({a})")
+
+    def log(self, a: str) -> str:
+        return self._line(f"ops.log({a})")
+
+
+def format_inner_fn(
+    inner_fn: Callable[..., Any],
+    ranges: tuple[int, ...],
+    reduction_ranges: tuple[int, ...] | None = None,
+) -> str:
+    """The source of a loop body: `def inner_fn(index):` (plus `rindex` for a reduction)."""
+    index = index_vars("i", len(ranges))
+    rindex = index_vars("r", len(reduction_ranges)) if reduction_ranges is not None else None
+    handler = PrintingHandler()
+    with set_ops_handler(handler):
+        result = inner_fn(index) if rindex is None else inner_fn(index, rindex)
+
+    lines = ["def inner_fn(index):" if rindex is None else "def inner_fn(index, rindex):"]
+    if index:
+        lines.append(f"    {', '.join(map(str, index))} = index")
+    if rindex:
+        lines.append(f"    {', '.join(map(str, rindex))} = rindex")
+    lines += [f"    {line}" for line in handler.lines]
+    lines.append(f"    return {result}")
+    return "\n".join(lines)

@@ -1,0 +1,166 @@
+"""Fusion and memory planning: kernel counts, reads and writes are the point, so pin them."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from ir_testing import GraphBuilder, check, lower_and_schedule
+
+import minitorch.dtype as dt
+from ir.indexing import Var
+from ir.interpreter import run_reference
+from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise
+from ir.ops_handler import ops
+from ir.scheduler import FusedKernel, loads, schedule, store_index, verify
+from minitorch.errors import CompileError
+
+rng = np.random.default_rng(2)
+X = rng.uniform(-3, 3, 1000).astype(np.float32)
+
+
+def sincos_forward() -> GraphBuilder:
+    """f(x) = sin(x)**2 + cos(x)**2, returning (add, sin, cos) as AOT autograd's forward does."""
+    g = GraphBuilder()
+    x = g.placeholder("primals_1", X)
+    sin = g.call("sin", x)
+    cos = g.call("cos", x)
+    add = g.call("add", g.call("pow", sin, 2), g.call("pow", cos, 2))
+    g.output(add, sin, cos)
+    return g
+
+
+def sincos_backward() -> GraphBuilder:
+    """The gradient of f, as the op table's derivative formulas record it."""
+    g = GraphBuilder()
+    x = g.placeholder("primals_1", X)
+    sin = g.placeholder("sin", np.sin(X))
+    cos = g.placeholder("cos", np.cos(X))
+    grad = g.placeholder("tangents_1", rng.standard_normal(1000).astype(np.float32))
+    # d(sin**2) = grad * (2 sin) * cos(x);  d(cos**2) = grad * (2 cos) * -sin(x)
+    d_sin = g.call("mul", grad, g.call("mul", sin, 2))
+    d_x1 = g.call("mul", d_sin, g.call("cos", x))
+    d_cos = g.call("mul", grad, g.call("mul", cos, 2))
+    d_x2 = g.call("mul", d_cos, g.call("neg", g.call("sin", x)))
+    g.output(g.call("add", d_x1, d_x2))
+    return g
+
+
+def test_sincos_forward_is_one_kernel():
+    (kernel,) = check(sincos_forward())
+    assert [n.name for n in kernel.nodes] == ["buf0", "buf1", "buf2"]
+    assert kernel.reads == ("primals_1",)
+    assert kernel.writes == ("buf0", "buf1", "buf2")  # all three are graph outputs
+
+
+def test_sincos_backward_is_one_kernel():
+    (kernel,) = check(sincos_backward(), rtol=1e-5)
+    assert kernel.reads == ("tangents_1", "sin", "primals_1", "cos")
+
+
+def test_pointwise_producer_fuses_into_sum():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((8, 5)).astype(np.float32))
+    g.output(g.call("sum", g.call("mul", x, 2.0)))
+    (kernel,) = check(g, rtol=1e-5)
+    assert len(kernel.nodes) == 1
+    assert (kernel.ranges, kernel.reduction_ranges) == ((), (8, 5))
+    assert kernel.reads == ("x",) and kernel.writes == ("buf0",)
+
+
+def test_intermediate_lives_in_a_register():
+    g = GraphBuilder()
+    x = g.placeholder("x", X)
+    s = g.call("sin", x)  # two users, so realized, but only this kernel reads it
+    g.output(g.call("add", g.call("mul", s, s), s))
+    (kernel,) = check(g)
+    assert [n.name for n in kernel.nodes] == ["buf0", "buf1"]
+    assert kernel.writes == ("buf1",)
+
+
+def test_buffer_read_by_a_later_kernel_is_stored():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    s = g.call("sin", x)
+    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(1,)))
+    k0, k1 = check(g, rtol=1e-5)
+    assert k0.writes == ("buf0", "buf1") and k1.reads == ("buf0",)
+
+
+def test_pointwise_after_a_reduction_starts_a_new_kernel():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    g.output(g.call("sub", x, g.call("sum", x, dim=(1,), keepdim=True)))
+    k0, k1 = check(g, rtol=1e-5)
+    assert k0.reduction_ranges == (25,) and k1.reduction_ranges == ()
+    assert k0.writes == ("buf0",) and k1.reads == ("x", "buf0")
+
+
+def test_reductions_over_the_same_ranges_share_a_kernel():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    g.output(g.call("sum", x, dim=(1,)), g.call("sum", g.call("mul", x, x), dim=(1,)))
+    (kernel,) = check(g, rtol=1e-5)
+    assert len(kernel.nodes) == 2
+
+
+def test_different_ranges_do_not_fuse():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    g.output(g.call("sin", x), g.call("cos", g.call("reshape", x, (1000,))))
+    assert len(check(g)) == 2
+
+
+def test_load_at_another_element_does_not_fuse():
+    # buf1[i] = buf0[(i + 1) % 4] needs all of buf0 in memory: not fusable, and buf0 is stored.
+    layout = Layout.contiguous((4,), dt.float32)
+    i0 = Var("i0")
+    buf0 = ComputedBuffer(
+        "buf0", layout, Pointwise(dt.float32, (4,), lambda i: ops.sin(ops.load("x", i[0])))
+    )
+    shifted = lambda i: ops.load("buf0", (i[0] + 1) % 4)  # noqa: E731
+    buf1 = ComputedBuffer("buf1", layout, Pointwise(dt.float32, (4,), shifted))
+    program = LoweredProgram((InputBuffer("x", layout),), (buf0, buf1), ("buf1",))
+    assert loads(buf1) == [("buf0", (i0 + 1) % 4)] and store_index(buf0) == i0
+    k0, k1 = schedule(program)
+    assert k0.writes == ("buf0",) and k1.reads == ("buf0",)
+    x = np.arange(4, dtype=np.float32)
+    (out,) = run_reference(program, [k0, k1], [x])
+    np.testing.assert_allclose(out, np.sin(np.roll(x, -1)))
+
+
+def test_unfused_schedule_is_one_kernel_per_buffer():
+    program, _ = lower_and_schedule(sincos_forward())
+    kernels = schedule(program, fuse=False)
+    assert [k.nodes for k in kernels] == [(b,) for b in program.buffers]
+    assert [k.name for k in kernels] == ["kernel0", "kernel1", "kernel2"]
+
+
+def test_verify_catches_broken_programs_and_schedules():
+    program, kernels = lower_and_schedule(sincos_forward())
+    verify(program, kernels)
+    buf0, buf1, buf2 = program.buffers
+    with pytest.raises(CompileError, match="not computed before"):
+        verify(replace(program, buffers=(buf2, buf0, buf1)))
+    strided = replace(buf0, layout=Layout((1000,), (2,), dt.float32))
+    with pytest.raises(CompileError, match="not contiguous"):
+        verify(replace(program, buffers=(strided, buf1, buf2)))
+    with pytest.raises(CompileError, match="unknown"):
+        verify(replace(program, outputs=("buf9",)))
+    (kernel,) = kernels
+    with pytest.raises(CompileError, match="never stored"):
+        verify(program, [replace(kernel, writes=("buf2",))])
+    with pytest.raises(CompileError, match="exactly once"):
+        verify(program, [replace(kernel, nodes=(buf0, buf2))])
+
+
+def test_verify_catches_an_illegal_fusion():
+    layout = Layout.contiguous((4,), dt.float32)
+    buf0 = ComputedBuffer(
+        "buf0", layout, Pointwise(dt.float32, (4,), lambda i: ops.load("x", i[0]))
+    )
+    shifted = lambda i: ops.load("buf0", (i[0] + 1) % 4)  # noqa: E731
+    buf1 = ComputedBuffer("buf1", layout, Pointwise(dt.float32, (4,), shifted))
+    program = LoweredProgram((InputBuffer("x", layout),), (buf0, buf1), ("buf1",))
+    kernel = FusedKernel("kernel0", (buf0, buf1), (4,), (), ("x",), ("buf1",))
+    with pytest.raises(CompileError, match="cannot run in the loop nest"):
+        verify(program, [kernel])
