@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from codegen import allocator
 from codegen.backend import Backend, CompiledKernel
 from ir.lowering import lower_graph
-from ir.memory import allocate
 from ir.nodes import Layout, LoweredProgram
 from ir.scheduler import FusedKernel, schedule
 from minitorch import _logging
@@ -35,24 +35,30 @@ def default_backend() -> Backend:
     return LLVMBackend()
 
 
-def compile_fx(gm: GraphModule, example_inputs: Sequence, backend: Backend | None = None
-               ) -> Callable:
+def compile_fx(
+    gm: GraphModule, example_inputs: Sequence, backend: Backend | None = None
+) -> Callable:
     """Compile a graph of `minitorch.ops` calls into kernels; returns a callable over tensors."""
     backend = backend or default_backend()
+    name = getattr(gm, "meta", {}).get("name", "graph")
     graph, constant_outputs = _tensor_outputs_only(gm.graph)
 
     start = time.perf_counter()
     program = lower_graph(graph)  # fx graph -> buffers of define-by-run loop bodies
     kernels = schedule(program)  # buffers -> fused kernels (and which buffers are stored)
-    _record("loop_ir", f"{len(kernels)} fused kernel(s)", program.format(kernels), start)
+    _record("loop_ir", f"{name}: {len(kernels)} fused kernel(s)", program.format(kernels), start)
 
     start = time.perf_counter()
     dtypes = program.dtypes()
     compiled = [backend.compile_kernel(k, dtypes) for k in kernels]  # LLVM IR -> machine code
     if _logging.enabled("llvm_ir"):
         source = "\n\n".join(k.source.rstrip() for k in compiled)
-        _logging.artifact("llvm_ir", f"{backend.name}: {len(compiled)} kernel(s)", source,
-                          time.perf_counter() - start)
+        _logging.artifact(
+            "llvm_ir",
+            f"{name}: {len(compiled)} {backend.name} kernel(s)",
+            source,
+            time.perf_counter() - start,
+        )
     return CompiledGraph(program, kernels, compiled, constant_outputs)
 
 
@@ -83,8 +89,13 @@ def _tensor_outputs_only(graph: Graph) -> tuple[Graph, dict[int, object]]:
 class CompiledGraph:
     """Runs a compiled program: checks input layouts, allocates, launches, wraps outputs."""
 
-    def __init__(self, program: LoweredProgram, kernels: list[FusedKernel],
-                 compiled: list[CompiledKernel], constant_outputs: dict[int, object]) -> None:
+    def __init__(
+        self,
+        program: LoweredProgram,
+        kernels: list[FusedKernel],
+        compiled: list[CompiledKernel],
+        constant_outputs: dict[int, object],
+    ) -> None:
         self.program = program
         self.kernels = compiled
         self.writes = [name for k in kernels for name in k.writes]
@@ -95,27 +106,34 @@ class CompiledGraph:
         memory: dict[str, np.ndarray] = {}
         for buffer, t in zip(self.program.inputs, inputs, strict=True):
             memory[buffer.name] = _as_layout(buffer.name, t._data, buffer.layout)
-        memory.update(allocate(self.program, self.writes))
+        for name in self.writes:  # fresh memory for what the kernels store (outputs too)
+            layout = self.program.buffer(name).layout
+            memory[name] = allocator.empty(tuple(layout.size), layout.dtype.np)
         for kernel in self.kernels:
             kernel(memory)
         tensors = iter(Tensor._from_array(memory[name]) for name in self.program.outputs)
-        return tuple(self.constant_outputs[i] if i in self.constant_outputs else next(tensors)
-                     for i in range(self.num_outputs))
+        return tuple(
+            self.constant_outputs[i] if i in self.constant_outputs else next(tensors)
+            for i in range(self.num_outputs)
+        )
 
 
 def _as_layout(name: str, array: np.ndarray, layout: Layout) -> np.ndarray:
     """`array` if it has the layout the kernels were compiled for; a contiguous copy if that
     layout was contiguous; otherwise a CompileError (the caller's guards should prevent it)."""
     if array.shape != tuple(layout.size) or array.dtype != layout.dtype.np:
-        raise CompileError(f"compiled kernel input {name}: expected {layout.dtype.name}"
-                           f"{list(layout.size)}, got {array.dtype}{list(array.shape)}")
+        raise CompileError(
+            f"compiled kernel input {name}: expected {layout.dtype.name}"
+            f"{list(layout.size)}, got {array.dtype}{list(array.shape)}"
+        )
     strides = tuple(s // array.itemsize for s in array.strides)
     if _same_strides(strides, layout.stride, layout.size):
         return array
     if layout == Layout.contiguous(tuple(layout.size), layout.dtype):
         return np.ascontiguousarray(array)
-    raise CompileError(f"compiled kernel input {name}: compiled for strides {layout.stride}, "
-                       f"got {strides}")
+    raise CompileError(
+        f"compiled kernel input {name}: compiled for strides {layout.stride}, got {strides}"
+    )
 
 
 def _same_strides(a: tuple, b: tuple, size: tuple) -> bool:

@@ -8,26 +8,45 @@ _THRESHOLD, _EDGEITEMS = 1000, 3  # PyTorch's defaults: summarize above 1000 ele
 
 
 def _float_formatter(values: np.ndarray):
+    """PyTorch's choice: `1.` for whole numbers, `1.0000` or `1.0000e+00`.
+
+    Scientific notation when the nonzero magnitudes span more than 1000x, pass 1e8, or (for
+    numbers with a fraction) go below 1e-4.
+    """
     finite = values[np.isfinite(values)]
-    if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
-    big = finite.size and np.abs(finite).max() >= 1e8
+    whole = bool(np.all(finite == np.round(finite)))
     nonzero = np.abs(finite[finite != 0])
-    tiny = nonzero.size and nonzero.min() < 1e-4
-    if big or tiny:
+    sci = False
+    if nonzero.size:
+        low, high = nonzero.min(), nonzero.max()
+        sci = high / low > 1000 or high > 1e8 or (not whole and low < 1e-4)
+    if sci:
         return lambda v: f"{v:.4e}" if np.isfinite(v) else str(v)
+    if whole:
+        return lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)
     return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
 
 
+def _shown(array: np.ndarray) -> np.ndarray:
+    """The values a print shows: all of them, or the first and last 3 along each long dim."""
+    if array.size <= _THRESHOLD:
+        return array
+    for axis, n in enumerate(array.shape):
+        if n > 2 * _EDGEITEMS:
+            array = np.take(array, np.r_[:_EDGEITEMS, n - _EDGEITEMS:n], axis=axis)
+    return array
+
+
 def format_array(array: np.ndarray, prefix: str) -> str:
+    shown = _shown(array).ravel()  # NOTE: formatting every value of a big tensor takes seconds
     if array.dtype.kind == "f":
-        fmt = _float_formatter(array.ravel())
+        fmt = _float_formatter(shown)
     elif array.dtype.kind == "b":
         fmt = lambda v: str(bool(v))  # noqa: E731
     else:
         fmt = str
-    width = max((len(fmt(v)) for v in array.ravel()), default=0)
-    return np.array2string(
+    width = max((len(fmt(v)) for v in shown), default=0)
+    text = np.array2string(
         array,
         separator=", ",
         prefix=prefix,
@@ -35,6 +54,7 @@ def format_array(array: np.ndarray, prefix: str) -> str:
         edgeitems=_EDGEITEMS,
         formatter={"all": lambda v: fmt(v).rjust(width)},
     )
+    return text.replace(", ..., ", ",  ..., ")  # PyTorch sets the ellipsis apart
 
 
 def format_tensor(t) -> str:
@@ -47,7 +67,7 @@ def format_tensor(t) -> str:
         suffixes.append(f"dtype={t.dtype!r}")
     else:
         body = "tensor(" + format_array(t._data, "tensor(")
-        if t._data.size == 0:
+        if t._data.size == 0 and tuple(t.shape) != (0,):  # PyTorch: `tensor([])` for (0,)
             suffixes.append(f"size={tuple(t.shape)}")
         if t.dtype not in (float32, int64, bool_):
             suffixes.append(f"dtype={t.dtype!r}")

@@ -82,6 +82,12 @@ def run_backward(
             ))
         if out.grad_fn is not None:
             roots.append(out.grad_fn)
+    for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
+        if tuple(grad.shape) != tuple(out.shape):  # else formulas would broadcast it silently
+            raise AutogradError(at_user_line(
+                f"the gradient for output {i} has shape {tuple(grad.shape)}, "
+                f"but the output has shape {tuple(out.shape)}"
+            ))
 
     mode = enable_grad() if create_graph else no_grad()
     with mode:

@@ -1,4 +1,10 @@
-"""Global grad mode: `no_grad()` and `enable_grad()`, as context managers and decorators."""
+"""Global grad mode: `no_grad()`, `enable_grad()` and `set_grad_enabled(mode)`, as in PyTorch.
+
+    with minitorch.no_grad(): ...           # a block that records nothing
+    @minitorch.no_grad                      # a function that records nothing (also no_grad())
+    minitorch.set_grad_enabled(False)       # from here on
+    with minitorch.set_grad_enabled(training): ...   # inside the block only
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ def is_grad_enabled() -> bool:
     return _grad_enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
+def _set(mode: bool) -> None:
     global _grad_enabled
     _grad_enabled = bool(mode)
 
@@ -21,17 +27,23 @@ class _GradMode:
 
     enabled: bool
 
+    def __new__(cls, fn=None):
+        # `@no_grad` without parentheses receives the function itself, as PyTorch allows.
+        if fn is None:
+            return super().__new__(cls)
+        return cls()(fn)
+
     def __enter__(self) -> None:
         self._previous = is_grad_enabled()
-        set_grad_enabled(self.enabled)
+        _set(self.enabled)
 
     def __exit__(self, *exc) -> None:
-        set_grad_enabled(self._previous)
+        _set(self._previous)
 
     def __call__(self, fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)():
+            with type(self)():  # a fresh manager per call, so recursive calls nest
                 return fn(*args, **kwargs)
 
         return wrapper
@@ -47,3 +59,17 @@ class enable_grad(_GradMode):  # noqa: N801 - PyTorch's name
     """Turns recording back on inside a no_grad region."""
 
     enabled = True
+
+
+class set_grad_enabled:  # noqa: N801 - PyTorch's name
+    """Set grad mode now; used in `with`, restore the previous mode when the block ends."""
+
+    def __init__(self, mode: bool) -> None:
+        self._previous = is_grad_enabled()
+        _set(mode)
+
+    def __enter__(self) -> None:
+        pass  # the constructor already set the mode
+
+    def __exit__(self, *exc) -> None:
+        _set(self._previous)

@@ -28,10 +28,9 @@ def compile(
     Returns a function (or, for an `nn.Module`, a module) that checks guards on each call and
     reuses the compiled code while they hold. Used bare or as `@minitorch.compile(...)`.
     """
+    from minitorch import config
     from tracer.backends import lookup_backend
     from tracer.dynamo import optimize
-
-    from minitorch import config
 
     backend = config.force_backend or backend
     if model is None:

@@ -6,7 +6,7 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` that names the op a
 
 from __future__ import annotations
 
-from minitorch.dtype import float32, result_type
+from minitorch.dtype import float32, int64, result_type
 from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.ops.registry import TensorMeta
 
@@ -92,7 +92,7 @@ def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
     shape = tuple(
         1 if i in dims else n for i, n in enumerate(x.shape) if keepdim or i not in dims
     )
-    dtype = x.dtype if x.dtype.is_floating_point else result_type(x, 0)
+    dtype = x.dtype if x.dtype.is_floating_point else int64  # bool and int32 sums too
     return TensorMeta(shape, dtype)
 
 
@@ -102,6 +102,10 @@ def expand_meta(x, shape) -> TensorMeta:
     lead = len(shape) - len(x.shape)
     if lead < 0:
         raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
+    if -1 in shape[:lead]:
+        raise ShapeError(at_user_line(
+            f"expand: -1 is not allowed in a new leading dim ({tuple(x.shape)} to {shape})"
+        ))
     out = list(shape)
     for i, n in enumerate(x.shape):
         want = shape[lead + i]
@@ -125,8 +129,8 @@ def infer_reshape(op: str, old: tuple[int, ...], shape) -> tuple[int, ...]:
     if shape.count(-1) > 1 or (-1 in shape and (known == 0 or numel % known)):
         raise ShapeError(at_user_line(f"{op}: cannot reshape {old} to {shape}"))
     if -1 in shape:
-        shape = tuple(numel // known if n == -1 else n for n in shape)
-    if known != numel and -1 not in shape:
+        return tuple(numel // known if n == -1 else n for n in shape)
+    if known != numel:
         raise ShapeError(at_user_line(f"{op}: cannot reshape {old} ({numel} elements) to {shape}"))
     return shape
 

@@ -53,22 +53,26 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
                bw_compiler: Compiler) -> Callable:
     """Compile `gm` (returning a tuple of tensors) for inference or training."""
     flat = _as_tuple(gm)
-    title = getattr(gm, "_class_name", "graph")
+    name = getattr(gm, "meta", {}).get("name", "graph")
     if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
         start = time.perf_counter()
         inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
             *example_inputs)
-        _record("forward", f"{title}: inference graph", inference, start)
+        inference.meta["name"] = f"{name}, inference"
+        _record("forward", inference, start)
         compiled = fw_compiler(inference, _fake_inputs(inference))
         return lambda *args: tuple(compiled(*args))
 
     start = time.perf_counter()
     joint, spec = trace_joint(flat, example_inputs)
-    _record("joint", f"{title}: joint forward+backward graph", joint, start)
+    joint.meta["name"] = f"{name}, joint forward+backward"
+    _record("joint", joint, start)
     start = time.perf_counter()
     parts = partition_joint(joint, spec)
-    _record("forward", f"{title}: forward graph ({parts.num_saved} saved)", parts.forward, start)
-    _record("backward", f"{title}: backward graph", parts.backward, None)
+    parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
+    parts.backward.meta["name"] = f"{name}, backward"
+    _record("forward", parts.forward, start)
+    _record("backward", parts.backward, None)
     compiled_fw = fw_compiler(parts.forward, _fake_inputs(parts.forward))
     compiled_bw = bw_compiler(parts.backward, _fake_inputs(parts.backward))
     return CompiledFunction(compiled_fw, compiled_bw, spec)
@@ -79,10 +83,10 @@ def _fake_inputs(gm: GraphModule) -> list:
     return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
 
 
-def _record(stage: str, title: str, gm: GraphModule, start: float | None) -> None:
+def _record(stage: str, gm: GraphModule, start: float | None) -> None:
     if _logging.enabled(stage):
         seconds = None if start is None else time.perf_counter() - start
-        _logging.artifact(stage, title, gm.print_readable(print_output=False), seconds)
+        _logging.artifact(stage, gm.meta["name"], gm.print_readable(print_output=False), seconds)
 
 
 class CompiledFunction:
@@ -98,6 +102,10 @@ class CompiledFunction:
             results = tuple(self.compiled_fw(*args))
         outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
         if is_grad_enabled():
+            # NOTE: a graph may return one of its inputs as is. That output gets a tensor of
+            # its own (same data), so attaching the node below leaves the caller's leaf a leaf.
+            outs = tuple(Tensor._from_array(o._data) if any(o is a for a in args) else o
+                         for o in outs)
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
         return outs
@@ -110,6 +118,11 @@ class CompiledFunctionBackward(Node):
         super().__init__(inputs, num_outputs=len(fn.spec.differentiable_outputs))
         self.saved = saved
         self.fn = fn
+        self.output_dtypes: list = []
+
+    def attach(self, outputs: tuple) -> None:
+        super().attach(outputs)
+        self.output_dtypes = [o.dtype for o in outputs]  # a missing tangent is zeros of these
 
     def apply(self, grads: tuple) -> tuple:
         from minitorch.errors import AutogradError
@@ -117,8 +130,8 @@ class CompiledFunctionBackward(Node):
         if self.saved is None:
             raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
                                 "a second time; pass retain_graph=True to the first backward()")
-        tangents = [g if g is not None else zeros(shape)
-                    for g, shape in zip(grads, self.output_shapes)]
+        tangents = [g if g is not None else zeros(shape, dtype=dtype)
+                    for g, shape, dtype in zip(grads, self.output_shapes, self.output_dtypes)]
         grad_values = self.fn.compiled_bw(*self.saved, *tangents)
         result: list = [None] * len(self.inputs)
         for i, g in zip(self.fn.spec.grad_inputs, grad_values):

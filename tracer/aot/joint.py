@@ -58,6 +58,7 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
         mode.output((*outs, *grads))
     _move_placeholders_first(graph)
     eliminate_common_subexpressions(graph)
+    graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
     spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs)
     return GraphModule(mode.constants, graph), spec
 

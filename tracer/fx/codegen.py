@@ -14,6 +14,8 @@ use it is set to None, so big intermediates are freed as early as in eager code.
 from __future__ import annotations
 
 import builtins
+import keyword
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +42,9 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
     """Generate `def forward(self, ...)` for `graph`."""
     import minitorch
 
-    globals_: dict[str, Any] = {"operator": operator, "minitorch": minitorch}
+    # repr() of an infinite or NaN constant is `inf` / `nan`: give those names a value.
+    globals_: dict[str, Any] = {"operator": operator, "minitorch": minitorch,
+                                "inf": math.inf, "nan": math.nan}
     last_use: dict[Node, Node] = {}
     for node in graph.nodes:
         for inp in node.all_input_nodes:
@@ -113,8 +117,12 @@ def _resolves(top: str, dotted: str, target: Any) -> bool:
 
 
 def _attr_path(root: str, target: str) -> str:
-    parts = target.split(".")
-    return root + "".join(f".{p}" if p.isidentifier() else f"[{p!r}]" for p in parts)
+    """`layers.0.weight` as Python: `getattr(self.layers, '0').weight`."""
+    path = root
+    for part in target.split("."):
+        plain = part.isidentifier() and not keyword.iskeyword(part)
+        path = f"{path}.{part}" if plain else f"getattr({path}, {part!r})"
+    return path
 
 
 class _Name:

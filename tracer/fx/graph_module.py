@@ -30,6 +30,7 @@ class GraphModule(Module):
                 _copy_attr(root, self, node.target)
         if isinstance(root, Module):
             object.__setattr__(self, "training", root.training)
+        self.meta: dict[str, Any] = {}  # free-form, e.g. 'name': what the walkthrough calls it
         self.graph = graph
 
     @property

@@ -1,0 +1,305 @@
+"""The autograd engine's contract: .grad accumulation, grad mode, freed graphs, autograd.grad.
+
+Values are checked against derivatives worked out by hand (d/dx x**2 = 2x, ...) in numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import AutogradError, autograd
+
+
+def leaf(values, dtype=minitorch.float64) -> minitorch.Tensor:
+    return minitorch.tensor(values, dtype=dtype, requires_grad=True)
+
+
+# ---- .grad --------------------------------------------------------------------------------
+
+
+def test_backward_fills_grad_of_leaves():
+    x = leaf([1.0, 2.0, 3.0])
+    (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
+    assert x.grad.dtype is minitorch.float64
+    assert x.grad.grad_fn is None and not x.grad.requires_grad
+
+
+def test_backward_accumulates_across_calls():
+    x = leaf([1.0, 2.0])
+    (x * 3.0).sum().backward()
+    (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0 + 2.0, 3.0 + 4.0])
+
+
+def test_zeroed_grad_starts_over():
+    x = leaf([1.0, 2.0])
+    (x * 3.0).sum().backward()
+    x.grad = None
+    (x * 5.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])
+
+
+def test_non_leaf_grad_is_none():
+    x = leaf([1.0, 2.0])
+    y = x * 2.0
+    y.sum().backward()
+    assert not y.is_leaf and x.is_leaf
+    assert y.grad is None
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_a_value_used_twice_gets_both_gradients():
+    # f = sum(s*2 + s*3) with s = sin(x): df/dx = 5 cos(x), through a diamond in the graph
+    values = np.array([0.1, 0.7, -1.2])
+    x = leaf(values)
+    s = minitorch.sin(x)
+    (s * 2.0 + s * 3.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 5 * np.cos(values))
+
+
+def test_inputs_that_do_not_require_grad_get_none():
+    x = leaf([1.0, 2.0])
+    c = minitorch.tensor([3.0, 4.0], dtype=minitorch.float64)
+    (x * c).sum().backward()
+    assert c.grad is None
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [
+    ((3, 1), (4,)),
+    ((4,), (2, 3, 4)),
+    ((1, 4), (3, 1)),
+    ((), (2, 3)),
+    ((2, 1, 3), (1, 5, 1)),
+])
+def test_broadcast_gradients_are_summed_to_the_input_shape(x_shape, y_shape):
+    rng = np.random.default_rng(0)
+    xv, yv = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
+    x, y = leaf(xv), leaf(yv)
+    (x * y).sum().backward()
+    # d sum(x*y)/dx = y summed over the dims along which x was broadcast, and vice versa
+    out_shape = np.broadcast_shapes(x_shape, y_shape)
+    expected_x = _sum_to(np.broadcast_to(yv, out_shape), x_shape)
+    expected_y = _sum_to(np.broadcast_to(xv, out_shape), y_shape)
+    assert tuple(x.grad.shape) == x_shape and tuple(y.grad.shape) == y_shape
+    np.testing.assert_allclose(x.grad.numpy(), expected_x)
+    np.testing.assert_allclose(y.grad.numpy(), expected_y)
+
+
+def _sum_to(a: np.ndarray, shape: tuple) -> np.ndarray:
+    lead = a.ndim - len(shape)
+    a = a.sum(axis=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1)
+    return a.sum(axis=stretched, keepdims=True).reshape(shape)
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+
+def test_second_backward_through_a_freed_graph_raises():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(AutogradError, match="second time"):
+        y.backward()
+
+
+def test_a_shared_part_of_a_freed_graph_raises_too():
+    x = leaf([1.0, 2.0])
+    z = minitorch.exp(x)
+    z.sum().backward()
+    with pytest.raises(AutogradError, match="retain_graph=True"):
+        (z * 3.0).sum().backward()
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
+
+
+def test_backward_of_a_non_scalar_needs_a_gradient():
+    x = leaf([1.0, 2.0])
+    y = x * 2.0
+    with pytest.raises(AutogradError, match="scalar outputs"):
+        y.backward()
+    with pytest.raises(AutogradError, match="scalar outputs"):
+        autograd.grad(y, x)
+    y.backward(minitorch.tensor([1.0, 10.0], dtype=minitorch.float64))
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 20.0])
+
+
+def test_a_gradient_of_the_wrong_shape_raises():
+    x = leaf([1.0, 2.0, 3.0])
+    y = x + 1.0  # add's derivative would pass a (1,) gradient on unchanged
+    with pytest.raises(AutogradError, match=r"shape \(1,\).*shape \(3,\)"):
+        y.backward(minitorch.tensor([1.0], dtype=minitorch.float64))
+    with pytest.raises(AutogradError, match="shape"):
+        autograd.grad(y, x, grad_outputs=minitorch.ones(3, 1, dtype=minitorch.float64))
+    assert x.grad is None
+
+
+def test_backward_of_a_tensor_without_grad_raises():
+    with pytest.raises(AutogradError, match="does not require grad"):
+        minitorch.ones(3).sum().backward()
+
+
+def test_only_float_tensors_can_require_grad():
+    with pytest.raises(minitorch.DTypeError, match="int64"):
+        minitorch.tensor([1, 2], requires_grad=True)
+
+
+def test_autograd_errors_are_runtime_errors():
+    assert issubclass(AutogradError, RuntimeError)
+    assert issubclass(AutogradError, minitorch.MinitorchError)
+
+
+# ---- autograd.grad -------------------------------------------------------------------------
+
+
+def test_grad_returns_gradients_without_touching_dot_grad():
+    x, w = leaf([1.0, 2.0]), leaf([3.0, -1.0])
+    (gx,) = autograd.grad((x * w).sum(), x)
+    np.testing.assert_allclose(gx.numpy(), [3.0, -1.0])
+    assert x.grad is None and w.grad is None
+
+
+def test_grad_of_several_inputs_and_outputs():
+    x, y = leaf([1.0, 2.0]), leaf([0.5, 0.25])
+    a, b = (x * y).sum(), (x * x).sum()
+    gx, gy = autograd.grad([a, b], [x, y])
+    np.testing.assert_allclose(gx.numpy(), [0.5 + 2.0, 0.25 + 4.0])
+    np.testing.assert_allclose(gy.numpy(), [1.0, 2.0])
+
+
+def test_grad_with_respect_to_an_intermediate():
+    x = leaf([1.0, 2.0])
+    h = x * 3.0
+    (gh,) = autograd.grad((h * h).sum(), h)
+    np.testing.assert_allclose(gh.numpy(), [6.0, 12.0])  # 2h
+
+
+def test_grad_refuses_an_unused_input_unless_allowed():
+    x, unused = leaf([1.0]), leaf([2.0])
+    with pytest.raises(AutogradError, match="allow_unused"):
+        autograd.grad((x * 2.0).sum(), [x, unused], retain_graph=True)
+    gx, gu = autograd.grad((x * 2.0).sum(), [x, unused], allow_unused=True)
+    assert gu is None
+    np.testing.assert_allclose(gx.numpy(), [2.0])
+
+
+def test_create_graph_gives_second_derivatives():
+    values = np.array([0.5, -1.5, 2.0])
+    x = leaf(values)
+    (g,) = autograd.grad((x ** 3).sum(), x, create_graph=True)  # 3x^2
+    assert g.requires_grad
+    (gg,) = autograd.grad(g.sum(), x)  # 6x
+    np.testing.assert_allclose(g.detach().numpy(), 3 * values**2)
+    np.testing.assert_allclose(gg.numpy(), 6 * values)
+
+
+# ---- grad mode -----------------------------------------------------------------------------
+
+
+def test_no_grad_context_records_nothing_and_restores():
+    x = leaf([1.0])
+    with minitorch.no_grad():
+        assert not minitorch.is_grad_enabled()
+        y = x * 2.0
+    assert minitorch.is_grad_enabled()
+    assert not y.requires_grad and y.grad_fn is None
+
+
+def test_no_grad_restores_after_an_exception():
+    with pytest.raises(KeyError), minitorch.no_grad():
+        raise KeyError("boom")
+    assert minitorch.is_grad_enabled()
+
+
+def test_enable_grad_inside_no_grad():
+    x = leaf([1.0])
+    with minitorch.no_grad():
+        with minitorch.enable_grad():
+            y = x * 2.0
+        z = x * 2.0
+    assert y.requires_grad and y.grad_fn is not None
+    assert not z.requires_grad
+
+
+def test_no_grad_as_decorator_with_and_without_parentheses():
+    x = leaf([1.0])
+
+    @minitorch.no_grad()
+    def double(t):
+        """Docstring kept."""
+        return t * 2.0
+
+    @minitorch.no_grad
+    def triple(t):
+        return t * 3.0
+
+    assert not double(x).requires_grad and not triple(x).requires_grad
+    assert double.__name__ == "double" and double.__doc__ == "Docstring kept."
+    assert triple.__name__ == "triple"
+    assert minitorch.is_grad_enabled()
+
+
+def test_enable_grad_as_decorator():
+    x = leaf([1.0])
+
+    @minitorch.enable_grad()
+    def double(t):
+        return t * 2.0
+
+    with minitorch.no_grad():
+        y = double(x)
+        assert not minitorch.is_grad_enabled()
+    assert y.requires_grad
+
+
+def test_set_grad_enabled_as_function_and_context():
+    try:
+        minitorch.set_grad_enabled(False)
+        assert not minitorch.is_grad_enabled()
+        with minitorch.set_grad_enabled(True):
+            assert minitorch.is_grad_enabled()
+        assert not minitorch.is_grad_enabled()
+    finally:
+        minitorch.set_grad_enabled(True)
+
+
+# ---- grad_fn ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda x: x + 1.0, "AddBackward0"),
+    (lambda x: 1.0 - x, "SubBackward0"),
+    (lambda x: x * x, "MulBackward0"),
+    (lambda x: x / 2.0, "DivBackward0"),
+    (lambda x: -x, "NegBackward0"),
+    (lambda x: x ** 2, "PowBackward0"),
+    (lambda x: x.sin(), "SinBackward0"),
+    (lambda x: x.cos(), "CosBackward0"),
+    (lambda x: x.exp(), "ExpBackward0"),
+    (lambda x: x.log(), "LogBackward0"),
+    (lambda x: x.sum(), "SumBackward0"),
+    (lambda x: x.reshape(2, 1), "ReshapeBackward0"),
+    (lambda x: x.expand(3, 2), "ExpandBackward0"),
+])
+def test_grad_fn_names(fn, name):
+    x = leaf([1.0, 2.0])
+    y = fn(x)
+    assert y.grad_fn.name() == name
+    assert repr(y.grad_fn) == f"<{name}>"
+    assert not y.is_leaf
+
+
+def test_leaves_have_no_grad_fn():
+    x = leaf([1.0])
+    assert x.grad_fn is None and x.is_leaf
+    assert minitorch.ones(2).grad_fn is None
