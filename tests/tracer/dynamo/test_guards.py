@@ -1,0 +1,235 @@
+"""Guards and the cache: hits, recompiles and their reasons, the limit, reset, the printed forms."""
+
+from __future__ import annotations
+
+import pytest
+
+import minitorch
+from minitorch import config
+from minitorch._logging import Recorder
+from tests.tracer.dynamo.helpers import CountingBackend, assert_same
+from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons, reset
+
+pytestmark = pytest.mark.capture
+
+SCALE = 2.0
+W = minitorch.randn(4)
+
+
+def sincos(x):
+    return minitorch.sin(x) ** 2 + minitorch.cos(x) ** 2
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def with_weight(x):
+    return x * W
+
+
+def times_n(x, n):
+    return x * n
+
+
+def compiled_with_counter(fn):
+    backend = CountingBackend()
+    return optimize(fn, backend=backend), backend
+
+
+def test_pinned_graph_and_guards_of_sincos():
+    compiled, backend = compiled_with_counter(sincos)
+    compiled(minitorch.randn(3, 4))
+    (gm,) = backend.graphs
+    assert str(gm.graph) == """\
+graph():
+    %x : [num_users=2] = placeholder[target=x]
+    %sin : [num_users=1] = call_function[target=minitorch.sin](args = (%x,), kwargs = {})
+    %pow_1 : [num_users=1] = call_function[target=operator.pow](args = (%sin, 2), kwargs = {})
+    %cos : [num_users=1] = call_function[target=minitorch.cos](args = (%x,), kwargs = {})
+    %pow_2 : [num_users=1] = call_function[target=operator.pow](args = (%cos, 2), kwargs = {})
+    %add : [num_users=1] = call_function[target=operator.add](args = (%pow_1, %pow_2), kwargs = {})
+    return (add,)"""
+    assert gm.compile_subgraph_reason == "return value"
+    (entry,) = cache_entries(compiled)
+    assert entry.guard.source == """\
+def guard(L, G):
+    return (
+        minitorch.is_grad_enabled()
+        and G['minitorch'] is minitorch
+        and type(L['x']) is minitorch.Tensor
+        and L['x'].shape == (3, 4)
+        and L['x'].stride() == (4, 1)
+        and L['x'].dtype is minitorch.float32
+        and L['x'].device == 'cpu'
+        and not L['x'].requires_grad
+    )
+"""
+    assert "graph_out = __compiled_fn_sincos" in entry.transformed.source
+
+
+def test_same_shape_hits_the_cache():
+    compiled, backend = compiled_with_counter(sincos)
+    for _ in range(3):
+        x = minitorch.randn(3, 4)
+        assert_same(compiled(x), sincos(x))
+    assert backend.count == 1
+    assert recompile_reasons(sincos) == []
+
+
+@pytest.mark.parametrize("second, reason", [
+    (lambda: minitorch.randn(5, 4), "L['x'].shape == (3, 4) failed: L['x'].shape was "
+                                    "minitorch.Size([5, 4])"),
+    (lambda: minitorch.randn(3, 4, dtype=minitorch.float64),
+     "L['x'].dtype is minitorch.float32 failed: L['x'].dtype was minitorch.float64"),
+    (lambda: minitorch.randn(3, 4, requires_grad=True),
+     "not L['x'].requires_grad failed: L['x'].requires_grad was True"),
+    (lambda: minitorch.ones(1, 4).expand(3, 4),
+     "L['x'].stride() == (4, 1) failed: L['x'].stride() was (0, 1)"),
+    (lambda: 3.0, "type(L['x']) is minitorch.Tensor failed: type(L['x']) was <class 'float'>"),
+])
+def test_a_failed_guard_recompiles_and_records_the_first_failing_part(second, reason):
+    compiled, backend = compiled_with_counter(sincos)
+    compiled(minitorch.randn(3, 4))
+    value = second()
+    if isinstance(value, float):  # minitorch.sin(3.0) is an eager error: the frame falls back
+        with pytest.raises(minitorch.MinitorchError):
+            compiled(value)
+    else:
+        assert_same(compiled(value), sincos(value))
+    assert recompile_reasons(sincos) == [reason]
+    assert len(cache_entries(sincos)) == 2
+
+
+def test_global_constant_change_recompiles(monkeypatch):
+    compiled, backend = compiled_with_counter(scaled)
+    x = minitorch.randn(3)
+    compiled(x)
+    monkeypatch.setitem(globals(), "SCALE", 3.0)
+    assert_same(compiled(x), x * 3.0)
+    assert backend.count == 2
+    assert recompile_reasons(scaled) == ["G['SCALE'] == 2.0 failed: G['SCALE'] was 3.0"]
+    monkeypatch.setitem(globals(), "SCALE", 3)  # an int: == holds, the type guard does not
+    assert_same(compiled(x), x * 3)
+    assert recompile_reasons(scaled)[-1] == \
+        "type(G['SCALE']) is float failed: type(G['SCALE']) was <class 'int'>"
+
+
+def test_global_tensor_is_an_input_guarded_like_an_argument(monkeypatch):
+    compiled, backend = compiled_with_counter(with_weight)
+    x = minitorch.randn(3, 4)
+    compiled(x)
+    monkeypatch.setitem(globals(), "W", minitorch.randn(4))  # same metadata: no recompile
+    assert_same(compiled(x), x * W)
+    monkeypatch.setitem(globals(), "W", minitorch.randn(1))
+    assert_same(compiled(x), x * W)
+    assert backend.count == 2
+    assert recompile_reasons(with_weight) == [
+        "G['W'].shape == (4,) failed: G['W'].shape was minitorch.Size([1])"
+    ]
+
+
+def test_int_arguments_are_guarded_by_value():
+    compiled, backend = compiled_with_counter(times_n)
+    x = minitorch.randn(3)
+    compiled(x, 2)
+    compiled(x, 2)
+    assert_same(compiled(x, 5), x * 5)
+    assert backend.count == 2
+    assert recompile_reasons(times_n) == ["L['n'] == 2 failed: L['n'] was 5"]
+
+
+def test_grad_mode_is_guarded():
+    compiled, backend = compiled_with_counter(sincos)
+    x = minitorch.randn(3)
+    compiled(x)
+    with minitorch.no_grad():
+        compiled(x)
+    assert backend.count == 2
+    assert recompile_reasons(sincos) == ["minitorch.is_grad_enabled() failed"]
+
+
+def test_most_recently_used_entry_is_checked_first():
+    compiled, backend = compiled_with_counter(sincos)
+    a, b = minitorch.randn(2), minitorch.randn(3)
+    compiled(a)
+    compiled(b)
+    assert cache_entries(sincos)[0].guard({"x": b}, globals())
+    compiled(a)  # a hit on the older entry moves it to the front
+    assert backend.count == 2
+    assert cache_entries(sincos)[0].guard({"x": a}, globals())
+
+
+def test_recompile_limit_runs_eagerly(monkeypatch):
+    monkeypatch.setattr(config, "recompile_limit", 2)
+    compiled, backend = compiled_with_counter(sincos)
+    for n in (1, 2, 3, 4):
+        x = minitorch.randn(n)
+        assert_same(compiled(x), sincos(x))
+    assert backend.count == 2
+    (reason,) = fallback_reasons(sincos)
+    assert reason.startswith("recompile limit (2) reached")
+
+
+def test_reset_forgets_everything():
+    compiled, backend = compiled_with_counter(sincos)
+    x = minitorch.randn(3)
+    compiled(x)
+    reset()
+    assert cache_entries(sincos) == []
+    compiled(x)
+    assert backend.count == 2
+
+
+def test_another_backend_gets_its_own_entry():
+    first, backend1 = compiled_with_counter(sincos)
+    second, backend2 = compiled_with_counter(sincos)
+    x = minitorch.randn(3)
+    first(x)
+    second(x)
+    first(x)
+    assert (backend1.count, backend2.count) == (1, 1)
+    assert recompile_reasons(sincos) == ["compiled with another backend or fullgraph setting"]
+
+
+def test_unused_tensor_argument_is_not_a_graph_input():
+    def first_only(x, y):
+        return x.sin(), y.shape[0]
+
+    compiled, backend = compiled_with_counter(first_only)
+    compiled(minitorch.randn(3), minitorch.randn(5))
+    (gm,) = backend.graphs
+    assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["x"]
+    assert len(backend.example_inputs[0]) == 1
+    # y's shape was folded into the result, so it is still guarded.
+    assert "L['y'].shape == (5,)" in cache_entries(first_only)[0].guard.source
+
+
+def test_walkthrough_records_the_graph_and_the_first_call():
+    compiled, _ = compiled_with_counter(sincos)
+    x = minitorch.randn(3)
+    with Recorder() as rec:
+        compiled(x)
+        compiled(x)
+    (art,) = rec.artifacts
+    assert art.stage == "graph" and art.title.startswith("sincos (test_guards.py:")
+    assert "class GraphModule" in art.text and "def guard(L, G):" in art.text
+    assert art.seconds is not None and art.seconds >= 0
+    (call,) = rec.calls
+    assert call.original is sincos and call.compiled is compiled and call.args == (x,)
+
+
+def grad_aware(x):
+    if minitorch.is_grad_enabled():
+        return x * 2
+    return x * 3
+
+
+def test_reading_the_grad_mode_folds_under_its_guard():
+    compiled, backend = compiled_with_counter(grad_aware)
+    x = minitorch.randn(3)
+    assert_same(compiled(x), x * 2)
+    with minitorch.no_grad():
+        assert_same(compiled(x), x * 3)
+    assert_same(compiled(x), x * 2)
+    assert backend.count == 2

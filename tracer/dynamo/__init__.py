@@ -1,0 +1,32 @@
+"""Bytecode capture: minitorch's TorchDynamo.
+
+`optimize(fn, backend)` returns a function that, on each call, finds a compiled version of
+`fn`'s bytecode whose guards hold (or traces a new one) and runs it. The files, in the order
+they act on a call:
+
+    eval_frame.py        optimize(): bind the call into a frame view, look up the cache
+    cache.py             the cache entries of each code object
+    convert_frame.py     trace one frame into a cache entry, or record why it runs eagerly
+    instructions.py      read and normalise the bytecode (compat.py: the version differences)
+    symbolic_convert.py  the InstructionTranslator: one method per opname
+    opcodes.py           its tables (BINARY_OP's operators, ...) and opcode-family factories
+    variables/           the tracked values (tensors, constants, tuples, functions, ...)
+    source.py            where each value came from: L['x'], G['w'], L['x'].shape[0]
+    output_graph.py      the fx graph being built; hands it to the backend
+    guards.py            the guards, compiled into one function per cache entry
+    codegen.py           the code that replaces the frame: call the graph, rebuild the result
+    exc.py               Unsupported(reason)
+"""
+
+from tracer.dynamo.eval_frame import (
+    cache_entries,
+    fallback_reasons,
+    optimize,
+    recompile_reasons,
+    reset,
+)
+from tracer.dynamo.exc import Unsupported
+
+__all__ = [
+    "Unsupported", "cache_entries", "fallback_reasons", "optimize", "recompile_reasons", "reset",
+]

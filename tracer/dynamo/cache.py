@@ -1,0 +1,104 @@
+"""The cache of compiled versions of each code object, and what it remembers about misses.
+
+CPython lets a PEP 523 hook keep data on a code object (`co_extra`); TorchDynamo keeps there a
+linked list of cache entries, each a guard function and the transformed code to run when it
+passes. We keep the same list in a table keyed by the code object's identity (two functions
+with equal bytecode are still two caches), and drop it when the code object dies.
+
+    f.__code__  ->  CodeCache
+                      entries:            [newest or most recently used, ..., oldest]
+                      recompile_reasons:  ["L['x'].shape == (3,) failed: ...", ...]
+                      fallback_reasons:   ["missing: GET_ITER (a for loop ...) (at f.py:3)"]
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any
+
+from tracer.dynamo.codegen import TransformedCode
+from tracer.dynamo.guards import GuardFunction
+from tracer.fx import GraphModule
+
+
+@dataclass
+class CacheEntry:
+    """One compiled version of a frame: when `guard` passes, run `transformed` instead."""
+
+    guard: GuardFunction
+    transformed: TransformedCode | None  # None: this version runs the original eagerly
+    graph_module: GraphModule | None  # the captured graph, if any op was captured
+    compiler_fn: Callable  # the backend it was compiled for
+    fullgraph: bool
+    fallback_reason: str | None = None  # why it runs eagerly, if it does
+
+    def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
+                compiler_fn: Callable, fullgraph: bool) -> bool:
+        """Was it compiled the same way, and do its guards hold for this frame?"""
+        if self.compiler_fn is not compiler_fn or self.fullgraph != fullgraph:
+            return False
+        return self.guard(f_locals, f_globals)
+
+
+@dataclass
+class CodeCache:
+    """Every cache entry of one code object, most recently used first."""
+
+    entries: list[CacheEntry] = field(default_factory=list)
+    recompile_reasons: list[str] = field(default_factory=list)
+    fallback_reasons: list[str] = field(default_factory=list)
+    limit_reached: bool = False  # past config.recompile_limit, misses run eagerly
+
+    def lookup(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
+               compiler_fn: Callable, fullgraph: bool) -> CacheEntry | None:
+        for i, entry in enumerate(self.entries):
+            if entry.matches(f_locals, f_globals, compiler_fn, fullgraph):
+                if i:  # keep the hot entry first, so its guard is checked first
+                    self.entries.insert(0, self.entries.pop(i))
+                return entry
+        return None
+
+    def miss_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
+                    compiler_fn: Callable, fullgraph: bool) -> str:
+        """Why the most recently used entry did not match this frame."""
+        entry = self.entries[0]
+        if entry.compiler_fn is not compiler_fn or entry.fullgraph != fullgraph:
+            return "compiled with another backend or fullgraph setting"
+        return entry.guard.failure_reason(f_locals, f_globals) or "a guard failed"
+
+    def add(self, entry: CacheEntry) -> None:
+        self.entries.insert(0, entry)
+
+
+# id(code) -> (a weak reference to the code, its cache)
+_caches: dict[int, tuple[weakref.ref, CodeCache]] = {}
+
+
+def cache_for(code: CodeType) -> CodeCache:
+    """The cache of `code`, created empty on first use."""
+    known = _caches.get(id(code))
+    if known is not None and known[0]() is code:
+        return known[1]
+    cache = CodeCache()
+    key = id(code)
+    _caches[key] = (weakref.ref(code, lambda _: _forget(key)), cache)
+    return cache
+
+
+def existing_cache(code: CodeType) -> CodeCache | None:
+    known = _caches.get(id(code))
+    return known[1] if known is not None and known[0]() is code else None
+
+
+def _forget(key: int) -> None:
+    known = _caches.get(key)
+    if known is not None and known[0]() is None:
+        del _caches[key]
+
+
+def reset() -> None:
+    """Forget every cache entry of every code object."""
+    _caches.clear()

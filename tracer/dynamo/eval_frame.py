@@ -1,0 +1,179 @@
+"""The entry point: `optimize(fn, backend)` and the per-call dispatch through the cache.
+
+[Note: our PEP 523]
+CPython's PEP 523 lets C code replace the function that evaluates every frame; TorchDynamo
+installs one that, before a frame runs, looks up the frame's code object in its cache, checks
+each entry's guards against the frame's locals and globals, and runs the entry's transformed
+bytecode (or compiles a new entry). That hook cannot be installed from pure Python (a Python
+callback re-enters itself; see docs/04-dynamo.md). So the wrapper that `optimize` returns does
+the same thing at the one place we control, the call:
+
+    optimized(*args, **kwargs)
+      1. bind the arguments into a frame view: code, f_locals (by parameter name), f_globals
+      2. for each entry of cache_for(code), most recently used first: if its guard passes,
+         return entry.transformed(f_locals, f_globals)
+      3. miss: record why (the first failing guard part), trace and compile a new entry
+         (convert_frame.py), put it first, and run it
+
+What we give up: only the function passed to `optimize` is captured, not every frame it calls
+(a real hook sees those too, and a later issue inlines them instead).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import CodeType, MethodType
+from typing import Any
+
+from minitorch import config
+from minitorch._logging import compiled_call
+from minitorch.errors import CompileError
+from tracer.dynamo import cache as _cache
+from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
+from tracer.dynamo.convert_frame import convert_frame
+
+
+@dataclass
+class Frame:
+    """What a PEP 523 hook is handed, rebuilt from one call."""
+
+    code: CodeType
+    f_locals: dict[str, Any]  # arguments by parameter name, and a closure's free variables
+    f_globals: dict[str, Any]
+    f_builtins: dict[str, Any]
+
+
+class _Binder:
+    """Turns (args, kwargs) into f_locals the way CPython fills a new frame."""
+
+    def __init__(self, fn: Callable) -> None:
+        code = fn.__code__
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+        # Plain positional parameters without defaults: one zip per call (the common case).
+        self.simple = not (code.co_flags & flags or code.co_kwonlyargcount or fn.__defaults__)
+        self.names = code.co_varnames[:code.co_argcount]
+        self.freevars = code.co_freevars
+        builtins_ = fn.__globals__.get("__builtins__", __builtins__)
+        self.builtins = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+
+    def frame(self, args: tuple, kwargs: dict) -> Frame:
+        if self.simple and not kwargs and len(args) == len(self.names):
+            f_locals = dict(zip(self.names, args))
+        else:
+            bound = self.signature.bind(*args, **kwargs)  # TypeError for a bad call, as eager
+            bound.apply_defaults()
+            f_locals = dict(bound.arguments)
+        for name, cell in zip(self.freevars, self.fn.__closure__ or ()):
+            try:
+                f_locals[name] = cell.cell_contents
+            except ValueError:  # an empty cell: reading it in the body raises NameError
+                pass
+        return Frame(self.fn.__code__, f_locals, self.fn.__globals__, self.builtins)
+
+
+def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool = False,
+             dynamic: bool | None = None) -> Callable:
+    """Wrap `fn` so that each call runs a compiled, guarded version of its bytecode.
+
+        compiled = optimize(f, backend="eager")
+        compiled(x)          # first call: trace, compile, run; later calls: check guards, run
+
+    `dynamic` is accepted for PyTorch's signature; shapes are static (every size is guarded)
+    until automatic dynamic shapes land.
+    """
+    from tracer.backends import lookup_backend
+
+    compiler_fn = lookup_backend(backend)
+    function, bound_self = _function_of(fn)
+    binder = _Binder(function)
+    code = function.__code__
+
+    @functools.wraps(fn)
+    def optimized(*args, **kwargs):
+        full_args = args if bound_self is None else (bound_self, *args)
+        frame = binder.frame(full_args, kwargs)
+        cache = cache_for(code)
+        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+        if entry is None:
+            entry = _compile(cache, frame, compiler_fn, fullgraph)
+            if entry is None:
+                return fn(*args, **kwargs)
+            if entry.transformed is not None:
+                compiled_call(fn, optimized, args, kwargs)
+        if entry.transformed is None:
+            return fn(*args, **kwargs)
+        return entry.transformed.fn(frame.f_locals, frame.f_globals)
+
+    optimized._dynamo_code = code
+    return optimized
+
+
+def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
+             fullgraph: bool) -> CacheEntry | None:
+    """A new entry at the front of `cache`, or None past the recompile limit (run eagerly)."""
+    if len(cache.entries) >= config.recompile_limit:
+        if fullgraph or not cache.limit_reached:
+            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+            message = (f"recompile limit ({config.recompile_limit}) reached, so calls that "
+                       f"miss the cache run eagerly; the first such miss: {reason}")
+            if fullgraph:
+                raise CompileError(message)
+            cache.limit_reached = True
+            cache.fallback_reasons.append(message)
+        return None
+    if cache.entries:
+        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+        cache.recompile_reasons.append(reason)
+    entry = convert_frame(frame, compiler_fn, fullgraph)
+    cache.add(entry)
+    if entry.fallback_reason is not None:
+        cache.fallback_reasons.append(entry.fallback_reason)
+    return entry
+
+
+def _function_of(fn: Callable) -> tuple[Callable, object | None]:
+    """The Python function whose bytecode runs, and the bound self of a method."""
+    if isinstance(fn, MethodType):
+        return fn.__func__, fn.__self__
+    if inspect.isfunction(fn):
+        return fn, None
+    raise CompileError(f"cannot compile {fn!r}: expected a Python function or method, "
+                       f"got {type(fn).__name__}")
+
+
+# ---- looking inside, for tests and the walkthrough ---------------------------------------------
+
+
+def _code_of(fn: Callable) -> CodeType:
+    code = getattr(fn, "_dynamo_code", None)
+    if code is not None:
+        return code
+    return _function_of(fn)[0].__code__
+
+
+def cache_entries(fn: Callable) -> list[CacheEntry]:
+    """The cache entries of `fn`'s code (`fn` original or optimized), most recently used first."""
+    cache = existing_cache(_code_of(fn))
+    return [] if cache is None else list(cache.entries)
+
+
+def fallback_reasons(fn: Callable) -> list[str]:
+    """Why calls of `fn` ran eagerly: one reason per entry that could not be captured."""
+    cache = existing_cache(_code_of(fn))
+    return [] if cache is None else list(cache.fallback_reasons)
+
+
+def recompile_reasons(fn: Callable) -> list[str]:
+    """For each recompile of `fn`, the first guard part that failed."""
+    cache = existing_cache(_code_of(fn))
+    return [] if cache is None else list(cache.recompile_reasons)
+
+
+def reset() -> None:
+    """Forget every compiled function, guard and cache entry."""
+    _cache.reset()

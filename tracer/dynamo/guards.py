@@ -1,0 +1,206 @@
+"""Guards: the conditions under which a compiled frame may be reused, compiled into one function.
+
+[Note: guards]
+A graph captured from one call is only valid for calls that would have traced the same way.
+While it interprets the bytecode, the translator records a `Guard(source, kind)` for every
+value whose properties it relied on: a tensor's shape (it was constant-folded into the graph),
+a global's identity (its functions were called), an int argument's value (it was baked in as a
+constant), the global grad mode. After tracing, `GuardBuilder` turns each guard into boolean
+*parts*, one line each, reading the value the source has in the frame being compiled, and
+compiles all of them into a single Python function, kept with its source text:
+
+    def guard(L, G):                                    # for sin(x) ** 2 + cos(x) ** 2
+        return (
+            minitorch.is_grad_enabled()
+            and G['minitorch'] is minitorch
+            and type(L['x']) is minitorch.Tensor
+            and L['x'].shape == (3, 4)
+            and L['x'].stride() == (4, 1)
+            and L['x'].dtype is minitorch.float32
+            and L['x'].device == 'cpu'
+            and not L['x'].requires_grad
+        )
+
+Each call runs the guard of every cache entry, most recently used first, and takes the first
+that passes. When none passes, the first failing part of the most recently used entry is the
+*recompile reason* (`L['x'].shape == (3, 4) failed: L['x'].shape was minitorch.Size([5, 4])`).
+One `and` chain is the fast path; the parts are re-run one by one only to explain a failure.
+TorchDynamo compiles guards the same way (newer versions into a C++ tree of guard managers).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import minitorch
+from minitorch.dtype import DType
+from tracer.dynamo.source import Source
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A promise about one source; `kind` names the GuardBuilder method that writes its code."""
+
+    source: Source | None  # None for global state, like the grad mode
+    kind: str  # 'TENSOR_MATCH' | 'CONSTANT_MATCH' | 'ID_MATCH' | 'TYPE_MATCH' | ...
+
+
+@dataclass(frozen=True)
+class GuardPart:
+    """One boolean line of a guard function."""
+
+    code: str  # "L['x'].shape == (3, 4)"
+    subject: str | None = None  # what to show when it fails: "L['x'].shape"
+
+
+class GuardBuilder:
+    """Writes the parts of each guard from the values in the frame being compiled."""
+
+    def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> None:
+        self.f_locals = f_locals
+        self.f_globals = f_globals
+        self.parts: list[GuardPart] = []
+        # The names a guard's code may use besides L and G.
+        self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins}
+
+    def add(self, guard: Guard) -> None:
+        getattr(self, guard.kind)(guard)
+
+    def _value(self, guard: Guard) -> Any:
+        return guard.source.get_value(self.f_locals, self.f_globals)
+
+    def _part(self, code: str, subject: str | None = None) -> None:
+        self.parts.append(GuardPart(code, subject))
+
+    # ---- one method per kind of guard -------------------------------------------------------
+
+    def TENSOR_MATCH(self, guard: Guard) -> None:
+        """Everything about a tensor that tracing constant-folded or that changes its kernels."""
+        t, x = self._value(guard), guard.source.name()
+        self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})")
+        self._part(f"{x}.shape == {tuple(t.shape)!r}", f"{x}.shape")
+        self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
+        self._part(f"{x}.dtype is {self._literal(t.dtype)}", f"{x}.dtype")
+        self._part(f"{x}.device == {str(t.device)!r}", f"{x}.device")
+        rg = f"{x}.requires_grad"
+        self._part(rg if t.requires_grad else f"not {rg}", rg)
+
+    def CONSTANT_MATCH(self, guard: Guard) -> None:
+        """A Python constant that was baked into the graph: same type and same value."""
+        value, x = self._value(guard), guard.source.name()
+        if value is None or isinstance(value, bool):
+            self._part(f"{x} is {value!r}", x)
+            return
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        self._part(f"{x} == {self._literal(value)}", x)
+
+    def ID_MATCH(self, guard: Guard) -> None:
+        """The very same object (modules, functions): `is`."""
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"{x} is {self._literal(value)}", x)
+
+    def TYPE_MATCH(self, guard: Guard) -> None:
+        """Only the type was relied on (a value tracing could hold but not use)."""
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+
+    def TUPLE_LENGTH(self, guard: Guard) -> None:
+        """A tuple argument: its type and length (each item gets guards of its own)."""
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        self._part(f"len({x}) == {len(value)}", f"len({x})")
+
+    def NOT_SHADOWED(self, guard: Guard) -> None:
+        """A builtin read by name stays a builtin only while no global of that name appears."""
+        name = guard.source.builtin_name
+        self._part(f"{name!r} not in G")
+
+    def GRAD_MODE(self, guard: Guard) -> None:
+        """Autograd records (or not) depending on the global grad mode at call time."""
+        enabled = minitorch.is_grad_enabled()
+        self._part("minitorch.is_grad_enabled()" if enabled else "not minitorch.is_grad_enabled()")
+
+    # ---- turning values into code ---------------------------------------------------------
+
+    def _literal(self, value: Any) -> str:
+        """Code that evaluates to `value`: its repr where that round-trips, else a name."""
+        if value is None or type(value) in (bool, int, str):
+            return repr(value)
+        if type(value) is float and math.isfinite(value):
+            return repr(value)
+        if type(value) is tuple and all(type(v) in (bool, int, str) for v in value):
+            return repr(value)
+        if isinstance(value, DType):
+            return repr(value)  # minitorch.float32
+        if value is minitorch:
+            return "minitorch"
+        if isinstance(value, type):
+            if getattr(builtins, value.__name__, None) is value:
+                return value.__name__  # int, tuple
+            if getattr(minitorch, value.__name__, None) is value:
+                return f"minitorch.{value.__name__}"  # minitorch.Tensor
+        return self._bind(value)
+
+    def _bind(self, value: Any) -> str:
+        """Put `value` into the guard's namespace under a readable, unique name."""
+        for name, bound in self.namespace.items():
+            if bound is value and name.startswith("___"):
+                return name
+        hint = getattr(value, "__name__", None) or type(value).__name__
+        kind = "module" if type(value) is type(builtins) else type(value).__name__
+        name = "___" + re.sub(r"\W", "_", f"{kind}_{hint}")
+        while name in self.namespace:
+            name += "_"
+        self.namespace[name] = value
+        return name
+
+
+@dataclass
+class GuardFunction:
+    """The compiled guard of one cache entry: `guard(L, G) -> bool`, and how to explain it."""
+
+    source: str  # the function's Python source, for printing
+    parts: list[GuardPart]
+    namespace: dict[str, Any]  # the objects its code refers to
+    check: Callable[[dict, dict], bool] = field(repr=False)
+
+    def __call__(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> bool:
+        try:
+            return bool(self.check(f_locals, f_globals))
+        except Exception:  # a global that disappeared, an argument of another kind, ...
+            return False
+
+    def failure_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> str | None:
+        """The first part that fails on this frame, as a sentence; None if all pass."""
+        scope = {**self.namespace, "L": f_locals, "G": f_globals}
+        for part in self.parts:
+            try:
+                if eval(part.code, scope):  # noqa: S307 - our own generated code
+                    continue
+            except Exception as e:
+                return f"{part.code} raised {type(e).__name__}: {e}"
+            if part.subject is None:
+                return f"{part.code} failed"
+            actual = eval(part.subject, scope)  # noqa: S307
+            return f"{part.code} failed: {part.subject} was {actual!r}"
+        return None
+
+
+def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict) -> GuardFunction:
+    """One guard function for a cache entry, from the guards recorded while tracing."""
+    builder = GuardBuilder(f_locals, f_globals)
+    for guard in guards:
+        builder.add(guard)
+    if builder.parts:
+        chain = "\n        and ".join(part.code for part in builder.parts)
+        source = f"def guard(L, G):\n    return (\n        {chain}\n    )\n"
+    else:
+        source = "def guard(L, G):\n    return True\n"
+    namespace = dict(builder.namespace)
+    exec(compile(source, "<guard>", "exec"), namespace)  # noqa: S102 - our own generated code
+    return GuardFunction(source, builder.parts, builder.namespace, namespace["guard"])

@@ -1,0 +1,194 @@
+"""`OutputGraph`: the fx graph, the guards and the graph inputs that one trace builds.
+
+The translator (symbolic_convert.py) owns the stack; this object owns everything that outlives
+the trace:
+
+    graph          the fx Graph: a placeholder per tensor read from the frame, a node per op
+    graph_inputs   for each placeholder, its source (L['x'], G['w']) and the real tensor
+    guards         what tracing relied on (guards.py), in the order it was relied on
+    wrapped        source -> tracker, so a source read twice is one tracker (one input)
+
+When the frame returns, `compile_subgraph` finishes the graph and generates the code that
+replaces the frame (codegen.py): reload the inputs, call the compiled graph, and rebuild the
+return value around its outputs; `call_backend` then compiles the graph.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from minitorch.fake import FakeTensorMode, fake_like, is_fake
+from minitorch.tensor import Tensor
+from tracer.dynamo.codegen import TransformedCode, generate_transformed_code
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.guards import Guard
+from tracer.dynamo.source import GlobalSource, LocalSource, Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.tensor import TensorVariable
+from tracer.dynamo.variables.tuples import TupleVariable
+from tracer.fx import Graph, GraphModule, Node
+
+if TYPE_CHECKING:
+    from tracer.dynamo.eval_frame import Frame
+
+
+@dataclass
+class GraphInput:
+    """One placeholder of the graph: where its tensor comes from on every call."""
+
+    source: Source  # how the compiled code reloads it: L['x'], G['w']
+    node: Node  # the placeholder
+    example: Tensor  # the real tensor of the call being compiled (example_inputs)
+
+
+class OutputGraph:
+    """The products of one trace (see the module docstring)."""
+
+    def __init__(self, frame: Frame, compiler_fn: Callable) -> None:
+        self.frame = frame
+        self.compiler_fn = compiler_fn  # backend(gm, example_inputs) -> callable
+        self.graph = Graph()
+        self.fake_mode = FakeTensorMode()
+        self.graph_inputs: list[GraphInput] = []
+        self.guards: dict[Guard, None] = {Guard(None, "GRAD_MODE"): None}  # an ordered set
+        self.wrapped: dict[Source, VariableTracker] = {}
+        self.graph_module: GraphModule | None = None
+        self.transformed: TransformedCode | None = None  # set by compile_subgraph
+
+    # ---- recording ---------------------------------------------------------------------------
+
+    def add_guard(self, source: Source | None, kind: str) -> None:
+        self.guards.setdefault(Guard(source, kind), None)
+
+    def add_graph_input(self, source: Source, value: Tensor) -> TensorVariable:
+        """A placeholder for a tensor read from the frame; placeholders stay first."""
+        first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
+        if first_op is None:
+            node = self.graph.placeholder(_placeholder_name(source))
+        else:
+            with self.graph.inserting_before(first_op):
+                node = self.graph.placeholder(_placeholder_name(source))
+        fake = fake_like(value)
+        node.meta["val"] = fake
+        node.meta["source"] = source.name()
+        self.graph_inputs.append(GraphInput(source, node, value))
+        return TensorVariable(node, fake, source)
+
+    def record_call(self, op: str, target: Any, args: list[VariableTracker],
+                    kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """Run `target` on fake values to learn the result, then record it as a node.
+
+        `op` is 'call_function' (target: the function) or 'call_method' (target: the method
+        name, args[0]: the tensor).
+        """
+        examples = [a.as_example() for a in args]
+        kw_examples = {k: v.as_example() for k, v in kwargs.items()}
+        fn = target if op == "call_function" else getattr(examples[0], target)
+        fn_args = examples if op == "call_function" else examples[1:]
+        try:
+            with self.fake_mode:
+                result = fn(*fn_args, **kw_examples)
+        except Exception as e:  # a bad shape, a data-dependent read, ...: eager will raise it
+            raise Unsupported(f"{_target_name(op, target)} raised {type(e).__name__} while "
+                              f"tracing: {e}") from e
+        node_args = tuple(a.as_graph_arg() for a in args)
+        node_kwargs = {k: v.as_graph_arg() for k, v in kwargs.items()}
+        if op == "call_function":
+            node = self.graph.call_function(target, node_args, node_kwargs)
+        else:
+            node = self.graph.call_method(target, node_args, node_kwargs)
+        node.meta["val"] = result
+        return self._wrap_result(node, result, _target_name(op, target))
+
+    def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
+        if isinstance(result, Tensor) and is_fake(result):
+            return TensorVariable(node, result)
+        if type(result) is tuple and all(isinstance(r, Tensor) and is_fake(r) for r in result):
+            items = []
+            for i, r in enumerate(result):
+                item = self.graph.call_function(operator.getitem, (node, i))
+                item.meta["val"] = r
+                items.append(TensorVariable(item, r))
+            return TupleVariable(items)
+        self.graph.erase_node(node)
+        if isinstance(result, Tensor):
+            raise Unsupported(f"{what} made a tensor from data instead of from its inputs "
+                              "(tensor factories are not captured yet)")
+        raise Unsupported(f"{what} returned a {type(result).__name__}; only tensor results "
+                          "are captured")
+
+    # ---- finishing ---------------------------------------------------------------------------
+
+    def compile_subgraph(self, value: VariableTracker, reason: str) -> None:
+        """Finish the graph that computes the tensors of `value`, and the code around it.
+
+        The backend runs later, in `call_backend`, once the guards are known: the walkthrough
+        shows the captured graph and its guards before what the backend makes of them.
+        """
+        computed = [t for t in _unique_tensors(value) if t.node.op != "placeholder"]
+        self.graph.output(tuple(t.node for t in computed))
+        self.graph.eliminate_dead_code()  # ops whose results the frame never returned
+        self._remove_unused_inputs()
+        has_graph = any(n.op not in ("placeholder", "output") for n in self.graph.nodes)
+        sources = [inp.source for inp in self.graph_inputs]
+        # Raises Unsupported for a value it cannot rebuild (then no backend compiles anything).
+        self.transformed = generate_transformed_code(
+            self.frame.code, value, computed, sources, has_graph
+        )
+        if has_graph:  # else nothing to compute: constants and the frame's own tensors
+            self.graph_module = GraphModule({}, self.graph)
+            self.graph_module.compile_subgraph_reason = reason
+
+    def call_backend(self) -> None:
+        """Compile the captured graph with the backend; bind it into the transformed code."""
+        if self.graph_module is None:
+            self.transformed.finish(None)
+            return
+        examples = [inp.example for inp in self.graph_inputs]
+        self.transformed.finish(self.compiler_fn(self.graph_module, examples))
+
+    def _remove_unused_inputs(self) -> None:
+        """Drop placeholders no op reads (a tensor only looked at for its shape)."""
+        kept = []
+        for inp in self.graph_inputs:
+            if inp.node.users:
+                kept.append(inp)
+            else:
+                self.graph.erase_node(inp.node)  # its guards stay: tracing relied on them
+        self.graph_inputs = kept
+
+
+def _unique_tensors(value: VariableTracker) -> list[TensorVariable]:
+    """The tensors inside a (nested) return value, each once, in order."""
+    found: dict[Node, TensorVariable] = {}
+
+    def visit(v: VariableTracker) -> None:
+        if isinstance(v, TensorVariable):
+            found.setdefault(v.node, v)
+        elif isinstance(v, TupleVariable):
+            for item in v.items:
+                visit(item)
+
+    visit(value)
+    return list(found.values())
+
+
+def _placeholder_name(source: Source) -> str:
+    """x for L['x'], G_w for G['w'], and a Python name made from any other source."""
+    if isinstance(source, LocalSource):
+        return source.local_name
+    if isinstance(source, GlobalSource):
+        return f"G_{source.global_name}"
+    return re.sub(r"\W+", "_", source.name()).strip("_")
+
+
+def _target_name(op: str, target: Any) -> str:
+    if op == "call_method":
+        return f"Tensor.{target}()"
+    name = getattr(target, "__name__", repr(target))
+    module = getattr(target, "__module__", "") or ""
+    return f"{module.lstrip('_').split('.')[0]}.{name}()" if module else f"{name}()"

@@ -1,0 +1,397 @@
+"""`InstructionTranslator`: runs a frame's bytecode on trackers instead of values.
+
+It is a small CPython: a stack, a dict of locals and an instruction pointer, and one method per
+opname (`LOAD_FAST`, `BINARY_OP`, `CALL`), looked up by name, as TorchDynamo's translator does.
+The values on its stack are VariableTrackers (variables/): a tensor is a graph node plus a fake
+tensor, so running `x.sin() ** 2` *records* two nodes instead of computing anything.
+
+    def f(x):                      LOAD_FAST x        push TensorVariable(%x)
+        return x.sin() ** 2        LOAD_ATTR sin      push the bound method (and a NULL)
+                                   CALL 0             record %sin = x.sin(); push it
+                                   LOAD_CONST 2       push ConstantVariable(2)
+                                   BINARY_OP **       record %pow_1 = sin ** 2; push it
+                                   RETURN_VALUE       output (pow_1,); compile the graph
+
+Only straight-line code is traced in this issue (and branches on constants, which guards make
+safe). Any other instruction or operation raises `Unsupported` with a reason; convert_frame.py
+then runs the frame eagerly. Version differences are asked of compat.py, never of sys.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from tracer.dynamo import compat
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.instructions import Instruction, read_instructions
+from tracer.dynamo.opcodes import (
+    BINARY_OPERATORS,
+    COMPARE_OPERATORS,
+    MISSING_REASONS,
+    jump_or_pop,
+    nop,
+    pop_jump_if,
+    pop_jump_if_none,
+    unary,
+)
+from tracer.dynamo.source import BuiltinSource, GlobalSource, LocalSource
+from tracer.dynamo.variables import (
+    NULL,
+    BuiltinVariable,
+    ConstantVariable,
+    ListVariable,
+    OpaqueVariable,
+    TensorVariable,
+    TupleVariable,
+    VariableTracker,
+    constant,
+    wrap,
+)
+
+if TYPE_CHECKING:
+    from tracer.dynamo.eval_frame import Frame
+    from tracer.dynamo.output_graph import OutputGraph
+
+# Unrolling a loop whose condition is a constant is just following its jumps; this bounds it.
+MAX_INSTRUCTIONS = 100_000
+
+
+class InstructionTranslator:
+    """Symbolically interprets one frame, building its graph in `output`."""
+
+    def __init__(self, frame: Frame, output: OutputGraph) -> None:
+        self.frame = frame
+        self.output = output
+        self.instructions = read_instructions(frame.code)
+        self.stack: list[VariableTracker] = []
+        self.symbolic_locals: dict[str, VariableTracker] = {}
+        # Arguments not read yet: wrapped on first use, so unused ones get no guards.
+        self.unread_arguments: dict[str, object] = dict(frame.f_locals)
+        self.kw_names: tuple[str, ...] = ()  # set by KW_NAMES for the next CALL
+        self.next_index = 0  # the instruction pointer, an index into `instructions`
+        self.done = False
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Interpret until RETURN_VALUE (which compiles the graph) or Unsupported."""
+        steps = 0
+        while not self.done:
+            inst = self.instructions[self.next_index]
+            self.next_index += 1
+            steps += 1
+            if steps > MAX_INSTRUCTIONS:
+                raise self._located(Unsupported("the trace ran too long (a loop that does "
+                                                "not end?)"), inst)
+            self.step(inst)
+
+    def step(self, inst: Instruction) -> None:
+        handler = getattr(self, inst.opname, None)
+        try:
+            if inst.protected:
+                raise Unsupported("code inside a try or with block (exception handling is not "
+                                  "traced yet)")
+            if handler is None:
+                words = MISSING_REASONS.get(inst.opname, "no handler for it yet")
+                raise Unsupported(f"missing: {inst.opname} ({words})")
+            handler(inst)
+        except Unsupported as e:
+            raise self._located(e, inst) from None
+
+    def _located(self, e: Unsupported, inst: Instruction) -> Unsupported:
+        if e.lineno is None:
+            e.filename, e.lineno, e.opname = self.frame.code.co_filename, inst.lineno, inst.opname
+        return e
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def push(self, *values: VariableTracker) -> None:
+        self.stack.extend(values)
+
+    def pop(self) -> VariableTracker:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[VariableTracker]:
+        """The top `n` values, in the order they were pushed."""
+        if n == 0:
+            return []
+        values = self.stack[-n:]
+        del self.stack[-n:]
+        return values
+
+    def call(self, fn: VariableTracker, args: list[VariableTracker],
+             kwargs: dict[str, VariableTracker] | None = None) -> VariableTracker:
+        return fn.call_function(self, args, kwargs or {})
+
+    def jump(self, inst: Instruction) -> None:
+        self.next_index = inst.target
+
+    def truth(self, value: VariableTracker) -> bool:
+        """bool(value), which must be known while tracing."""
+        if isinstance(value, TensorVariable):
+            raise Unsupported("a branch on a tensor's value (data-dependent control flow; "
+                              "graph breaks come later)")
+        if value.is_python_constant():
+            return bool(value.as_python_constant())
+        if isinstance(value, TupleVariable):
+            return bool(value.items)
+        raise Unsupported(f"the truth value of {value.describe()}")
+
+    def _return(self, value: VariableTracker) -> None:
+        self.output.compile_subgraph(value, reason="return value")
+        self.done = True
+
+    # ---- locals, constants, globals ------------------------------------------------------
+
+    def _load_local(self, name: str) -> VariableTracker:
+        if name in self.unread_arguments:
+            value = self.unread_arguments.pop(name)
+            self.symbolic_locals[name] = wrap(self, value, LocalSource(name))
+        if name not in self.symbolic_locals:
+            raise Unsupported(f"local variable {name!r} is read before it is assigned")
+        return self.symbolic_locals[name]
+
+    def _store_local(self, name: str, value: VariableTracker) -> None:
+        self.unread_arguments.pop(name, None)
+        self.symbolic_locals[name] = value
+
+    def LOAD_FAST(self, inst: Instruction) -> None:
+        self.push(self._load_local(inst.argval))
+
+    LOAD_FAST_CHECK = LOAD_FAST  # 3.12+: LOAD_FAST that may find the local unbound
+
+    def LOAD_FAST_LOAD_FAST(self, inst: Instruction) -> None:  # 3.13: two loads fused
+        for name in inst.argval:
+            self.push(self._load_local(name))
+
+    def STORE_FAST(self, inst: Instruction) -> None:
+        self._store_local(inst.argval, self.pop())
+
+    def STORE_FAST_STORE_FAST(self, inst: Instruction) -> None:  # 3.13: `a, b = ...` stores
+        for name in inst.argval:
+            self._store_local(name, self.pop())
+
+    def STORE_FAST_LOAD_FAST(self, inst: Instruction) -> None:  # 3.13
+        store, load = inst.argval
+        self._store_local(store, self.pop())
+        self.push(self._load_local(load))
+
+    def DELETE_FAST(self, inst: Instruction) -> None:
+        self.unread_arguments.pop(inst.argval, None)
+        self.symbolic_locals.pop(inst.argval, None)
+
+    def LOAD_DEREF(self, inst: Instruction) -> None:
+        """A free variable of a closure: the frame view holds its cell's value in L."""
+        if inst.argval not in self.frame.code.co_freevars:
+            raise Unsupported(f"cell variable {inst.argval!r} (shared with an inner function)")
+        self.push(self._load_local(inst.argval))
+
+    def LOAD_CONST(self, inst: Instruction) -> None:
+        value = inst.argval
+        is_code = hasattr(value, "co_code")  # the body of a nested def or lambda
+        self.push(OpaqueVariable(value) if is_code else constant(value))
+
+    def RETURN_CONST(self, inst: Instruction) -> None:  # 3.12+
+        self._return(constant(inst.argval))
+
+    def RETURN_VALUE(self, inst: Instruction) -> None:
+        self._return(self.pop())
+
+    def LOAD_GLOBAL(self, inst: Instruction) -> None:
+        value = self._load_global(inst.argval)
+        if compat.load_global_pushes_null(inst.arg):
+            self.push(*compat.with_null(value, NULL))
+        else:
+            self.push(value)
+
+    def _load_global(self, name: str) -> VariableTracker:
+        if name in self.frame.f_globals:
+            return wrap(self, self.frame.f_globals[name], GlobalSource(name))
+        if name in self.frame.f_builtins:
+            return wrap(self, self.frame.f_builtins[name], BuiltinSource(name))
+        raise Unsupported(f"name {name!r} is not defined")
+
+    # ---- attributes and calls -------------------------------------------------------------
+
+    def LOAD_ATTR(self, inst: Instruction) -> None:
+        if compat.load_attr_is_method(inst.arg):
+            self.LOAD_METHOD(inst)
+            return
+        obj = self.pop()
+        self.push(obj.var_getattr(self, inst.argval))
+
+    def LOAD_METHOD(self, inst: Instruction) -> None:
+        """Push the bound method with a NULL, as for a plain callable (see compat.py)."""
+        obj = self.pop()
+        self.push(*compat.with_null(obj.var_getattr(self, inst.argval), NULL))
+
+    def PUSH_NULL(self, inst: Instruction) -> None:
+        self.push(NULL)
+
+    def KW_NAMES(self, inst: Instruction) -> None:  # 3.11, 3.12: names for the next CALL
+        self.kw_names = inst.argval
+
+    def CALL(self, inst: Instruction) -> None:
+        kw_names, self.kw_names = self.kw_names, ()
+        self._call(inst.arg, kw_names)
+
+    def CALL_KW(self, inst: Instruction) -> None:  # 3.13: the names tuple is on the stack
+        kw_names = self.pop().as_python_constant()
+        self._call(inst.arg, kw_names)
+
+    def _call(self, argc: int, kw_names: tuple[str, ...]) -> None:
+        args = self.popn(argc)
+        first, second = self.popn(2)
+        fn, self_arg = compat.split_call_slots(first, second, lambda v: v is NULL)
+        if self_arg is not None:
+            args = [self_arg, *args]
+        n_positional = len(args) - len(kw_names)
+        kwargs = dict(zip(kw_names, args[n_positional:]))
+        self.push(self.call(fn, args[:n_positional], kwargs))
+
+    PRECALL = nop  # 3.11: prepared the call; CALL does all the work here
+
+    # ---- operators -------------------------------------------------------------------------
+
+    def BINARY_OP(self, inst: Instruction) -> None:
+        right = self.pop()
+        left = self.pop()
+        self.push(self.call(BuiltinVariable(BINARY_OPERATORS[inst.argval]), [left, right]))
+
+    def COMPARE_OP(self, inst: Instruction) -> None:
+        right = self.pop()
+        left = self.pop()
+        self.push(self.call(BuiltinVariable(COMPARE_OPERATORS[inst.argval]), [left, right]))
+
+    def IS_OP(self, inst: Instruction) -> None:
+        """`a is b` / `a is not b` (arg 1): known for constants, and for None vs anything."""
+        right = self.pop()
+        left = self.pop()
+        if left is right:
+            same = True
+        elif isinstance(left, ConstantVariable) and isinstance(right, ConstantVariable):
+            same = left.value is right.value
+        elif _is_none(left) or _is_none(right):
+            same = False  # only ConstantVariables hold None
+        else:
+            raise Unsupported(f"`is` between {left.describe()} and {right.describe()}")
+        self.push(ConstantVariable(same != bool(inst.arg)))
+
+    def CONTAINS_OP(self, inst: Instruction) -> None:
+        """`a in b` / `a not in b` (arg 1), on constants."""
+        container = self.pop()
+        item = self.pop()
+        found = self.call(BuiltinVariable(operator.contains), [container, item])
+        self.push(ConstantVariable(found.as_python_constant() != bool(inst.arg)))
+
+    def BINARY_SUBSCR(self, inst: Instruction) -> None:
+        index = self.pop()
+        container = self.pop()
+        self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
+
+    def BINARY_SLICE(self, inst: Instruction) -> None:  # 3.12+: `a[start:stop]`
+        stop = self.pop()
+        start = self.pop()
+        container = self.pop()
+        index = constant(slice(start.as_python_constant(), stop.as_python_constant()))
+        self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
+
+    def BUILD_SLICE(self, inst: Instruction) -> None:
+        bounds = [v.as_python_constant() for v in self.popn(inst.arg)]
+        self.push(constant(slice(*bounds)))
+
+    UNARY_NEGATIVE = unary(operator.neg)
+    UNARY_POSITIVE = unary(operator.pos)  # 3.11: 3.12+ use CALL_INTRINSIC_1
+    UNARY_INVERT = unary(operator.invert)
+
+    def UNARY_NOT(self, inst: Instruction) -> None:
+        self.push(ConstantVariable(not self.truth(self.pop())))
+
+    def TO_BOOL(self, inst: Instruction) -> None:  # 3.13: before every conditional jump
+        self.push(ConstantVariable(self.truth(self.pop())))
+
+    def CALL_INTRINSIC_1(self, inst: Instruction) -> None:  # 3.12+
+        if inst.argval == "INTRINSIC_UNARY_POSITIVE":
+            self.push(self.call(BuiltinVariable(operator.pos), [self.pop()]))
+        elif inst.argval == "INTRINSIC_LIST_TO_TUPLE":
+            self.LIST_TO_TUPLE(inst)
+        else:
+            raise Unsupported(f"missing: CALL_INTRINSIC_1 {inst.argval}")
+
+    # ---- tuples and lists ------------------------------------------------------------------
+
+    def BUILD_TUPLE(self, inst: Instruction) -> None:
+        self.push(TupleVariable(self.popn(inst.arg)))
+
+    def BUILD_LIST(self, inst: Instruction) -> None:
+        self.push(ListVariable(self.popn(inst.arg)))
+
+    def LIST_EXTEND(self, inst: Instruction) -> None:
+        items = self.pop().unpack_sequence(self)
+        self.stack[-inst.arg].items.extend(items)  # a list built by BUILD_LIST in this frame
+
+    def LIST_APPEND(self, inst: Instruction) -> None:
+        item = self.pop()
+        self.stack[-inst.arg].items.append(item)
+
+    def LIST_TO_TUPLE(self, inst: Instruction) -> None:  # 3.11: `(*a, *b)`
+        self.push(TupleVariable(self.pop().items))
+
+    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
+        items = self.pop().unpack_sequence(self)
+        if len(items) != inst.arg:
+            raise Unsupported(f"unpacking {len(items)} values into {inst.arg} names")
+        self.push(*reversed(items))
+
+    def UNPACK_EX(self, inst: Instruction) -> None:
+        """`a, *rest, b = seq`: arg holds the counts before (low byte) and after the star."""
+        before, after = inst.arg & 0xFF, inst.arg >> 8
+        items = self.pop().unpack_sequence(self)
+        if len(items) < before + after:
+            raise Unsupported(f"unpacking {len(items)} values into {before + after}+ names")
+        rest = ListVariable(items[before:len(items) - after])
+        self.push(*reversed([*items[:before], rest, *items[len(items) - after:]]))
+
+    # ---- the stack -----------------------------------------------------------------------
+
+    def POP_TOP(self, inst: Instruction) -> None:
+        self.pop()
+
+    def COPY(self, inst: Instruction) -> None:
+        self.push(self.stack[-inst.arg])
+
+    def SWAP(self, inst: Instruction) -> None:
+        self.stack[-1], self.stack[-inst.arg] = self.stack[-inst.arg], self.stack[-1]
+
+    NOP = nop
+    RESUME = nop  # the start of the function (and of resumed generators)
+    CACHE = nop  # inline caches: instructions.py already drops them
+    COPY_FREE_VARS = nop  # the frame view already holds the closure's values in L
+
+    # ---- jumps (their condition must be a constant) ------------------------------------------
+
+    def JUMP_FORWARD(self, inst: Instruction) -> None:
+        self.jump(inst)
+
+    JUMP_BACKWARD = JUMP_FORWARD
+    JUMP_BACKWARD_NO_INTERRUPT = JUMP_FORWARD
+
+    POP_JUMP_IF_TRUE = pop_jump_if(True)
+    POP_JUMP_IF_FALSE = pop_jump_if(False)
+    POP_JUMP_FORWARD_IF_TRUE = pop_jump_if(True)  # 3.11
+    POP_JUMP_FORWARD_IF_FALSE = pop_jump_if(False)  # 3.11
+    POP_JUMP_BACKWARD_IF_TRUE = pop_jump_if(True)  # 3.11
+    POP_JUMP_BACKWARD_IF_FALSE = pop_jump_if(False)  # 3.11
+    POP_JUMP_IF_NONE = pop_jump_if_none(True)
+    POP_JUMP_IF_NOT_NONE = pop_jump_if_none(False)
+    POP_JUMP_FORWARD_IF_NONE = pop_jump_if_none(True)  # 3.11
+    POP_JUMP_FORWARD_IF_NOT_NONE = pop_jump_if_none(False)  # 3.11
+    POP_JUMP_BACKWARD_IF_NONE = pop_jump_if_none(True)  # 3.11
+    POP_JUMP_BACKWARD_IF_NOT_NONE = pop_jump_if_none(False)  # 3.11
+    JUMP_IF_TRUE_OR_POP = jump_or_pop(True)  # 3.11
+    JUMP_IF_FALSE_OR_POP = jump_or_pop(False)  # 3.11
+
+
+def _is_none(value: VariableTracker) -> bool:
+    return isinstance(value, ConstantVariable) and value.value is None

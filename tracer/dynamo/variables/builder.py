@@ -1,0 +1,127 @@
+"""`wrap`: turn a real value read from the frame into a tracker, installing its guards.
+
+Every value the translator reads from outside the bytecode (an argument, a global, an attribute
+of a module) passes through here exactly once per source. The guard is installed *at wrap
+time*, before any operation can fail on the value, so the guards recorded so far always
+describe everything tracing relied on; that is what makes an eager fallback entry (and later a
+graph break) safe to cache under them.
+
+    value                         tracker                     guard
+    ----------------------------  --------------------------  -------------------------------
+    minitorch.Tensor              TensorVariable (+ input)    TENSOR_MATCH
+    None, bool, int, float, str   ConstantVariable            CONSTANT_MATCH
+    minitorch dtype               ConstantVariable            ID_MATCH
+    tuple                         TupleVariable of wrapped    TUPLE_LENGTH (+ the items')
+    module                        PythonModuleVariable        ID_MATCH
+    minitorch.sin, ops.sin        MinitorchFunctionVariable   ID_MATCH
+    len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
+    other Python function         UserFunctionVariable        ID_MATCH
+    anything else                 OpaqueVariable              TYPE_MATCH
+"""
+
+from __future__ import annotations
+
+import math
+from types import FunctionType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+from minitorch.autograd import is_grad_enabled
+from minitorch.dtype import DType
+from minitorch.fake import is_fake
+from minitorch.ops import OpDef
+from minitorch.tensor import Tensor
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.functions import (
+    GRAPH_OPERATORS,
+    INPLACE_OPERATORS,
+    BuiltinVariable,
+    MinitorchFunctionVariable,
+    UserFunctionVariable,
+)
+from tracer.dynamo.variables.modules import PythonModuleVariable
+from tracer.dynamo.variables.opaque import OpaqueVariable
+from tracer.dynamo.variables.tuples import TupleVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+# Builtins that are pure functions of their arguments, so folding them on constants is exact.
+_PURE_BUILTINS = frozenset({
+    abs, bool, divmod, float, int, len, list, max, min, pow, range, round, str, sum, tuple,
+    # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
+    is_grad_enabled,
+})
+
+
+def wrap(tx: InstructionTranslator, value: Any, source: Source | None,
+         guard: bool = True) -> VariableTracker:
+    """The tracker of `value`, read from `source`; installs its guards unless `guard` is False.
+
+    The same source always gives the same tracker (one graph input per tensor source).
+    """
+    if source is not None and source in tx.output.wrapped:
+        return tx.output.wrapped[source]
+    variable = _wrap(tx, value, source, guard and source is not None)
+    if source is not None:
+        tx.output.wrapped[source] = variable
+    return variable
+
+
+def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
+          guard: bool) -> VariableTracker:
+    def install(kind: str) -> None:
+        if guard:
+            tx.output.add_guard(source, kind)
+
+    if isinstance(value, Tensor):
+        if is_fake(value):
+            raise Unsupported("a fake tensor was passed to a compiled function")
+        install("TENSOR_MATCH")
+        return tx.output.add_graph_input(source, value)
+    if value is None or type(value) in (bool, int, float, str):
+        install("CONSTANT_MATCH")
+        return ConstantVariable(value, source)
+    if isinstance(value, DType):
+        install("ID_MATCH")
+        return ConstantVariable(value, source)
+    if type(value) is tuple:
+        install("TUPLE_LENGTH")
+        items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
+        return TupleVariable(items, source=source)
+    if isinstance(value, ModuleType):
+        install("ID_MATCH")
+        return PythonModuleVariable(value, source)
+    if _is_minitorch_op(value):
+        install("ID_MATCH")
+        return MinitorchFunctionVariable(value, source)
+    if _is_pure_builtin(value):
+        install("NOT_SHADOWED" if isinstance(source, BuiltinSource) else "ID_MATCH")
+        return BuiltinVariable(value, source)
+    if isinstance(value, FunctionType):
+        install("ID_MATCH")
+        return UserFunctionVariable(value, source)
+    install("TYPE_MATCH")
+    return OpaqueVariable(value, source)
+
+
+def _item_source(source: Source | None, index: int) -> Source | None:
+    return None if source is None else GetItemSource(source, index)
+
+
+def _is_minitorch_op(value: Any) -> bool:
+    """minitorch's functional API (minitorch.sin) and the op table (minitorch.ops.sin)."""
+    if isinstance(value, OpDef):
+        return True
+    return isinstance(value, FunctionType) and value.__module__ == "minitorch.functional"
+
+
+def _is_pure_builtin(value: Any) -> bool:
+    if not callable(value) or getattr(value, "__hash__", None) is None:
+        return False
+    if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS:
+        return True
+    return getattr(value, "__module__", None) == "math" and getattr(math, value.__name__,
+                                                                     None) is value

@@ -1,0 +1,167 @@
+"""Callables: the ones that go into the graph, the ones that fold, the ones we cannot trace yet.
+
+    MinitorchFunctionVariable  minitorch.sin(x)       -> call_function[target=minitorch.sin]
+    BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
+                               math.sqrt(4.0), len(s) -> folded to a constant
+    UserFunctionVariable       helper(x)              -> Unsupported (inlining comes later)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.tensor import TensorVariable
+from tracer.dynamo.variables.tuples import TupleVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+# Operators that compute a new value from their operands: on tensors they become graph nodes.
+GRAPH_OPERATORS = frozenset({
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+    operator.mod, operator.pow, operator.matmul, operator.and_, operator.or_, operator.xor,
+    operator.lshift, operator.rshift, operator.neg, operator.pos, operator.invert,
+    operator.getitem, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
+    operator.ge,
+})
+
+# `a += b` calls type(a).__iadd__ if it exists (mutation) and falls back to `a = a + b`.
+INPLACE_OPERATORS = {
+    operator.iadd: (operator.add, "__iadd__"),
+    operator.isub: (operator.sub, "__isub__"),
+    operator.imul: (operator.mul, "__imul__"),
+    operator.itruediv: (operator.truediv, "__itruediv__"),
+    operator.ifloordiv: (operator.floordiv, "__ifloordiv__"),
+    operator.imod: (operator.mod, "__imod__"),
+    operator.ipow: (operator.pow, "__ipow__"),
+    operator.imatmul: (operator.matmul, "__imatmul__"),
+    operator.iand: (operator.and_, "__iand__"),
+    operator.ior: (operator.or_, "__ior__"),
+    operator.ixor: (operator.xor, "__ixor__"),
+    operator.ilshift: (operator.lshift, "__ilshift__"),
+    operator.irshift: (operator.rshift, "__irshift__"),
+}
+
+
+def _qualname(fn: Any) -> str:
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    if module in (None, "builtins"):
+        return name
+    return f"{module.lstrip('_')}.{name}"  # '_operator' -> 'operator'
+
+
+class MinitorchFunctionVariable(VariableTracker):
+    """A function of minitorch's functional API (or an op-table op): recorded in the graph."""
+
+    def __init__(self, fn: Any, source: Source | None = None) -> None:
+        super().__init__(source)
+        self.fn = fn
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return tx.output.record_call("call_function", self.fn, args, kwargs)
+
+    def describe(self) -> str:
+        return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)
+
+
+class BuiltinVariable(VariableTracker):
+    """A builtin, `operator` or `math` function, or a method of a constant.
+
+    With constant arguments it runs for real and the result is a constant (`math.sqrt(d)`,
+    `len(x.shape)`); an operator with a tensor operand becomes a graph node; a few functions
+    know how to handle tuples of trackers (`shape[1:]`, `shape + (1,)`, `len(x)`).
+    """
+
+    def __init__(self, fn: Any, source: Source | None = None) -> None:
+        super().__init__(source)
+        self.fn = fn
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if _all_constants(args, kwargs):
+            return self._fold(self.fn, args, kwargs)
+        fn = _out_of_place(self.fn, args) if self.fn in INPLACE_OPERATORS else self.fn
+        if fn is operator.getitem and isinstance(args[0], TupleVariable):
+            return args[0].getitem(args[1].as_python_constant())
+        if fn is operator.add and all(isinstance(a, TupleVariable) for a in args):
+            return TupleVariable(args[0].items + args[1].items)
+        if fn is len and len(args) == 1 and isinstance(args[0], TupleVariable):
+            return constant(len(args[0].items))
+        if fn is len and len(args) == 1 and isinstance(args[0], TensorVariable):
+            return constant(_tensor_len(args[0]))
+        if fn in GRAPH_OPERATORS and any(isinstance(a, TensorVariable) for a in args):
+            return tx.output.record_call("call_function", fn, args, kwargs)
+        described = ", ".join(a.describe() for a in args)
+        raise Unsupported(f"{_qualname(fn)}() on {described} (only constants fold here; "
+                          "tensor math goes through minitorch functions and operators)")
+
+    def _fold(self, fn: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]):
+        values = [a.as_python_constant() for a in args]
+        kw_values = {k: v.as_python_constant() for k, v in kwargs.items()}
+        try:
+            result = fn(*values, **kw_values)
+        except Exception as e:  # the eager run will raise it again, at the user's line
+            raise Unsupported(f"{_qualname(fn)}() raised {type(e).__name__}: {e}") from e
+        return constant(result)
+
+    def describe(self) -> str:
+        return f"the function {_qualname(self.fn)}"
+
+
+class UserFunctionVariable(VariableTracker):
+    """A Python function that is not a minitorch op; calling it needs inlining (a later issue)."""
+
+    def __init__(self, fn: Any, source: Source | None = None) -> None:
+        super().__init__(source)
+        self.fn = fn
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        raise Unsupported(f"call to the Python function {_qualname(self.fn)} (it is not a "
+                          "minitorch op, and inlining Python functions is not supported yet)")
+
+    def describe(self) -> str:
+        return f"the function {_qualname(self.fn)}"
+
+
+def _all_constants(args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> bool:
+    return all(a.is_python_constant() for a in [*args, *kwargs.values()])
+
+
+def _out_of_place(fn: Any, args: list[VariableTracker]) -> Any:
+    """`x += y` on a tensor: the plain operator, unless the tensor type mutates in place."""
+    plain, dunder = INPLACE_OPERATORS[fn]
+    target = args[0]
+    if isinstance(target, TensorVariable) and hasattr(target.python_type(), dunder):
+        raise Unsupported(f"in-place {dunder} on a tensor mutates it; mutation is not "
+                          "supported yet")
+    return plain
+
+
+def _tensor_len(tensor: TensorVariable) -> int:
+    shape = tensor.example.shape
+    if not shape:
+        raise Unsupported("len() of a 0-d tensor")
+    return shape[0]

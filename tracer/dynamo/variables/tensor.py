@@ -1,0 +1,109 @@
+"""`TensorVariable`: a tensor in the graph being built, as a node plus its fake value.
+
+The fake value (minitorch/fake.py) has the real tensor's shape, dtype and strides and no data.
+Every op on a TensorVariable runs the *real* minitorch function on the fake values to learn
+the result's shape and dtype (and to reject bad shapes exactly as eager would), then records
+the call as a graph node (output_graph.py, `record_call`).
+
+    x.shape            -> a tuple of constants, sources L['x'].shape[i] (guarded by TENSOR_MATCH)
+    x.dtype, x.ndim    -> constants
+    x.sum(dim=0)       -> call_method[target=sum](args = (%x,), kwargs = {dim: 0})
+    x.item()           -> Unsupported: the value exists only at run time
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import AttrSource, Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import constant
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+    from tracer.fx import Node
+
+# Attributes the fake value knows exactly; anything else (.grad, .data, ...) is not traced.
+_METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad")
+# Methods that only read metadata: folded into constants.
+_METADATA_METHODS = ("size", "dim", "numel")
+# Strides are exact for graph inputs (guarded) but an intermediate's strides depend on how
+# the backend computes it, so these fold only on tensors that have a source.
+_LAYOUT_METHODS = ("stride", "is_contiguous")
+# Methods that need the tensor's values, which do not exist while tracing.
+_DATA_METHODS = ("item", "tolist", "numpy", "__bool__", "__float__", "__int__", "__len__")
+
+
+class TensorVariable(VariableTracker):
+    """A tensor value: the fx node that computes it and a fake tensor that describes it."""
+
+    def __init__(self, node: Node, example: Any, source: Source | None = None) -> None:
+        super().__init__(source)
+        self.node = node  # placeholder or call node of the graph being built
+        self.example = example  # the fake tensor: shape, dtype, strides, requires_grad
+
+    def python_type(self) -> type:
+        return type(self.example)
+
+    def as_graph_arg(self) -> Any:
+        return self.node
+
+    def as_example(self) -> Any:
+        return self.example
+
+    def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        if name in _METADATA_ATTRS:
+            source = None if self.source is None else AttrSource(self.source, name)
+            return constant(getattr(self.example, name), source)
+        if callable(getattr(type(self.example), name, None)):
+            return TensorMethodVariable(self, name)
+        raise Unsupported(f"tensor attribute .{name} (only {', '.join(_METADATA_ATTRS)} "
+                          "are known while tracing)")
+
+    def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        raise Unsupported("iterating over a tensor")
+
+    def describe(self) -> str:
+        shape = list(self.example.shape)
+        where = f" {self.source.name()}" if self.source is not None else ""
+        return f"the tensor{where} of shape {shape} and dtype {self.example.dtype.name}"
+
+
+class TensorMethodVariable(VariableTracker):
+    """`x.name` of a tracked tensor, waiting for its call."""
+
+    def __init__(self, tensor: TensorVariable, name: str) -> None:
+        super().__init__(None)
+        self.tensor = tensor
+        self.name = name
+
+    def python_type(self) -> type:
+        return type(getattr(self.tensor.example, self.name))
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        name = self.name
+        if name in _DATA_METHODS:
+            raise Unsupported(f"Tensor.{name}() reads the tensor's values, which do not exist "
+                              "while tracing (a data-dependent operation)")
+        if name in _METADATA_METHODS or (name in _LAYOUT_METHODS and self.tensor.source):
+            return self._fold(args, kwargs)
+        if name in _LAYOUT_METHODS:
+            raise Unsupported(f"Tensor.{name}() of an intermediate tensor: its layout is "
+                              "decided by the backend, not known while tracing")
+        if name.endswith("_") or name == "backward":
+            raise Unsupported(f"Tensor.{name}() changes a tensor in place; mutation is not "
+                              "supported yet")
+        return tx.output.record_call("call_method", name, [self.tensor, *args], kwargs)
+
+    def _fold(self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]):
+        method = getattr(self.tensor.example, self.name)
+        values = [a.as_python_constant() for a in args]
+        kw_values = {k: v.as_python_constant() for k, v in kwargs.items()}
+        return constant(method(*values, **kw_values))
+
+    def describe(self) -> str:
+        return f"the method Tensor.{self.name}"
