@@ -8,7 +8,7 @@ computes one element through the `ops` handler (see [Note: ops handlers]). For y
 
     buf0: Pointwise(float32, ranges=(4096,))
     def inner_fn(index):
-        i0 = index
+        (i0,) = index
         tmp0 = ops.load('arg0_1', i0)
         tmp1 = ops.sin(tmp0)
         tmp2 = ops.pow(tmp1, 2)

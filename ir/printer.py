@@ -3,7 +3,7 @@
 A body prints the way Inductor prints its IR, as Python one could run with another `ops`:
 
     def inner_fn(index):
-        i0 = index
+        (i0,) = index
         tmp0 = ops.load('arg0_1', i0)
         tmp1 = ops.sin(tmp0)
         tmp2 = ops.pow(tmp1, 2)
@@ -96,9 +96,15 @@ def format_inner_fn(
 
     lines = ["def inner_fn(index):" if rindex is None else "def inner_fn(index, rindex):"]
     if index:
-        lines.append(f"    {', '.join(map(str, index))} = index")
+        lines.append(f"    {_unpack(index)} = index")
     if rindex:
-        lines.append(f"    {', '.join(map(str, rindex))} = rindex")
+        lines.append(f"    {_unpack(rindex)} = rindex")
     lines += [f"    {line}" for line in handler.lines]
     lines.append(f"    return {result}")
     return "\n".join(lines)
+
+
+def _unpack(names) -> str:
+    """The left side that unpacks an index tuple: '(i0,)' or 'i0, i1' (valid Python)."""
+    names = [str(n) for n in names]
+    return f"({names[0]},)" if len(names) == 1 else ", ".join(names)

@@ -28,7 +28,7 @@ def test_pointwise_prints_like_inductor():
     assert str(buf0) == textwrap.dedent("""\
         buf0: Pointwise(float32, ranges=(4096,))
         def inner_fn(index):
-            i0 = index
+            (i0,) = index
             tmp0 = ops.load('arg0_1', i0)
             tmp1 = ops.sin(tmp0)
             tmp2 = ops.pow(tmp1, 2)
@@ -48,7 +48,7 @@ def test_reduction_and_broadcast_print():
         buf0: Reduction(float32, ranges=(3, 1), reduction_ranges=(4,), reduction_type='sum')
         def inner_fn(index, rindex):
             i0, i1 = index
-            r0 = rindex
+            (r0,) = rindex
             tmp0 = ops.load('x', 4*i0 + r0)
             tmp1 = ops.load('y', r0)
             tmp2 = ops.mul(tmp0, tmp1)
@@ -63,19 +63,19 @@ def test_program_prints_inputs_kernels_outputs():
         kernel0: FusedKernel(ranges=(4096,), reads=('arg0_1',), writes=('buf0', 'buf1', 'buf2'))
             buf0: Pointwise(float32, ranges=(4096,))
             def inner_fn(index):
-                i0 = index
+                (i0,) = index
                 tmp0 = ops.load('arg0_1', i0)
                 tmp1 = ops.sin(tmp0)
                 return tmp1
             buf1: Pointwise(float32, ranges=(4096,))
             def inner_fn(index):
-                i0 = index
+                (i0,) = index
                 tmp0 = ops.load('arg0_1', i0)
                 tmp1 = ops.cos(tmp0)
                 return tmp1
             buf2: Pointwise(float32, ranges=(4096,))
             def inner_fn(index):
-                i0 = index
+                (i0,) = index
                 tmp0 = ops.load('buf0', i0)
                 tmp1 = ops.pow(tmp0, 2)
                 tmp2 = ops.load('buf1', i0)

@@ -1,0 +1,83 @@
+"""The LLVM CPU backend: FusedKernel -> LLVM IR -> machine code -> a callable kernel.
+
+Used like any backend (codegen/backend.py):
+
+    backend = LLVMBackend()
+    compiled = backend.compile_kernel(kernel, program.dtypes())
+    print(compiled.source)                # the IR we generated, as written
+    compiled({"arg0_1": x, "buf0": out})  # fills out in place
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from codegen.backend import Backend, CompiledKernel
+from codegen.llvm.jit import JitModule, compile_ir
+from codegen.llvm.kernel import generate_kernel
+from codegen.llvm.parallel import parallel_for
+from ir.scheduler import FusedKernel
+from minitorch.dtype import DType
+from minitorch.errors import DTypeError, MinitorchError
+
+# void kernel(void **buffers, int64 start, int64 end)
+_KERNEL_SIGNATURE = (None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+class LLVMKernel(CompiledKernel):
+    """A kernel compiled for this CPU; calling it runs the machine code, on several threads
+    when it is big (codegen/llvm/parallel.py)."""
+
+    def __init__(self, kernel: FusedKernel, dtypes: dict[str, DType], jit: JitModule) -> None:
+        self.name = kernel.name
+        self.source = jit.source  # the IR as generated: readable, one op per line
+        self._jit = jit
+        self._function = jit.function(kernel.name, *_KERNEL_SIGNATURE)
+        self._buffers = kernel.reads + kernel.writes  # the order of the pointer array
+        self._dtypes = tuple(dtypes[name].np for name in self._buffers)
+        self._outer = kernel.ranges[0] if kernel.ranges else 1  # iterations to split
+        self._work = math.prod(kernel.ranges) * math.prod(kernel.reduction_ranges)
+
+    @property
+    def optimized_source(self) -> str:
+        """The IR after LLVM's O3 pipeline: vector types, unrolled loops, inlined math."""
+        return self._jit.optimized_source
+
+    def assembly(self) -> str:
+        """The x86 (or other host) assembly the kernel became."""
+        return self._jit.assembly()
+
+    def __call__(self, buffers: dict[str, np.ndarray]) -> None:
+        """Run on `buffers`, laid out as the kernel was compiled for.
+
+        NOTE: no written array may share memory with a read one: the kernel was compiled on
+        that promise (`noalias`, see [Note: the LLVM kernel]), and checking it here would
+        cost every launch.
+        """
+        pointers = (ctypes.c_void_p * len(self._buffers))()
+        for k, (name, dtype) in enumerate(zip(self._buffers, self._dtypes, strict=True)):
+            if name not in buffers:
+                raise MinitorchError(f"{self.name} needs the buffer {name!r}")
+            array = buffers[name]
+            if array.dtype != dtype:
+                raise DTypeError(f"{self.name}: buffer {name!r} is {array.dtype}, expected {dtype}")
+            # Element (0, 0, ...): flat indices count from here, negative ones included.
+            pointers[k] = array.ctypes.data
+
+        def run(start: int, end: int) -> None:
+            self._function(pointers, start, end)
+
+        parallel_for(run, self._outer, self._work)
+
+
+class LLVMBackend(Backend):
+    """Compiles kernels to machine code for the CPU this process runs on."""
+
+    name = "llvm"
+
+    def compile_kernel(self, kernel: FusedKernel, dtypes: dict[str, DType]) -> LLVMKernel:
+        module = generate_kernel(kernel, dtypes)
+        return LLVMKernel(kernel, dtypes, compile_ir(str(module)))
