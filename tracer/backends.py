@@ -32,7 +32,6 @@ def aot_eager(gm, example_inputs) -> Callable:
 
 def inductor(gm, example_inputs) -> Callable:
     from codegen.inductor import compile_fx
-
     from tracer.aot import aot_module
 
     return aot_module(gm, example_inputs, compile_fx, compile_fx)
