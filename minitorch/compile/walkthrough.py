@@ -101,8 +101,9 @@ def _max_diff(a, b) -> float:
 
 
 def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
-           script_seconds: float, out=sys.stdout) -> bool:
+           script_seconds: float, out=None) -> bool:
     """Print the recorded stages and the checks; returns whether every check passed."""
+    out = out or sys.stdout
     shown = [a for a in recorder.artifacts if stage is None or a.stage == stage]
     if dump_dir:
         os.makedirs(dump_dir, exist_ok=True)
@@ -164,23 +165,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"minitorch.compile: no such script: {args.script}", file=sys.stderr)
         return 2
     if args.backend:
+        from minitorch.errors import CompileError
         from tracer.backends import lookup_backend
 
         try:
             lookup_backend(args.backend)
-        except Exception as e:  # an unknown name: say so, with the choices
+        except CompileError as e:  # an unknown name: say so, with the choices
             print(f"minitorch.compile: {e}", file=sys.stderr)
             return 2
-        config.force_backend = args.backend
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    config.force_backend = args.backend
     try:
         recorder, seconds = run_script(args.script)
+        return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
     except SystemExit as e:
         if e.code not in (0, None):
             print(f"minitorch.compile: {args.script} exited with status {e.code}", file=sys.stderr)
             return 1
         return 0
-    except BaseException:
+    except Exception:
         print(f"minitorch.compile: {args.script} raised an exception:", file=sys.stderr)
         traceback.print_exc()
         return 1
-    return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
+    finally:
+        config.force_backend = None
+        sys.argv[:], sys.path[:] = saved_argv, saved_path
