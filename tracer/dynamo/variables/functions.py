@@ -56,8 +56,8 @@ def _qualname(fn: Any) -> str:
     return f"{module.lstrip('_')}.{name}"  # '_operator' -> 'operator'
 
 
-class MinitorchFunctionVariable(VariableTracker):
-    """A function of minitorch's functional API (or an op-table op): recorded in the graph."""
+class _FunctionVariable(VariableTracker):
+    """Shared by the trackers of callables: the function itself, and its type."""
 
     def __init__(self, fn: Any, source: Source | None = None) -> None:
         super().__init__(source)
@@ -65,6 +65,10 @@ class MinitorchFunctionVariable(VariableTracker):
 
     def python_type(self) -> type:
         return type(self.fn)
+
+
+class MinitorchFunctionVariable(_FunctionVariable):
+    """A function of minitorch's functional API (or an op-table op): recorded in the graph."""
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
@@ -76,20 +80,13 @@ class MinitorchFunctionVariable(VariableTracker):
         return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)
 
 
-class BuiltinVariable(VariableTracker):
+class BuiltinVariable(_FunctionVariable):
     """A builtin, `operator` or `math` function, or a method of a constant.
 
     With constant arguments it runs for real and the result is a constant (`math.sqrt(d)`,
     `len(x.shape)`); an operator with a tensor operand becomes a graph node; a few functions
     know how to handle tuples of trackers (`shape[1:]`, `shape + (1,)`, `len(x)`).
     """
-
-    def __init__(self, fn: Any, source: Source | None = None) -> None:
-        super().__init__(source)
-        self.fn = fn
-
-    def python_type(self) -> type:
-        return type(self.fn)
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
@@ -125,15 +122,8 @@ class BuiltinVariable(VariableTracker):
         return f"the function {_qualname(self.fn)}"
 
 
-class UserFunctionVariable(VariableTracker):
+class UserFunctionVariable(_FunctionVariable):
     """A Python function that is not a minitorch op; calling it needs inlining (a later issue)."""
-
-    def __init__(self, fn: Any, source: Source | None = None) -> None:
-        super().__init__(source)
-        self.fn = fn
-
-    def python_type(self) -> type:
-        return type(self.fn)
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
