@@ -33,8 +33,12 @@ class Size(tuple):
         return f"minitorch.Size({list(self)})"
 
 
-class Tensor:
-    """An n-dimensional array that can record the ops that made it."""
+class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
+    """An n-dimensional array that can record the ops that made it.
+
+    The ops' methods and Python operators come from the mixins in minitorch/functional/,
+    one per family of ops; this class holds what every tensor has: data, metadata, autograd.
+    """
 
     def __init__(self, data=()) -> None:
         """`minitorch.Tensor([1, 2])` is a float32 tensor, as in PyTorch; prefer `tensor()`."""
@@ -186,93 +190,3 @@ class Tensor:
         from minitorch.dtype import float64
 
         return self.to(float64)
-
-    # ---- ops as methods ----------------------------------------------------------------------
-
-    def sin(self) -> Tensor:
-        return F.sin(self)
-
-    def cos(self) -> Tensor:
-        return F.cos(self)
-
-    def exp(self) -> Tensor:
-        return F.exp(self)
-
-    def log(self) -> Tensor:
-        return F.log(self)
-
-    def neg(self) -> Tensor:
-        return F.neg(self)
-
-    def add(self, other, *, alpha=1) -> Tensor:
-        return F.add(self, other, alpha=alpha)
-
-    def sub(self, other, *, alpha=1) -> Tensor:
-        return F.sub(self, other, alpha=alpha)
-
-    def mul(self, other) -> Tensor:
-        return F.mul(self, other)
-
-    def div(self, other) -> Tensor:
-        return F.div(self, other)
-
-    def pow(self, exponent) -> Tensor:
-        return F.pow(self, exponent)
-
-    def sum(self, dim=None, keepdim: bool = False) -> Tensor:
-        return F.sum(self, dim, keepdim)
-
-    def mean(self, dim=None, keepdim: bool = False) -> Tensor:
-        return F.mean(self, dim, keepdim)
-
-    def reshape(self, *shape) -> Tensor:
-        return F.reshape(self, _shape_arg(shape))
-
-    def expand(self, *shape) -> Tensor:
-        return F.expand(self, _shape_arg(shape))
-
-    # ---- Python operators --------------------------------------------------------------------
-
-    def __add__(self, other):
-        return F.add(self, other) if _is_operand(other) else NotImplemented
-
-    def __radd__(self, other):
-        return F.add(other, self) if _is_operand(other) else NotImplemented
-
-    def __sub__(self, other):
-        return F.sub(self, other) if _is_operand(other) else NotImplemented
-
-    def __rsub__(self, other):
-        return F.sub(other, self) if _is_operand(other) else NotImplemented
-
-    def __mul__(self, other):
-        return F.mul(self, other) if _is_operand(other) else NotImplemented
-
-    def __rmul__(self, other):
-        return F.mul(other, self) if _is_operand(other) else NotImplemented
-
-    def __truediv__(self, other):
-        return F.div(self, other) if _is_operand(other) else NotImplemented
-
-    def __rtruediv__(self, other):
-        return F.div(other, self) if _is_operand(other) else NotImplemented
-
-    def __pow__(self, exponent):
-        return F.pow(self, exponent) if _is_operand(exponent) else NotImplemented
-
-    def __neg__(self):
-        return F.neg(self)
-
-    def __pos__(self):
-        return self
-
-
-def _is_operand(x) -> bool:
-    return isinstance(x, (Tensor, bool, int, float))
-
-
-def _shape_arg(shape: tuple) -> tuple:
-    """Accept both x.reshape(2, 3) and x.reshape((2, 3))."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)

@@ -1,226 +1,43 @@
 """Every row of the op table, checked against numpy and finite differences.
 
-For each op in `minitorch.ops.OPS`, SAMPLES lists argument lists to call it with. Each sample
-is checked three ways:
+For each op in `minitorch.ops.OPS`, op_samples/<family>.py lists arguments to call it with.
+Each sample is checked three ways:
 
     value   the eager result equals numpy's, with PyTorch's result shape and dtype
     meta    the op's shape/dtype rule (and fake-tensor tracing) predicts that shape and dtype
     grad    autograd's gradient equals central finite differences of the numpy reference,
             in float64
 
-Registering an op without samples fails `test_every_op_has_samples`.
+Registering an op without an OpSpec fails `test_every_op_has_samples`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
+from op_samples import pointwise, reductions, views
+from op_samples.common import T, f32, f64, i32, i64
 
 import minitorch
 from minitorch import autograd
 from minitorch.fake import FakeTensorMode, fake_like
 from minitorch.ops import OPS
 
-f32, f64, i32, i64 = "float32", "float64", "int32", "int64"
-
-
-@dataclass(frozen=True)
-class T:
-    """A tensor argument: its shape, dtype, and the interval its values are drawn from."""
-
-    shape: tuple[int, ...]
-    dtype: str = f32
-    low: float = -2.0
-    high: float = 2.0
-
-
-POSITIVE = {"low": 0.5, "high": 2.0}  # for log, division and fractional powers
-
-
-def S(*args, **kwargs) -> tuple[tuple, dict]:
-    """One sample: the op's positional and keyword arguments, with T for tensors."""
-    return args, kwargs
-
-
-def _binary_samples(**right) -> list:
-    """Shapes, dtypes and scalar sides shared by add, sub, mul and div.
-
-    `right` narrows the values of the right operand (positive denominators for div).
-    """
-    return [
-        S(T((3,), **right), T((3,), **right)),
-        S(T((2, 3)), T((3,), **right)),  # broadcast a row
-        S(T((2, 1)), T((1, 3), **right)),  # both sides stretch
-        S(T((4, 1, 3)), T((2, 1), **right)),  # a leading dim appears
-        S(T(()), T((2, 3), **right)),  # 0-d with n-d
-        S(T(()), T((), f64, **right)),  # two 0-d tensors: float64 wins
-        S(T((2, 3)), 2.0),  # float32 tensor + Python float: float32
-        S(1.5, T((2, 3), f64, **right)),  # scalar on the left
-        S(T((2, 3), f64), 3),  # Python int
-        S(T((2, 3)), T((), f64, **right)),  # a 0-d float64 tensor does not promote float32
-        S(T((2, 3), f64), T((3,), **right)),  # float32 with float64 dims: float64
-        S(T((3,), i32, -3, 3), 2.5),  # int tensor + Python float: the default float
-        S(T((3,), i64, -3, 3), T((), f64, **right)),  # int tensor + 0-d float64: float64
-    ]
-
-
-def _int_samples() -> list:
-    """Integer arithmetic (no gradients): int32 + int64 dims -> int64, + 0-d int64 -> int32."""
-    return [
-        S(T((3,), i32, -3, 3), T((3,), i64, 1, 3)),
-        S(T((2, 3), i32, -3, 3), T((), i64, 1, 3)),
-        S(T((2, 3), i64, -3, 3), 2),
-    ]
-
-
-SAMPLES: dict[str, list] = {
-    "add": _binary_samples() + _int_samples(),
-    "sub": _binary_samples() + _int_samples(),
-    "mul": _binary_samples() + _int_samples(),
-    "div": _binary_samples(**POSITIVE) + [
-        S(T((3,), i32, 1, 4), T((3,), i32, 1, 4)),  # int / int is a float
-        S(1, T((2, 2), **POSITIVE)),
-    ],
-    "neg": [S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((4,), i64, -5, 5))],
-    "pow": [
-        S(T((3,)), 2),
-        S(T((2, 3), f64), 3),
-        S(T(()), 2),
-        S(T((2, 3), **POSITIVE), 0.5),
-        S(T((4,), f64, **POSITIVE), -1.5),
-        S(T((3,)), 1),
-        S(T((3,)), 0),
-        S(T((3,), i64, -3, 3), 2),  # int tensor ** int stays int
-        S(T((3,), i32, 1, 3), 0.5),  # int tensor ** float: the default float
-    ],
-    "sin": [S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((3,), i32, -3, 3))],
-    "cos": [S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((3,), i64, -3, 3))],
-    "exp": [S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((3,), i32, -3, 3))],
-    "log": [
-        S(T((3,), **POSITIVE)), S(T((), **POSITIVE)), S(T((2, 3), f64, **POSITIVE)),
-        S(T((3,), i64, 1, 5)),
-    ],
-    "sum": [
-        S(T((2, 3))),
-        S(T(())),
-        S(T((2, 3)), dim=0),
-        S(T((2, 3, 4), f64), dim=-1),
-        S(T((2, 3, 4)), dim=(0, -1)),
-        S(T((2, 3, 4)), dim=(2, 0), keepdim=True),
-        S(T((2, 3)), 1, True),  # dim and keepdim passed positionally
-        S(T((2, 3)), dim=None, keepdim=True),
-        S(T(()), dim=0),  # a 0-d tensor accepts dim 0 and -1, as in PyTorch
-        S(T((2, 0))),  # an empty sum is 0
-        S(T((2, 3), i32, -3, 3), dim=1),  # integer sums accumulate in int64
-    ],
-    "mean": [
-        S(T((2, 3))),
-        S(T(())),
-        S(T((2, 3), f64), dim=0),
-        S(T((2, 3, 4)), dim=-2),
-        S(T((2, 3, 4)), dim=(0, -1), keepdim=True),
-        S(T((2, 3, 4), f64), dim=(1,)),
-    ],
-    "expand": [
-        S(T((3, 1)), (3, 4)),
-        S(T((3, 1)), (2, -1, 4)),  # -1 keeps a size; a leading dim appears
-        S(T(()), (2, 3)),
-        S(T((1,), f64), (5,)),
-        S(T((2, 3)), (2, 3)),
-        S(T((1, 3), i64, -3, 3), (2, 3)),
-    ],
-    "reshape": [
-        S(T((2, 3, 4)), (-1, 4)),
-        S(T((6,), f64), (2, -1)),
-        S(T((2, 3)), (6,)),
-        S(T((1,)), ()),
-        S(T(()), (1, 1)),
-        S(T((2, 3), i32, -3, 3), (3, 2)),
-    ],
-}
-
-
-# ---- numpy references ------------------------------------------------------------------------
-
-
-def _np_sum(a, dim=None, keepdim=False):
-    if a.ndim == 0:
-        return a.copy()  # PyTorch lets a 0-d tensor reduce over dim 0; numpy does not
-    return np.sum(a, axis=dim, keepdims=keepdim)
-
-
-def _np_mean(a, dim=None, keepdim=False):
-    if a.ndim == 0:
-        return a.copy()
-    return np.mean(a, axis=dim, keepdims=keepdim)
-
-
-def _np_expand(a, shape):
-    lead = len(shape) - a.ndim
-    return np.broadcast_to(a, [a.shape[i - lead] if n == -1 else n for i, n in enumerate(shape)])
-
-
-NUMPY = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "neg": np.negative, "pow": np.power, "sin": np.sin, "cos": np.cos, "exp": np.exp,
-    "log": np.log, "sum": _np_sum, "mean": _np_mean, "expand": _np_expand,
-    "reshape": np.reshape,
-}
-
-_CATEGORY = {"bool": 0, "int32": 1, "int64": 1, "float32": 2, "float64": 2}
-
-
-def torch_result_dtype(*operands) -> str:
-    """PyTorch's type promotion, as its documentation states it.
-
-    The result's category (bool < int < float) is the highest among all operands. Its dtype is
-    the widest of that category among the tensors with dimensions; if none of them has that
-    category, among the 0-d tensors; else the Python scalar's default (int64, float32).
-    """
-    groups: tuple[list[str], list[str], list[str]] = ([], [], [])
-    for x in operands:
-        if isinstance(x, np.ndarray):
-            groups[0 if x.ndim else 1].append(x.dtype.name)
-        else:
-            groups[2].append("float32" if isinstance(x, float) else "int64")
-    top = max(_CATEGORY[d] for group in groups for d in group)
-    for group in groups:
-        same = [d for d in group if _CATEGORY[d] == top]
-        if same:
-            return max(same, key=lambda d: np.dtype(d).itemsize)
-    raise AssertionError("no operands")
-
-
-def expected_dtype(name: str, arrays: list) -> str:
-    """The dtype PyTorch gives op `name` on these (numpy) arguments."""
-    if name in ("add", "sub", "mul", "pow"):
-        return torch_result_dtype(*arrays[:2])
-    if name == "div":
-        dtype = torch_result_dtype(*arrays[:2])
-        return dtype if _CATEGORY[dtype] == 2 else "float32"
-    kind = arrays[0].dtype.name
-    if name in ("sin", "cos", "exp", "log", "mean"):
-        return kind if _CATEGORY[kind] == 2 else "float32"
-    if name == "sum":
-        return kind if _CATEGORY[kind] == 2 else "int64"
-    return kind  # neg, expand, reshape keep the dtype
-
+SPECS = {**pointwise.SPECS, **reductions.SPECS, **views.SPECS}
 
 # ---- running a sample ------------------------------------------------------------------------
 
 
 def _cases():
-    for name, samples in SAMPLES.items():
-        for i, sample in enumerate(samples):
+    for name, spec in SPECS.items():
+        for i, sample in enumerate(spec.samples):
             yield pytest.param(name, i, sample, id=f"{name}-{i}")
 
 
 CASES = list(_cases())
 # Gradients exist for float inputs only: samples with integer tensors alone are not rows here.
-GRAD_CASES = [case for case in CASES
-              if any(isinstance(a, T) and a.dtype in (f32, f64) for a in case.values[2][0])]
+GRAD_CASES = [case for case in CASES if SPECS[case.values[0]].grad
+              and any(isinstance(a, T) and a.dtype in (f32, f64) for a in case.values[2][0])]
 
 
 def _draw(args: tuple, seed: int, as_float64: bool = False) -> list:
@@ -254,13 +71,14 @@ def _reference(name: str, arrays: list, kwargs: dict) -> np.ndarray:
     """numpy's answer, computed in float64 for float inputs."""
     wide = [a.astype(f64) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a
             for a in arrays]
-    return np.asarray(NUMPY[name](*wide, **kwargs))
+    return np.asarray(SPECS[name].numpy(*wide, **kwargs))
 
 
 def test_every_op_has_samples():
-    assert set(SAMPLES) == set(OPS), "each op of minitorch.ops.OPS needs SAMPLES (and NUMPY)"
-    assert set(NUMPY) == set(OPS)
-    assert all(SAMPLES[name] for name in SAMPLES)
+    missing = set(OPS) - set(SPECS)
+    assert not missing, f"ops without an OpSpec in tests/minitorch/op_samples: {sorted(missing)}"
+    assert set(SPECS) <= set(OPS)
+    assert all(spec.samples for spec in SPECS.values())
 
 
 @pytest.mark.parametrize("name, index, sample", CASES)
@@ -270,7 +88,7 @@ def test_value_matches_numpy(name, index, sample):
     out = OPS[name](*_tensors(arrays), **kwargs)
     expected = _reference(name, arrays, kwargs)
 
-    assert out.dtype.name == expected_dtype(name, arrays)
+    assert out.dtype.name == SPECS[name].dtype(arrays)
     assert tuple(out.shape) == expected.shape
     result = out.numpy()
     if out.dtype.is_floating_point:

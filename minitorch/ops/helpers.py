@@ -1,0 +1,35 @@
+"""Pieces shared by the rows of the op table."""
+
+from __future__ import annotations
+
+
+def is_tensor(x) -> bool:
+    return not isinstance(x, (bool, int, float))
+
+
+def sum_to(grad, like):
+    """Undo broadcasting: sum `grad` down to the shape of `like` (None for a Python number)."""
+    from minitorch.ops.reductions import sum
+
+    if not is_tensor(like):
+        return None
+    shape = tuple(like.shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = len(grad.shape) - len(shape)
+    if lead:
+        grad = sum(grad, dim=tuple(range(lead)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = sum(grad, dim=stretched, keepdim=True)
+    return grad
+
+
+class ArrayMeta:
+    """Lets an eager kernel reuse a shape/dtype rule on a raw array."""
+
+    def __init__(self, array):
+        from minitorch.dtype import from_numpy_dtype
+
+        self.shape = array.shape
+        self.dtype = from_numpy_dtype(array.dtype)
