@@ -20,6 +20,7 @@ from minitorch.errors import (
     AutogradError,
     CompileError,
     DataDependentError,
+    DeviceError,
     DTypeError,
     MinitorchError,
     ShapeError,
@@ -62,7 +63,7 @@ float = float32  # noqa: A001 - PyTorch's alias
 double = float64
 
 __all__ = [
-    "AutogradError", "CompileError", "DTypeError", "DType", "DataDependentError",
+    "AutogradError", "CompileError", "DeviceError", "DTypeError", "DType", "DataDependentError",
     "MinitorchError", "ShapeError", "Size", "Tensor", "_dynamo", "add", "arange", "autograd",
     "bool", "compile", "cos", "device", "div", "double", "empty", "enable_grad", "exp", "expand",
     "float", "float32", "float64", "from_numpy", "full", "int32", "int64", "is_grad_enabled",

@@ -6,6 +6,10 @@
         3. compute     the innermost active DispatchMode, or the eager kernel on arrays
         4. autograd    if grad mode is on and an input requires grad, record a backward node
 
+An op with several outputs (`max` over a dim gives values and indices) has a meta rule that
+returns a tuple of TensorMetas and a kernel that returns a tuple of arrays; dispatch returns a
+tuple of tensors, and only the floating-point ones take part in autograd.
+
 [Note: dispatch modes]
 A `DispatchMode` (PyTorch's TorchDispatchMode) intercepts step 3. Fake tensors
 (minitorch/fake.py) use one to compute shapes without data; AOT autograd uses one to record
@@ -22,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.device import module_of
 from minitorch.ops.registry import OpDef, TensorMeta
 
 _mode_stack: list[DispatchMode] = []
@@ -62,20 +67,27 @@ def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
     if op.backward is not None and is_grad_enabled() and _any_requires_grad(args):
         from minitorch.autograd.graph import OpBackward
 
-        OpBackward(op, args, kwargs).attach((out,))
+        OpBackward(op, args, kwargs).attach(out if type(meta) is tuple else (out,))
     return out
 
 
-def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta):
+def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
     from minitorch.tensor import Tensor
 
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    result = op.impl(np, *arrays, **kwargs)
+    xp = np if type(arrays[0]) is np.ndarray else module_of(arrays[0])
+    result = op.impl(xp, *arrays, **kwargs)
+    if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
+        return tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
+    return Tensor._from_array(_as_dtype(result, meta))
+
+
+def _as_dtype(result, meta: TensorMeta):
     if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
         # numpy returns scalars for 0-d results and keeps float64 for float32 + 0-d float64;
         # the op's dtype rule (PyTorch's promotion) decides.
-        result = np.asarray(result, dtype=meta.dtype.np)
-    return Tensor._from_array(result)
+        result = module_of(result).asarray(result, dtype=meta.dtype.np)
+    return result
 
 
 def _any_requires_grad(args: tuple) -> bool:

@@ -37,6 +37,10 @@ class CompileError(MinitorchError, RuntimeError):
     """Compilation failed; the eager path is untouched and still runs."""
 
 
+class DeviceError(MinitorchError, RuntimeError):
+    """A device that cannot be used here (no cupy, no GPU), or tensors on different devices."""
+
+
 class AutogradError(MinitorchError, RuntimeError):
     """Misuse of autograd: backward through a freed graph, a non-scalar without a gradient, ..."""
 

@@ -70,4 +70,6 @@ class FakeTensorMode(DispatchMode):
     """Every op returns a fake tensor made from its shape/dtype rule."""
 
     def run(self, op, args, kwargs, meta):
+        if type(meta) is tuple:  # a multi-output op
+            return tuple(make_fake(m) for m in meta)
         return make_fake(meta)

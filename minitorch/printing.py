@@ -58,6 +58,7 @@ def format_array(array: np.ndarray, prefix: str) -> str:
 
 
 def format_tensor(t) -> str:
+    from minitorch.device import to_host
     from minitorch.dtype import bool_, float32, int64
     from minitorch.fake import is_fake
 
@@ -66,11 +67,13 @@ def format_tensor(t) -> str:
         body = f"FakeTensor(size={tuple(t.shape)}"
         suffixes.append(f"dtype={t.dtype!r}")
     else:
-        body = "tensor(" + format_array(t._data, "tensor(")
+        body = "tensor(" + format_array(to_host(t._data), "tensor(")
         if t._data.size == 0 and tuple(t.shape) != (0,):  # PyTorch: `tensor([])` for (0,)
             suffixes.append(f"size={tuple(t.shape)}")
         if t.dtype not in (float32, int64, bool_):
             suffixes.append(f"dtype={t.dtype!r}")
+    if t.is_cuda:
+        suffixes.insert(0, "device='cuda:0'")
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t.requires_grad:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch import functional as F
-from minitorch.device import CPU
+from minitorch.device import device, device_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
-from minitorch.errors import AutogradError, DTypeError, MinitorchError, at_user_line
+from minitorch.errors import AutogradError, DeviceError, DTypeError, MinitorchError, at_user_line
 
 
 class Size(tuple):
@@ -72,8 +72,12 @@ class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
         return from_numpy_dtype(self._data.dtype)
 
     @property
-    def device(self):
-        return CPU
+    def device(self) -> device:
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
 
     @property
     def ndim(self) -> int:
@@ -109,6 +113,10 @@ class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
             raise AutogradError(at_user_line(
                 "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()"
             ))
+        if self.is_cuda:
+            raise DeviceError(at_user_line(
+                "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
+            ))
         return np.asarray(self._data)
 
     def item(self):
@@ -116,10 +124,10 @@ class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
             raise MinitorchError(at_user_line(
                 f"item(): a tensor with {self.numel()} elements cannot be converted to a scalar"
             ))
-        return np.asarray(self._data).reshape(()).item()
+        return to_host(self._data).reshape(()).item()
 
     def tolist(self):
-        return np.asarray(self._data).tolist()
+        return to_host(self._data).tolist()
 
     def __bool__(self) -> bool:
         return bool(self.item())
@@ -176,10 +184,39 @@ class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
     def clone(self) -> Tensor:
         return F.add(self, 0) if self.requires_grad else Tensor._from_array(self._data.copy())
 
-    def to(self, dtype: DType) -> Tensor:
-        if dtype is self.dtype:
+    def to(self, *args, **kwargs) -> Tensor:
+        """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
+        `self` when nothing changes, as in PyTorch. Differentiable."""
+        from minitorch.ops import to_copy
+
+        dtype, dev = _to_arguments(self, args, kwargs)
+        same_dtype = dtype is None or dtype is self.dtype
+        same_device = dev is None or dev == self.device
+        if same_dtype and same_device:
             return self
-        return Tensor._from_array(np.asarray(self._data).astype(dtype.np))
+        return to_copy(self, dtype=None if same_dtype else dtype,
+                       device=None if same_device else device(dev))
+
+    def cuda(self) -> Tensor:
+        return self.to("cuda")
+
+    def cpu(self) -> Tensor:
+        return self.to("cpu")
+
+    def long(self) -> Tensor:
+        from minitorch.dtype import int64
+
+        return self.to(int64)
+
+    def int(self) -> Tensor:
+        from minitorch.dtype import int32
+
+        return self.to(int32)
+
+    def bool(self) -> Tensor:
+        from minitorch.dtype import bool_
+
+        return self.to(bool_)
 
     def float(self) -> Tensor:
         from minitorch.dtype import float32
@@ -190,3 +227,18 @@ class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods):
         from minitorch.dtype import float64
 
         return self.to(float64)
+
+
+def _to_arguments(t: Tensor, args: tuple, kwargs: dict) -> tuple[DType | None, object]:
+    """Sort `to()`'s arguments into a dtype and a device, whatever order they came in."""
+    dtype, dev = kwargs.get("dtype"), kwargs.get("device")
+    for a in args:
+        if isinstance(a, DType):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (str, device)):
+            dev = a
+        else:
+            raise DTypeError(at_user_line(f"to(): cannot convert to {a!r}"))
+    return dtype, dev

@@ -20,9 +20,15 @@ class Node:
         self.output_shapes: list[tuple[int, ...]] = []
 
     def attach(self, outputs: tuple) -> None:
-        """Make each of `outputs` (tensors) a non-leaf result of this node."""
+        """Make each floating-point tensor of `outputs` a non-leaf result of this node.
+
+        Integer outputs (the indices of `max`) have no gradient and stay leaves.
+        """
+        self.num_outputs = len(outputs)
         self.output_shapes = [tuple(o.shape) for o in outputs]
         for i, out in enumerate(outputs):
+            if not out.dtype.is_floating_point:
+                continue
             out.requires_grad = True
             out.grad_fn = self
             out._output_nr = i
@@ -45,12 +51,12 @@ class OpBackward(Node):
         super().__init__(args)
         self.op = op
         self.kwargs = kwargs
-        self.output = None  # the forward output, set by attach (some formulas reuse it)
+        self.output = None  # the forward output(s), set by attach (some formulas reuse it)
         self.freed = False
 
     def attach(self, outputs: tuple) -> None:
         super().attach(outputs)
-        (self.output,) = outputs
+        self.output = outputs[0] if len(outputs) == 1 else outputs
 
     def apply(self, grads: tuple) -> tuple:
         if self.freed:
@@ -58,7 +64,9 @@ class OpBackward(Node):
                 f"{self.name()}: trying to backward through the graph a second time; "
                 "pass retain_graph=True to the first backward() to keep it"
             )
-        (grad,) = grads
+        # A single-output op's formula takes one gradient; a multi-output op's takes the tuple
+        # (None where no gradient flowed), and the tuple of outputs.
+        grad = grads[0] if self.num_outputs == 1 else grads
         return self.op.backward(grad, self.output, *self.inputs, **self.kwargs)
 
     def release(self) -> None:

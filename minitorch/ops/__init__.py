@@ -8,7 +8,7 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
     views.py       results that share memory with their input (expand, reshape)
 """
 
-from minitorch.ops.pointwise import add, cos, div, exp, log, mul, neg, pow, sin, sub
+from minitorch.ops.pointwise import add, cos, div, exp, log, mul, neg, pow, sin, sub, to_copy
 from minitorch.ops.reductions import mean, sum
 from minitorch.ops.registry import OPS, OpDef, TensorMeta
 from minitorch.ops.views import expand, reshape
@@ -16,5 +16,5 @@ from minitorch.ops.views import expand, reshape
 __all__ = [
     "OPS", "OpDef", "TensorMeta",
     "add", "cos", "div", "exp", "expand", "log", "mean", "mul", "neg", "pow", "reshape",
-    "sin", "sub", "sum",
+    "sin", "sub", "sum", "to_copy",
 ]

@@ -86,3 +86,28 @@ log = register(OpDef(
     impl=lambda xp, a: xp.log(a),
     backward=lambda g, out, x: (div(g, x),),
 ))
+
+# ---- conversions -------------------------------------------------------------------------
+
+
+def _to_copy_meta(x, dtype=None, device=None) -> m.TensorMeta:
+    return m.TensorMeta(tuple(x.shape), dtype or x.dtype)
+
+
+def _to_copy_impl(xp, a, dtype=None, device=None):
+    from minitorch.device import move
+
+    a = move(a, device) if device is not None else a
+    return a.astype(dtype.np) if dtype is not None else a.copy()
+
+
+def _to_copy_backward(g, out, x, dtype=None, device=None):
+    # The gradient goes back to the input's dtype and device.
+    return (to_copy(g, dtype=x.dtype, device=x.device if device is not None else None),)
+
+
+to_copy = register(OpDef(
+    "to_copy", "pointwise", _to_copy_meta,
+    impl=_to_copy_impl,
+    backward=_to_copy_backward,
+))

@@ -12,6 +12,7 @@ the whole trick of AOT autograd (joint.py).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 
 from minitorch.dispatch import DispatchMode
@@ -57,9 +58,16 @@ class ProxyMode(DispatchMode):
     def run(self, op, args, kwargs, meta):
         node = self.graph.call_function(op, map_aggregate(args, self.to_node),
                                         map_aggregate(kwargs, self.to_node))
-        out = make_fake(meta)
-        self.track(out, node)
-        return out
+        if type(meta) is not tuple:
+            out = make_fake(meta)
+            self.track(out, node)
+            return out
+        # Several outputs: one getitem node per output, as torch.fx does for tuples.
+        outs = tuple(make_fake(m) for m in meta)
+        node.meta["val"] = outs
+        for i, out in enumerate(outs):
+            self.track(out, self.graph.call_function(operator.getitem, (node, i)))
+        return outs
 
     def output(self, values) -> None:
         self.graph.output(map_aggregate(values, self.to_node))

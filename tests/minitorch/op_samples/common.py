@@ -57,17 +57,17 @@ def torch_result_dtype(*operands) -> str:
     raise AssertionError("no operands")
 
 
-def float_result(arrays: list) -> str:
+def float_result(arrays: list, **kwargs) -> str:
     """sin, exp, mean, ...: a float input keeps its dtype; ints compute in the default float."""
     kind = arrays[0].dtype.name
     return kind if _CATEGORY[kind] == 2 else "float32"
 
 
-def same_as_input(arrays: list) -> str:
+def same_as_input(arrays: list, **kwargs) -> str:
     return arrays[0].dtype.name
 
 
-def promoted(arrays: list) -> str:
+def promoted(arrays: list, **kwargs) -> str:
     """Binary ops: PyTorch's promotion of the first two arguments."""
     return torch_result_dtype(*arrays[:2])
 
@@ -78,6 +78,6 @@ class OpSpec:
 
     samples: list  # S(...) argument lists, with T for tensors
     numpy: Callable  # the reference, called with numpy arrays and the same kwargs
-    dtype: Callable[[list], str] = same_as_input  # expected result dtype from the arrays
+    dtype: Callable[..., str] = same_as_input  # expected result dtype: dtype(arrays, **kwargs)
     grad: bool = True  # check derivatives by finite differences (float samples only)
     extra: dict = field(default_factory=dict)  # anything a family needs

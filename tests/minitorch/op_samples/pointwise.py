@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 from op_samples.common import POSITIVE, OpSpec, S, T, f64, float_result, i32, i64, promoted
 
+import minitorch
 
-def _div_dtype(arrays: list) -> str:
+
+def _div_dtype(arrays: list, **kwargs) -> str:
     dtype = promoted(arrays)
     return dtype if dtype.startswith("float") else "float32"
 
@@ -42,6 +44,14 @@ def _int_samples() -> list:
     ]
 
 
+def _to_copy(a, dtype=None, device=None):
+    return a.astype(dtype.np) if dtype is not None else a.copy()
+
+
+def _to_copy_dtype(arrays: list, dtype=None, device=None) -> str:
+    return dtype.name if dtype is not None else arrays[0].dtype.name
+
+
 SPECS: dict[str, OpSpec] = {
     "add": OpSpec(_binary_samples() + _int_samples(), np.add, promoted),
     "sub": OpSpec(_binary_samples() + _int_samples(), np.subtract, promoted),
@@ -75,4 +85,12 @@ SPECS: dict[str, OpSpec] = {
         S(T((3,), **POSITIVE)), S(T((), **POSITIVE)), S(T((2, 3), f64, **POSITIVE)),
         S(T((3,), i64, 1, 5)),
     ], np.log, float_result),
+    "to_copy": OpSpec([
+        S(T((3,)), dtype=minitorch.float64),
+        S(T((2, 3), f64), dtype=minitorch.float32),
+        S(T((3,), i32, -3, 3), dtype=minitorch.float32),
+        S(T((2,)), dtype=minitorch.int64),
+        S(T(())),
+    ], _to_copy, _to_copy_dtype, grad=False),  # its derivative: tests/minitorch/test_device.py
 }
+

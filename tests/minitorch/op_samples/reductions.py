@@ -6,7 +6,7 @@ import numpy as np
 from op_samples.common import OpSpec, S, T, f64, float_result, i32
 
 
-def _sum_dtype(arrays: list) -> str:
+def _sum_dtype(arrays: list, **kwargs) -> str:
     kind = arrays[0].dtype.name
     return kind if kind.startswith("float") else "int64"  # integer sums accumulate in int64
 
