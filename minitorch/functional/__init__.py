@@ -21,10 +21,11 @@ from minitorch.functional.pointwise import (
     sin,
     sub,
 )
+from minitorch.functional.linalg import LinalgMethods
 from minitorch.functional.reductions import ReductionMethods, mean, sum
 from minitorch.functional.views import ViewMethods, expand, reshape
 
 __all__ = [
-    "PointwiseMethods", "ReductionMethods", "ViewMethods", "add", "cos", "div", "exp", "expand",
+    "LinalgMethods", "PointwiseMethods", "ReductionMethods", "ViewMethods", "add", "cos", "div", "exp", "expand",
     "log", "mean", "mul", "neg", "pow", "reshape", "sin", "sub", "sum",
 ]

@@ -1,0 +1,7 @@
+"""Public linear-algebra functions (`minitorch.matmul`, ...) and their Tensor methods."""
+
+from __future__ import annotations
+
+
+class LinalgMethods:
+    """The linear-algebra ops as Tensor methods and the `@` operator (mixed into Tensor)."""
