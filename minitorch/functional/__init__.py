@@ -8,6 +8,7 @@ calls underneath (`minitorch.ops.sin`), as AOTAutograd records aten ops.
 One file per family of ops, each with the functions and a mixin of the matching Tensor methods.
 """
 
+from minitorch.functional.linalg import LinalgMethods
 from minitorch.functional.pointwise import (
     PointwiseMethods,
     add,
@@ -21,7 +22,6 @@ from minitorch.functional.pointwise import (
     sin,
     sub,
 )
-from minitorch.functional.linalg import LinalgMethods
 from minitorch.functional.reductions import ReductionMethods, mean, sum
 from minitorch.functional.views import ViewMethods, expand, reshape
 
