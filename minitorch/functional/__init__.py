@@ -26,6 +26,7 @@ from minitorch.functional.reductions import ReductionMethods, mean, sum
 from minitorch.functional.views import ViewMethods, expand, reshape
 
 __all__ = [
-    "LinalgMethods", "PointwiseMethods", "ReductionMethods", "ViewMethods", "add", "cos", "div", "exp", "expand",
-    "log", "mean", "mul", "neg", "pow", "reshape", "sin", "sub", "sum",
+    "LinalgMethods", "PointwiseMethods", "ReductionMethods", "ViewMethods",
+    "add", "cos", "div", "exp", "expand", "log", "mean", "mul", "neg", "pow", "reshape", "sin",
+    "sub", "sum",
 ]
