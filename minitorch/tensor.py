@@ -33,7 +33,7 @@ class Size(tuple):
         return f"minitorch.Size({list(self)})"
 
 
-class Tensor(F.PointwiseMethods, F.ReductionMethods, F.ViewMethods, F.LinalgMethods):
+class Tensor(*F.METHOD_MIXINS):
     """An n-dimensional array that can record the ops that made it.
 
     The ops' methods and Python operators come from the mixins in minitorch/functional/,

@@ -8,25 +8,15 @@ calls underneath (`minitorch.ops.sin`), as AOTAutograd records aten ops.
 One file per family of ops, each with the functions and a mixin of the matching Tensor methods.
 """
 
+from minitorch.functional import linalg, pointwise, reductions, views
+from minitorch.functional.linalg import *  # noqa: F403 - each family lists its functions
 from minitorch.functional.linalg import LinalgMethods
-from minitorch.functional.pointwise import (
-    PointwiseMethods,
-    add,
-    cos,
-    div,
-    exp,
-    log,
-    mul,
-    neg,
-    pow,
-    sin,
-    sub,
-)
-from minitorch.functional.reductions import ReductionMethods, mean, sum
-from minitorch.functional.views import ViewMethods, expand, reshape
+from minitorch.functional.pointwise import *  # noqa: F403
+from minitorch.functional.pointwise import PointwiseMethods
+from minitorch.functional.reductions import *  # noqa: F403
+from minitorch.functional.reductions import ReductionMethods
+from minitorch.functional.views import *  # noqa: F403
+from minitorch.functional.views import ViewMethods
 
-__all__ = [
-    "LinalgMethods", "PointwiseMethods", "ReductionMethods", "ViewMethods",
-    "add", "cos", "div", "exp", "expand", "log", "mean", "mul", "neg", "pow", "reshape", "sin",
-    "sub", "sum",
-]
+__all__ = [*linalg.__all__, *pointwise.__all__, *reductions.__all__, *views.__all__]
+METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, LinalgMethods)

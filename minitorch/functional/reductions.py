@@ -6,6 +6,8 @@ from minitorch import ops
 from minitorch.functional._common import check_tensor
 from minitorch.ops.meta import normalize_dims
 
+__all__ = ["mean", "sum"]  # the public functions of this family
+
 
 def sum(input, dim=None, keepdim: bool = False):
     """Sum over `dim` (an int, a tuple, or None for every dim)."""

@@ -13,6 +13,9 @@ from minitorch.ops import meta as m
 from minitorch.ops.helpers import is_tensor, sum_to
 from minitorch.ops.registry import OpDef, register
 
+# the ops this family registers
+__all__ = ["add", "sub", "mul", "div", "neg", "pow", "sin", "cos", "exp", "log", "to_copy"]
+
 # ---- pointwise, binary -------------------------------------------------------------------
 
 add = register(OpDef(

@@ -9,6 +9,8 @@ from minitorch.ops import meta as m
 from minitorch.ops.helpers import ArrayMeta, sum_to
 from minitorch.ops.registry import OpDef, register
 
+__all__ = ["expand", "reshape"]  # the ops this family registers
+
 # ---- views -------------------------------------------------------------------------------
 
 expand = register(OpDef(
