@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minitorch.autograd.engine import run_backward
+from minitorch.autograd.function import Function, FunctionCtx
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.graph import Node, OpBackward
 
@@ -42,6 +43,6 @@ def grad(
 
 
 __all__ = [
-    "Node", "OpBackward", "enable_grad", "grad", "is_grad_enabled", "no_grad", "run_backward",
-    "set_grad_enabled",
+    "Function", "FunctionCtx", "Node", "OpBackward", "enable_grad", "grad", "is_grad_enabled",
+    "no_grad", "run_backward", "set_grad_enabled",
 ]
