@@ -55,7 +55,14 @@ def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
     """Run `op` on `args` (tensors and Python numbers); see the module docstring."""
     if op.decomposition is not None:
         return op.decomposition(*args, **kwargs)
-    meta = op.meta(*args, **kwargs)
+    key = _meta_key(op, args, kwargs)
+    meta = _meta_cache.get(key) if key is not None else None
+    if meta is None:
+        meta = op.meta(*args, **kwargs)
+        if key is not None:
+            if len(_meta_cache) >= _META_CACHE_SIZE:
+                _meta_cache.clear()
+            _meta_cache[key] = meta
     if _mode_stack:
         mode = _mode_stack.pop()
         try:
@@ -71,9 +78,48 @@ def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
     return out
 
 
-def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
-    from minitorch.tensor import Tensor
+# [Note: the meta cache]
+# A shape/dtype rule depends only on its arguments' shapes and dtypes and on the Python values
+# passed with them (an exponent, a dim, a shape), so its result can be remembered under exactly
+# those. Eager mode calls the same ops on the same shapes over and over (every training step),
+# and the rules, written for clarity in Python, cost more than numpy's kernel on a small tensor.
+# Only successful results are cached: bad input re-runs the rule, which raises at the user's line.
+_META_CACHE_SIZE = 4096
+_meta_cache: dict[tuple, Any] = {}
+_KEY_SCALARS = (bool, int, float, str, type(None))
 
+
+def _meta_key(op: OpDef, args: tuple, kwargs: dict) -> tuple | None:
+    """(op, shape and dtype of each tensor, type and value of everything else), or None when
+    an argument is not simple enough to key on (a list of tensors, say)."""
+    key: list = [op]
+    for a in (*args, *kwargs.items()) if kwargs else args:
+        data = getattr(a, "_data", None)
+        if data is not None:
+            key.append((data.shape, data.dtype))
+        elif type(a) in _KEY_SCALARS:
+            key.append((type(a), a))
+        elif type(a) is tuple and all(type(v) in _KEY_SCALARS or _is_simple(v) for v in a):
+            key.append((tuple, a))
+        elif _is_simple(a):
+            key.append(a)
+        else:
+            return None
+    return tuple(key)
+
+
+def _is_simple(v) -> bool:
+    """Hashable by value and carrying no tensor: DTypes, devices, tuples of ints."""
+    from minitorch.device import device
+    from minitorch.dtype import DType
+
+    if type(v) is tuple:
+        return all(type(x) in _KEY_SCALARS or _is_simple(x) for x in v)
+    return isinstance(v, (DType, device))
+
+
+def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
+    Tensor = _tensor_class()
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     xp = np if type(arrays[0]) is np.ndarray else module_of(arrays[0])
     result = op.impl(xp, *arrays, **kwargs)
@@ -95,3 +141,15 @@ def _any_requires_grad(args: tuple) -> bool:
         if getattr(a, "requires_grad", False):
             return True
     return False
+
+
+_Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports this module)
+
+
+def _tensor_class():
+    global _Tensor
+    if _Tensor is None:
+        from minitorch.tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor

@@ -58,6 +58,9 @@ def get_dtype(name: str) -> DType:
 
 def from_numpy_dtype(np_dtype) -> DType:
     """The minitorch dtype of a numpy dtype; float16 etc. are refused by name."""
+    dtype = _BY_NUMPY.get(np_dtype)  # fast path: an array's own dtype object (Tensor.dtype)
+    if dtype is not None:
+        return dtype
     from minitorch.errors import DTypeError
 
     dtype = _BY_NUMPY.get(np.dtype(np_dtype))

@@ -53,8 +53,6 @@ class OpDef:
         return self.impl is not None
 
     def __call__(self, *args, **kwargs):
-        from minitorch.dispatch import dispatch
-
         return dispatch(self, args, kwargs)
 
     def __repr__(self) -> str:
@@ -70,3 +68,7 @@ def register(op: OpDef) -> OpDef:
     assert (op.impl is None) != (op.decomposition is None), op.name
     OPS[op.name] = op
     return op
+
+
+# NOTE: imported last because dispatch.py imports OpDef from this module.
+from minitorch.dispatch import dispatch  # noqa: E402
