@@ -1,9 +1,62 @@
-"""Public linear-algebra functions (`minitorch.matmul`, ...) and their Tensor methods."""
+"""Public linear-algebra functions (`minitorch.matmul`, `mm`, `bmm`) and their Tensor methods.
+
+    >>> a = minitorch.ones(2, 3); b = minitorch.ones(3, 4)
+    >>> (a @ b).shape
+    minitorch.Size([2, 4])
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []  # the public functions of this family
+from minitorch import ops
+from minitorch.functional._common import check_tensor
+
+__all__ = ["bmm", "matmul", "mm"]  # the public functions of this family
+
+
+def matmul(input, other):
+    """The matrix product with torch.matmul's rules: vectors, matrices, broadcast batches.
+
+    (k,) @ (k,) -> ()   (n, k) @ (k,) -> (n,)   (k,) @ (k, m) -> (m,)
+    (..., n, k) @ (..., k, m) -> (..., n, m), the batch dims broadcast
+    """
+    check_tensor("matmul", input)
+    check_tensor("matmul", other)
+    return ops.matmul(input, other)
+
+
+def mm(input, mat2):
+    """(n, k) @ (k, m) -> (n, m), two 2-d tensors only (no broadcasting)."""
+    check_tensor("mm", input)
+    check_tensor("mm", mat2)
+    return ops.mm(input, mat2)
+
+
+def bmm(input, mat2):
+    """(b, n, k) @ (b, k, m) -> (b, n, m), the same batch size b on both sides."""
+    check_tensor("bmm", input)
+    check_tensor("bmm", mat2)
+    return ops.bmm(input, mat2)
 
 
 class LinalgMethods:
     """The linear-algebra ops as Tensor methods and the `@` operator (mixed into Tensor)."""
+
+    def matmul(self, other):
+        return matmul(self, other)
+
+    def mm(self, mat2):
+        return mm(self, mat2)
+
+    def bmm(self, mat2):
+        return bmm(self, mat2)
+
+    # NOTE: every Tensor is a LinalgMethods, so the isinstance tests below ask "is it a
+    # Tensor?" without importing tensor.py (which imports this module).
+
+    def __matmul__(self, other):
+        return ops.matmul(self, other) if isinstance(other, LinalgMethods) else NotImplemented
+
+    def __rmatmul__(self, other):
+        # Reached only when the left operand is not a Tensor, and there is no product of a
+        # Python number with a matrix: Python then raises its TypeError, as PyTorch does.
+        return ops.matmul(other, self) if isinstance(other, LinalgMethods) else NotImplemented

@@ -1,5 +1,124 @@
-"""The op table, linear algebra. See [Note: the op table] in registry.py."""
+"""The op table, linear algebra: matrix products. See [Note: the op table] in registry.py.
+
+[Note: matmul]
+Two primitives do every product: `mm`, (n, k) @ (k, m), and `bmm`, a batch of them,
+(b, n, k) @ (b, k, m). `matmul` is a composite that brings its operands to one of the two:
+
+    (k,) @ (k,)            -> (1, k) @ (k, 1), then drop both added dims:   a 0-d dot product
+    (n, k) @ (k,)          -> (n, k) @ (k, 1), then drop the column dim
+    (..., n, k) @ (k, m)   -> fold the batch into rows: (B*n, k) @ (k, m), one mm
+    (..., n, k) @ (..., k, m)  broadcast the batch dims, flatten them: one bmm
+
+mm gets a row of its own, although bmm could do its work with a batch of 1, because it is the
+product of every Linear layer: its graphs read `mm`, and backends hand it to BLAS as it is.
+The derivatives are products again: for out = a @ b, grad_a = g @ b^T and grad_b = a^T @ g.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []  # the ops this family registers
+from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.ops.meta import broadcast_shapes
+from minitorch.ops.registry import OpDef, TensorMeta, register
+from minitorch.ops.views import expand, reshape, transpose
+
+__all__ = ["mm", "bmm", "matmul"]  # the ops this family registers
+
+
+def _check_dtypes(op: str, a, b) -> None:
+    """Products take one dtype on both sides (PyTorch does not promote here), and not bool."""
+    if a.dtype is not b.dtype:
+        raise DTypeError(at_user_line(
+            f"{op}: expected both operands to have the same dtype, "
+            f"got {a.dtype.name} and {b.dtype.name}"
+        ))
+    if a.dtype.category == 0:
+        raise DTypeError(at_user_line(f"{op}: not supported for dtype {a.dtype.name}"))
+
+
+def _product_meta(op: str, ndim: int):
+    """mm (ndim 2), bmm (ndim 3): (..., n, k) @ (..., k, m) -> (..., n, m), same batch."""
+
+    def rule(a, b) -> TensorMeta:
+        sa, sb = tuple(a.shape), tuple(b.shape)
+        if len(sa) != ndim or len(sb) != ndim:
+            raise ShapeError(at_user_line(
+                f"{op}: expected two {ndim}-d tensors, got shapes {sa} and {sb}"
+            ))
+        if sa[:-2] != sb[:-2]:
+            raise ShapeError(at_user_line(
+                f"{op}: batch sizes differ: shapes {sa} and {sb}"
+            ))
+        if sa[-1] != sb[-2]:
+            raise ShapeError(at_user_line(
+                f"{op}: shapes {sa} and {sb} cannot be multiplied ({sa[-1]} != {sb[-2]})"
+            ))
+        _check_dtypes(op, a, b)
+        return TensorMeta(sa[:-1] + sb[-1:], a.dtype)
+
+    rule.__name__ = f"{op}_meta"
+    return rule
+
+
+# why primitive: a contraction (k multiply-adds per output), handed to BLAS's gemm as a whole
+mm = register(OpDef(
+    "mm", "linalg", _product_meta("mm", 2),
+    impl=lambda xp, a, b: xp.matmul(a, b),
+    backward=lambda g, out, a, b: (mm(g, transpose(b, 0, 1)), mm(transpose(a, 0, 1), g)),
+))
+# why primitive: mm over a batch dim in one call (attention, convolution as im2col)
+bmm = register(OpDef(
+    "bmm", "linalg", _product_meta("bmm", 3),
+    impl=lambda xp, a, b: xp.matmul(a, b),
+    backward=lambda g, out, a, b: (bmm(g, transpose(b, 1, 2)), bmm(transpose(a, 1, 2), g)),
+))
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def _matmul_decomposition(a, b):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if not sa or not sb:
+        raise ShapeError(at_user_line(
+            f"matmul: both arguments need at least 1 dim, got shapes {sa} and {sb}"
+        ))
+    k, inner = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
+    if k != inner:
+        raise ShapeError(at_user_line(
+            f"matmul: shapes {sa} and {sb} cannot be multiplied ({k} != {inner})"
+        ))
+    _check_dtypes("matmul", a, b)
+    # A vector is a matrix with one row (on the left) or one column (on the right).
+    rows = sa[:-1] if len(sa) > 1 else (1,)  # (..., n)
+    m = sb[-1] if len(sb) > 1 else 1
+    a = reshape(a, (1, k)) if len(sa) == 1 else a
+    b = reshape(b, (k, 1)) if len(sb) == 1 else b
+    if b.ndim == 2:
+        # (..., n, k) @ (k, m): every row of every batch meets the same b: one mm
+        flat = a if a.ndim == 2 else reshape(a, (_numel(rows), k))  # (B*n, k)
+        out = mm(flat, b)  # (B*n, m)
+        batch = sa[:-2]
+    else:
+        batch = broadcast_shapes("matmul", sa[:-2], sb[:-2])
+        out = bmm(_batched(a, batch), _batched(b, batch))  # (B, n, m)
+    # Drop the dims that the vectors gained; everything else is batch + (n, m).
+    n = (sa[-2],) if len(sa) > 1 else ()
+    final = batch + n + ((m,) if len(sb) > 1 else ())
+    return out if tuple(out.shape) == final else reshape(out, final)
+
+
+def _batched(x, batch: tuple[int, ...]):
+    """x (..., r, c) broadcast to batch + (r, c), then flattened to (B, r, c) for bmm."""
+    matrix = tuple(x.shape[-2:])
+    if tuple(x.shape[:-2]) != batch:
+        x = expand(x, batch + matrix)
+    if len(batch) != 1:
+        x = reshape(x, (_numel(batch),) + matrix)
+    return x
+
+
+matmul = register(OpDef("matmul", "composite", None, decomposition=_matmul_decomposition))
