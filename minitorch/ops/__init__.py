@@ -11,6 +11,7 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
 
 # Each family lists the ops it registers in its __all__.
 from minitorch.ops.linalg import *  # noqa: F403
+from minitorch.ops.nn import *  # noqa: F403
 from minitorch.ops.pointwise import *  # noqa: F403
 from minitorch.ops.reductions import *  # noqa: F403
 from minitorch.ops.registry import OPS as OPS

@@ -70,10 +70,13 @@ def _move_placeholders_first(graph: Graph) -> None:
 
 
 def eliminate_common_subexpressions(graph: Graph) -> None:
-    """Merge call_function nodes with the same target and the same arguments."""
+    """Merge call_function nodes with the same target and the same arguments.
+
+    Random ops are never merged: two dropout masks drawn from the same input differ.
+    """
     seen: dict[tuple, object] = {}
     for node in graph.nodes:
-        if node.op != "call_function":
+        if node.op != "call_function" or getattr(node.target, "kind", None) == "random":
             continue
         key = (node.target, _hashable(node.args), _hashable(node.kwargs))
         first = seen.setdefault(key, node)

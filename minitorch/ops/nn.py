@@ -1,0 +1,389 @@
+"""The op table, the ops only `minitorch.nn` needs: convolution, pooling, embedding, dropout.
+
+See [Note: the op table] in registry.py. Shape rules live in nn_meta.py.
+
+[Note: convolution as im2col]
+A 2-d convolution slides a (C, kh, kw) window over the image and takes a dot product with
+each filter at every position. Laying every window out as a column (`im2col`) turns the whole
+convolution into one matrix product:
+
+    x (N, C, H, W) --im2col--> cols (N, C*kh*kw, L)          L = out_h * out_w windows
+    weight (O, C, kh, kw) --reshape--> (O, C*kh*kw)
+    out = weight @ cols  (N, O, L) --reshape--> (N, O, out_h, out_w)
+
+So only the window gathering is new. Its derivative is its adjoint, `col2im`, which adds each
+column back onto the pixels its window covered (windows overlap when stride < kernel, so pixels
+collect several contributions); and col2im's derivative is im2col again. The same two ops give
+pooling: max_pool2d and avg_pool2d are a max or a mean over each column. The alternative, a
+conv2d primitive with conv2d_backward_input/weight primitives, needs three ops for convolution
+alone and none of them helps pooling; im2col trades memory (kh*kw copies of the input) for a
+primitive set of two ops whose compute is a matmul that every backend already has.
+
+Why each primitive here is one:
+- im2col: a sliding-window gather with padding, a kind of indexing no view or pointwise op has.
+- col2im: its adjoint, a scatter-add of overlapping windows. It could be a scatter_add through
+  a table of window positions, but that ran 15x slower eagerly (101 ms against 6.5 ms for the
+  input gradient of a 3x3 convolution of (32, 16, 28, 28)) and hides from the loop-level IR
+  that each pixel is a sum over the kh*kw taps that cover it.
+- embedding: a gather of whole rows by indices of any shape, whose derivative must skip the
+  padding row; `gather` reads single elements, and no composition of ops can stop a gradient
+  for some rows only. Its derivative is a `scatter_add` (the reductions' gather pair).
+- dropout_mask: the one source of randomness in the table (nothing else draws random numbers).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minitorch.dtype import int64
+from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.ops import nn_meta as m
+from minitorch.ops.linalg import matmul
+from minitorch.ops.pointwise import add, div, masked_fill, mul, to_copy
+from minitorch.ops.reductions import argmax, gather, mean, scatter_add, sum
+from minitorch.ops.reductions import max as max_along
+from minitorch.ops.registry import OpDef, register
+from minitorch.ops.views import expand, reshape
+
+__all__ = [  # the ops this family registers
+    "im2col", "col2im", "embedding", "dropout_mask",
+    "conv2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices", "dropout",
+]
+
+# ---- windows: im2col and its adjoint col2im ----------------------------------------------
+
+
+def _window_slices(k_i: int, k_j: int, dilation, stride, out_size) -> tuple[slice, slice]:
+    """Where kernel tap (k_i, k_j) reads in the padded image, for every window at once."""
+    (dh, dw), (sh, sw), (oh, ow) = dilation, stride, out_size
+    rows = slice(k_i * dh, k_i * dh + sh * (oh - 1) + 1, sh)
+    cols = slice(k_j * dw, k_j * dw + sw * (ow - 1) + 1, sw)
+    return rows, cols
+
+
+def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
+    n, c, h, w = x.shape
+    (kh, kw), ((top, bottom), (left, right)) = kernel_size, padding
+    out_size = m.window_output_size("im2col", (h, w), kernel_size, dilation, padding, stride)
+    padded = xp.full((n, c, top + h + bottom, left + w + right), fill, dtype=x.dtype)
+    padded[:, :, top:top + h, left:left + w] = x
+    cols = xp.empty((n, c, kh, kw, *out_size), dtype=x.dtype)
+    for i in range(kh):  # kh * kw strided copies, each over every window at once
+        for j in range(kw):
+            rows, columns = _window_slices(i, j, dilation, stride, out_size)
+            cols[:, :, i, j] = padded[:, :, rows, columns]
+    return cols.reshape(n, c * kh * kw, out_size[0] * out_size[1])  # (N, C*kh*kw, L)
+
+
+def _col2im_impl(xp, cols, output_size, kernel_size, dilation, padding, stride):
+    (h, w), (kh, kw), ((top, bottom), (left, right)) = output_size, kernel_size, padding
+    out_size = m.window_output_size("col2im", (h, w), kernel_size, dilation, padding, stride)
+    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
+    cols = cols.reshape(n, c, kh, kw, *out_size)
+    padded = xp.zeros((n, c, top + h + bottom, left + w + right), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            # NOTE: one tap's windows never share a pixel, so += adds every contribution.
+            rows, columns = _window_slices(i, j, dilation, stride, out_size)
+            padded[:, :, rows, columns] += cols[:, :, i, j]
+    return xp.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
+
+
+# why primitive: a sliding-window gather with padding, indexing no view or pointwise op has
+im2col = register(OpDef(
+    "im2col", "window", m.im2col_meta,
+    impl=_im2col_impl,
+    backward=lambda g, out, x, kernel_size, dilation, padding, stride, fill=0.0: (
+        col2im(g, tuple(x.shape[2:]), kernel_size, dilation, padding, stride),
+    ),
+))
+# why primitive: im2col's adjoint; as a scatter_add through an index table it ran 15x slower
+# and would hide a fixed stencil (a sum over the kh*kw taps) from the loop-level IR
+col2im = register(OpDef(
+    "col2im", "window", m.col2im_meta,
+    impl=_col2im_impl,
+    backward=lambda g, out, cols, output_size, kernel_size, dilation, padding, stride: (
+        im2col(g, kernel_size, dilation, padding, stride),
+    ),
+))
+
+# ---- embedding: a gather of rows ----------------------------------------------------------
+
+
+def _embedding_backward(g, out, weight, indices, padding_idx=None):
+    """Add each output row's gradient onto the weight row it was read from.
+
+    Indices may repeat (a token seen twice), so the rows are accumulated with scatter_add;
+    the row at padding_idx gets no gradient, which is the point of padding_idx.
+    """
+    from minitorch.factories import zeros
+
+    num_weights, dim = weight.shape
+    count = 1
+    for n in indices.shape:
+        count *= n
+    if indices.dtype is not int64:  # scatter_add takes int64 indices, as in PyTorch
+        indices = to_copy(indices, dtype=int64)
+    rows = expand(reshape(indices, (count, 1)), (count, dim))  # (K, D): row index per element
+    zero = expand(zeros((), dtype=g.dtype, device=g.device), (num_weights, dim))
+    grad = scatter_add(zero, 0, rows, reshape(g, (count, dim)))
+    if padding_idx is not None:
+        grad = masked_fill(grad, row_mask(num_weights, padding_idx, g.device), 0.0)
+    return grad, None
+
+
+def row_mask(rows: int, row: int, device):
+    """A constant (rows, 1) bool column, True at `row` only."""
+    from minitorch.factories import tensor
+
+    mask = [[False]] * rows
+    mask[row] = [True]
+    return tensor(mask, device=device)
+
+
+def _embedding_impl(xp, weight, indices, padding_idx=None):
+    # A data-dependent check: take() would wrap a negative index around silently.
+    if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= weight.shape[0]):
+        bad = int(indices.min()) if int(indices.min()) < 0 else int(indices.max())
+        raise ShapeError(at_user_line(
+            f"embedding: index {bad} is out of range for a table of {weight.shape[0]} rows"
+        ))
+    return xp.take(weight, indices, axis=0)
+
+
+# why primitive: a gather of rows whose derivative skips the padding row (see the note)
+embedding = register(OpDef(
+    "embedding", "gather", m.embedding_meta,
+    impl=_embedding_impl,
+    backward=_embedding_backward,
+))
+
+# ---- dropout's random mask ---------------------------------------------------------------
+
+
+def _uniform(xp, shape):
+    """Uniform draws on [0, 1).
+
+    NOTE: on the CPU they come from the generator `minitorch.manual_seed` seeds, so seeded
+    dropout repeats; on the GPU, from cupy's generator.
+    """
+    if xp.__name__ == "numpy":
+        from minitorch import factories
+
+        return factories._generator.random(shape)
+    return xp.random.random(shape)
+
+
+# why primitive: randomness; nothing else in the table draws random numbers
+dropout_mask = register(OpDef(
+    "dropout_mask", "random", m.dropout_mask_meta,
+    impl=lambda xp, x, p: _uniform(xp, x.shape) >= p,  # keep with probability 1 - p
+))
+
+# ---- composites --------------------------------------------------------------------------
+
+
+def _conv2d_decomposition(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """See [Note: convolution as im2col]."""
+    x, batched = _as_batch("conv2d", input)
+    if len(weight.shape) != 4:
+        raise ShapeError(at_user_line(
+            f"conv2d: expected a 4-d weight (out_channels, in_channels/groups, kh, kw), "
+            f"got shape {tuple(weight.shape)}"
+        ))
+    if not (input.dtype.is_floating_point and weight.dtype is input.dtype):
+        raise DTypeError(at_user_line(
+            f"conv2d: expected input and weight of the same floating-point dtype, "
+            f"got {input.dtype.name} and {weight.dtype.name}"
+        ))
+    n, c, h, w = x.shape
+    out_c, c_per_group, kh, kw = weight.shape
+    if groups < 1 or c % groups or out_c % groups or c_per_group * groups != c:
+        raise ShapeError(at_user_line(
+            f"conv2d: input of shape {tuple(input.shape)} ({c} channels) does not match weight "
+            f"of shape {tuple(weight.shape)} with groups={groups}"
+        ))
+    kernel = (kh, kw)
+    stride, dilation = m.pair("conv2d", "stride", stride), m.pair("conv2d", "dilation", dilation)
+    pads = _padding("conv2d", padding, kernel, dilation, stride)
+    oh, ow = m.window_output_size("conv2d", (h, w), kernel, dilation, pads, stride)
+    cols = im2col(x, kernel, dilation, pads, stride)  # (N, C*kh*kw, L)
+    if groups == 1:
+        out = matmul(reshape(weight, (out_c, c * kh * kw)), cols)  # (N, O, L)
+    else:
+        cols = reshape(cols, (n, groups, c_per_group * kh * kw, oh * ow))
+        filters = reshape(weight, (groups, out_c // groups, c_per_group * kh * kw))
+        out = matmul(filters, cols)  # (N, G, O/G, L)
+    out = reshape(out, (n, out_c, oh, ow))
+    if bias is not None:
+        out = add(out, reshape(bias, (1, out_c, 1, 1)))
+    return out if batched else reshape(out, (out_c, oh, ow))
+
+
+def _avg_pool2d_decomposition(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+                              count_include_pad=True, divisor_override=None):
+    """The mean of each window: im2col, then a mean over the kh*kw taps."""
+    x, batched = _as_batch("avg_pool2d", input)
+    kernel, stride, pads, out_size = _pool_geometry("avg_pool2d", x, kernel_size, stride,
+                                                     padding, ceil_mode)
+    n, c = x.shape[:2]
+    taps = kernel[0] * kernel[1]
+    cols = reshape(im2col(x, kernel, (1, 1), pads, stride), (n, c, taps, *out_size))
+    if divisor_override is not None:
+        out = div(sum(cols, dim=2), divisor_override)
+    elif count_include_pad and not ceil_mode:
+        out = mean(cols, dim=2)
+    else:
+        counts = _window_counts(x, kernel, stride, pads, padding, out_size, count_include_pad)
+        out = div(sum(cols, dim=2), counts)
+    return out if batched else reshape(out, (c, *out_size))
+
+
+def _max_pool2d_decomposition(input, kernel_size, stride=None, padding=0, dilation=1,
+                              ceil_mode=False):
+    """The max of each window: im2col padded with -inf, then a max over the kh*kw taps.
+
+    The max over a dim sends the gradient to the one element it picked, as PyTorch's
+    max_pool2d does, and col2im adds the gradients of overlapping windows.
+    """
+    taps, _, batched = _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode)
+    values, _ = max_along(taps, 2, False)  # (N, C, oh, ow)
+    return values if batched else reshape(values, tuple(values.shape[1:]))
+
+
+def _max_pool2d_with_indices_decomposition(input, kernel_size, stride=None, padding=0,
+                                           dilation=1, ceil_mode=False):
+    """(values, indices), each index into its flattened input plane: row * W + column."""
+    taps, geometry, batched = _max_pool_taps(input, kernel_size, stride, padding, dilation,
+                                             ceil_mode)
+    winner = argmax(taps, dim=2, keepdim=True)  # (N, C, 1, oh, ow): which tap was largest
+    values = gather(taps, 2, winner)
+    where = expand(_tap_positions(input, *geometry), tuple(taps.shape))
+    indices = gather(where, 2, winner)
+    n, c, _, oh, ow = taps.shape
+    shape = (n, c, oh, ow) if batched else (c, oh, ow)
+    return reshape(values, shape), reshape(indices, shape)
+
+
+def _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """The windows of a max pool as (N, C, kh*kw, oh, ow), padded with the lowest value."""
+    x, batched = _as_batch("max_pool2d", input)
+    dilation = m.pair("max_pool2d", "dilation", dilation)
+    kernel, stride, pads, out_size = _pool_geometry("max_pool2d", x, kernel_size, stride,
+                                                     padding, ceil_mode, dilation)
+    n, c = x.shape[:2]
+    lowest = -math.inf if x.dtype.is_floating_point else _lowest_int(x.dtype)
+    cols = im2col(x, kernel, dilation, pads, stride, fill=lowest)
+    taps = reshape(cols, (n, c, kernel[0] * kernel[1], *out_size))
+    return taps, (kernel, dilation, pads, stride, out_size), batched
+
+
+def _tap_positions(input, kernel, dilation, pads, stride, out_size):
+    """A constant (1, 1, kh*kw, oh, ow): where in the flattened input plane each tap reads."""
+    from minitorch.factories import tensor
+
+    width = input.shape[-1]
+    (kh, kw), (dh, dw), ((top, _), (left, _)), (sh, sw), (oh, ow) = (
+        kernel, dilation, pads, stride, out_size)
+    rows = np.arange(oh)[None, None, :, None] * sh - top + np.arange(kh)[:, None, None, None] * dh
+    cols = np.arange(ow)[None, None, None, :] * sw - left + np.arange(kw)[None, :, None, None] * dw
+    flat = (rows * width + cols).reshape(1, 1, kh * kw, oh, ow)  # (kh, kw, oh, ow) -> taps
+    return tensor(flat, dtype=int64, device=input.device)
+
+
+def _dropout_decomposition(input, p=0.5, train=True):
+    """Zero each element with probability p and scale the survivors by 1 / (1 - p)."""
+    if not train or p == 0:
+        return input
+    keep = dropout_mask(input, p)
+    if p == 1:
+        return mul(input, keep)  # every element dropped; nothing to scale
+    return mul(mul(input, keep), 1.0 / (1.0 - p))
+
+
+conv2d = register(OpDef("conv2d", "composite", None, decomposition=_conv2d_decomposition))
+max_pool2d = register(OpDef("max_pool2d", "composite", None,
+                            decomposition=_max_pool2d_decomposition))
+max_pool2d_with_indices = register(OpDef("max_pool2d_with_indices", "composite", None,
+                                         decomposition=_max_pool2d_with_indices_decomposition))
+avg_pool2d = register(OpDef("avg_pool2d", "composite", None,
+                            decomposition=_avg_pool2d_decomposition))
+dropout = register(OpDef("dropout", "composite", None, decomposition=_dropout_decomposition))
+
+# ---- helpers of the composites -----------------------------------------------------------
+
+
+def _as_batch(op: str, x):
+    """(x as (N, C, H, W), whether it came batched): PyTorch also takes one (C, H, W) image."""
+    if len(x.shape) == 4:
+        return x, True
+    if len(x.shape) == 3:
+        return reshape(x, (1, *x.shape)), False
+    raise ShapeError(at_user_line(
+        f"{op}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got shape {tuple(x.shape)}"
+    ))
+
+
+def _padding(op: str, padding, kernel, dilation, stride) -> tuple[m.Pair, m.Pair]:
+    """An int, a pair, 'valid' or 'same' as ((top, bottom), (left, right))."""
+    if padding == "valid":
+        return ((0, 0), (0, 0))
+    if padding == "same":
+        if stride != (1, 1):
+            raise ShapeError(at_user_line(
+                f"{op}: padding='same' needs stride 1, got stride {stride}"
+            ))
+        # The total padding keeps the size; an odd total puts the extra row below, as PyTorch.
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return tuple((t // 2, t - t // 2) for t in totals)
+    ph, pw = m.pair(op, "padding", padding)
+    return ((ph, ph), (pw, pw))
+
+
+def _pool_geometry(op, x, kernel_size, stride, padding, ceil_mode, dilation=(1, 1)):
+    """kernel, stride, per-side padding and output size of a pooling window."""
+    kernel = m.pair(op, "kernel_size", kernel_size)
+    stride = kernel if stride is None else m.pair(op, "stride", stride)
+    ph, pw = m.pair(op, "padding", padding)
+    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
+        raise ShapeError(at_user_line(
+            f"{op}: padding {(ph, pw)} should be at most half of kernel_size {kernel}"
+        ))
+    pads = ((ph, ph), (pw, pw))
+    h, w = x.shape[2:]
+    out = m.window_output_size(op, (h, w), kernel, dilation, pads, stride)
+    if ceil_mode:
+        # One more window over what is left over at the far end, if it starts inside the
+        # input or the near padding (PyTorch's rule): pad the far side until it fits.
+        extra = []
+        for n, k, d, s, p, o in zip((h, w), kernel, dilation, stride, (ph, pw), out):
+            left_over = (n + 2 * p - d * (k - 1) - 1) % s
+            extra.append(s - left_over if left_over and o * s < n + p else 0)
+        pads = ((ph, ph + extra[0]), (pw, pw + extra[1]))
+        out = m.window_output_size(op, (h, w), kernel, dilation, pads, stride)
+    return kernel, stride, pads, out
+
+
+def _window_counts(x, kernel, stride, pads, padding, out_size, count_include_pad: bool):
+    """How many elements each average-pooling window divides by: a constant of the shapes.
+
+    The declared padding counts when count_include_pad; ceil_mode's extra padding never does.
+    """
+    from minitorch.factories import ones
+
+    h, w = x.shape[2:]
+    ph, pw = m.pair("avg_pool2d", "padding", padding)
+    if count_include_pad:  # ones over the input and its declared padding
+        counted = ones((1, 1, h + 2 * ph, w + 2 * pw), dtype=x.dtype, device=x.device)
+        around = ((0, pads[0][1] - ph), (0, pads[1][1] - pw))
+    else:  # ones over the input only
+        counted = ones((1, 1, h, w), dtype=x.dtype, device=x.device)
+        around = pads
+    counts = sum(im2col(counted, kernel, (1, 1), around, stride), dim=1)  # (1, L)
+    return reshape(counts, (1, 1, *out_size))
+
+
+def _lowest_int(dtype) -> int:
+    return -(2 ** (8 * dtype.itemsize - 1))
