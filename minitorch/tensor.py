@@ -8,16 +8,39 @@ so eager execution, fake tensors and graph tracing all see the same calls.
     >>> x = minitorch.tensor([1.0, 2.0], requires_grad=True)
     >>> (x * x).sum().backward(); x.grad
     tensor([2., 4.])
+
+[Note: views]
+A view (`x.view`, `x.T`, `x[1:]`, ... see minitorch/functional/views.py) is a tensor whose
+array is a numpy view of its base's array: no data is copied, and a write through either is
+seen by the other. A view remembers its base (`_base`, always the root: a view of a view has
+the same base) and how to remake itself from it (`_view_fn`), and shares the base's version
+counter (`_version`): a write anywhere in the memory bumps the count for all of them.
+
+Autograd follows PyTorch. A view's history is "this view of the base's history", so when an
+in-place op changes the base's history (a write through the base, or through any of its
+views), a view's `grad_fn` is redone, lazily, from the base the next time it is read (the
+version counter says when). A base that did not require grad keeps weak references to its
+views, so that when a write gives it a history, its views start requiring grad too:
+
+    buf = minitorch.zeros(3);  head = buf[:2]
+    buf[1:] = w                 # w requires grad: buf gets a history, and so does head
+    head.grad_fn                # <IndexBackward0>, of buf's new history
 """
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable
+
 import numpy as np
 
 from minitorch import functional as F
+from minitorch import ops
+from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.device import device, device_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
 from minitorch.errors import AutogradError, DeviceError, DTypeError, MinitorchError, at_user_line
+from minitorch.inplace import InPlaceMethods
 
 
 class Size(tuple):
@@ -33,30 +56,49 @@ class Size(tuple):
         return f"minitorch.Size({list(self)})"
 
 
-class Tensor(*F.METHOD_MIXINS):
+class _VersionCounter:
+    """How many in-place writes a tensor's memory has had; shared by a base and its views."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
     """An n-dimensional array that can record the ops that made it.
 
     The ops' methods and Python operators come from the mixins in minitorch/functional/,
-    one per family of ops; this class holds what every tensor has: data, metadata, autograd.
+    one per family of ops, and the in-place ops from minitorch/inplace.py; this class holds
+    what every tensor has: data, metadata, autograd state, and what makes views share memory.
     """
+
+    # NOTE: numpy's operators would treat a tensor (which has __len__ and __getitem__) as a
+    # sequence of 0-d tensors: `np.float32(2) * x` would give an object array. This makes them
+    # return NotImplemented instead, so Python calls Tensor.__rmul__, as with PyTorch.
+    __array_ufunc__ = None
+
+    # NOTE: class-level defaults. Every op makes a tensor, and most tensors never change these,
+    # so making one sets only `_data` (a tensor's own value shadows the default once set).
+    grad: Tensor | None = None
+    requires_grad = False
+    _grad_fn = None  # the backward Node that produced this tensor; None for leaves
+    _output_nr = 0  # which output of grad_fn this tensor is
+    _retains_grad = False
+    _base: Tensor | None = None  # the tensor whose memory this view reads ([Note: views])
+    _version_counter: _VersionCounter | None = None  # made on first need
 
     def __init__(self, data=()) -> None:
         """`minitorch.Tensor([1, 2])` is a float32 tensor, as in PyTorch; prefer `tensor()`."""
         self._data = np.array(data, dtype=np.float32)
-        self._init_autograd(False)
 
     @classmethod
     def _from_array(cls, array, requires_grad: bool = False) -> Tensor:
         t = cls.__new__(cls)
         t._data = array
-        t._init_autograd(requires_grad)
+        if requires_grad:
+            t.requires_grad = True
         return t
-
-    def _init_autograd(self, requires_grad: bool) -> None:
-        self.requires_grad = requires_grad
-        self.grad: Tensor | None = None
-        self.grad_fn = None  # the backward Node that produced this tensor; None for leaves
-        self._output_nr = 0  # which output of grad_fn this tensor is
 
     # ---- metadata -------------------------------------------------------------------------
 
@@ -101,9 +143,82 @@ class Tensor(*F.METHOD_MIXINS):
             if n > 1
         )
 
+    def data_ptr(self) -> int:
+        """The address of the first element: views of one base point inside the same memory."""
+        if self.is_cuda:
+            return self._data.data.ptr
+        return self._data.__array_interface__["data"][0]
+
+    # ---- autograd state (a view's is redone from its base when stale: [Note: views]) --------
+
+    @property
+    def grad_fn(self):
+        """The backward Node that produced this tensor; None for leaves."""
+        if self._base is not None and self._view_version != self._version_counter.value:
+            self._refresh_view_history()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._grad_fn = node
+
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    # ---- views and versions --------------------------------------------------------------------
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor's memory (shared with its views) has had."""
+        return 0 if self._version_counter is None else self._version_counter.value
+
+    def _shared_version_counter(self) -> _VersionCounter:
+        if self._version_counter is None:
+            self._version_counter = _VersionCounter()
+        return self._version_counter
+
+    def _make_view_of(self, source: Tensor, view_fn: Callable[[Tensor], Tensor]) -> None:
+        """Record that this tensor is `view_fn(source)` and shares source's memory."""
+        base = source._base
+        if base is None:
+            self._base, self._view_fn = source, view_fn
+        else:  # a view of a view: remember the whole way from the root
+            outer = source._view_fn
+            self._base, self._view_fn = base, lambda t: view_fn(outer(t))
+        self._version_counter = source._shared_version_counter()
+        self._view_version = self._version_counter.value
+        self._view_differentiable = is_grad_enabled()  # no_grad views never get a history
+        if self._view_differentiable and not self._base.requires_grad:
+            self._base._remember_view(self)  # to be told if the base gains a history
+        node = self._grad_fn
+        if node is not None and hasattr(node, "output_versions"):
+            # The op recorded this output's version before it became a view (with the base's
+            # counter): record it again.
+            node.output_versions[self._output_nr] = self._version
+
+    def _remember_view(self, view: Tensor) -> None:
+        """Keep a weak reference to `view` (a dict by id: a set would compare tensors with ==)."""
+        views = self.__dict__.setdefault("_weak_views", {})
+        key = id(view)
+        views[key] = weakref.ref(view, lambda _, key=key: views.pop(key, None))
+
+    def _base_gained_history(self) -> None:
+        """This base now requires grad (an in-place write gave it a history): so do its views."""
+        for ref in list(self.__dict__.pop("_weak_views", {}).values()):
+            view = ref()
+            if view is not None:
+                view.requires_grad = True
+                view._view_version = -1  # stale: its grad_fn is redone from the base when read
+
+    def _refresh_view_history(self) -> None:
+        """Make this view's history `view_fn(base)` again, after writes changed the base's."""
+        self._view_version = self._version_counter.value
+        if not (self._view_differentiable and self._base.requires_grad):
+            return
+        with enable_grad():
+            fresh = self._view_fn(self._base)
+        self._grad_fn, self._output_nr, self.requires_grad = fresh._grad_fn, fresh._output_nr, True
 
     # ---- leaving minitorch -------------------------------------------------------------------
 
@@ -138,10 +253,23 @@ class Tensor(*F.METHOD_MIXINS):
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise DTypeError(at_user_line(
+                "only integer tensors of a single element can be converted to an index"
+            ))
+        return int(self.item())
+
     def __len__(self) -> int:
         if self.ndim == 0:
-            raise MinitorchError("len() of a 0-d tensor")
+            raise MinitorchError(at_user_line("len() of a 0-d tensor"))
         return self._data.shape[0]
+
+    def __iter__(self):
+        """The views x[0], x[1], ... along the first dim."""
+        if self.ndim == 0:
+            raise MinitorchError(at_user_line("iteration over a 0-d tensor"))
+        return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
         from minitorch.printing import format_tensor
@@ -169,7 +297,9 @@ class Tensor(*F.METHOD_MIXINS):
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not self.is_leaf and not requires_grad:
-            raise AutogradError("you can only change requires_grad flags of leaf variables")
+            raise AutogradError(at_user_line(
+                "you can only change requires_grad flags of leaf variables; use detach()"
+            ))
         if requires_grad and not self.dtype.is_floating_point:
             raise DTypeError(at_user_line(
                 f"only floating point tensors can require gradients, not {self.dtype.name}"
@@ -177,25 +307,49 @@ class Tensor(*F.METHOD_MIXINS):
         self.requires_grad = requires_grad
         return self
 
-    def detach(self) -> Tensor:
-        """The same data, cut from the autograd graph."""
-        return Tensor._from_array(self._data)
+    def retain_grad(self) -> None:
+        """Keep this non-leaf's gradient in `.grad` after backward (leaves always keep it)."""
+        if not self.requires_grad:
+            raise AutogradError(at_user_line(
+                "can't retain_grad on a tensor that has requires_grad=False"
+            ))
+        if self.is_leaf or self._retains_grad:
+            return
+        self.grad_fn.retain_grad(self)
+        self._retains_grad = True
 
-    def clone(self) -> Tensor:
-        return F.add(self, 0) if self.requires_grad else Tensor._from_array(self._data.copy())
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def detach(self) -> Tensor:
+        """The same memory (and version counter), cut from the autograd graph."""
+        out = Tensor._from_array(self._data)
+        out._version_counter = self._shared_version_counter()
+        return out
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the autograd graph, in place: it becomes a leaf."""
+        if self._base is not None and self._view_differentiable and self._base.requires_grad:
+            raise AutogradError(at_user_line(
+                "can't detach views in-place; use detach() instead"
+            ))
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    # ---- conversions ---------------------------------------------------------------------------
 
     def to(self, *args, **kwargs) -> Tensor:
         """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
         `self` when nothing changes, as in PyTorch. Differentiable."""
-        from minitorch.ops import to_copy
-
         dtype, dev = _to_arguments(self, args, kwargs)
         same_dtype = dtype is None or dtype is self.dtype
         same_device = dev is None or dev == self.device
         if same_dtype and same_device:
             return self
-        return to_copy(self, dtype=None if same_dtype else dtype,
-                       device=None if same_device else device(dev))
+        return ops.to_copy(self, dtype=None if same_dtype else dtype,
+                           device=None if same_device else device(dev))
 
     def cuda(self) -> Tensor:
         return self.to("cuda")

@@ -3,21 +3,63 @@
 A `Node` knows the tensors it was computed from (`inputs`, the edges of the backward graph)
 and how to turn the gradients of its outputs into gradients of those inputs (`apply`). Eager
 ops get an `OpBackward`, whose `apply` runs the op table's derivative formula; AOT autograd's
-compiled functions define their own Node that runs a compiled backward graph.
+compiled functions define their own Node that runs a compiled backward graph; an in-place write
+through a view gives the view's base a `CopySlices` node.
+
+[Note: in-place ops and the backward graph]
+An in-place op (minitorch/tensor.py, [Note: in-place ops]) overwrites a tensor's memory and
+gives the tensor a new `grad_fn`. Two things must then stay right for nodes made earlier:
+
+1. Edges. A node made before the write consumed the tensor's *old* value, so its gradient must
+   flow to the old history, not to the in-place op. Each node therefore records, when it is
+   made, each input's `(grad_fn, output_nr)` (PyTorch's `next_edges`); `inputs` hands the engine
+   an alias (same data, recorded history) for any input whose history has changed since.
+
+       y = x * 2;  z = y + 1;  y.mul_(5)    # z's node still sends its gradient to y's old
+                                            # MulBackward, not to the new one: dz/dx == 2
+
+2. Saved values. A formula that reads a saved tensor's values (exp's reads its output, sin's
+   its input) would read the new values. Every tensor has a version counter, bumped by each
+   in-place write (shared by a base and its views); a node records its inputs' and outputs'
+   versions when it is made. In `apply`, a saved tensor whose version moved is passed to the
+   formula as a tensor with the right shape and dtype whose *values* cannot be read: a formula
+   that only needs shapes (add's, a view's) still works, and one that reads the values raises
+   PyTorch's error instead of computing a wrong gradient.
+
+       y = x.exp();  y.add_(1);  y.sum().backward()
+       AutogradError: one of the variables needed for gradient computation has been modified by
+       an inplace operation: [float32 [3]], output 0 of ExpBackward0, is at version 1; expected
+       version 0 instead. Hint: ... clone() ...
 """
 
 from __future__ import annotations
 
-from minitorch.errors import AutogradError
+import weakref
+
+from minitorch.errors import AutogradError, at_user_line
 
 
 class Node:
     """One step of the backward graph."""
 
+    retained: dict[int, weakref.ref] | None = None  # output_nr -> tensor that retains its grad
+
     def __init__(self, inputs: tuple, num_outputs: int = 1) -> None:
-        self.inputs = inputs  # the forward inputs; tensors that require grad are edges
+        tensor = _tensor_class()
+        self._inputs = inputs  # the forward inputs; tensors that require grad are edges
+        # each tensor input's (grad_fn, output_nr, version) now (see the Note); None for others
+        self._edges = tuple([(x.grad_fn, x._output_nr, x._version) if isinstance(x, tensor)
+                             else None for x in inputs])
         self.num_outputs = num_outputs  # how many forward outputs point at this node
         self.output_shapes: list[tuple[int, ...]] = []
+
+    @property
+    def inputs(self) -> tuple:
+        """The forward inputs, each with the history it had when this node was made."""
+        if all(e is None or x.grad_fn is e[0] for x, e in zip(self._inputs, self._edges)):
+            return self._inputs
+        return tuple(x if e is None or x.grad_fn is e[0] else _with_history(x, e[0], e[1])
+                     for x, e in zip(self._inputs, self._edges))
 
     def attach(self, outputs: tuple) -> None:
         """Make each floating-point tensor of `outputs` a non-leaf result of this node.
@@ -30,18 +72,50 @@ class Node:
             if not out.dtype.is_floating_point:
                 continue
             out.requires_grad = True
-            out.grad_fn = self
+            out._grad_fn = self
             out._output_nr = i
 
     def apply(self, grads: tuple) -> tuple:
         """Gradients of the inputs from the gradients of the outputs (None = zero)."""
         raise NotImplementedError
 
+    def retain_grad(self, tensor) -> None:
+        """Store the gradient of output `tensor` in its `.grad` when this node runs."""
+        raise AutogradError(f"retain_grad() is not supported on outputs of {self.name()}")
+
+    def _store_retained(self, grads: tuple) -> None:
+        for nr, ref in (self.retained or {}).items():
+            tensor = ref()
+            if tensor is not None and grads[nr] is not None:
+                tensor._accumulate_grad(grads[nr])
+
     def name(self) -> str:
         return type(self).__name__
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"
+
+
+_Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports autograd)
+
+
+def _tensor_class():
+    global _Tensor
+    if _Tensor is None:
+        from minitorch.tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
+
+
+def _with_history(x, grad_fn, output_nr):
+    """A tensor with x's data and version counter, and the history (grad_fn, output_nr)."""
+    alias = _tensor_class()._from_array(x._data)
+    alias._version_counter = x._shared_version_counter()
+    alias.grad_fn = grad_fn
+    alias._output_nr = output_nr
+    alias.requires_grad = grad_fn is not None
+    return alias
 
 
 class OpBackward(Node):
@@ -53,10 +127,12 @@ class OpBackward(Node):
         self.kwargs = kwargs
         self.output = None  # the forward output(s), set by attach (some formulas reuse it)
         self.freed = False
+        self.output_versions: list[int] = []  # the outputs' versions when made
 
     def attach(self, outputs: tuple) -> None:
         super().attach(outputs)
         self.output = outputs[0] if len(outputs) == 1 else outputs
+        self.output_versions = [o._version for o in outputs]
 
     def apply(self, grads: tuple) -> tuple:
         if self.freed:
@@ -64,10 +140,28 @@ class OpBackward(Node):
                 f"{self.name()}: trying to backward through the graph a second time; "
                 "pass retain_graph=True to the first backward() to keep it"
             )
+        self._store_retained(grads)
+        inputs = tuple(self._saved(x, None if e is None else e[2], f"input {i}")
+                       for i, (x, e) in enumerate(zip(self._inputs, self._edges)))
+        outputs = tuple(self._saved(o, v, f"output {i}")
+                        for i, (o, v) in enumerate(zip(self._outputs(), self.output_versions)))
         # A single-output op's formula takes one gradient; a multi-output op's takes the tuple
         # (None where no gradient flowed), and the tuple of outputs.
-        grad = grads[0] if self.num_outputs == 1 else grads
-        return self.op.backward(grad, self.output, *self.inputs, **self.kwargs)
+        if self.num_outputs == 1:
+            return self.op.backward(grads[0], outputs[0], *inputs, **self.kwargs)
+        return self.op.backward(grads, outputs, *inputs, **self.kwargs)
+
+    def _outputs(self) -> tuple:
+        return self.output if self.num_outputs != 1 else (self.output,)
+
+    def _saved(self, x, version: int | None, what: str):
+        """`x`, or, if an in-place op wrote it since, a stand-in whose values cannot be read."""
+        if version is None or x._version == version:
+            return x
+        return _overwritten(x, f"{what} of {self.name()}", version)
+
+    def retain_grad(self, tensor) -> None:
+        self.retained = {**(self.retained or {}), tensor._output_nr: weakref.ref(tensor)}
 
     def release(self) -> None:
         """Drop saved tensors after backward (retain_graph=False)."""
@@ -76,3 +170,100 @@ class OpBackward(Node):
 
     def name(self) -> str:
         return "".join(p.capitalize() for p in self.op.name.split("_")) + "Backward0"
+
+
+class CopySlices(Node):
+    """The history of a base after an in-place write through one of its views.
+
+        base_new = base_old, except view(base_new) = src     (src: the view's new value)
+
+    so the gradient of base_new goes to base_old with the view's region zeroed, and that
+    region goes to src. `view_fn(t)` makes the same view of any tensor t shaped like the base.
+    """
+
+    def __init__(self, base, src, view_fn) -> None:
+        super().__init__((base, src))
+        self.view_fn = view_fn
+
+    def apply(self, grads: tuple) -> tuple:
+        from minitorch.autograd.grad_mode import is_grad_enabled
+        from minitorch.device import module_of
+
+        if is_grad_enabled():
+            raise AutogradError("CopySlices: a backward through an in-place write to a view "
+                                "cannot be differentiated again (create_graph=True)")
+        (grad,) = grads
+        self._store_retained(grads)
+        # Which of the base's elements did the view cover? Replay the view on a tensor that
+        # holds each element's own position: the values it picks are those positions.
+        xp = module_of(grad._data)
+        positions = _tensor_class()._from_array(xp.arange(grad.numel()).reshape(grad.shape))
+        covered = self.view_fn(positions)._data.reshape(-1)
+        grad_base = grad.clone()  # row-major, so flat position p is element p
+        grad_base._data.reshape(-1)[covered] = 0
+        return grad_base, self.view_fn(grad)
+
+    def retain_grad(self, tensor) -> None:
+        self.retained = {**(self.retained or {}), tensor._output_nr: weakref.ref(tensor)}
+
+
+def rebase_history(tensor, result) -> None:
+    """`tensor`'s memory now holds `result`'s values: give `tensor` the history of `result`.
+
+    For a view, the write also changed its base: the base gets a `CopySlices` node, and the
+    view becomes a view of the new base (minitorch/tensor.py, [Note: views]).
+    """
+    base = tensor._base
+    if base is None:
+        if result.requires_grad:
+            gained, old = not tensor.requires_grad, tensor.grad_fn
+            tensor.grad_fn = result.grad_fn
+            tensor._output_nr = result._output_nr
+            tensor.requires_grad = True
+            if tensor._retains_grad:  # the retained gradient is now the new node's output's
+                old.retained = {nr: r for nr, r in old.retained.items() if r() is not tensor}
+                result.grad_fn.retain_grad(tensor)
+            if gained:
+                tensor._base_gained_history()
+        return
+    if result.requires_grad or base.requires_grad:
+        gained = not base.requires_grad
+        CopySlices(base, result, tensor._view_fn).attach((base,))
+        if gained:
+            base._base_gained_history()
+        tensor._refresh_view_history()
+
+
+# ---- saved tensors overwritten by an in-place op ---------------------------------------
+
+
+class _OverwrittenArray:
+    """The data of a saved tensor that was overwritten: its metadata, and no values."""
+
+    def __init__(self, array, message: str) -> None:
+        self.shape, self.dtype, self.strides = array.shape, array.dtype, array.strides
+        self.ndim, self.size, self.itemsize = array.ndim, array.size, array.itemsize
+        self._message = message
+
+    def _refuse(self, *args, **kwargs):
+        raise AutogradError(at_user_line(self._message))
+
+    # Every way numpy (or an op's kernel) can read values ends in _refuse.
+    __array__ = __array_ufunc__ = __array_function__ = _refuse
+    __getitem__ = __setitem__ = __iter__ = __len__ = __float__ = __int__ = _refuse
+
+    def __getattr__(self, name: str):
+        raise AutogradError(at_user_line(self._message))
+
+
+def _overwritten(x, what: str, expected: int):
+    """A tensor shaped like the saved tensor `x`, whose values raise PyTorch's error."""
+    message = (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{x.dtype.name} {list(x.shape)}], {what}, is at version "
+        f"{x._version}; expected version {expected} instead. Hint: do the in-place op on a "
+        "clone() or after backward(), or use the out-of-place op"
+    )
+    stand_in = _tensor_class()._from_array(_OverwrittenArray(x._data, message))
+    stand_in.requires_grad = x.requires_grad
+    return stand_in

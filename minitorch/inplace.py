@@ -1,0 +1,184 @@
+"""In-place ops: `x.add_(y)`, `x += y`, `x[1:] = 0`, `x.copy_(y)`, ... (mixed into Tensor).
+
+[Note: in-place ops]
+An in-place op is its out-of-place op followed by a write:
+
+    x.mul_(y)    ==    result = mul(x, y);  x's memory <- result;  x takes result's history
+
+1. Checks, before anything changes: a leaf that requires grad (or a view of one) cannot be
+   written while grad mode is on; neither can an expanded tensor, whose elements share memory.
+   Then `result` is computed; its shape must be x's shape (broadcasting may not grow x) and its
+   dtype must convert to x's without changing category (no float into an int tensor). A
+   failed in-place op leaves x exactly as it was.
+2. The write, into x's memory, so that x's views and base see it (minitorch/tensor.py,
+   [Note: views]); then x's version counter is bumped.
+3. History (minitorch/autograd/graph.py, `rebase_history`): x's `grad_fn` becomes result's;
+   for a view, the base gets a `CopySlices` node. [Note: in-place ops and the backward graph]
+   there explains how nodes made before the write keep computing the right gradients.
+
+Writes (`x[key] = v`, `fill_`, `zero_`, `copy_`) use the op `index_scatter` (base with a region
+replaced) as their out-of-place op. mul_, div_ and clamp_ compute `result` from a copy of x's
+old values when autograd records them, because their derivatives read the values that the write
+replaces.
+
+    >>> x = minitorch.zeros(2, 3)
+    >>> x[0] = 1; x += 1; x
+    tensor([[2., 2., 2.],
+            [1., 1., 1.]])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from minitorch import functional as F
+from minitorch import ops
+from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.errors import (
+    AutogradError,
+    CompileError,
+    DTypeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
+from minitorch.ops.views_meta import normalize_index
+
+if TYPE_CHECKING:
+    from minitorch.tensor import Tensor
+
+
+class InPlaceMethods:
+    """The in-place ops as Tensor methods and operators."""
+
+    def add_(self, other, *, alpha=1) -> Tensor:
+        """self += alpha * other"""
+        return self._in_place("add_", lambda t: F.add(t, other, alpha=alpha))
+
+    def sub_(self, other, *, alpha=1) -> Tensor:
+        """self -= alpha * other"""
+        return self._in_place("sub_", lambda t: F.sub(t, other, alpha=alpha))
+
+    def mul_(self, other) -> Tensor:
+        return self._in_place("mul_", lambda t: F.mul(t, other), _recording(self, other))
+
+    def div_(self, other) -> Tensor:
+        return self._in_place("div_", lambda t: F.div(t, other), _recording(self, other))
+
+    def clamp_(self, min=None, max=None) -> Tensor:
+        return self._in_place("clamp_", lambda t: F.clamp(t, min, max),
+                              _recording(self, min, max))
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def fill_(self, value) -> Tensor:
+        """Every element set to `value`, a Python number or a 0-d tensor."""
+        if _is_tensor(value) and value.ndim != 0:
+            raise ShapeError(at_user_line(
+                f"fill_ only supports a 0-d value tensor, got one of shape {tuple(value.shape)}"
+            ))
+        return self._write("fill_", (), value)
+
+    def copy_(self, src) -> Tensor:
+        """Copy `src` in here: broadcast to this shape, converted to this dtype and device."""
+        return self._write("copy_", (), src)
+
+    def __setitem__(self, key, value) -> None:
+        """x[key] = value: a write into the region x[key]; value broadcasts to it."""
+        self._write("__setitem__", normalize_index(tuple(self.shape), key), value)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    # ---- the mechanics ---------------------------------------------------------------------
+
+    def _write(self, op: str, key: tuple, value) -> Tensor:
+        """self[key] = value, for a canonical key (() is everything)."""
+        if _is_tensor(value) and value.device != self.device:
+            value = value.to(self.device)
+        return self._in_place(op, lambda t: ops.index_scatter(t, value, key))
+
+    def _in_place(self, op: str, compute: Callable[[Tensor], Tensor],
+                  keep_old_values: bool = False) -> Tensor:
+        """self <- compute(self), written into self's memory; see [Note: in-place ops]."""
+        from minitorch.autograd.graph import rebase_history
+        from minitorch.fake import is_fake
+
+        if is_fake(self):
+            raise CompileError(at_user_line(f"{op}: in-place ops cannot be traced yet"))
+        recording = is_grad_enabled()
+        if recording:
+            self._check_writable_by_autograd(op)
+        if any(s == 0 and n > 1 for n, s in zip(self.shape, self.stride())):
+            raise MinitorchError(at_user_line(
+                f"{op}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (an expanded tensor); clone() it first"
+            ))
+        result = compute(self._with_copied_values() if keep_old_values else self)
+        if tuple(result.shape) != tuple(self.shape):
+            raise ShapeError(at_user_line(
+                f"{op}: output with shape {tuple(self.shape)} doesn't match the broadcast "
+                f"shape {tuple(result.shape)}"
+            ))
+        if result.dtype.category > self.dtype.category:
+            raise DTypeError(at_user_line(
+                f"{op}: result type {result.dtype.name} can't be cast to the desired output "
+                f"type {self.dtype.name}"
+            ))
+        if result.dtype is not self.dtype:
+            result = result.to(self.dtype)  # float64 into float32: differentiable
+        self._data[...] = result._data
+        self._shared_version_counter().value += 1
+        if recording:
+            rebase_history(self, result)
+        return self
+
+    def _check_writable_by_autograd(self, op: str) -> None:
+        """PyTorch's rules for writing a tensor that autograd may need (grad mode on)."""
+        if self.requires_grad and self.is_leaf:
+            raise AutogradError(at_user_line(
+                f"{op}: a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            ))
+        base = self._base
+        if base is None or not base.requires_grad:
+            return
+        if base.is_leaf:
+            raise AutogradError(at_user_line(
+                f"{op}: a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation."
+            ))
+        if not self._view_differentiable:
+            raise AutogradError(at_user_line(
+                f"{op}: a view was created in no_grad mode and is being modified in place "
+                "with grad mode enabled; clone() it first"
+            ))
+
+    def _with_copied_values(self) -> Tensor:
+        """A tensor with a copy of this one's values, and this one's history."""
+        from minitorch.tensor import Tensor
+
+        old = Tensor._from_array(self._data.copy())
+        old._grad_fn, old._output_nr, old.requires_grad = (
+            self.grad_fn, self._output_nr, self.requires_grad)
+        return old
+
+
+def _is_tensor(x) -> bool:
+    return getattr(x, "_data", None) is not None
+
+
+def _recording(*args) -> bool:
+    """Will autograd record an op on `args`? (grad mode on, and one of them requires grad)"""
+    return is_grad_enabled() and any(getattr(a, "requires_grad", False) for a in args)
