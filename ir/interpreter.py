@@ -37,6 +37,7 @@ from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, schedule, store_index
 from minitorch.dtype import DType
 from minitorch.errors import CompileError, DTypeError, ShapeError
+from minitorch.ops import pointwise_kernels
 
 
 class NumpyHandler(OpsHandler):
@@ -97,6 +98,46 @@ class NumpyHandler(OpsHandler):
 
     def log(self, a: np.ndarray) -> np.ndarray:
         return np.log(a)
+
+    def abs(self, a: np.ndarray) -> np.ndarray:
+        return np.abs(a)
+
+    def tanh(self, a: np.ndarray) -> np.ndarray:
+        return np.tanh(a)
+
+    # sigmoid and erf mean what eager mode computes: its kernels (written against numpy's API).
+    def sigmoid(self, a: np.ndarray) -> np.ndarray:
+        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
+
+    def erf(self, a: np.ndarray) -> np.ndarray:
+        return pointwise_kernels.erf(np, a).astype(a.dtype)
+
+    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
+
+    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
+
+    def eq(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("eq", a, b)
+        return np.equal(a, b)
+
+    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("ne", a, b)
+        return np.not_equal(a, b)
+
+    def lt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("lt", a, b)
+        return np.less(a, b)
+
+    def le(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("le", a, b)
+        return np.less_equal(a, b)
+
+    def where(self, condition: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if np.result_type(condition) != np.bool_:
+            raise CompileError(f"ops.where with a {np.result_type(condition)} condition")
+        return np.where(condition, a, b).astype(_same_dtype("where", a, b), copy=False)
 
 
 def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:

@@ -43,7 +43,7 @@ from ir.indexing import Const, Expr, index_vars
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import ops, set_ops_handler
 from ir.printer import PrintingHandler
-from minitorch.dtype import DType
+from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
 from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import TensorMeta
@@ -169,9 +169,57 @@ def _binary(op: Callable[[Any, Any], Any]) -> Callable[..., Pointwise]:
     return lower
 
 
-def _pow(out: TensorMeta, x: TensorValue, exponent: float | int) -> Pointwise:
+def _compare(op: Callable[[Any, Any], Any]) -> Callable[..., Pointwise]:
+    """The lowering of a comparison: both operands in their promoted dtype, a bool result.
+
+    int64 < 0.5 compares in float32, as eager does; converting to the result's dtype (bool), as
+    `_binary` does, would compare truth values.
+    """
+
+    def lower(out: TensorMeta, a: TensorValue | float, b: TensorValue | float) -> Pointwise:
+        dtype = result_type(a, b)  # TensorValues have the .shape and .dtype it reads
+        load_a = operand(a, out.shape, dtype)
+        load_b = operand(b, out.shape, dtype)
+        return Pointwise(out.dtype, out.shape, lambda index: op(load_a(index), load_b(index)))
+
+    return lower
+
+
+def _where(
+    out: TensorMeta, condition: TensorValue, a: TensorValue | float, b: TensorValue | float
+) -> Pointwise:
+    load_condition = operand(condition, out.shape, condition.dtype)  # stays bool
+    load_a = operand(a, out.shape, out.dtype)
+    load_b = operand(b, out.shape, out.dtype)
+    return Pointwise(
+        out.dtype,
+        out.shape,
+        lambda index: ops.where(load_condition(index), load_a(index), load_b(index)),
+    )
+
+
+def _pow(out: TensorMeta, x: TensorValue | float, exponent: Any) -> Pointwise:
+    """x ** c for a number c fixed at trace time (backends specialize it: x**2 is x*x), and
+    c ** y = exp(y log c) for a positive number c."""
+    if isinstance(exponent, TensorValue) and isinstance(x, (int, float)) and x > 0:
+        load_y = operand(exponent, out.shape, out.dtype)
+        log_c = math.log(x)
+        return Pointwise(
+            out.dtype,
+            out.shape,
+            lambda index: ops.exp(ops.mul(load_y(index), ops.constant(log_c, out.dtype))),
+        )
+    if not isinstance(x, TensorValue) or isinstance(exponent, TensorValue):
+        raise CompileError("no lowering for op 'pow' with a tensor exponent")
     load = operand(x, out.shape, out.dtype)
     return Pointwise(out.dtype, out.shape, lambda index: ops.pow(load(index), exponent))
+
+
+def _to_copy(out: TensorMeta, x: TensorValue, dtype: Any = None, device: Any = None) -> Pointwise:
+    """A dtype conversion; moving between devices is not a loop."""
+    if device is not None:
+        raise CompileError(f"no lowering for op 'to_copy' to device {device}")
+    return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 
 
 def _sum(out: TensorMeta, x: TensorValue, dim: Any = None, keepdim: bool = False) -> Reduction:
@@ -218,7 +266,19 @@ LOWERINGS: dict[str, Callable[..., Pointwise | Reduction]] = {
     "cos": _unary(ops.cos),
     "exp": _unary(ops.exp),
     "log": _unary(ops.log),
+    "abs": _unary(ops.abs),
+    "tanh": _unary(ops.tanh),
+    "sigmoid": _unary(ops.sigmoid),
+    "erf": _unary(ops.erf),
+    "maximum": _binary(ops.maximum),
+    "minimum": _binary(ops.minimum),
+    "eq": _compare(ops.eq),
+    "ne": _compare(ops.ne),
+    "lt": _compare(ops.lt),
+    "le": _compare(ops.le),
+    "where": _where,
     "pow": _pow,
+    "to_copy": _to_copy,
     "sum": _sum,
     "expand": _expand,
     "reshape": _reshape,

@@ -53,7 +53,8 @@ class OpsHandler:
         raise NotImplementedError(f"{type(self).__name__} does not implement ops.constant")
 
     def to_dtype(self, a: Any, dtype: DType) -> Any:
-        """`a` converted to `dtype` (float32 <-> float64), for ops whose inputs' dtypes differ."""
+        """`a` converted to `dtype` (float32 <-> float64 <-> bool), for ops whose inputs' dtypes
+        differ; a float becomes True where it is not 0 (NaN included), as numpy's astype does."""
         raise NotImplementedError(f"{type(self).__name__} does not implement ops.to_dtype")
 
     def add(self, a: Any, b: Any) -> Any:
@@ -95,6 +96,51 @@ class OpsHandler:
     def log(self, a: Any) -> Any:
         """the natural logarithm of a"""
         raise NotImplementedError(f"{type(self).__name__} does not implement ops.log")
+
+    def abs(self, a: Any) -> Any:
+        """|a|"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.abs")
+
+    def tanh(self, a: Any) -> Any:
+        """tanh(a)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.tanh")
+
+    def sigmoid(self, a: Any) -> Any:
+        """1 / (1 + e ** -a)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.sigmoid")
+
+    def erf(self, a: Any) -> Any:
+        """the error function of a"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.erf")
+
+    def maximum(self, a: Any, b: Any) -> Any:
+        """the larger of a and b; NaN if either is NaN"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.maximum")
+
+    def minimum(self, a: Any, b: Any) -> Any:
+        """the smaller of a and b; NaN if either is NaN"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.minimum")
+
+    # Comparisons take two values of one dtype and give a bool.
+    def eq(self, a: Any, b: Any) -> Any:
+        """a == b (False for NaN)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.eq")
+
+    def ne(self, a: Any, b: Any) -> Any:
+        """a != b (True for NaN)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.ne")
+
+    def lt(self, a: Any, b: Any) -> Any:
+        """a < b (False for NaN)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.lt")
+
+    def le(self, a: Any, b: Any) -> Any:
+        """a <= b (False for NaN)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.le")
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        """a if the bool `condition` is True, else b (a and b of one dtype)"""
+        raise NotImplementedError(f"{type(self).__name__} does not implement ops.where")
 
 
 # None outside every `set_ops_handler` block, so that a stray `ops.sin(x)` fails loudly.
@@ -166,6 +212,39 @@ class _Ops(OpsHandler):
 
     def log(self, a: Any) -> Any:
         return current_ops_handler().log(a)
+
+    def abs(self, a: Any) -> Any:
+        return current_ops_handler().abs(a)
+
+    def tanh(self, a: Any) -> Any:
+        return current_ops_handler().tanh(a)
+
+    def sigmoid(self, a: Any) -> Any:
+        return current_ops_handler().sigmoid(a)
+
+    def erf(self, a: Any) -> Any:
+        return current_ops_handler().erf(a)
+
+    def maximum(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().maximum(a, b)
+
+    def minimum(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().minimum(a, b)
+
+    def eq(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().eq(a, b)
+
+    def ne(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().ne(a, b)
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().lt(a, b)
+
+    def le(self, a: Any, b: Any) -> Any:
+        return current_ops_handler().le(a, b)
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        return current_ops_handler().where(condition, a, b)
 
 
 ops = _Ops()

@@ -81,6 +81,39 @@ class PrintingHandler(OpsHandler):
     def log(self, a: str) -> str:
         return self._line(f"ops.log({a})")
 
+    def abs(self, a: str) -> str:
+        return self._line(f"ops.abs({a})")
+
+    def tanh(self, a: str) -> str:
+        return self._line(f"ops.tanh({a})")
+
+    def sigmoid(self, a: str) -> str:
+        return self._line(f"ops.sigmoid({a})")
+
+    def erf(self, a: str) -> str:
+        return self._line(f"ops.erf({a})")
+
+    def maximum(self, a: str, b: str) -> str:
+        return self._line(f"ops.maximum({a}, {b})")
+
+    def minimum(self, a: str, b: str) -> str:
+        return self._line(f"ops.minimum({a}, {b})")
+
+    def eq(self, a: str, b: str) -> str:
+        return self._line(f"ops.eq({a}, {b})")
+
+    def ne(self, a: str, b: str) -> str:
+        return self._line(f"ops.ne({a}, {b})")
+
+    def lt(self, a: str, b: str) -> str:
+        return self._line(f"ops.lt({a}, {b})")
+
+    def le(self, a: str, b: str) -> str:
+        return self._line(f"ops.le({a}, {b})")
+
+    def where(self, condition: str, a: str, b: str) -> str:
+        return self._line(f"ops.where({condition}, {a}, {b})")
+
 
 def format_inner_fn(
     inner_fn: Callable[..., Any],

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.device import module_of
+from minitorch.device import device, module_of
+from minitorch.dtype import DType
 from minitorch.ops.registry import OpDef, TensorMeta
 
 _mode_stack: list[DispatchMode] = []
@@ -89,37 +90,45 @@ _meta_cache: dict[tuple, Any] = {}
 _KEY_SCALARS = (bool, int, float, str, type(None))
 
 
+class _Unkeyable(Exception):
+    """An argument the meta cache cannot key on (a tensor inside a list, an unknown object)."""
+
+
 def _meta_key(op: OpDef, args: tuple, kwargs: dict) -> tuple | None:
     """(op, shape and dtype of each tensor, type and value of everything else), or None when
     an argument is not simple enough to key on (a list of tensors, say)."""
     key: list = [op]
-    for a in (*args, *kwargs.items()) if kwargs else args:
-        data = getattr(a, "_data", None)
-        if data is not None:
-            key.append((data.shape, data.dtype))
-        elif type(a) in _KEY_SCALARS:
-            key.append((type(a), a))
-        elif type(a) is tuple and all(type(v) in _KEY_SCALARS or _is_simple(v) for v in a):
-            key.append((tuple, a))
-        elif _is_simple(a):
-            key.append(a)
-        else:
-            return None
+    try:
+        for a in args:
+            data = getattr(a, "_data", None)
+            key.append((data.shape, data.dtype) if data is not None else _value_key(a))
+        for name, value in kwargs.items():
+            key.append((name, _value_key(value)))
+    except _Unkeyable:
+        return None
     return tuple(key)
 
 
-def _is_simple(v) -> bool:
-    """Hashable by value and carrying no tensor: DTypes, devices, tuples of ints."""
-    from minitorch.device import device
-    from minitorch.dtype import DType
+def _value_key(v) -> object:
+    """A hashable stand-in for a Python argument, equal exactly when the values are.
 
-    if type(v) is tuple:
-        return all(type(x) in _KEY_SCALARS or _is_simple(x) for x in v)
-    return isinstance(v, (DType, device))
+    The type is part of it, so 1, 1.0 and True stay apart; slices are spelled out because
+    they are unhashable before Python 3.12.
+    """
+    kind = type(v)
+    if kind in _KEY_SCALARS:
+        return (kind, v)
+    if kind is tuple or kind is list:
+        return (kind, tuple(_value_key(x) for x in v))
+    if kind is slice:
+        return (slice, _value_key(v.start), _value_key(v.stop), _value_key(v.step))
+    if v is Ellipsis or kind is DType or kind is device:
+        return v
+    raise _Unkeyable
 
 
 def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
-    Tensor = _tensor_class()
+    Tensor = tensor_class()
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     xp = np if type(arrays[0]) is np.ndarray else module_of(arrays[0])
     result = op.impl(xp, *arrays, **kwargs)
@@ -146,7 +155,8 @@ def _any_requires_grad(args: tuple) -> bool:
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports this module)
 
 
-def _tensor_class():
+def tensor_class() -> type:
+    """minitorch.Tensor, for modules that tensor.py itself imports (no import cycle)."""
     global _Tensor
     if _Tensor is None:
         from minitorch.tensor import Tensor

@@ -56,25 +56,16 @@ from contextlib import contextmanager
 
 from llvmlite import ir
 
-from codegen.llvm import mathlib
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
+from codegen.llvm.ops import Lanes, LLVMOps, call_intrinsic, ir_type
 from ir.indexing import Expr, index_vars
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
-from ir.ops_handler import OpsHandler, set_ops_handler
+from ir.ops_handler import set_ops_handler
 from ir.scheduler import FusedKernel, loads, store_index
 from minitorch.dtype import DType
-from minitorch.errors import CompileError, DTypeError
+from minitorch.errors import CompileError
 
 PTR = ir.PointerType()
-_IR_TYPES = {"float32": mathlib.F32, "float64": mathlib.F64}  # dtype name -> LLVM type
-
-
-def ir_type(dtype: DType) -> ir.Type:
-    """The LLVM type of a dtype's elements (float32 -> float, float64 -> double)."""
-    if dtype.name not in _IR_TYPES:
-        raise DTypeError(f"the LLVM backend does not support dtype {dtype.name} yet")
-    return _IR_TYPES[dtype.name]
-
 
 # reduction_type -> (the accumulator's start value, how one term joins it)
 _REDUCTIONS = {
@@ -82,138 +73,9 @@ _REDUCTIONS = {
     # its own (pairwise) order, so neither order is "the" answer.
     "sum": (0.0, lambda b, acc, x: b.fadd(acc, x, flags=("reassoc",))),
     # llvm.maximum/minimum propagate NaN like numpy's max/min, and vectorize.
-    "max": (-math.inf, lambda b, acc, x: _call_intrinsic(b, "llvm.maximum", acc, x)),
-    "min": (math.inf, lambda b, acc, x: _call_intrinsic(b, "llvm.minimum", acc, x)),
+    "max": (-math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.maximum", acc, x)),
+    "min": (math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.minimum", acc, x)),
 }
-
-
-def _call_intrinsic(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
-    t = args[0].type
-    fn = builder.module.declare_intrinsic(name, [t], ir.FunctionType(t, [t] * len(args)))
-    return builder.call(fn, args)
-
-
-class LLVMOps(OpsHandler):
-    """An ops handler whose values are LLVM registers: running a loop body emits its code.
-
-    Equal ops on equal operands return the register made the first time (lowering inlines
-    `sin(x)` into every consumer; this is where the duplicates collapse), within one scope:
-    a value made inside a reduction loop is forgotten when the loop ends.
-    """
-
-    def __init__(
-        self, builder: ir.IRBuilder, pointers: dict[str, ir.Value], dtypes: dict[str, DType]
-    ):
-        self.builder = builder
-        self.pointers = pointers  # buffer name -> its data pointer (element 0)
-        self.dtypes = dtypes  # buffer name -> dtype
-        self.index_env: dict[str, IndexValue] = {}  # 'i0', 'r0', ... -> the loop counters
-        self.registers: dict[str, tuple[Expr, ir.Value | Lanes]] = {}  # node -> (index, value)
-        self.lane: ir.Value | None = None  # the output in a tile, see _emit_output_tiles
-        self._made: dict[tuple, ir.Value] = {}  # (op, operands...) -> the register it gave
-
-    @contextmanager
-    def scope(self) -> Iterator[None]:
-        """Forget the values made inside the block when it ends (they live in a loop body)."""
-        outer = dict(self._made)
-        yield
-        self._made = outer
-
-    def _once(self, key: tuple, make: Callable[[], ir.Value]) -> ir.Value:
-        if key not in self._made:
-            self._made[key] = make()
-        return self._made[key]
-
-    def _same_type(self, op: str, a: ir.Value, b: ir.Value) -> None:
-        if a.type != b.type:
-            raise CompileError(f"ops.{op} on {a.type} and {b.type}: convert with ops.to_dtype")
-
-    def load(self, name: str, index: Expr) -> ir.Value:
-        if name in self.registers:  # computed earlier in this kernel: use the register
-            stored_at, value = self.registers[name]
-            if index != stored_at:
-                raise CompileError(
-                    f"load of {name} at {index}, but this kernel has it at {stored_at}"
-                )
-            if isinstance(value, Lanes):
-                return self.builder.load(self.lane_address(value, self.lane), typ=value.element)
-            return value
-        element = ir_type(self.dtypes[name])
-        return self._once(
-            ("load", name, index),
-            lambda: self.builder.load(
-                self._address(name, index), name=f"{name}[{index}]", typ=element
-            ),
-        )
-
-    def store(self, name: str, index: Expr, value: ir.Value) -> None:
-        """Write `value` to element `index` of buffer `name` (not an op: the kernel calls it)."""
-        self.builder.store(value, self._address(name, index))
-
-    def lane_address(self, lanes: Lanes, lane: ir.Value) -> ir.Value:
-        """&lanes[lane], one output's slot in a tile's accumulator array."""
-        return self.builder.gep(lanes.array, [i64(0), lane], inbounds=True)
-
-    def _address(self, name: str, index: Expr) -> ir.Value:
-        """&buffer[index]: the flat index computed in i64 registers, scaled by the element size."""
-        offset = index.evaluate(self.index_env)
-        offset = offset.value if isinstance(offset, IndexValue) else i64(offset)
-        element = ir_type(self.dtypes[name])
-        # inbounds: the element lies inside the caller's array, even at a negative offset.
-        pointer = self.pointers[name]
-        return self.builder.gep(
-            pointer, [offset], inbounds=True, name=f"&{name}[{index}]", source_etype=element
-        )
-
-    def constant(self, value: float | int, dtype: DType) -> ir.Value:
-        return ir.Constant(ir_type(dtype), float(value))
-
-    def to_dtype(self, a: ir.Value, dtype: DType) -> ir.Value:
-        target = ir_type(dtype)
-        if a.type == target:
-            return a
-        convert = self.builder.fpext if target == mathlib.F64 else self.builder.fptrunc
-        return self._once(("to_dtype", a, dtype.name), lambda: convert(a, target))
-
-    def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("add", a, b)
-        return self._once(("add", a, b), lambda: self.builder.fadd(a, b, name="add"))
-
-    def sub(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("sub", a, b)
-        return self._once(("sub", a, b), lambda: self.builder.fsub(a, b, name="sub"))
-
-    def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("mul", a, b)
-        return self._once(("mul", a, b), lambda: self.builder.fmul(a, b, name="mul"))
-
-    def div(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("div", a, b)
-        return self._once(("div", a, b), lambda: self.builder.fdiv(a, b, name="div"))
-
-    def neg(self, a: ir.Value) -> ir.Value:
-        return self._once(("neg", a), lambda: self.builder.fneg(a, name="neg"))
-
-    def pow(self, a: ir.Value, exponent: float | int) -> ir.Value:
-        if not math.isfinite(exponent):
-            raise CompileError(f"ops.pow with the exponent {exponent} is not supported")
-        return self._once(("pow", a, exponent), lambda: mathlib.power(self.builder, a, exponent))
-
-    def sin(self, a: ir.Value) -> ir.Value:
-        return self._math("sin", a)
-
-    def cos(self, a: ir.Value) -> ir.Value:
-        return self._math("cos", a)
-
-    def exp(self, a: ir.Value) -> ir.Value:
-        return self._math("exp", a)
-
-    def log(self, a: ir.Value) -> ir.Value:
-        return self._math("log", a)
-
-    def _math(self, name: str, a: ir.Value) -> ir.Value:
-        fn = mathlib.math_function(self.builder.module, name, a.type)
-        return self._once((name, a), lambda: self.builder.call(fn, [a], name=name))
 
 
 def generate_kernel(kernel: FusedKernel, dtypes: dict[str, DType]) -> ir.Module:
@@ -368,14 +230,6 @@ def _checked(node: ComputedBuffer, value: ir.Value) -> ir.Value:
 # Outputs per tile. Small tiles re-walk every row once per tile (160 -> 9 ms at T = 128, 5 ms
 # at 4096); the arrays cost T * itemsize bytes of stack per reduction in the kernel.
 _OUTPUT_TILE = 4096
-
-
-class Lanes:
-    """The value of a node for every output in the current tile: a [T x type] stack array."""
-
-    def __init__(self, array: ir.Value, element: ir.Type) -> None:
-        self.array = array
-        self.element = element  # float or double
 
 
 def _reduces_across_outputs(kernel: FusedKernel) -> bool:

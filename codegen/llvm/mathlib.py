@@ -77,7 +77,7 @@ class _Precision:
             self.ln2 = _split(_ln2(), np_type, parts=2)
 
 
-_PRECISIONS = {
+PRECISIONS = {
     "float": _Precision(F32, np.float32, int_bits=32, mantissa_bits=23),
     "double": _Precision(F64, np.float64, int_bits=64, mantissa_bits=52),
 }
@@ -115,7 +115,7 @@ def _log_series(n: int) -> list[float]:
     return [2 / (2 * k + 1) for k in range(1, n + 1)]
 
 
-class _Emitter:
+class Emitter:
     """An IRBuilder that speaks in math: `m.fma(a, b, c)`, `m.horner(z, coefficients)`."""
 
     def __init__(self, builder: ir.IRBuilder, precision: _Precision):
@@ -215,14 +215,14 @@ class _Emitter:
 _SIN_COS_MAX = 2.0**50
 
 
-def _reduce_by_half_pi(m: _Emitter, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+def _reduce_by_half_pi(m: Emitter, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     """r, q with x = j*(pi/2) + r, |r| <= ~pi/4, and q = j mod 4 as a float (NaN for inf/NaN)."""
     if m.type == F32:
         # NOTE: float32 reduces in float64. In float, x*2/pi is itself rounded to an integer
         # once |x| passes ~3e6, j comes out wrong, and sin(1e7) would be off by thousands
         # of ulp; in double the same code is right up to |x| = 2^50. The price: a float32
         # sin(x)**2 + cos(x)**2 kernel takes ~13 ms per 1e7 elements instead of ~9.5.
-        wide = _Emitter(m.builder, _PRECISIONS["double"])
+        wide = Emitter(m.builder, PRECISIONS["double"])
         r, q = _reduce_by_half_pi(wide, m.builder.fpext(x, F64))
         return m.builder.fptrunc(r, F32), m.builder.fptrunc(q, F32)
     j = m.rint(m.mul(x, m.const(2 / math.pi)))
@@ -235,7 +235,7 @@ def _reduce_by_half_pi(m: _Emitter, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     return r, q
 
 
-def _sin_cos_of_reduced(m: _Emitter, r: ir.Value) -> tuple[ir.Value, ir.Value]:
+def _sin_cos_of_reduced(m: Emitter, r: ir.Value) -> tuple[ir.Value, ir.Value]:
     """sin(r), cos(r) for |r| <= ~pi/4 from their Taylor series."""
     z = m.mul(r, r)
     name = str(m.type)
@@ -245,7 +245,7 @@ def _sin_cos_of_reduced(m: _Emitter, r: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def _quadrant(
-    m: _Emitter, value_at_r: ir.Value, other: ir.Value, q: ir.Value, negate_in: tuple[float, float]
+    m: Emitter, value_at_r: ir.Value, other: ir.Value, q: ir.Value, negate_in: tuple[float, float]
 ) -> ir.Value:
     """Pick `other` in odd quadrants, then negate in the two quadrants `negate_in`."""
     odd = m.either(m.cmp("==", q, 1.0), m.cmp("==", q, 3.0))
@@ -254,7 +254,7 @@ def _quadrant(
     return m.select(negate, m.neg(value), value)
 
 
-def _emit_sin(m: _Emitter, x: ir.Value) -> ir.Value:
+def _emit_sin(m: Emitter, x: ir.Value) -> ir.Value:
     """sin(x): quadrants 0, 1, 2, 3 give sin r, cos r, -sin r, -cos r."""
     r, q = _reduce_by_half_pi(m, x)
     sin_r, cos_r = _sin_cos_of_reduced(m, r)
@@ -264,7 +264,7 @@ def _emit_sin(m: _Emitter, x: ir.Value) -> ir.Value:
     return m.select(m.cmp("==", x, 0.0), x, result)
 
 
-def _emit_cos(m: _Emitter, x: ir.Value) -> ir.Value:
+def _emit_cos(m: Emitter, x: ir.Value) -> ir.Value:
     """cos(x): quadrants 0, 1, 2, 3 give cos r, -sin r, -cos r, sin r."""
     r, q = _reduce_by_half_pi(m, x)
     sin_r, cos_r = _sin_cos_of_reduced(m, r)
@@ -275,7 +275,7 @@ def _emit_cos(m: _Emitter, x: ir.Value) -> ir.Value:
 # -- exp ---------------------------------------------------------------------------------------
 
 
-def _emit_exp(m: _Emitter, x: ir.Value) -> ir.Value:
+def _emit_exp(m: Emitter, x: ir.Value) -> ir.Value:
     """exp(x) = 2^n * exp(r), n = rint(x / ln2), r = x - n*ln2, |r| <= ln2/2."""
     p = m.p
     # Clamp just past where exp overflows (x > log of the largest float, 2^(bias+1)) and
@@ -300,7 +300,7 @@ def _emit_exp(m: _Emitter, x: ir.Value) -> ir.Value:
 # -- log ---------------------------------------------------------------------------------------
 
 
-def _emit_log(m: _Emitter, x: ir.Value) -> ir.Value:
+def _emit_log(m: Emitter, x: ir.Value) -> ir.Value:
     """log(x) = e*ln2 + log(1 + f), x = (1 + f) * 2^e with 1 + f in [sqrt(1/2), sqrt(2))."""
     p, b = m.p, m.builder
     # A subnormal x has no implicit leading bit; scale it into the normal range first.
@@ -355,7 +355,7 @@ def power(builder: ir.IRBuilder, x: ir.Value, exponent: float) -> ir.Value:
     the exp/log can cost float32 accuracy (x^-1, x^0, x^1 and x^2 round at most once anyway,
     and stay in float32).
     """
-    m = _Emitter(builder, _PRECISIONS[str(x.type)])
+    m = Emitter(builder, PRECISIONS[str(x.type)])
     if exponent in (-1, 0, 1, 2):
         return _integer_power(m, x, int(exponent))  # one rounding at most, in any precision
     if m.type == F32:
@@ -375,7 +375,7 @@ def power(builder: ir.IRBuilder, x: ir.Value, exponent: float) -> ir.Value:
     return m.select(m.cmp("==", x, -math.inf), at_minus_inf, result)
 
 
-def _integer_power(m: _Emitter, x: ir.Value, n: int) -> ir.Value:
+def _integer_power(m: Emitter, x: ir.Value, n: int) -> ir.Value:
     """x^n by repeated squaring: multiply in x^(2^k) for every bit k set in |n|."""
     result = None
     square = x  # x^(2^k)
@@ -391,13 +391,13 @@ def _integer_power(m: _Emitter, x: ir.Value, n: int) -> ir.Value:
     return m.div(m.const(1.0), result) if n < 0 else result
 
 
-def _exp_log_power(m: _Emitter, x: ir.Value, c: float) -> ir.Value:
+def _exp_log_power(m: Emitter, x: ir.Value, c: float) -> ir.Value:
     """exp(c * log x): inf and 0 at the ends come out of exp and log's own special cases."""
     log = m.builder.call(math_function(m.builder.module, "log", m.type), [x])
     return m.builder.call(math_function(m.builder.module, "exp", m.type), [m.mul(log, m.const(c))])
 
 
-_EMITTERS: dict[str, Callable[[_Emitter, ir.Value], ir.Value]] = {
+_EMITTERS: dict[str, Callable[[Emitter, ir.Value], ir.Value]] = {
     "sin": _emit_sin,
     "cos": _emit_cos,
     "exp": _emit_exp,
@@ -413,6 +413,14 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
         fn = math_function(module, "sin", ir.FloatType())
         builder.call(fn, [x])
     """
+    return define_function(module, name, ir_type, _EMITTERS[name])
+
+
+def define_function(
+    module: ir.Module, name: str, ir_type: ir.Type, emit: Callable[[Emitter, ir.Value], ir.Value]
+) -> ir.Function:
+    """The function `minitorch.<name>.<type>` whose body is `emit(m, x)`, made once per module:
+    internal and `alwaysinline`, so it costs no call (activations.py makes its own this way)."""
     fn_name = f"minitorch.{name}.{ir_type}"
     if fn_name in module.globals:
         return module.globals[fn_name]
@@ -420,6 +428,6 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    emitter = _Emitter(builder, _PRECISIONS[str(ir_type)])
-    builder.ret(_EMITTERS[name](emitter, fn.args[0]))
+    emitter = Emitter(builder, PRECISIONS[str(ir_type)])
+    builder.ret(emit(emitter, fn.args[0]))
     return fn

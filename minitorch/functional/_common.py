@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from minitorch.dispatch import tensor_class
 from minitorch.errors import DTypeError, at_user_line
 
 
 def check_tensor(op: str, x) -> None:
     """Refuse a non-tensor where PyTorch wants a Tensor, naming the op."""
-    from minitorch.tensor import Tensor
-
-    if not isinstance(x, Tensor):
+    if not isinstance(x, tensor_class()):
         raise DTypeError(at_user_line(f"{op}(): expected a Tensor, got {type(x).__name__}"))
 
 

@@ -1,12 +1,33 @@
-"""Public pointwise functions (`minitorch.sin`, `minitorch.add`, ...) and their Tensor methods."""
+"""Public pointwise functions (`minitorch.sin`, `minitorch.where`, ...) and their Tensor methods.
+
+Each function takes PyTorch's arguments and calls the op table (`minitorch.ops`), where
+[Note: the pointwise primitives] says which of them are primitives.
+"""
 
 from __future__ import annotations
 
 from minitorch import ops
+from minitorch.errors import DTypeError, at_user_line
 from minitorch.functional._common import check_tensor
 
 # the public functions of this family
-__all__ = ["add", "cos", "div", "exp", "log", "mul", "neg", "pow", "sin", "sub"]
+__all__ = [
+    "abs", "add", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "ge", "gt", "le", "log",
+    "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
+    "rsqrt", "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
+]
+
+# ---- one tensor --------------------------------------------------------------------------
+
+
+def abs(input):
+    check_tensor("abs", input)
+    return ops.abs(input)
+
+
+def neg(input):
+    check_tensor("neg", input)
+    return ops.neg(input)
 
 
 def sin(input):
@@ -29,9 +50,47 @@ def log(input):
     return ops.log(input)
 
 
-def neg(input):
-    check_tensor("neg", input)
-    return ops.neg(input)
+def sqrt(input):
+    check_tensor("sqrt", input)
+    return ops.sqrt(input)
+
+
+def rsqrt(input):
+    """1 / sqrt(input)"""
+    check_tensor("rsqrt", input)
+    return ops.rsqrt(input)
+
+
+def reciprocal(input):
+    """1 / input (a float for integer input)"""
+    check_tensor("reciprocal", input)
+    return ops.reciprocal(input)
+
+
+def tanh(input):
+    check_tensor("tanh", input)
+    return ops.tanh(input)
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-input))"""
+    check_tensor("sigmoid", input)
+    return ops.sigmoid(input)
+
+
+def relu(input):
+    """max(input, 0)"""
+    check_tensor("relu", input)
+    return ops.relu(input)
+
+
+def erf(input):
+    """2 / sqrt(pi) * integral from 0 to input of exp(-t^2) dt"""
+    check_tensor("erf", input)
+    return ops.erf(input)
+
+
+# ---- arithmetic --------------------------------------------------------------------------
 
 
 def add(input, other, *, alpha=1):
@@ -53,13 +112,106 @@ def div(input, other):
 
 
 def pow(input, exponent):
-    """input ** exponent, for a Python-number exponent."""
-    check_tensor("pow", input)
+    """input ** exponent; either may be a Python number: pow(x, 2), pow(2, x)."""
+    if not _is_tensor(input) and not _is_tensor(exponent):
+        raise DTypeError(at_user_line(
+            f"pow(): expected a Tensor, got {type(input).__name__} and {type(exponent).__name__}"
+        ))
     return ops.pow(input, exponent)
+
+
+def maximum(input, other):
+    """The larger of input and other, elementwise; NaN if either is NaN."""
+    check_tensor("maximum", input)
+    check_tensor("maximum", other)
+    return ops.maximum(input, other)
+
+
+def minimum(input, other):
+    """The smaller of input and other, elementwise; NaN if either is NaN."""
+    check_tensor("minimum", input)
+    check_tensor("minimum", other)
+    return ops.minimum(input, other)
+
+
+def clamp(input, min=None, max=None):
+    """min(max(input, min), max), elementwise; `min` and `max` are numbers or tensors, and
+    either may be None."""
+    check_tensor("clamp", input)
+    return ops.clamp(input, min, max)
+
+
+clip = clamp  # PyTorch's alias
+
+# ---- comparisons and selection -----------------------------------------------------------
+
+
+def eq(input, other):
+    """input == other, elementwise, as a bool tensor"""
+    check_tensor("eq", input)
+    return ops.eq(input, other)
+
+
+def ne(input, other):
+    """input != other"""
+    check_tensor("ne", input)
+    return ops.ne(input, other)
+
+
+def lt(input, other):
+    """input < other"""
+    check_tensor("lt", input)
+    return ops.lt(input, other)
+
+
+def le(input, other):
+    """input <= other"""
+    check_tensor("le", input)
+    return ops.le(input, other)
+
+
+def gt(input, other):
+    """input > other"""
+    check_tensor("gt", input)
+    return ops.gt(input, other)
+
+
+def ge(input, other):
+    """input >= other"""
+    check_tensor("ge", input)
+    return ops.ge(input, other)
+
+
+def where(condition, input, other):
+    """input where condition is True, else other; input and other may be Python numbers.
+
+        >>> minitorch.where(x > 0, x, 0.0)      # relu
+    """
+    check_tensor("where", condition)
+    return ops.where(condition, input, other)
+
+
+def masked_fill(input, mask, value):
+    """input with `value` wherever the bool `mask` is True (value: a number or a 0-d tensor)."""
+    check_tensor("masked_fill", input)
+    return ops.masked_fill(input, mask, value)
+
+
+# ---- Tensor methods ----------------------------------------------------------------------
 
 
 class PointwiseMethods:
     """The pointwise ops as Tensor methods and Python operators (mixed into Tensor)."""
+
+    # NOTE: defining __eq__ would make Tensor unhashable; PyTorch keeps tensors hashable by
+    # identity, so they work as dict keys and in sets (the optimizer's state, for one).
+    __hash__ = object.__hash__
+
+    def abs(self):
+        return abs(self)
+
+    def neg(self):
+        return neg(self)
 
     def sin(self):
         return sin(self)
@@ -73,8 +225,26 @@ class PointwiseMethods:
     def log(self):
         return log(self)
 
-    def neg(self):
-        return neg(self)
+    def sqrt(self):
+        return sqrt(self)
+
+    def rsqrt(self):
+        return rsqrt(self)
+
+    def reciprocal(self):
+        return reciprocal(self)
+
+    def tanh(self):
+        return tanh(self)
+
+    def sigmoid(self):
+        return sigmoid(self)
+
+    def relu(self):
+        return relu(self)
+
+    def erf(self):
+        return erf(self)
 
     def add(self, other, *, alpha=1):
         return add(self, other, alpha=alpha)
@@ -90,6 +260,45 @@ class PointwiseMethods:
 
     def pow(self, exponent):
         return pow(self, exponent)
+
+    def maximum(self, other):
+        return maximum(self, other)
+
+    def minimum(self, other):
+        return minimum(self, other)
+
+    def clamp(self, min=None, max=None):
+        return clamp(self, min, max)
+
+    def clip(self, min=None, max=None):
+        return clamp(self, min, max)
+
+    def eq(self, other):
+        return eq(self, other)
+
+    def ne(self, other):
+        return ne(self, other)
+
+    def lt(self, other):
+        return lt(self, other)
+
+    def le(self, other):
+        return le(self, other)
+
+    def gt(self, other):
+        return gt(self, other)
+
+    def ge(self, other):
+        return ge(self, other)
+
+    def where(self, condition, other):
+        """self where condition is True, else other: x.where(c, y) is where(c, x, y)."""
+        return where(condition, self, other)
+
+    def masked_fill(self, mask, value):
+        return masked_fill(self, mask, value)
+
+    # ---- operators -----------------------------------------------------------------------
 
     def __add__(self, other):
         return add(self, other) if _is_operand(other) else NotImplemented
@@ -118,14 +327,42 @@ class PointwiseMethods:
     def __pow__(self, exponent):
         return pow(self, exponent) if _is_operand(exponent) else NotImplemented
 
+    def __rpow__(self, base):
+        return pow(base, self) if _is_operand(base) else NotImplemented
+
     def __neg__(self):
         return neg(self)
 
     def __pos__(self):
         return self
 
+    def __abs__(self):
+        return abs(self)
+
+    def __eq__(self, other):
+        return eq(self, other) if _is_operand(other) else NotImplemented
+
+    def __ne__(self, other):
+        return ne(self, other) if _is_operand(other) else NotImplemented
+
+    def __lt__(self, other):
+        return lt(self, other) if _is_operand(other) else NotImplemented
+
+    def __le__(self, other):
+        return le(self, other) if _is_operand(other) else NotImplemented
+
+    def __gt__(self, other):
+        return gt(self, other) if _is_operand(other) else NotImplemented
+
+    def __ge__(self, other):
+        return ge(self, other) if _is_operand(other) else NotImplemented
+
+
+# Every Tensor is a PointwiseMethods (the class mixes it in), so these need no import of
+# minitorch.tensor, which imports this module; they run on every operator.
+def _is_tensor(x) -> bool:
+    return isinstance(x, PointwiseMethods)
+
 
 def _is_operand(x) -> bool:
-    from minitorch.tensor import Tensor
-
-    return isinstance(x, (Tensor, bool, int, float))
+    return isinstance(x, (PointwiseMethods, bool, int, float))

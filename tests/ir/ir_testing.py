@@ -12,6 +12,7 @@ the IR must reproduce:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +61,19 @@ def _sum(a: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     return np.asarray(np.sum(a, axis=axis, keepdims=keepdim))
 
 
+def _erf(a: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(a).astype(a.dtype)
+
+
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):  # e^-x = inf for x < -88 (float32) gives 0, as it should
+        return (1 / (1 + np.exp(-a))).astype(a.dtype)
+
+
+def _to_copy(a: np.ndarray, dtype: DType | None = None, device: Any = None) -> np.ndarray:
+    return a.astype(dtype.np)
+
+
 NUMPY = {  # op name -> what it means, in numpy (the reference for every test)
     "add": np.add,
     "sub": np.subtract,
@@ -71,6 +85,18 @@ NUMPY = {  # op name -> what it means, in numpy (the reference for every test)
     "cos": np.cos,
     "exp": np.exp,
     "log": np.log,
+    "abs": np.abs,
+    "tanh": np.tanh,
+    "sigmoid": _sigmoid,
+    "erf": _erf,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "where": np.where,
+    "to_copy": _to_copy,
     "sum": _sum,
     "expand": np.broadcast_to,
     "reshape": np.reshape,

@@ -1,0 +1,258 @@
+"""The ops handler of the LLVM backend: its values are LLVM registers, so running a loop body
+emits its code (see [Note: the LLVM kernel] in kernel.py for the loops around it).
+
+    with set_ops_handler(LLVMOps(builder, pointers, dtypes)):
+        value = inner_fn(index)        # ops.sin(ops.load("x", i0)) -> %"sin" = call float ...
+
+Each op is one instruction or intrinsic where LLVM has one (fadd, fcmp, select, llvm.fabs,
+llvm.maximum), and otherwise a call of one of our own vectorizable math functions
+(mathlib.py, activations.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
+
+from llvmlite import ir
+
+from codegen.llvm import activations, mathlib
+from codegen.llvm.loops import IndexValue, i64
+from ir.indexing import Expr
+from ir.ops_handler import OpsHandler
+from minitorch.dtype import DType
+from minitorch.errors import CompileError, DTypeError
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+# dtype name -> LLVM type. NOTE: a bool is a byte holding 0 or 1, in memory as numpy keeps it
+# and in registers too; comparisons widen their i1 to it, and `where` narrows it back.
+_IR_TYPES = {"float32": mathlib.F32, "float64": mathlib.F64, "bool": I8}
+
+
+def ir_type(dtype: DType) -> ir.Type:
+    """The LLVM type of a dtype's elements (float32 -> float, float64 -> double, bool -> i8)."""
+    if dtype.name not in _IR_TYPES:
+        raise DTypeError(f"the LLVM backend does not support dtype {dtype.name} yet")
+    return _IR_TYPES[dtype.name]
+
+
+def call_intrinsic(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
+    t = args[0].type
+    fn = builder.module.declare_intrinsic(name, [t], ir.FunctionType(t, [t] * len(args)))
+    return builder.call(fn, args)
+
+
+class Lanes:
+    """The value of a node for every output in the current tile: a [T x type] stack array
+    (see [Note: reductions across outputs] in kernel.py)."""
+
+    def __init__(self, array: ir.Value, element: ir.Type) -> None:
+        self.array = array
+        self.element = element  # float or double
+
+
+class LLVMOps(OpsHandler):
+    """An ops handler whose values are LLVM registers: running a loop body emits its code.
+
+    Equal ops on equal operands return the register made the first time (lowering inlines
+    `sin(x)` into every consumer; this is where the duplicates collapse), within one scope:
+    a value made inside a reduction loop is forgotten when the loop ends.
+    """
+
+    def __init__(
+        self, builder: ir.IRBuilder, pointers: dict[str, ir.Value], dtypes: dict[str, DType]
+    ):
+        self.builder = builder
+        self.pointers = pointers  # buffer name -> its data pointer (element 0)
+        self.dtypes = dtypes  # buffer name -> dtype
+        self.index_env: dict[str, IndexValue] = {}  # 'i0', 'r0', ... -> the loop counters
+        self.registers: dict[str, tuple[Expr, ir.Value | Lanes]] = {}  # node -> (index, value)
+        self.lane: ir.Value | None = None  # the output in a tile, see _emit_output_tiles
+        self._made: dict[tuple, ir.Value] = {}  # (op, operands...) -> the register it gave
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        """Forget the values made inside the block when it ends (they live in a loop body)."""
+        outer = dict(self._made)
+        yield
+        self._made = outer
+
+    def _once(self, key: tuple, make: Callable[[], ir.Value]) -> ir.Value:
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
+    def _same_type(self, op: str, a: ir.Value, b: ir.Value) -> None:
+        if a.type != b.type:
+            raise CompileError(f"ops.{op} on {a.type} and {b.type}: convert with ops.to_dtype")
+
+    def load(self, name: str, index: Expr) -> ir.Value:
+        if name in self.registers:  # computed earlier in this kernel: use the register
+            stored_at, value = self.registers[name]
+            if index != stored_at:
+                raise CompileError(
+                    f"load of {name} at {index}, but this kernel has it at {stored_at}"
+                )
+            if isinstance(value, Lanes):
+                return self.builder.load(self.lane_address(value, self.lane), typ=value.element)
+            return value
+        element = ir_type(self.dtypes[name])
+        return self._once(
+            ("load", name, index),
+            lambda: self.builder.load(
+                self._address(name, index), name=f"{name}[{index}]", typ=element
+            ),
+        )
+
+    def store(self, name: str, index: Expr, value: ir.Value) -> None:
+        """Write `value` to element `index` of buffer `name` (not an op: the kernel calls it)."""
+        self.builder.store(value, self._address(name, index))
+
+    def lane_address(self, lanes: Lanes, lane: ir.Value) -> ir.Value:
+        """&lanes[lane], one output's slot in a tile's accumulator array."""
+        return self.builder.gep(lanes.array, [i64(0), lane], inbounds=True)
+
+    def _address(self, name: str, index: Expr) -> ir.Value:
+        """&buffer[index]: the flat index computed in i64 registers, scaled by the element size."""
+        offset = index.evaluate(self.index_env)
+        offset = offset.value if isinstance(offset, IndexValue) else i64(offset)
+        element = ir_type(self.dtypes[name])
+        # inbounds: the element lies inside the caller's array, even at a negative offset.
+        pointer = self.pointers[name]
+        return self.builder.gep(
+            pointer, [offset], inbounds=True, name=f"&{name}[{index}]", source_etype=element
+        )
+
+    def constant(self, value: float | int, dtype: DType) -> ir.Value:
+        if ir_type(dtype) == I8:
+            return ir.Constant(I8, int(bool(value)))
+        return ir.Constant(ir_type(dtype), float(value))
+
+    def to_dtype(self, a: ir.Value, dtype: DType) -> ir.Value:
+        target = ir_type(dtype)
+        if a.type == target:
+            return a
+        return self._once(("to_dtype", a, dtype.name), lambda: self._convert(a, target))
+
+    def _convert(self, a: ir.Value, target: ir.Type) -> ir.Value:
+        if target == I8:  # float -> bool: x != 0, and NaN is True (unordered), as numpy says
+            nonzero = self.builder.fcmp_unordered("!=", a, ir.Constant(a.type, 0.0))
+            return self.builder.zext(nonzero, I8)
+        if a.type == I8:  # bool -> float: 0.0 or 1.0
+            return self.builder.uitofp(a, target)
+        convert = self.builder.fpext if target == mathlib.F64 else self.builder.fptrunc
+        return convert(a, target)
+
+    def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("add", a, b)
+        return self._once(("add", a, b), lambda: self.builder.fadd(a, b, name="add"))
+
+    def sub(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("sub", a, b)
+        return self._once(("sub", a, b), lambda: self.builder.fsub(a, b, name="sub"))
+
+    def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("mul", a, b)
+        return self._once(("mul", a, b), lambda: self.builder.fmul(a, b, name="mul"))
+
+    def div(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("div", a, b)
+        return self._once(("div", a, b), lambda: self.builder.fdiv(a, b, name="div"))
+
+    def neg(self, a: ir.Value) -> ir.Value:
+        return self._once(("neg", a), lambda: self.builder.fneg(a, name="neg"))
+
+    def pow(self, a: ir.Value, exponent: float | int) -> ir.Value:
+        if not math.isfinite(exponent):
+            raise CompileError(f"ops.pow with the exponent {exponent} is not supported")
+        return self._once(("pow", a, exponent), lambda: mathlib.power(self.builder, a, exponent))
+
+    def sin(self, a: ir.Value) -> ir.Value:
+        return self._math("sin", a)
+
+    def cos(self, a: ir.Value) -> ir.Value:
+        return self._math("cos", a)
+
+    def exp(self, a: ir.Value) -> ir.Value:
+        return self._math("exp", a)
+
+    def log(self, a: ir.Value) -> ir.Value:
+        return self._math("log", a)
+
+    def abs(self, a: ir.Value) -> ir.Value:
+        return self._once(("abs", a), lambda: call_intrinsic(self.builder, "llvm.fabs", a))
+
+    def tanh(self, a: ir.Value) -> ir.Value:
+        return self._math("tanh", a, activations)
+
+    def sigmoid(self, a: ir.Value) -> ir.Value:
+        return self._math("sigmoid", a, activations)
+
+    def erf(self, a: ir.Value) -> ir.Value:
+        return self._math("erf", a, activations)
+
+    # llvm.maximum/minimum propagate NaN, as numpy's do (llvm.maxnum would drop it); on bools
+    # (bytes 0 and 1) they are `or` and `and`.
+    def maximum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("maximum", a, b)
+        if a.type == I8:
+            return self._once(("maximum", a, b), lambda: self.builder.or_(a, b))
+        return self._once(
+            ("maximum", a, b), lambda: call_intrinsic(self.builder, "llvm.maximum", a, b)
+        )
+
+    def minimum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("minimum", a, b)
+        if a.type == I8:
+            return self._once(("minimum", a, b), lambda: self.builder.and_(a, b))
+        return self._once(
+            ("minimum", a, b), lambda: call_intrinsic(self.builder, "llvm.minimum", a, b)
+        )
+
+    def eq(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._compare("eq", "==", a, b)
+
+    def ne(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._compare("ne", "!=", a, b)
+
+    def lt(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._compare("lt", "<", a, b)
+
+    def le(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._compare("le", "<=", a, b)
+
+    def _compare(self, op: str, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        """A bool (i8) from fcmp; ordered (NaN gives False) except for !=, which NaN makes True,
+        as in numpy. Bools compare as unsigned bytes (False < True)."""
+        self._same_type(op, a, b)
+
+        def emit() -> ir.Value:
+            if a.type == I8:
+                result = self.builder.icmp_unsigned(predicate, a, b)
+            elif predicate == "!=":
+                result = self.builder.fcmp_unordered(predicate, a, b)
+            else:
+                result = self.builder.fcmp_ordered(predicate, a, b)
+            return self.builder.zext(result, I8, name=op)
+
+        return self._once((op, a, b), emit)
+
+    def where(self, condition: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+        self._same_type("where", a, b)
+        if condition.type != I8:
+            raise CompileError(f"ops.where with a {condition.type} condition, not a bool")
+
+        def emit() -> ir.Value:
+            picked = self.builder.trunc(condition, I1)  # 0 or 1 -> i1
+            return self.builder.select(picked, a, b, name="where")
+
+        return self._once(("where", condition, a, b), emit)
+
+    def _math(self, name: str, a: ir.Value, library: ModuleType = mathlib) -> ir.Value:
+        """A call of `library`'s function `name` (mathlib.py or activations.py)."""
+        fn = library.math_function(self.builder.module, name, a.type)
+        return self._once((name, a), lambda: self.builder.call(fn, [a], name=name))
+
