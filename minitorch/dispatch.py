@@ -130,11 +130,21 @@ def _value_key(v) -> object:
 def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
     Tensor = tensor_class()
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    xp = np if type(arrays[0]) is np.ndarray else module_of(arrays[0])
+    xp = _array_module(arrays)
     result = op.impl(xp, *arrays, **kwargs)
     if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
         return tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
     return Tensor._from_array(_as_dtype(result, meta))
+
+
+def _array_module(arrays: list):
+    """numpy, or cupy when the first array argument is a cupy array (`2 ** x`: not args[0])."""
+    for a in arrays:
+        if type(a) is np.ndarray:
+            return np
+        if hasattr(a, "shape"):
+            return module_of(a)
+    return np
 
 
 def _as_dtype(result, meta: TensorMeta):

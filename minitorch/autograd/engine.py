@@ -52,7 +52,7 @@ def run_backward(
 
     Fills `.grad` of the leaves, or, when `inputs` is given, returns their gradients instead.
     """
-    from minitorch.ops import add
+    from minitorch.ops import add, to_copy
 
     pending: dict[int, list] = {}  # id(node) -> gradient per output of that node
     leaf_grads: dict[int, object] = {}  # id(tensor) -> gradient, for leaves and `inputs`
@@ -61,6 +61,8 @@ def run_backward(
     def deliver(tensor, grad) -> None:
         if grad is None or not tensor.requires_grad:
             return
+        if grad.dtype is not tensor.dtype:  # float32 x + float64 y: x's gradient is float32
+            grad = to_copy(grad, dtype=tensor.dtype)
         if wanted is not None and id(tensor) in wanted:
             previous = leaf_grads.get(id(tensor))
             leaf_grads[id(tensor)] = grad if previous is None else add(previous, grad)

@@ -3,10 +3,13 @@
 These are the dispatch-level ops (PyTorch's aten ops): AOT autograd graphs are written in
 them. See [Note: the op table] in registry.py. One file per family of ops:
 
-    pointwise.py   elementwise arithmetic and functions (add, sin, ...)
-    reductions.py  sums over dims (sum, mean)
-    views.py       results that share memory with their input (expand, reshape)
-    linalg.py      matrix products
+    pointwise.py   elementwise arithmetic, functions, comparisons, where, conversions
+    reductions.py  sum, amax, argmax, topk, softmax, ... and gather/scatter_add
+    views.py       results that share memory with their input: reshape, permute, x[...], cat
+    linalg.py      mm, bmm, matmul
+    nn.py          what only layers need: im2col/col2im (conv, pools), embedding, dropout
+
+docs/primitives.md lists the primitives, with why each one is not a composite.
 """
 
 # Each family lists the ops it registers in its __all__.

@@ -80,12 +80,6 @@ def binary(op: str, float_result: bool = False):
     return rule
 
 
-def pow_meta(x, exponent) -> TensorMeta:
-    if not isinstance(exponent, (int, float)):
-        raise DTypeError(at_user_line("pow: the exponent must be a Python number for now"))
-    return TensorMeta(tuple(x.shape), result_type(x, exponent))
-
-
 def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
     """Reduce the dims in `dim` (all if None); integer sums accumulate in int64, as in PyTorch."""
     dims = normalize_dims("sum", dim, len(x.shape))

@@ -42,7 +42,8 @@ class OpDef:
     """One op of the table. Calling it dispatches: `minitorch.ops.sin(x)`."""
 
     name: str  # 'sin'; also its name in graphs: minitorch.ops.sin
-    kind: str  # 'pointwise' | 'reduction' | 'view' | 'composite'
+    kind: str  # 'pointwise' 'reduction' 'view' 'linalg' 'gather' 'scatter' 'window' 'random'
+    #            or 'composite'; 'random' ops are never merged by common-subexpression passes
     meta: Callable[..., TensorMeta] | None  # shape/dtype rule; validates and names bad input
     impl: Callable[..., Any] | None = None  # eager kernel over arrays: impl(xp, *args, **kw)
     backward: Callable[..., tuple] | None = None  # grads of each arg, written in minitorch ops
