@@ -45,6 +45,7 @@ capture-versions:
 
 bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/sincos.py
+	$(VENV)/bin/python benchmarks/eager_overhead.py
 
 clean:
 	rm -rf $(VENV) .venv-3.12 .venv-3.13 *.egg-info .pytest_cache .ruff_cache
