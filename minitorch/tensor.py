@@ -343,7 +343,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
     def to(self, *args, **kwargs) -> Tensor:
         """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
         `self` when nothing changes, as in PyTorch. Differentiable."""
-        dtype, dev = _to_arguments(self, args, kwargs)
+        dtype, dev = to_arguments(args, kwargs)
         same_dtype = dtype is None or dtype is self.dtype
         same_device = dev is None or dev == self.device
         if same_dtype and same_device:
@@ -383,8 +383,9 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         return self.to(float64)
 
 
-def _to_arguments(t: Tensor, args: tuple, kwargs: dict) -> tuple[DType | None, object]:
-    """Sort `to()`'s arguments into a dtype and a device, whatever order they came in."""
+def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:
+    """Sort `to()`'s arguments (Tensor.to and Module.to) into a dtype and a device:
+    to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords."""
     dtype, dev = kwargs.get("dtype"), kwargs.get("device")
     for a in args:
         if isinstance(a, DType):
@@ -395,4 +396,4 @@ def _to_arguments(t: Tensor, args: tuple, kwargs: dict) -> tuple[DType | None, o
             dev = a
         else:
             raise DTypeError(at_user_line(f"to(): cannot convert to {a!r}"))
-    return dtype, dev
+    return dtype, None if dev is None else device(dev)

@@ -8,9 +8,6 @@ live here, one function each.
 from __future__ import annotations
 
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.device import device
-from minitorch.dtype import DType
-from minitorch.errors import MinitorchError, at_user_line
 from minitorch.tensor import Tensor
 
 
@@ -32,17 +29,3 @@ def replace_data(dst: Tensor, src: Tensor) -> None:
     dst._data = src._data
 
 
-def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:
-    """Module.to's arguments as (dtype, device): to(dtype), to(device), to(device, dtype),
-    to(tensor), with dtype=/device= keywords."""
-    dtype, dev = kwargs.get("dtype"), kwargs.get("device")
-    for a in args:
-        if isinstance(a, DType):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, dev = a.dtype, a.device
-        elif isinstance(a, (str, device)):
-            dev = a
-        else:
-            raise MinitorchError(at_user_line(f"to(): cannot convert to {a!r}"))
-    return dtype, None if dev is None else device(dev)
