@@ -128,9 +128,9 @@ def _value_key(v) -> object:
 
 
 def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
-    Tensor = tensor_class()
+    Tensor = _Tensor or tensor_class()
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    xp = _array_module(arrays)
+    xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
     result = op.impl(xp, *arrays, **kwargs)
     if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
         return tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
@@ -148,7 +148,10 @@ def _array_module(arrays: list):
 
 
 def _as_dtype(result, meta: TensorMeta):
-    if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
+    want = meta.dtype.np
+    if type(result) is np.ndarray and result.dtype is want:  # the common case, decided fast
+        return result
+    if type(result) is not np.ndarray or result.dtype != want:
         # numpy returns scalars for 0-d results and keeps float64 for float32 + 0-d float64;
         # the op's dtype rule (PyTorch's promotion) decides.
         result = module_of(result).asarray(result, dtype=meta.dtype.np)
