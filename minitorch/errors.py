@@ -25,6 +25,14 @@ class ShapeError(MinitorchError, ValueError):
     """Shapes that an op cannot combine (names the op and every shape)."""
 
 
+class IndexOutOfRangeError(ShapeError, IndexError):
+    """An index past the end of a dimension (an IndexError, as in PyTorch)."""
+
+
+class InvalidArgumentError(MinitorchError, ValueError):
+    """A value outside what a function accepts (a negative learning rate, say)."""
+
+
 class DTypeError(MinitorchError, TypeError):
     """A dtype an op does not accept (names the op and the dtype)."""
 

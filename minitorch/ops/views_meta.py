@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 
 from minitorch.dtype import promote_types
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops.registry import TensorMeta
 
 
@@ -104,7 +104,7 @@ def normalize_index(shape: tuple[int, ...], key) -> tuple:
         else:
             i, size = _as_int(item), shape[dim]
             if not -size <= i < size:
-                raise ShapeError(at_user_line(
+                raise IndexOutOfRangeError(at_user_line(
                     f"index {i} is out of bounds for dimension {dim} with size {size}"
                 ))
             out.append(i % size)

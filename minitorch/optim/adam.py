@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from minitorch.device import module_of
-from minitorch.errors import MinitorchError, at_user_line
+from minitorch.errors import InvalidArgumentError, at_user_line
 from minitorch.optim.optimizer import Optimizer, check_nonnegative
 from minitorch.tensor import Tensor
 
@@ -51,7 +51,7 @@ class Adam(Optimizer):
         check_nonnegative(group, "weight_decay", "weight_decay value")
         for i, beta in enumerate(group["betas"]):
             if not 0.0 <= beta < 1.0:
-                raise MinitorchError(at_user_line(
+                raise InvalidArgumentError(at_user_line(
                     f"Invalid beta parameter at index {i}: {beta} (betas must lie in [0, 1))"
                 ))
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from minitorch.autograd import enable_grad
 from minitorch.device import module_of, move
-from minitorch.errors import MinitorchError, at_user_line
+from minitorch.errors import InvalidArgumentError, MinitorchError, at_user_line
 from minitorch.tensor import Tensor
 
 
@@ -188,7 +188,7 @@ class Optimizer:
 def check_nonnegative(group: dict, key: str, what: str) -> None:
     """A group's `key` must be >= 0: `Invalid learning rate: -0.1`."""
     if not group[key] >= 0:  # also refuses NaN
-        raise MinitorchError(at_user_line(f"Invalid {what}: {group[key]}"))
+        raise InvalidArgumentError(at_user_line(f"Invalid {what}: {group[key]}"))
 
 
 def _copy_like(value, p: Tensor):

@@ -175,3 +175,11 @@ def test_slices_keep_a_canonical_form_in_graphs():
 
     gm = make_fx(lambda x: x[-1, None, ::2])(minitorch.zeros(4, 5))
     assert "index(arg0_1, (3, None, slice(0, 5, 2)))" in gm.code
+
+
+def test_an_out_of_range_index_is_an_index_error_as_in_pytorch():
+    x = minitorch.zeros(2, 3)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 3"):
+        x[0, 5]
+    with pytest.raises(minitorch.ShapeError):  # still a minitorch error about shapes
+        x[2]

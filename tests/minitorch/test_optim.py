@@ -384,3 +384,11 @@ def test_repr():
         "    weight_decay: 0\n"
         ")"
     )
+
+
+def test_bad_hyper_parameters_are_value_errors_as_in_pytorch():
+    p = minitorch.nn.Parameter(minitorch.zeros(2))
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        minitorch.optim.SGD([p], lr=-1.0)
+    with pytest.raises(minitorch.MinitorchError, match="Invalid beta parameter at index 1"):
+        minitorch.optim.Adam([p], betas=(0.9, 1.5))
