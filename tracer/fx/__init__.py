@@ -1,8 +1,11 @@
-"""A torch.fx-like graph IR: Graph, Node, GraphModule, Interpreter."""
+"""A torch.fx-like graph IR: Graph, Node, GraphModule, Interpreter, and symbolic tracing."""
 
 from tracer.fx.graph import Graph, GraphLintError
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.interpreter import Interpreter
 from tracer.fx.node import Node, map_arg
+from tracer.fx.proxy import Proxy, TraceError
+from tracer.fx.symbolic_trace import Tracer, symbolic_trace
 
-__all__ = ["Graph", "GraphLintError", "GraphModule", "Interpreter", "Node", "map_arg"]
+__all__ = ["Graph", "GraphLintError", "GraphModule", "Interpreter", "Node", "Proxy",
+           "TraceError", "Tracer", "map_arg", "symbolic_trace"]

@@ -1,0 +1,231 @@
+"""`Proxy`: a stand-in value that records every operation done on it as a graph node.
+
+Symbolic tracing runs `forward` on Proxies instead of tensors. Each operation a Proxy takes
+part in appends a Node to the tracer's graph and returns a new Proxy for its result:
+
+    x + 1           call_function[target=operator.add](args = (%x, 1))
+    x.relu()        call_method[target=relu](args = (%x,))          (an Attribute, then a call)
+    x.shape         call_function[target=getattr](args = (%x, 'shape'))
+    minitorch.sum(x, dim=-1)   call_function[target=minitorch.sum]  (see symbolic_trace.py)
+
+[Note: what a Proxy cannot know] A Proxy has no value, so anything Python needs a concrete
+answer for -- `bool(p)` in an `if`, `len(p)`, `for v in p`, `range(p.shape[0])` -- cannot be
+recorded. Those raise `TraceError` at the user's line, suggesting the ways out: fix the value
+with `concrete_args`, trace with real inputs (`minitorch.jit.trace`, which freezes the branch
+taken), or `minitorch.compile`, which splits the graph around the branch.
+"""
+
+from __future__ import annotations
+
+import linecache
+import operator
+
+from minitorch.errors import MinitorchError, user_location
+from tracer.fx.node import Node
+
+
+class TraceError(MinitorchError, RuntimeError):
+    """Symbolic tracing needed a concrete value that only exists at run time."""
+
+
+def trace_error(what: str) -> TraceError:
+    """A TraceError for `what`, naming and quoting the user's line, with the ways out."""
+    where = user_location()
+    quoted = ""
+    if where is not None:
+        filename, _, lineno = where.rpartition(":")
+        quoted = "\n    " + linecache.getline(filename, int(lineno)).strip()
+    return TraceError(
+        f"symbolic tracing cannot {what}: a Proxy stands for a value only known at run time "
+        f"(at {where}){quoted}\n"
+        "Fix the input that decides it with symbolic_trace(..., concrete_args={...}), trace "
+        "with real inputs using minitorch.jit.trace (the branch taken is frozen), or use "
+        "minitorch.compile, which handles Python control flow."
+    )
+
+
+class Proxy:
+    """A symbolic value: `node` is where it was made, `tracer` records what is done with it."""
+
+    def __init__(self, node: Node, tracer) -> None:
+        self.node = node
+        self.tracer = tracer
+
+    def __repr__(self) -> str:
+        return f"Proxy({self.node.name})"
+
+    def __hash__(self) -> int:  # __eq__ records a node, so hash by identity
+        return id(self)
+
+    def __getattr__(self, name: str) -> Attribute:
+        # NOTE: only reached for names a Proxy lacks. Dunders stay missing, so that probes such
+        # as numpy's `__array__` or copy's `__deepcopy__` see a plain object.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return Attribute(self, name)
+
+    def __call__(self, *args, **kwargs) -> Proxy:
+        return self.tracer.create_proxy("call_method", "__call__", (self, *args), kwargs)
+
+    def _op(self, target, *args) -> Proxy:
+        return self.tracer.create_proxy("call_function", target, args, {})
+
+    # ---- what cannot be recorded ([Note: what a Proxy cannot know]) ------------------------
+
+    def __bool__(self) -> bool:
+        raise trace_error(f"use {self.node.name} as a Python bool (an `if`, `and`, `assert`)")
+
+    def __len__(self) -> int:
+        raise trace_error(f"take len() of {self.node.name}")
+
+    def __iter__(self):
+        raise trace_error(f"iterate over {self.node.name} (a `for` loop or unpacking)")
+
+    def __index__(self) -> int:
+        raise trace_error(f"use {self.node.name} as a Python int (range(), an index)")
+
+    def __int__(self) -> int:
+        raise trace_error(f"convert {self.node.name} to a Python int")
+
+    def __float__(self) -> float:
+        raise trace_error(f"convert {self.node.name} to a Python float")
+
+    # ---- arithmetic: self op other ---------------------------------------------------------
+
+    def __add__(self, other):
+        return self._op(operator.add, self, other)
+
+    def __sub__(self, other):
+        return self._op(operator.sub, self, other)
+
+    def __mul__(self, other):
+        return self._op(operator.mul, self, other)
+
+    def __truediv__(self, other):
+        return self._op(operator.truediv, self, other)
+
+    def __floordiv__(self, other):
+        return self._op(operator.floordiv, self, other)
+
+    def __mod__(self, other):
+        return self._op(operator.mod, self, other)
+
+    def __pow__(self, other):
+        return self._op(operator.pow, self, other)
+
+    def __matmul__(self, other):
+        return self._op(operator.matmul, self, other)
+
+    def __and__(self, other):
+        return self._op(operator.and_, self, other)
+
+    def __or__(self, other):
+        return self._op(operator.or_, self, other)
+
+    def __xor__(self, other):
+        return self._op(operator.xor, self, other)
+
+    def __lshift__(self, other):
+        return self._op(operator.lshift, self, other)
+
+    def __rshift__(self, other):
+        return self._op(operator.rshift, self, other)
+
+    # ---- reflected arithmetic: other op self (Python tried other's method first) -----------
+
+    def __radd__(self, other):
+        return self._op(operator.add, other, self)
+
+    def __rsub__(self, other):
+        return self._op(operator.sub, other, self)
+
+    def __rmul__(self, other):
+        return self._op(operator.mul, other, self)
+
+    def __rtruediv__(self, other):
+        return self._op(operator.truediv, other, self)
+
+    def __rfloordiv__(self, other):
+        return self._op(operator.floordiv, other, self)
+
+    def __rmod__(self, other):
+        return self._op(operator.mod, other, self)
+
+    def __rpow__(self, other):
+        return self._op(operator.pow, other, self)
+
+    def __rmatmul__(self, other):
+        return self._op(operator.matmul, other, self)
+
+    def __rand__(self, other):
+        return self._op(operator.and_, other, self)
+
+    def __ror__(self, other):
+        return self._op(operator.or_, other, self)
+
+    def __rxor__(self, other):
+        return self._op(operator.xor, other, self)
+
+    def __rlshift__(self, other):
+        return self._op(operator.lshift, other, self)
+
+    def __rrshift__(self, other):
+        return self._op(operator.rshift, other, self)
+
+    # ---- comparisons: recorded, not answered (so `if x > 0` fails in __bool__) -------------
+
+    def __lt__(self, other):
+        return self._op(operator.lt, self, other)
+
+    def __le__(self, other):
+        return self._op(operator.le, self, other)
+
+    def __gt__(self, other):
+        return self._op(operator.gt, self, other)
+
+    def __ge__(self, other):
+        return self._op(operator.ge, self, other)
+
+    def __eq__(self, other):
+        return self._op(operator.eq, self, other)
+
+    def __ne__(self, other):
+        return self._op(operator.ne, self, other)
+
+    # ---- unary and indexing ----------------------------------------------------------------
+
+    def __neg__(self):
+        return self._op(operator.neg, self)
+
+    def __pos__(self):
+        return self._op(operator.pos, self)
+
+    def __invert__(self):
+        return self._op(operator.invert, self)
+
+    def __abs__(self):
+        return self._op(operator.abs, self)
+
+    def __getitem__(self, key):
+        return self._op(operator.getitem, self, key)
+
+
+class Attribute(Proxy):
+    """`proxy.name`: a method call if it is called, else a `getattr` node made on first use."""
+
+    def __init__(self, root: Proxy, attr: str) -> None:
+        self.root = root
+        self.attr = attr
+        self.tracer = root.tracer
+        self._node: Node | None = None
+
+    @property
+    def node(self) -> Node:  # type: ignore[override]
+        # NOTE: lazy, so that `x.relu()` records one call_method and no unused getattr.
+        if self._node is None:
+            self._node = self.tracer.create_proxy("call_function", getattr,
+                                                  (self.root, self.attr), {}).node
+        return self._node
+
+    def __call__(self, *args, **kwargs) -> Proxy:
+        return self.tracer.create_proxy("call_method", self.attr, (self.root, *args), kwargs)
