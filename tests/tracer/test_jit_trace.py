@@ -257,3 +257,15 @@ def test_in_place_ops_are_refused_and_tensor_is_restored():
 def test_example_inputs_must_be_tensors():
     with pytest.raises(torch.CompileError, match="example inputs must be tensors.*'n'"):
         torch.jit.trace(lambda x, n: x * n, (torch.randn(2), 3))
+
+
+def test_a_compiled_function_called_inside_a_trace_is_recorded_not_frozen():
+    inner = torch.compile(lambda x: torch.sin(x) * 2, backend="eager")
+
+    def outer(x):
+        return inner(x) + 1
+
+    traced = torch.jit.trace(outer, torch.rand(4))
+    x = torch.rand(4)
+    np.testing.assert_allclose(traced(x).numpy(), outer(x).numpy(), rtol=1e-6)
+    assert "minitorch.ops.sin" in traced.code

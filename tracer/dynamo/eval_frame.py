@@ -30,6 +30,7 @@ from typing import Any
 
 from minitorch import config
 from minitorch._logging import compiled_call
+from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
@@ -95,6 +96,10 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
 
     @functools.wraps(fn)
     def optimized(*args, **kwargs):
+        if current_mode() is not None:
+            # A tracer is recording (jit.trace, AOT autograd, fake tensors): compiled code would
+            # hide its ops from the dispatcher, so run the original and let them be seen.
+            return fn(*args, **kwargs)
         full_args = args if bound_self is None else (bound_self, *args)
         frame = binder.frame(full_args, kwargs)
         cache = cache_for(code)
