@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ir.indexing import Const, Expr
 from ir.printer import format_inner_fn
+from minitorch.fake import contiguous_strides
 
 if TYPE_CHECKING:
     from minitorch.dtype import DType
@@ -49,10 +50,7 @@ class Layout:
     @classmethod
     def contiguous(cls, size: Sequence[int], dtype: DType) -> Layout:
         """The row-major layout of a fresh buffer: stride[k] = size[k+1] * size[k+2] * ..."""
-        stride = [1] * len(size)
-        for k in range(len(size) - 2, -1, -1):
-            stride[k] = stride[k + 1] * max(size[k + 1], 1)
-        return cls(tuple(size), tuple(stride), dtype)
+        return cls(tuple(size), contiguous_strides(tuple(size)), dtype)
 
     @property
     def numel(self) -> int:

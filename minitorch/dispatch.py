@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.autograd.graph import OpBackward
 from minitorch.device import device, module_of
 from minitorch.dtype import DType
 from minitorch.ops.registry import OpDef, TensorMeta
@@ -73,8 +74,6 @@ def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
     else:
         out = _run_eager(op, args, kwargs, meta)
     if op.backward is not None and is_grad_enabled() and _any_requires_grad(args):
-        from minitorch.autograd.graph import OpBackward
-
         OpBackward(op, args, kwargs).attach(out if type(meta) is tuple else (out,))
     return out
 

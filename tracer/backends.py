@@ -20,14 +20,10 @@ def eager(gm, example_inputs) -> Callable:
     return gm.forward
 
 
-def _run_graph_code(gm, example_inputs) -> Callable:
-    return gm.forward
-
-
 def aot_eager(gm, example_inputs) -> Callable:
     from tracer.aot import aot_module
 
-    return aot_module(gm, example_inputs, _run_graph_code, _run_graph_code)
+    return aot_module(gm, example_inputs, eager, eager)
 
 
 def inductor(gm, example_inputs) -> Callable:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from minitorch.errors import MinitorchError, at_user_line
 from minitorch.factories import empty
 from minitorch.nn import functional as F
@@ -64,11 +62,7 @@ class Conv2d(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,

@@ -131,6 +131,16 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return uniform_(tensor, -bound, bound)
 
 
+def default_weight_and_bias_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's default for Linear and Conv2d: kaiming_uniform_(a=sqrt(5)) for the weight,
+    U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the bias."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)
+
+
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu") -> Tensor:
     """N(0, std**2) with std = gain / sqrt(fan)."""

@@ -21,7 +21,6 @@ from minitorch import _logging
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
 from minitorch.autograd.graph import Node
 from minitorch.factories import zeros
-from minitorch.fake import fake_like
 from minitorch.tensor import Tensor
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
@@ -142,4 +141,4 @@ class CompiledFunctionBackward(Node):
         self.saved = None
 
 
-__all__ = ["aot_autograd", "aot_module", "fake_like"]
+__all__ = ["aot_autograd", "aot_module"]
