@@ -1,6 +1,6 @@
 """The dispatcher: the one road every op call travels.
 
-    minitorch.sin(x) -> ops.sin(x) -> dispatch(sin, (x,), {})
+    minitorch.sin(x) -> ops.sin(x), which is dispatch(ops.sin, x)
         1. composite?  run its decomposition (so later stages see primitives only)
         2. meta        the shape/dtype rule validates the call and names bad input
         3. compute     the innermost active DispatchMode, or the eager kernel on arrays
@@ -21,7 +21,7 @@ popped from the stack, so the ops it calls itself go to the next mode down (or t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,7 +29,9 @@ from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.autograd.graph import OpBackward
 from minitorch.device import device, module_of
 from minitorch.dtype import DType
-from minitorch.ops.registry import OpDef, TensorMeta
+
+if TYPE_CHECKING:
+    from minitorch.ops.registry import OpDef, TensorMeta
 
 _mode_stack: list[DispatchMode] = []
 
@@ -53,18 +55,18 @@ def current_mode() -> DispatchMode | None:
     return _mode_stack[-1] if _mode_stack else None
 
 
-def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
-    """Run `op` on `args` (tensors and Python numbers); see the module docstring."""
+def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
+    """Run `op` on `args` (tensors and Python numbers); see the module docstring.
+
+    This is `OpDef.__call__` itself (one Python call less on every op).
+    """
     if op.decomposition is not None:
         return op.decomposition(*args, **kwargs)
-    key = _meta_key(op, args, kwargs)
+    arrays, key, requires_grad = _unwrap(op, args, kwargs)
     meta = _meta_cache.get(key) if key is not None else None
     if meta is None:
         meta = op.meta(*args, **kwargs)
-        if key is not None:
-            if len(_meta_cache) >= _META_CACHE_SIZE:
-                _meta_cache.clear()
-            _meta_cache[key] = meta
+        _remember_meta(key, meta)
     if _mode_stack:
         mode = _mode_stack.pop()
         try:
@@ -72,10 +74,42 @@ def dispatch(op: OpDef, args: tuple, kwargs: dict) -> Any:
         finally:
             _mode_stack.append(mode)
     else:
-        out = _run_eager(op, args, kwargs, meta)
-    if op.backward is not None and is_grad_enabled() and _any_requires_grad(args):
+        out = _run_eager(op, arrays, kwargs, meta)
+    if requires_grad and op.backward is not None and is_grad_enabled():
         OpBackward(op, args, kwargs).attach(out if type(meta) is tuple else (out,))
     return out
+
+
+def _unwrap(op: OpDef, args: tuple, kwargs: dict) -> tuple[list, tuple | None, bool]:
+    """One pass over the arguments: the arrays the kernel takes, the meta-cache key (None
+    when an argument is not simple enough to key on), and whether any tensor requires grad.
+
+    NOTE: this loop runs for every op, so it is written for speed: one pass instead of three.
+    """
+    Tensor = _Tensor or tensor_class()
+    arrays = []
+    key = [op]
+    keyable = True
+    requires_grad = False
+    for a in args:
+        if isinstance(a, Tensor):
+            data = a._data
+            arrays.append(data)
+            key += (data.shape, data.dtype)
+            if a.requires_grad:
+                requires_grad = True
+        else:
+            arrays.append(a)
+            try:
+                key.append(_value_key(a))
+            except _Unkeyable:
+                keyable = False
+    for name, value in kwargs.items():
+        try:
+            key += (name, _value_key(value))
+        except _Unkeyable:
+            keyable = False
+    return arrays, tuple(key) if keyable else None, requires_grad
 
 
 # [Note: the meta cache]
@@ -93,21 +127,6 @@ class _Unkeyable(Exception):
     """An argument the meta cache cannot key on (a tensor inside a list, an unknown object)."""
 
 
-def _meta_key(op: OpDef, args: tuple, kwargs: dict) -> tuple | None:
-    """(op, shape and dtype of each tensor, type and value of everything else), or None when
-    an argument is not simple enough to key on (a list of tensors, say)."""
-    key: list = [op]
-    try:
-        for a in args:
-            data = getattr(a, "_data", None)
-            key.append((data.shape, data.dtype) if data is not None else _value_key(a))
-        for name, value in kwargs.items():
-            key.append((name, _value_key(value)))
-    except _Unkeyable:
-        return None
-    return tuple(key)
-
-
 def _value_key(v) -> object:
     """A hashable stand-in for a Python argument, equal exactly when the values are.
 
@@ -118,6 +137,9 @@ def _value_key(v) -> object:
     if kind in _KEY_SCALARS:
         return (kind, v)
     if kind is tuple or kind is list:
+        types = tuple(map(type, v))
+        if types.count(int) == len(types):  # a shape or a tuple of dims: the common case
+            return (kind, tuple(v))
         return (kind, tuple(_value_key(x) for x in v))
     if kind is slice:
         return (slice, _value_key(v.start), _value_key(v.stop), _value_key(v.step))
@@ -126,14 +148,24 @@ def _value_key(v) -> object:
     raise _Unkeyable
 
 
-def _run_eager(op: OpDef, args: tuple, kwargs: dict, meta: TensorMeta | tuple):
+def _remember_meta(key: tuple | None, meta) -> None:
+    if key is not None:
+        if len(_meta_cache) >= _META_CACHE_SIZE:
+            _meta_cache.clear()
+        _meta_cache[key] = meta
+
+
+def _run_eager(op: OpDef, arrays: list, kwargs: dict, meta: TensorMeta | tuple):
     Tensor = _Tensor or tensor_class()
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
     result = op.impl(xp, *arrays, **kwargs)
     if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
         return tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
-    return Tensor._from_array(_as_dtype(result, meta))
+    if type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
+        result = _as_dtype(result, meta)
+    out = Tensor.__new__(Tensor)  # Tensor._from_array, inlined: this runs for every op
+    out._data = result
+    return out
 
 
 def _array_module(arrays: list):
@@ -147,21 +179,11 @@ def _array_module(arrays: list):
 
 
 def _as_dtype(result, meta: TensorMeta):
-    want = meta.dtype.np
-    if type(result) is np.ndarray and result.dtype is want:  # the common case, decided fast
-        return result
-    if type(result) is not np.ndarray or result.dtype != want:
-        # numpy returns scalars for 0-d results and keeps float64 for float32 + 0-d float64;
-        # the op's dtype rule (PyTorch's promotion) decides.
+    """`result` as an array of the dtype the op's rule decided (PyTorch's promotion): numpy
+    returns scalars for 0-d results and keeps float64 for float32 + 0-d float64."""
+    if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
         result = module_of(result).asarray(result, dtype=meta.dtype.np)
     return result
-
-
-def _any_requires_grad(args: tuple) -> bool:
-    for a in args:
-        if getattr(a, "requires_grad", False):
-            return True
-    return False
 
 
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports this module)

@@ -11,6 +11,8 @@ which is exactly the point where a tracer has to give up or break the graph.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from minitorch.dispatch import DispatchMode
@@ -37,6 +39,9 @@ class MetaArray:
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.itemsize = self.dtype.itemsize
+        # as numpy's ndarray.flags.c_contiguous: row-major without gaps; size-1 dims ignored
+        row_major = zip(strides, contiguous_strides(self.shape), self.shape)
+        self.flags = SimpleNamespace(c_contiguous=all(s == c for s, c, n in row_major if n > 1))
 
     def __array__(self, *args, **kwargs):
         raise DataDependentError(

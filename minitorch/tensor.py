@@ -136,12 +136,8 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         return strides if dim is None else strides[dim]
 
     def is_contiguous(self) -> bool:
-        from minitorch.fake import contiguous_strides
-
-        return all(
-            s == c for s, c, n in zip(self.stride(), contiguous_strides(self.shape), self.shape)
-            if n > 1
-        )
+        """Are the elements laid out row-major, with no gaps (dims of size 1 ignored)?"""
+        return self._data.flags.c_contiguous
 
     def data_ptr(self) -> int:
         """The address of the first element: views of one base point inside the same memory."""
@@ -198,14 +194,19 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
             node.output_versions[self._output_nr] = self._version
 
     def _remember_view(self, view: Tensor) -> None:
-        """Keep a weak reference to `view` (a dict by id: a set would compare tensors with ==)."""
-        views = self.__dict__.setdefault("_weak_views", {})
-        key = id(view)
-        views[key] = weakref.ref(view, lambda _, key=key: views.pop(key, None))
+        """Keep a weak reference to `view`, to tell it if this base gains a history."""
+        views = self.__dict__.get("_weak_views")
+        if views is None:
+            views = self._weak_views = []
+        elif len(views) >= 64 and (len(views) & (len(views) - 1)) == 0:
+            # NOTE: a reference without a callback is cheap to make but stays after its view
+            # dies; drop the dead ones whenever the list doubles, so it stays ~live-sized.
+            views[:] = [ref for ref in views if ref() is not None]
+        views.append(weakref.ref(view))
 
     def _base_gained_history(self) -> None:
         """This base now requires grad (an in-place write gave it a history): so do its views."""
-        for ref in list(self.__dict__.pop("_weak_views", {}).values()):
+        for ref in self.__dict__.pop("_weak_views", ()):
             view = ref()
             if view is not None:
                 view.requires_grad = True

@@ -299,63 +299,65 @@ class PointwiseMethods:
         return masked_fill(self, mask, value)
 
     # ---- operators -----------------------------------------------------------------------
+    # NOTE: straight to the op table (the functions above add only argument checks that an
+    # operator on a tensor never needs): an operator is the most common call of all.
 
     def __add__(self, other):
-        return add(self, other) if _is_operand(other) else NotImplemented
+        return ops.add(self, other) if _is_operand(other) else NotImplemented
 
     def __radd__(self, other):
-        return add(other, self) if _is_operand(other) else NotImplemented
+        return ops.add(other, self) if _is_operand(other) else NotImplemented
 
     def __sub__(self, other):
-        return sub(self, other) if _is_operand(other) else NotImplemented
+        return ops.sub(self, other) if _is_operand(other) else NotImplemented
 
     def __rsub__(self, other):
-        return sub(other, self) if _is_operand(other) else NotImplemented
+        return ops.sub(other, self) if _is_operand(other) else NotImplemented
 
     def __mul__(self, other):
-        return mul(self, other) if _is_operand(other) else NotImplemented
+        return ops.mul(self, other) if _is_operand(other) else NotImplemented
 
     def __rmul__(self, other):
-        return mul(other, self) if _is_operand(other) else NotImplemented
+        return ops.mul(other, self) if _is_operand(other) else NotImplemented
 
     def __truediv__(self, other):
-        return div(self, other) if _is_operand(other) else NotImplemented
+        return ops.div(self, other) if _is_operand(other) else NotImplemented
 
     def __rtruediv__(self, other):
-        return div(other, self) if _is_operand(other) else NotImplemented
+        return ops.div(other, self) if _is_operand(other) else NotImplemented
 
     def __pow__(self, exponent):
-        return pow(self, exponent) if _is_operand(exponent) else NotImplemented
+        return ops.pow(self, exponent) if _is_operand(exponent) else NotImplemented
 
     def __rpow__(self, base):
-        return pow(base, self) if _is_operand(base) else NotImplemented
+        return ops.pow(base, self) if _is_operand(base) else NotImplemented
 
     def __neg__(self):
-        return neg(self)
+        return ops.neg(self)
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return abs(self)
+        return ops.abs(self)
 
     def __eq__(self, other):
-        return eq(self, other) if _is_operand(other) else NotImplemented
+        return ops.eq(self, other) if _is_operand(other) else NotImplemented
 
     def __ne__(self, other):
-        return ne(self, other) if _is_operand(other) else NotImplemented
+        return ops.ne(self, other) if _is_operand(other) else NotImplemented
 
     def __lt__(self, other):
-        return lt(self, other) if _is_operand(other) else NotImplemented
+        return ops.lt(self, other) if _is_operand(other) else NotImplemented
 
     def __le__(self, other):
-        return le(self, other) if _is_operand(other) else NotImplemented
+        return ops.le(self, other) if _is_operand(other) else NotImplemented
 
     def __gt__(self, other):
-        return gt(self, other) if _is_operand(other) else NotImplemented
+        return ops.gt(self, other) if _is_operand(other) else NotImplemented
 
     def __ge__(self, other):
-        return ge(self, other) if _is_operand(other) else NotImplemented
+        return ops.ge(self, other) if _is_operand(other) else NotImplemented
 
 
 # Every Tensor is a PointwiseMethods (the class mixes it in), so these need no import of

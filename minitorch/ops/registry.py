@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from minitorch.dispatch import dispatch
 from minitorch.dtype import DType
 
 
@@ -53,8 +54,8 @@ class OpDef:
     def is_primitive(self) -> bool:
         return self.impl is not None
 
-    def __call__(self, *args, **kwargs):
-        return dispatch(self, args, kwargs)
+    # Calling an op dispatches it: `ops.sin(x)` is `dispatch(ops.sin, x)`.
+    __call__ = dispatch
 
     def __repr__(self) -> str:
         return f"minitorch.ops.{self.name}"
@@ -70,6 +71,3 @@ def register(op: OpDef) -> OpDef:
     OPS[op.name] = op
     return op
 
-
-# NOTE: imported last because dispatch.py imports OpDef from this module.
-from minitorch.dispatch import dispatch  # noqa: E402

@@ -46,7 +46,7 @@ expand = register(OpDef(
 # strides allow (numpy's reshape decides exactly as views_meta.view_is_possible), else a copy
 reshape = register(OpDef(
     "reshape", "view", m.reshape_meta,
-    impl=lambda xp, a, shape: xp.reshape(a, m.infer_reshape("reshape", a.shape, shape)),
+    impl=lambda xp, a, shape: xp.reshape(a, shape),  # numpy resolves -1 as infer_reshape does
     backward=lambda g, out, x, shape: (reshape(g, tuple(x.shape)),),
 ))
 
@@ -165,7 +165,7 @@ cat = register(OpDef(
 def _view_decomposition(x, shape):
     """reshape, but only where no copy is needed: a view of the same memory, always."""
     new_shape = m.infer_reshape("view", tuple(x.shape), shape)
-    if not vm.view_is_possible(tuple(x.shape), x.stride(), new_shape):
+    if not x.is_contiguous() and not vm.view_is_possible(tuple(x.shape), x.stride(), new_shape):
         raise ShapeError(at_user_line(
             f"view: size {new_shape} is not compatible with the input's size {tuple(x.shape)} "
             f"and stride {x.stride()} (at least one dimension spans across two contiguous "
