@@ -1,4 +1,8 @@
-"""A torch.fx-like graph IR: Graph, Node, GraphModule, Interpreter, and symbolic tracing."""
+"""A torch.fx-like graph IR: Graph, Node, GraphModule, Interpreter, and symbolic tracing.
+
+Rewriting tools live beside it: `Transformer` (transformer.py), `subgraph_rewriter`, and the
+passes in `passes/` (imported by their own paths, as in torch.fx).
+"""
 
 from tracer.fx.graph import Graph, GraphLintError
 from tracer.fx.graph_module import GraphModule
@@ -6,6 +10,7 @@ from tracer.fx.interpreter import Interpreter
 from tracer.fx.node import Node, map_arg
 from tracer.fx.proxy import Proxy, TraceError
 from tracer.fx.symbolic_trace import Tracer, symbolic_trace
+from tracer.fx.transformer import Transformer
 
 __all__ = ["Graph", "GraphLintError", "GraphModule", "Interpreter", "Node", "Proxy",
-           "TraceError", "Tracer", "map_arg", "symbolic_trace"]
+           "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace"]

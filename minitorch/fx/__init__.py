@@ -2,8 +2,13 @@
 
     gm = minitorch.fx.symbolic_trace(module)
     print(gm.graph); print(gm.code)
+
+    from minitorch.fx import subgraph_rewriter          # replace_pattern
+    from minitorch.fx.passes.shape_prop import ShapeProp
+    from minitorch.fx.passes.graph_drawer import FxGraphDrawer
 """
 
+from minitorch.fx import passes, subgraph_rewriter
 from tracer.fx import (
     Graph,
     GraphModule,
@@ -12,9 +17,10 @@ from tracer.fx import (
     Proxy,
     TraceError,
     Tracer,
+    Transformer,
     map_arg,
     symbolic_trace,
 )
 
 __all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "TraceError", "Tracer",
-           "map_arg", "symbolic_trace"]
+           "Transformer", "map_arg", "passes", "subgraph_rewriter", "symbolic_trace"]
