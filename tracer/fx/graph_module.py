@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import linecache
+import os
 import types
 from typing import Any
 
@@ -81,6 +82,16 @@ class GraphModule(Module):
         if print_output:
             print(text)
         return text
+
+    def save(self, f: str | os.PathLike) -> None:
+        """Write the graph and its tensors to the file `f`, without pickle; see minitorch.jit.load.
+
+        Only graphs of minitorch.ops calls can be saved (what jit.trace and export make):
+        the file names each function, and loading resolves names only in the op table.
+        """
+        from tracer.export.serialize import save
+
+        save(self, f)
 
     def __repr__(self) -> str:
         return f"{self._class_name}()\n\n{self._code}"
