@@ -5,7 +5,7 @@ minitorch (this package: tensors, the op table, autograd) -> tracer (graphs, byt
 capture, AOT autograd) -> ir (loop-level IR, fusion) -> codegen (LLVM for the CPU).
 """
 
-from minitorch import _dynamo, autograd, functional, fx, jit, nn, ops, optim
+from minitorch import _dynamo, autograd, export, functional, fx, jit, nn, ops, optim
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.compile import compile  # the function; `python -m` still finds the package
 from minitorch.device import device
@@ -45,7 +45,7 @@ double = float64
 __all__ = [
     "AutogradError", "CompileError", "DeviceError", "DTypeError", "DType", "DataDependentError",
     "MinitorchError", "ShapeError", "Size", "Tensor", "_dynamo", "arange", "autograd", "bool",
-    "compile", "device", "double", "empty", "enable_grad", "float", "float32", "float64",
+    "compile", "device", "double", "empty", "enable_grad", "export", "float", "float32", "float64",
     "from_numpy", "full", "functional", "fx", "int32", "int64", "is_grad_enabled", "jit",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "ops", "optim", "rand", "rand_like",
     "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",

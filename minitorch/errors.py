@@ -53,6 +53,10 @@ class AutogradError(MinitorchError, RuntimeError):
     """Misuse of autograd: backward through a freed graph, a non-scalar without a gradient, ..."""
 
 
+class SerializationError(MinitorchError, ValueError):
+    """A program that cannot be saved, or a file that is not a valid saved program (names it)."""
+
+
 def user_location() -> str | None:
     """'file.py:12' of the innermost frame outside minitorch's own packages, if any."""
     frame = sys._getframe(1)

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import minitorch as torch
-import minitorch.export  # noqa: F401 - torch.export, until minitorch/__init__.py imports it
 from minitorch import nn
 from minitorch.dtype import float32
 from minitorch.errors import DataDependentError, DTypeError, MinitorchError, ShapeError

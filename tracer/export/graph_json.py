@@ -33,7 +33,7 @@ from typing import Any
 
 from minitorch.device import device
 from minitorch.dtype import ALL_DTYPES, DType
-from minitorch.errors import MinitorchError
+from minitorch.errors import SerializationError
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import target_name
 
@@ -41,10 +41,6 @@ SAVED_OPCODES = ("placeholder", "get_attr", "call_function", "output")
 _MAX_DEPTH = 32  # nesting of args: deeper is not something a trace produces
 _DTYPES = {d.name: d for d in ALL_DTYPES}
 _ATTR_PART = re.compile(r"[A-Za-z0-9_]+")
-
-
-class SerializationError(MinitorchError, ValueError):
-    """A program that cannot be saved, or a file that is not a valid saved program."""
 
 
 def allowed_functions() -> dict[str, Callable]:
