@@ -30,6 +30,7 @@ from minitorch.factories import (
     ones_like,
     rand,
     rand_like,
+    randint,
     randn,
     randn_like,
     tensor,
@@ -48,6 +49,6 @@ __all__ = [
     "compile", "device", "double", "empty", "enable_grad", "export", "float", "float32", "float64",
     "from_numpy", "full", "functional", "fx", "int32", "int64", "is_grad_enabled", "jit",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "ops", "optim", "rand", "rand_like",
-    "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",
+    "randint", "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",
     *functional.__all__,  # add, sin, sum, ...: one list per family of ops
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch.dtype import DType, default_dtype_for, float32, from_numpy_dtype, int64
-from minitorch.errors import DTypeError, at_user_line
+from minitorch.errors import DTypeError, InvalidArgumentError, at_user_line
 from minitorch.tensor import Tensor
 
 _generator = np.random.default_rng(0)
@@ -89,6 +89,23 @@ def rand(*size, dtype: DType = float32, device=None, requires_grad: bool = False
 def randn(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     array = _generator.standard_normal(_shape(size)).astype(dtype.np)
+    return _finish(array, requires_grad, device)
+
+
+def randint(low, high=None, size=None, *, dtype: DType = int64, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniform on [low, high): randint(10, (3,)) or randint(-5, 5, (2, 2))."""
+    if size is None:  # randint(high, size), as PyTorch allows
+        low, high, size = 0, low, high
+    if size is None or not isinstance(size, (tuple, list)):
+        raise InvalidArgumentError(at_user_line(
+            f"randint(): size must be a tuple of ints, got {size!r}"
+        ))
+    if not low < high:
+        raise InvalidArgumentError(at_user_line(
+            f"randint(): expected low < high, got low={low}, high={high}"
+        ))
+    array = _generator.integers(low, high, size=_shape(tuple(size))).astype(dtype.np)
     return _finish(array, requires_grad, device)
 
 

@@ -118,6 +118,21 @@ def test_contiguity_ignores_size_one_dims_and_expand_has_zero_strides():
     assert e.stride() == (1, 0) and not e.is_contiguous()
 
 
+def test_randint_draws_int64_in_the_half_open_range_and_is_seeded():
+    minitorch.manual_seed(3)
+    a = minitorch.randint(-2, 3, (4, 50))
+    minitorch.manual_seed(3)
+    b = minitorch.randint(-2, 3, (4, 50))
+    assert a.dtype is minitorch.int64 and tuple(a.shape) == (4, 50)
+    assert set(np.unique(a.numpy())) == {-2, -1, 0, 1, 2}  # 200 draws: every value, no other
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert minitorch.randint(5, (3,)).numpy().max() < 5  # randint(high, size)
+    with pytest.raises(minitorch.MinitorchError, match=r"randint\(\): expected low < high"):
+        minitorch.randint(3, 3, (2,))
+    with pytest.raises(minitorch.MinitorchError, match=r"randint\(\): size must be a tuple"):
+        minitorch.randint(0, 3)
+
+
 def test_metadata():
     t = minitorch.zeros(2, 3, 4)
     assert (t.ndim, t.dim(), t.numel(), len(t)) == (3, 3, 24, 2)
