@@ -87,6 +87,20 @@ class Graph:
         copy.meta = dict(node.meta)
         return copy
 
+    def __deepcopy__(self, memo: dict) -> Graph:
+        """`copy.deepcopy(graph)`: new nodes with the same names; targets are shared, not copied.
+
+        NOTE: the default deepcopy would also copy each target, and an op of the table
+        (`minitorch.ops.add`) compares by identity: the copy's targets would match nothing.
+        """
+        new = Graph()
+        memo[id(self)] = new
+        new._name_counters = dict(self._name_counters)  # later nodes are named as they would be
+        env: dict[Node, Node] = {}
+        for node in self._nodes:
+            env[node] = new.node_copy(node, env.__getitem__)
+        return new
+
     @contextlib.contextmanager
     def inserting_before(self, node: Node) -> Iterator[None]:
         saved, self._insert_at = self._insert_at, (node, 0)

@@ -19,6 +19,10 @@ from typing import Any
 
 OPCODES = ("placeholder", "get_attr", "call_function", "call_method", "call_module", "output")
 
+# For annotations, as in torch.fx.node:
+Target = Callable[..., Any] | str  # what a node calls: a function, or a method/module/attr name
+Argument = Any  # a node argument: Nodes, literals, and tuples/lists/dicts/slices of them
+
 
 def map_aggregate(a: Any, fn: Callable[[Any], Any]) -> Any:
     """Apply `fn` to every leaf of nested tuples, lists, dicts and slices."""
