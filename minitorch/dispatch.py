@@ -58,59 +58,70 @@ def current_mode() -> DispatchMode | None:
 def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
     """Run `op` on `args` (tensors and Python numbers); see the module docstring.
 
-    This is `OpDef.__call__` itself (one Python call less on every op).
+    This is `OpDef.__call__` itself. NOTE: every op of every program runs this function, so
+    it is written for speed (see [Note: eager overhead]): one pass over the arguments, and the
+    eager kernel call inlined.
     """
     if op.decomposition is not None:
         return op.decomposition(*args, **kwargs)
-    arrays, key, requires_grad = _unwrap(op, args, kwargs)
-    meta = _meta_cache.get(key) if key is not None else None
+
+    # One pass over the arguments: the arrays the kernel takes, the meta-cache key, and
+    # whether any tensor requires grad.
+    Tensor = _Tensor or tensor_class()
+    arrays, key, requires_grad = [], [op], False
+    try:
+        for a in args:
+            if isinstance(a, Tensor):
+                data = a._data
+                arrays.append(data)
+                key.append(data.shape)
+                key.append(data.dtype)
+                if a.requires_grad:
+                    requires_grad = True
+            else:
+                arrays.append(a)
+                key.append(_value_key(a))
+        for name, value in kwargs.items():
+            key.append(name)
+            key.append(_value_key(value))
+        key = tuple(key)
+        meta = _meta_cache.get(key)
+    except _Unkeyable:  # tensors inside a list (cat), an unknown object: run the rule each time
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
+        key = meta = None
     if meta is None:
         meta = op.meta(*args, **kwargs)
         _remember_meta(key, meta)
+
     if _mode_stack:
         mode = _mode_stack.pop()
         try:
             out = mode.run(op, args, kwargs, meta)
         finally:
             _mode_stack.append(mode)
-    else:
-        out = _run_eager(op, arrays, kwargs, meta)
+    else:  # eager: the kernel on the arrays, wrapped as tensors of the rule's dtype
+        xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
+        result = op.impl(xp, *arrays, **kwargs)
+        if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
+            out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
+        else:
+            if type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
+                result = _as_dtype(result, meta)
+            out = Tensor.__new__(Tensor)  # Tensor._from_array(result), inlined
+            out._data = result
+
     if requires_grad and op.backward is not None and is_grad_enabled():
         OpBackward(op, args, kwargs).attach(out if type(meta) is tuple else (out,))
     return out
 
 
-def _unwrap(op: OpDef, args: tuple, kwargs: dict) -> tuple[list, tuple | None, bool]:
-    """One pass over the arguments: the arrays the kernel takes, the meta-cache key (None
-    when an argument is not simple enough to key on), and whether any tensor requires grad.
-
-    NOTE: this loop runs for every op, so it is written for speed: one pass instead of three.
-    """
-    Tensor = _Tensor or tensor_class()
-    arrays = []
-    key = [op]
-    keyable = True
-    requires_grad = False
-    for a in args:
-        if isinstance(a, Tensor):
-            data = a._data
-            arrays.append(data)
-            key += (data.shape, data.dtype)
-            if a.requires_grad:
-                requires_grad = True
-        else:
-            arrays.append(a)
-            try:
-                key.append(_value_key(a))
-            except _Unkeyable:
-                keyable = False
-    for name, value in kwargs.items():
-        try:
-            key += (name, _value_key(value))
-        except _Unkeyable:
-            keyable = False
-    return arrays, tuple(key) if keyable else None, requires_grad
-
+# [Note: eager overhead]
+# On a small tensor, numpy's kernel takes ~0.5 us and everything else is overhead: each
+# Python call costs ~0.1 us, each attribute read or tuple built a few tens of ns. The eager
+# path is therefore kept short: an operator goes straight to the op (x + y is ops.add(x, y),
+# which is dispatch), the shape/dtype rule runs once per signature (the meta cache below), and
+# dispatch does its work inline. benchmarks/eager_overhead.py measures what is left.
 
 # [Note: the meta cache]
 # A shape/dtype rule depends only on its arguments' shapes and dtypes and on the Python values
@@ -153,19 +164,6 @@ def _remember_meta(key: tuple | None, meta) -> None:
         if len(_meta_cache) >= _META_CACHE_SIZE:
             _meta_cache.clear()
         _meta_cache[key] = meta
-
-
-def _run_eager(op: OpDef, arrays: list, kwargs: dict, meta: TensorMeta | tuple):
-    Tensor = _Tensor or tensor_class()
-    xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
-    result = op.impl(xp, *arrays, **kwargs)
-    if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
-        return tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
-    if type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
-        result = _as_dtype(result, meta)
-    out = Tensor.__new__(Tensor)  # Tensor._from_array, inlined: this runs for every op
-    out._data = result
-    return out
 
 
 def _array_module(arrays: list):
