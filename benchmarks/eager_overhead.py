@@ -1,6 +1,6 @@
 """Per-op time of minitorch eager vs numpy, on 16 elements and on 1,000,000, in one run.
 
-    python benchmarks/eager_overhead.py [--sizes 16 1000000] [--repeat 5] [--requires-grad]
+    python benchmarks/eager_overhead.py [--sizes 16 1000000] [--repeat 7] [--requires-grad]
 
 On 16 elements numpy's kernel takes well under a microsecond, so the time is almost all Python:
 for minitorch that is the dispatcher (shape/dtype rule, wrapping the result in a Tensor, the
@@ -70,14 +70,25 @@ def cases(n: int, requires_grad: bool) -> list[tuple[str, Callable, Callable]]:
     return table
 
 
-def seconds_per_call(fn: Callable, repeat: int, min_time: float) -> float:
-    """Best per-call time over `repeat` loops, each of a count of calls taking >= min_time."""
-    fn()  # warm up: the meta cache, page faults, lazy imports
-    timer = timeit.Timer(fn)
-    number = 1
-    while timer.timeit(number) < min_time:
-        number *= 2
-    return min(timer.repeat(repeat=repeat, number=number)) / number
+def seconds_per_call(fns: list[Callable], repeat: int, min_time: float) -> list[float]:
+    """Best per-call time of each fn over `repeat` rounds, each a loop of calls taking >= min_time.
+
+    NOTE: the rounds alternate between the fns, so that a slow spell of the machine (a
+    virtual machine's clock, another process) falls on both sides of a ratio alike.
+    """
+    timers, numbers = [], []
+    for fn in fns:
+        fn()  # warm up: the meta cache, page faults, lazy imports
+        timer, number = timeit.Timer(fn), 1
+        while timer.timeit(number) < min_time:
+            number *= 2
+        timers.append(timer)
+        numbers.append(number)
+    best = [math.inf] * len(fns)
+    for _ in range(repeat):
+        for i, (timer, number) in enumerate(zip(timers, numbers)):
+            best[i] = min(best[i], timer.timeit(number) / number)
+    return best
 
 
 def geomean(ratios) -> float:
@@ -94,7 +105,7 @@ def format_time(seconds: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[16, 1_000_000])
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--min-time", type=float, default=0.1, help="seconds per timed loop")
     parser.add_argument("--requires-grad", action="store_true")
     args = parser.parse_args()
@@ -105,8 +116,7 @@ def main() -> None:
     for n in args.sizes:
         ratios = {}
         for name, eager, reference in cases(n, args.requires_grad):
-            t_numpy = seconds_per_call(reference, args.repeat, args.min_time)
-            t_eager = seconds_per_call(eager, args.repeat, args.min_time)
+            t_numpy, t_eager = seconds_per_call([reference, eager], args.repeat, args.min_time)
             ratios[name] = t_eager / t_numpy
             print(f"{name:<12} {n:>9,} {format_time(t_numpy)} {format_time(t_eager)} "
                   f"{ratios[name]:7.1f}x", flush=True)
