@@ -264,6 +264,36 @@ def test_lint_catches_bad_target_types(op, target, pattern):
         g.lint()
 
 
+def test_lint_catches_a_dangling_user():
+    # A user list naming a node that no longer reads this one (an edit that bypassed
+    # Node.args, or a half-done erase) is the classic corruption of a hand-edited graph.
+    g = sincos_graph()
+    x, cos = g.nodes[0], g.nodes[3]
+    assert cos.name == "cos"
+    x.users[g.nodes[-2]] = None  # claims sum_1 reads x; it does not
+    with pytest.raises(GraphLintError, match="x lists sum_1 as a user, but sum_1 does not read it"):
+        g.lint()
+
+
+def test_lint_catches_a_missing_user():
+    g = sincos_graph()
+    x = g.nodes[0]
+    del x.users[g.nodes[1]]  # sin reads x, but x forgot it
+    with pytest.raises(GraphLintError, match="x.users is missing its user sin"):
+        g.lint()
+
+
+def test_lint_catches_two_nodes_with_one_name():
+    g = sincos_graph()
+    g.nodes[3].name = "sin"
+    with pytest.raises(GraphLintError, match="two nodes are named sin"):
+        g.lint()
+
+
+def test_lint_errors_are_minitorch_errors():
+    assert issubclass(GraphLintError, minitorch.MinitorchError)
+
+
 def test_lint_catches_an_output_that_is_not_last():
     g = sincos_graph()
     output = g.nodes[-1]

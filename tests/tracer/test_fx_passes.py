@@ -573,3 +573,38 @@ def test_seed_remove_dropout_matches_eager_and_our_pass():
     assert clean.code == remove_dropout(model).code
     x = torch.randn(3, 4)
     assert_close(clean(x), model.eval()(x))
+
+
+def extract_subgraph(orig_module: nn.Module, nodes: list[fx.Node], inputs: list[fx.Node],
+                     outputs: list[fx.Node]):
+    """
+    Given lists of nodes from an existing graph that represent a subgraph, returns a submodule
+    that executes that subgraph.
+    """
+    new_graph = fx.Graph()
+    env: dict[fx.Node, fx.Node] = {}
+    for input in inputs:
+        new_node = new_graph.placeholder(input.name)
+        env[input] = new_node
+    for node in nodes:
+        new_node = new_graph.node_copy(node, lambda x: env[x])
+        env[node] = new_node
+    new_graph.output([env[output] for output in outputs])
+    new_graph.lint()
+    return fx.GraphModule(orig_module, new_graph)
+
+
+def test_seed_extract_subgraph_runs_the_middle_of_a_model():
+    # The seed's optimize_for_inference (MKL-DNN layouts) needs torch.utils.mkldnn, a PyTorch
+    # CPU backend outside minitorch; its pure-fx helper, extract_subgraph, runs as written.
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3), nn.Sigmoid())
+    gm = fx.symbolic_trace(model)
+    by_name = {n.name: n for n in gm.graph.nodes}
+    middle = [by_name["_1"], by_name["_2"]]  # relu, then the second linear
+    sub = extract_subgraph(gm, middle, [by_name["_0"]], [by_name["_2"]])
+    assert [n.op for n in sub.graph.nodes] == ["placeholder", "call_module", "call_module",
+                                               "output"]
+    h = torch.randn(5, 8)
+    (out,) = sub(h)
+    assert_close(out, model[2](model[1](h)))

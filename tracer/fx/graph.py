@@ -20,12 +20,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from minitorch.errors import MinitorchError
 from tracer.fx.node import Node, map_arg, target_name
 
 _IMPURE_TARGETS: set = set()  # functions with side effects: never removed by dead-code elimination
 
 
-class GraphLintError(Exception):
+class GraphLintError(MinitorchError):
     """A graph broke one of the invariants `Graph.lint()` checks."""
 
 
