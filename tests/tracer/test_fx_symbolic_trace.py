@@ -311,3 +311,28 @@ def test_retracing_a_graph_module_gives_the_same_code():
     assert again.code == MY_MODULE_CODE
     x = torch.rand(3, 4)
     assert_close(again(x), gm(x))
+
+
+def test_graph_module_is_a_module_state_dict_load_to_and_training():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+    gm = symbolic_trace(model)
+    assert list(gm.state_dict()) == list(model.state_dict())  # parameters and buffers, dotted
+
+    other = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+    gm.load_state_dict(other.state_dict())
+    x = torch.randn(5, 3)
+    assert_close(gm.eval()(x), other.eval()(x))
+
+    as64 = gm.to(torch.float64)
+    assert all(p.dtype is torch.float64 for p in as64.parameters())
+    assert as64(x.double()).dtype is torch.float64
+
+    gm.train()
+    opt = torch.optim.SGD(gm.parameters(), lr=0.1)
+    w = dict(gm.named_parameters())["0.weight"]
+    before = w.detach().numpy().copy()
+    loss = gm(x.double()).sum()
+    loss.backward()
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), before - 0.1 * w.grad.numpy(), rtol=1e-12)
