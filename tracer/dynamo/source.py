@@ -3,6 +3,7 @@
     L['x']                  a local (an argument of the frame)
     G['w']                  a global of the frame's module
     builtins.len            a builtin the frame reads by name
+    sys.modules['m'].F      a global of another module (read by an inlined function)
     L['x'].shape[0]         an attribute or item of another source
 
 A source does two jobs (see [Note: guards] in guards.py): it is the left-hand side of every
@@ -14,6 +15,7 @@ frame's locals and `G` to its globals, so a source *is* its expression: `name()`
 from __future__ import annotations
 
 import builtins
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +28,8 @@ class Source:
 
     def get_value(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> Any:
         """Evaluate the expression against one frame."""
-        return eval(self.name(), {"builtins": builtins}, {"L": f_locals, "G": f_globals})  # noqa: S307
+        scope = {"builtins": builtins, "sys": sys}
+        return eval(self.name(), scope, {"L": f_locals, "G": f_globals})  # noqa: S307
 
     def __str__(self) -> str:
         return self.name()
@@ -50,6 +53,18 @@ class GlobalSource(Source):
 
     def name(self) -> str:
         return f"G[{self.global_name!r}]"
+
+
+@dataclass(frozen=True)
+class ModuleGlobalSource(Source):
+    """A global of a module other than the frame's, read by an inlined function (nn layers'
+    `F`): sys.modules['minitorch.nn.linear'].F."""
+
+    module_name: str
+    global_name: str
+
+    def name(self) -> str:
+        return f"sys.modules[{self.module_name!r}].{self.global_name}"
 
 
 @dataclass(frozen=True)
