@@ -1,0 +1,113 @@
+"""Resume functions: real bytecode that continues a function from the middle.
+
+After a graph break (see [Note: graph breaks] in symbolic_convert.py) the rest of the frame must
+still run, and be captured in turn. TorchDynamo's answer, ours too: a new code object that is the
+original function's bytecode with a short prologue in front. The prologue puts the values that
+were on the stack back on the stack, then jumps to the instruction after the break; the live
+locals arrive as the new function's arguments, under their own names, so the original
+instructions find them where they always were.
+
+    def f(x):                          def __resume_at_24_f(___stack0, x):   # made here
+        y = x.sin()                        # prologue: LOAD_FAST ___stack0; JUMP_FORWARD to 24
+        print(y)          # break          ...f's bytecode, unchanged...
+        return y.cos()                 24: POP_TOP          <- the result of print(y)
+                                           LOAD_FAST y ... RETURN_VALUE
+
+A NULL slot (the marker CPython pushes under a callable) cannot be an argument: the prologue
+pushes it with PUSH_NULL. Cells and free variables keep working: the function is made with the
+original's closure, and MAKE_CELL turns a live cell variable (now an argument) into a cell, as
+it does for any argument. Resume functions are cached per (code, offset, stack shape, live
+locals), so a function with n sequential breaks has n resume functions, not 2^n.
+
+Building code objects by hand is where CPython versions differ most (jump encodings, caches,
+exception tables, line tables); we use the `bytecode` package, which reads and writes all of
+that for 3.11-3.13 (see ../shared/notes/bytecode.md), and keep our own part version-free.
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+from dataclasses import dataclass
+
+import bytecode as bc
+
+# Instructions CPython runs once on entry, before the body: they stay first in a resume function.
+_PREFIX_OPNAMES = {"COPY_FREE_VARS", "MAKE_CELL", "RESUME", "NOP"}
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a function continues, and what it needs there."""
+
+    offset: int  # the original instruction to continue at
+    stack: tuple[bool, ...]  # the value stack, bottom first: True for a NULL slot
+    live_locals: tuple[str, ...]  # locals that hold a value at that point, in order
+
+
+_cache: dict[tuple[types.CodeType, ResumePoint], types.CodeType] = {}
+
+
+def resume_function(fn: types.FunctionType, point: ResumePoint) -> types.FunctionType:
+    """A function of (stack values that are not NULL, then live locals) continuing `fn` at
+    `point.offset`, with fn's globals and closure."""
+    key = (fn.__code__, point)
+    code = _cache.get(key)
+    if code is None:
+        code = _cache[key] = _resume_code(fn.__code__, point)
+    return types.FunctionType(code, fn.__globals__, code.co_name, None, fn.__closure__)
+
+
+def stack_argument_names(point: ResumePoint) -> list[str]:
+    """The parameter names of the non-NULL stack values: ___stack0, ___stack1, ..."""
+    return [f"___stack{i}" for i, is_null in enumerate(point.stack) if not is_null]
+
+
+def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
+    program = bc.Bytecode.from_code(code)
+    target = _instruction_at(program, code, point.offset)
+    label = bc.Label()
+    body = list(program)
+    body.insert(next(i for i, item in enumerate(body) if item is target), label)
+
+    prefix_end = 0  # the entry instructions come first, as CPython expects
+    while prefix_end < len(body) and _is_prefix(body[prefix_end]):
+        prefix_end += 1
+    prologue = []
+    names = iter(stack_argument_names(point))
+    for is_null in point.stack:
+        prologue.append(bc.Instr("PUSH_NULL") if is_null else bc.Instr("LOAD_FAST", next(names)))
+    prologue.append(bc.Instr("JUMP_FORWARD", label))
+
+    arguments = stack_argument_names(point) + list(point.live_locals)
+    program.clear()
+    program.extend(body[:prefix_end] + prologue + body[prefix_end:])
+    program.argnames = arguments
+    program.argcount = len(arguments)
+    program.posonlyargcount = 0
+    program.kwonlyargcount = 0
+    program.flags &= ~(bc.CompilerFlags.VARARGS | bc.CompilerFlags.VARKEYWORDS)
+    program.name = f"__resume_at_{point.offset}_{code.co_name}"
+    if hasattr(program, "qualname"):
+        program.qualname = program.name
+    return program.to_code()
+
+
+def _is_prefix(item) -> bool:
+    return isinstance(item, bc.Instr) and item.name in _PREFIX_OPNAMES or \
+        isinstance(item, bc.SetLineno)
+
+
+def _instruction_at(program: bc.Bytecode, code: types.CodeType, offset: int) -> bc.Instr:
+    """The abstract instruction that was at `offset` of `code`.
+
+    The `bytecode` package drops offsets (it works with labels), but keeps every real
+    instruction in order: the k-th instruction `dis` shows (CACHE and EXTENDED_ARG aside) is
+    the k-th Instr of the program.
+    """
+    real = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    index = next(k for k, i in enumerate(real) if i.offset == offset)
+    instrs = [item for item in program if isinstance(item, bc.Instr)]
+    assert len(instrs) == len(real) and instrs[index].name == real[index].opname, (
+        f"bytecode and dis disagree about {code.co_name}'s instructions")
+    return instrs[index]
