@@ -20,6 +20,7 @@ import itertools
 import linecache
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
@@ -64,7 +65,7 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
     n = next(_counter)
     stem = re.sub(r"\W", "_", code.co_name)  # '<lambda>' -> '_lambda_'
     name = f"__transformed_{stem}_{n}"
-    namespace: dict[str, Any] = {"minitorch": minitorch}
+    namespace: dict[str, Any] = {"minitorch": minitorch, "sys": sys}  # sys: see source.py
     out_index = {t.node: i for i, t in enumerate(graph_outputs)}
     result = _reconstruct(value, out_index, namespace)
     lines = [f"def {name}(L, G):"]

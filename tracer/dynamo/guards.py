@@ -33,6 +33,7 @@ from __future__ import annotations
 import builtins
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,7 +67,8 @@ class GuardBuilder:
         self.f_globals = f_globals
         self.parts: list[GuardPart] = []
         # The names a guard's code may use besides L and G.
-        self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins}
+        self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
+                                          "sys": sys}
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -104,6 +106,19 @@ class GuardBuilder:
         value, x = self._value(guard), guard.source.name()
         self._part(f"{x} is {self._literal(value)}", x)
 
+    def NN_MODULE(self, guard: Guard) -> None:
+        """An nn.Module whose attributes tracing read: the very same object, in the same mode.
+
+        Identity, not equality: its parameters, submodules and Python attributes are guarded
+        one by one where they were read (parameters as TENSOR_MATCH: they are graph inputs, so
+        an optimizer step or load_state_dict needs no recompile). `training` is guarded here
+        for every module tracing entered, since layers like Dropout branch on it.
+        """
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"{x} is {self._bind(value)}", f"type({x})")
+        flag = f"{x}.training"
+        self._part(f"{flag} is {value.training!r}", flag)
+
     def TYPE_MATCH(self, guard: Guard) -> None:
         """Only the type was relied on (a value tracing could hold but not use)."""
         value, x = self._value(guard), guard.source.name()
@@ -114,6 +129,11 @@ class GuardBuilder:
         value, x = self._value(guard), guard.source.name()
         self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
         self._part(f"len({x}) == {len(value)}", f"len({x})")
+
+    def DICT_KEYS(self, guard: Guard) -> None:
+        """A dict whose items tracing iterated (a Sequential's `_modules`): the same keys."""
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"list({x}) == {list(value)!r}", f"list({x})")
 
     def NOT_SHADOWED(self, guard: Guard) -> None:
         """A builtin read by name stays a builtin only while no global of that name appears."""

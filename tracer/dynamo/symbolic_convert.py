@@ -12,9 +12,9 @@ tensor, so running `x.sin() ** 2` *records* two nodes instead of computing anyth
                                    BINARY_OP **       record %pow_1 = sin ** 2; push it
                                    RETURN_VALUE       output (pow_1,); compile the graph
 
-Only straight-line code is traced in this issue (and branches on constants, which guards make
-safe). Any other instruction or operation raises `Unsupported` with a reason; convert_frame.py
-then runs the frame eagerly. Version differences are asked of compat.py, never of sys.
+Straight-line code, branches on constants, loops over known sequences (unrolled) and inlined
+module methods are traced; anything else raises `Unsupported` with a reason and convert_frame.py
+runs the frame eagerly. Version differences are asked of compat.py, never of sys.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from tracer.dynamo.opcodes import (
     pop_jump_if_none,
     unary,
 )
-from tracer.dynamo.source import BuiltinSource, GlobalSource, LocalSource
+from tracer.dynamo.source import BuiltinSource, LocalSource
 from tracer.dynamo.variables import (
     NULL,
     BuiltinVariable,
@@ -48,6 +48,7 @@ from tracer.dynamo.variables import (
     constant,
     wrap,
 )
+from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
@@ -63,6 +64,8 @@ class InstructionTranslator:
     def __init__(self, frame: Frame, output: OutputGraph) -> None:
         self.frame = frame
         self.output = output
+        self.depth = 0  # how many inlined calls deep (InliningTranslator)
+        self.root_globals = frame.f_globals  # what G means in sources and guards
         self.instructions = read_instructions(frame.code)
         self.stack: list[VariableTracker] = []
         self.symbolic_locals: dict[str, VariableTracker] = {}
@@ -206,10 +209,14 @@ class InstructionTranslator:
             self.push(value)
 
     def _load_global(self, name: str) -> VariableTracker:
+        from tracer.dynamo.variables.inline import global_source
+
         if name in self.frame.f_globals:
-            return wrap(self, self.frame.f_globals[name], GlobalSource(name))
+            return wrap(self, self.frame.f_globals[name], global_source(self, name))
         if name in self.frame.f_builtins:
-            return wrap(self, self.frame.f_builtins[name], BuiltinSource(name))
+            # Its NOT_SHADOWED guard reads G, the root frame's globals: only valid there.
+            own = self.frame.f_globals is self.root_globals
+            return wrap(self, self.frame.f_builtins[name], BuiltinSource(name), guard=own)
         raise Unsupported(f"name {name!r} is not defined")
 
     # ---- attributes and calls -------------------------------------------------------------
@@ -369,6 +376,12 @@ class InstructionTranslator:
     CACHE = nop  # inline caches: instructions.py already drops them
     COPY_FREE_VARS = nop  # the frame view already holds the closure's values in L
 
+    # ---- loops: unrolled over a sequence known while tracing (variables/iterators.py) ----
+
+    GET_ITER = get_iter
+    FOR_ITER = for_iter
+    END_FOR = end_for
+
     # ---- jumps (their condition must be a constant) ------------------------------------------
 
     def JUMP_FORWARD(self, inst: Instruction) -> None:
@@ -395,3 +408,4 @@ class InstructionTranslator:
 
 def _is_none(value: VariableTracker) -> bool:
     return isinstance(value, ConstantVariable) and value.value is None
+

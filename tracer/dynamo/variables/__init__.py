@@ -8,14 +8,16 @@ from tracer.dynamo.variables.functions import (
     MinitorchFunctionVariable,
     UserFunctionVariable,
 )
+from tracer.dynamo.variables.iterators import ListIteratorVariable
 from tracer.dynamo.variables.modules import PythonModuleVariable
+from tracer.dynamo.variables.nn_module import NNModuleVariable
 from tracer.dynamo.variables.opaque import OpaqueVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
 __all__ = [
-    "NULL", "BuiltinVariable", "ConstantVariable", "ListVariable", "MinitorchFunctionVariable",
-    "NullVariable", "OpaqueVariable", "PythonModuleVariable", "TensorMethodVariable",
-    "TensorVariable", "TupleVariable", "UserFunctionVariable", "VariableTracker", "constant",
-    "wrap",
+    "NULL", "BuiltinVariable", "ConstantVariable", "ListIteratorVariable", "ListVariable",
+    "MinitorchFunctionVariable", "NNModuleVariable", "NullVariable", "OpaqueVariable",
+    "PythonModuleVariable", "TensorMethodVariable", "TensorVariable", "TupleVariable",
+    "UserFunctionVariable", "VariableTracker", "constant", "wrap",
 ]

@@ -13,7 +13,8 @@ graph break) safe to cache under them.
     minitorch dtype               ConstantVariable            ID_MATCH
     tuple                         TupleVariable of wrapped    TUPLE_LENGTH (+ the items')
     module                        PythonModuleVariable        ID_MATCH
-    minitorch.sin, ops.sin        MinitorchFunctionVariable   ID_MATCH
+    nn.Module                     NNModuleVariable            NN_MODULE (identity, training)
+    minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
     other Python function         UserFunctionVariable        ID_MATCH
     anything else                 OpaqueVariable              TYPE_MATCH
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd import is_grad_enabled
 from minitorch.dtype import DType
 from minitorch.fake import is_fake
+from minitorch.nn.module import Module
 from minitorch.ops import OpDef
 from minitorch.tensor import Tensor
 from tracer.dynamo.exc import Unsupported
@@ -91,6 +93,11 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         install("TUPLE_LENGTH")
         items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
         return TupleVariable(items, source=source)
+    if isinstance(value, Module) and source is not None:
+        from tracer.dynamo.variables.nn_module import NNModuleVariable
+
+        install("NN_MODULE")
+        return NNModuleVariable(value, source)
     if isinstance(value, ModuleType):
         install("ID_MATCH")
         return PythonModuleVariable(value, source)
@@ -112,11 +119,13 @@ def _item_source(source: Source | None, index: int) -> Source | None:
 
 
 def _is_minitorch_op(value: Any) -> bool:
-    """minitorch's functional API (minitorch.sin) and the op table (minitorch.ops.sin)."""
+    """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin) and the
+    layers' functions (F.linear: one node per layer call; AOT autograd sees its ops)."""
     if isinstance(value, OpDef):
         return True
     module = getattr(value, "__module__", None) or ""
-    return isinstance(value, FunctionType) and module.startswith("minitorch.functional")
+    return isinstance(value, FunctionType) and (module.startswith("minitorch.functional")
+                                                or module == "minitorch.nn.functional")
 
 
 def _is_pure_builtin(value: Any) -> bool:

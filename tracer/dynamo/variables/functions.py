@@ -3,7 +3,8 @@
     MinitorchFunctionVariable  minitorch.sin(x)       -> call_function[target=minitorch.sin]
     BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
                                math.sqrt(4.0), len(s) -> folded to a constant
-    UserFunctionVariable       helper(x)              -> Unsupported (inlining comes later)
+    UserFunctionVariable       self.fc(x), x.T        -> inlined (inline.py): its ops are recorded
+                               helper(x)              -> Unsupported (not inlined yet)
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class MinitorchFunctionVariable(_FunctionVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        inplace = kwargs.get("inplace")
+        if inplace is not None and inplace.is_python_constant() and inplace.as_python_constant():
+            raise Unsupported(f"{self.describe()}(inplace=True) mutates its input; mutation is "
+                              "not supported yet")
         return tx.output.record_call("call_function", self.fn, args, kwargs)
 
     def describe(self) -> str:
@@ -99,6 +104,8 @@ class BuiltinVariable(_FunctionVariable):
             return args[0].getitem(args[1].as_python_constant())
         if fn is operator.add and all(isinstance(a, TupleVariable) for a in args):
             return TupleVariable(args[0].items + args[1].items)
+        if fn is len and len(args) == 1 and _is_module_container(args[0]):
+            return constant(len(args[0].unpack_sequence(tx)))
         if fn is len and len(args) == 1 and isinstance(args[0], TupleVariable):
             return constant(len(args[0].items))
         if fn is len and len(args) == 1 and isinstance(args[0], TensorVariable):
@@ -123,17 +130,41 @@ class BuiltinVariable(_FunctionVariable):
 
 
 class UserFunctionVariable(_FunctionVariable):
-    """A Python function that is not a minitorch op; calling it needs inlining (a later issue)."""
+    """A Python function that is not a minitorch op.
+
+    Methods of nn.Modules (`bound_self` set) and tensor property getters are inlined
+    (inline.py); a plain function call is still Unsupported here, until inlining is opened to
+    every function together with the tests that pin today's fallback.
+    """
+
+    def __init__(self, fn: Any, source: Source | None = None,
+                 bound_self: VariableTracker | None = None, inline: bool = False) -> None:
+        super().__init__(fn, source)
+        self.bound_self = bound_self  # the module of `self.fc.forward`, passed first
+        self.inline = inline or bound_self is not None
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        raise Unsupported(f"call to the Python function {_qualname(self.fn)} (it is not a "
-                          "minitorch op, and inlining Python functions is not supported yet)")
+        from tracer.dynamo.variables.inline import inline_call
+
+        if not self.inline:
+            raise Unsupported(f"call to the Python function {_qualname(self.fn)} (it is not a "
+                              "minitorch op, and inlining Python functions is not supported "
+                              "yet)")
+        if self.bound_self is not None:
+            args = [self.bound_self, *args]
+        return inline_call(tx, self.fn, args, kwargs)
 
     def describe(self) -> str:
         return f"the function {_qualname(self.fn)}"
+
+
+def _is_module_container(value: VariableTracker) -> bool:
+    from tracer.dynamo.variables.nn_module import NNModuleVariable
+
+    return isinstance(value, NNModuleVariable)
 
 
 def _all_constants(args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> bool:

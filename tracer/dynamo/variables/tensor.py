@@ -8,11 +8,13 @@ the call as a graph node (output_graph.py, `record_call`).
     x.shape            -> a tuple of constants, sources L['x'].shape[i] (guarded by TENSOR_MATCH)
     x.dtype, x.ndim    -> constants
     x.sum(dim=0)       -> call_method[target=sum](args = (%x,), kwargs = {dim: 0})
+    x.T, x.mT          -> the property's getter, inlined: call_function[permute] & co
     x.item()           -> Unsupported: the value exists only at run time
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
 # Attributes the fake value knows exactly; anything else (.grad, .data, ...) is not traced.
 _METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad")
+# Properties written in minitorch ops (x.T is a permute): their getter is inlined.
+_VIEW_PROPERTIES = ("T", "mT", "H", "mH")
 # Methods that only read metadata: folded into constants.
 _METADATA_METHODS = ("size", "dim", "numel")
 # Strides are exact for graph inputs (guarded) but an intermediate's strides depend on how
@@ -58,6 +62,12 @@ class TensorVariable(VariableTracker):
             return constant(getattr(self.example, name), source)
         if callable(getattr(type(self.example), name, None)):
             return TensorMethodVariable(self, name)
+        prop = inspect.getattr_static(type(self.example), name, None)
+        if name in _VIEW_PROPERTIES and isinstance(prop, property):
+            from tracer.dynamo.variables.functions import UserFunctionVariable
+
+            getter = UserFunctionVariable(prop.fget, inline=True)
+            return getter.call_function(tx, [self], {})  # inlined
         raise Unsupported(f"tensor attribute .{name} (only {', '.join(_METADATA_ATTRS)} "
                           "are known while tracing)")
 

@@ -83,3 +83,4 @@ class ListVariable(TupleVariable):
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
         raise Unsupported(f"list method .{name} (lists are only built, not mutated, for now)")
+

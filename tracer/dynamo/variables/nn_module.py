@@ -1,0 +1,94 @@
+"""`NNModuleVariable`: an nn.Module read from the frame (`self`, `G['model']`, `self.fc`).
+
+A module is guarded by identity and its `training` flag (NN_MODULE, guards.py); everything
+read from it gets a source under the module's, and so a guard and a way to be reloaded:
+
+    self.fc              NNModuleVariable        L['self'].fc                 NN_MODULE
+    self.fc.weight       TensorVariable (input)  L['self'].fc.weight          TENSOR_MATCH
+    self.scale  (0.5)    ConstantVariable        L['self'].scale == 0.5       CONSTANT_MATCH
+    self.training        ConstantVariable        L['self'].training is True   (NN_MODULE)
+    self.fc(x)           inline Linear.forward(self.fc, x)
+    for m in self.layers one NNModuleVariable per child, L['self'].layers._modules['0']
+
+[Note: parameters are graph inputs]
+TorchDynamo guards parameters by identity and, for inference, may bake them in as constants.
+We pass them as graph inputs guarded like any tensor argument: the backend differentiates the
+graph with respect to them (AOT autograd), so `loss.backward()` reaches `model.fc.weight.grad`,
+and an optimizer step (same shape) or load_state_dict reuses the compiled code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import FunctionType
+from typing import TYPE_CHECKING
+
+from minitorch.nn.container import ModuleList, Sequential
+from minitorch.nn.module import Module
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import AttrSource, GetItemSource, Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.functions import UserFunctionVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+
+class NNModuleVariable(VariableTracker):
+    """An nn.Module with a source: attribute reads are wrapped, calls inline `forward`."""
+
+    def __init__(self, module: Module, source: Source) -> None:
+        super().__init__(source)
+        self.module = module
+
+    def python_type(self) -> type:
+        return type(self.module)
+
+    def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        from tracer.dynamo.variables.builder import wrap
+
+        m, source = self.module, AttrSource(self.source, name)
+        for table in (m._parameters, m._buffers, m._modules):
+            if name in table:
+                return wrap(tx, table[name], source)
+        if name == "training":  # already guarded by NN_MODULE
+            return wrap(tx, m.training, source, guard=False)
+        if name in m.__dict__:
+            return wrap(tx, m.__dict__[name], source)  # scale, a plain tensor, ...
+        try:
+            static = inspect.getattr_static(type(m), name)
+        except AttributeError as e:
+            raise Unsupported(f"{self.describe()} has no attribute {name!r}") from e
+        if isinstance(static, FunctionType):
+            return UserFunctionVariable(static, bound_self=self)  # a method: inlined if called
+        if isinstance(static, property) and isinstance(static.fget, FunctionType):
+            return UserFunctionVariable(static.fget, inline=True).call_function(tx, [self], {})
+        if isinstance(static, (staticmethod, classmethod)):
+            raise Unsupported(f"{type(static).__name__} {name!r} of {self.describe()}")
+        return wrap(tx, getattr(m, name), source)  # a class attribute: guarded by value
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        m = self.module
+        if type(m).__call__ is not Module.__call__:
+            raise Unsupported(f"{self.describe()} overrides __call__")
+        if "forward" in m.__dict__:
+            raise Unsupported(f"{self.describe()} has a forward set on the instance")
+        forward = inspect.getattr_static(type(m), "forward")
+        return UserFunctionVariable(forward, bound_self=self).call_function(tx, args, kwargs)
+
+    def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        """`for layer in self.layers` over a Sequential or ModuleList: unrolled."""
+        from tracer.dynamo.variables.builder import wrap
+
+        if type(self.module).__iter__ not in (Sequential.__iter__, ModuleList.__iter__):
+            raise Unsupported(f"iterating over {self.describe()}")
+        table = AttrSource(self.source, "_modules")
+        tx.output.add_guard(table, "DICT_KEYS")  # an append() later must retrace
+        return [wrap(tx, sub, GetItemSource(table, key))
+                for key, sub in self.module._modules.items()]
+
+    def describe(self) -> str:
+        return f"the module {type(self.module).__name__} ({self.source.name()})"
