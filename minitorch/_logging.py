@@ -1,19 +1,28 @@
-"""Artifacts of compilation, for the walkthrough CLI and for MINITORCH_LOGS.
+"""Artifacts of compilation, for the walkthrough CLI, and the events MINITORCH_LOGS prints.
 
 Each stage of the pipeline reports what it built with `artifact(stage, title, text, seconds)`:
 the captured graph and its guards, the joint graph, the forward and backward graphs, the
-loop-level IR, the LLVM IR. Nothing is kept unless a `Recorder` is installed (the walkthrough
-installs one) or MINITORCH_LOGS names the stage, so compiling costs nothing extra otherwise.
+loop-level IR, the LLVM IR. Bytecode capture also reports *events* with `log(event, title,
+text)` as they happen: a graph captured, the guards of a new cache entry, a recompile and its
+reason, a graph break and its line, the original and transformed bytecode. Nothing is kept or
+printed unless a `Recorder` is installed (the walkthrough installs one) or MINITORCH_LOGS
+names it, so compiling costs nothing extra otherwise:
+
+    MINITORCH_LOGS=graph,guards,recompiles python train.py    # or, in a test:
+    monkeypatch.setattr(minitorch.config, "logs", {"recompiles"})
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from dataclasses import dataclass, field
 
 from minitorch import config
 
-STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "llvm_ir")
+STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "llvm_ir")  # the walkthrough's
+EVENTS = ("graph", "guards", "recompiles", "graph_breaks", "bytecode")  # bytecode capture's
+NAMES = frozenset(STAGES) | frozenset(EVENTS)  # what MINITORCH_LOGS may name
 
 
 @dataclass
@@ -57,14 +66,41 @@ def enabled(stage: str) -> bool:
     return bool(_recorders) or stage in config.logs
 
 
-def artifact(stage: str, title: str, text: str, seconds: float | None = None) -> None:
+def artifact(stage: str, title: str, text: str, seconds: float | None = None,
+             echo: bool = True) -> None:
+    """Hand `text` to the recorders; print it if MINITORCH_LOGS names `stage` and `echo`."""
     item = Artifact(stage, title, text, seconds)
     for rec in _recorders:
         rec.artifacts.append(item)
-    if stage in config.logs:
-        print(f"[minitorch {stage}] {title}\n{text}", file=sys.stderr)
+    if echo and stage in config.logs:
+        _print(stage, title, text)
+
+
+def log_enabled(event: str) -> bool:
+    """Whether MINITORCH_LOGS names `event` (one of EVENTS)."""
+    return event in config.logs
+
+
+def log(event: str, title: str, text: str) -> None:
+    """Print one capture event to stderr now, if MINITORCH_LOGS names it."""
+    if event in config.logs:
+        _print(event, title, text)
+
+
+def _print(name: str, title: str, text: str) -> None:
+    print(f"[minitorch {name}] {title}\n{text.rstrip()}\n", file=sys.stderr)
 
 
 def compiled_call(original, compiled, args: tuple, kwargs: dict) -> None:
     for rec in _recorders:
         rec.calls.append(CompiledCall(original, compiled, args, kwargs))
+
+
+def _check_names(names: set[str]) -> None:
+    unknown = sorted(names - NAMES)
+    if unknown:  # a typo would otherwise print nothing, silently
+        warnings.warn(f"MINITORCH_LOGS: unknown name(s) {', '.join(unknown)}; known: "
+                      f"{', '.join(sorted(NAMES))}", stacklevel=2)
+
+
+_check_names(config.logs)

@@ -11,8 +11,15 @@ recompile_limit = 8  # cache entries per code object before the frame runs eager
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
 
-# What MINITORCH_LOGS=graph,guards,... prints as it happens (read once, here).
-logs = {part.strip() for part in os.environ.get("MINITORCH_LOGS", "").split(",") if part.strip()}
+# What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
+# backward, loop_ir, llvm_ir) and capture events (graph, guards, recompiles, graph_breaks,
+# bytecode); minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
+def parse_logs(text: str) -> set[str]:
+    """The names in a MINITORCH_LOGS value: parse_logs("graph, guards") == {"graph", "guards"}."""
+    return {part.strip() for part in text.split(",") if part.strip()}
+
+
+logs = parse_logs(os.environ.get("MINITORCH_LOGS", ""))
 
 # The walkthrough's --backend: when set, every minitorch.compile call uses this backend.
 force_backend: str | None = None

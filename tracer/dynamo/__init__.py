@@ -15,6 +15,8 @@ they act on a call:
     output_graph.py      the fx graph being built; hands it to the backend
     guards.py            the guards, compiled into one function per cache entry
     codegen.py           the code that replaces the frame: call the graph, rebuild the result
+    resume_execution.py  after a graph break: real bytecode that continues the frame mid-way
+    explain.py           explain(fn)(*args): one call in private caches; graphs, breaks, guards
     exc.py               Unsupported(reason)
 """
 
@@ -26,7 +28,9 @@ from tracer.dynamo.eval_frame import (
     reset,
 )
 from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.explain import ExplainOutput, explain
 
 __all__ = [
-    "Unsupported", "cache_entries", "fallback_reasons", "optimize", "recompile_reasons", "reset",
+    "ExplainOutput", "Unsupported", "cache_entries", "explain", "fallback_reasons", "optimize",
+    "recompile_reasons", "reset",
 ]

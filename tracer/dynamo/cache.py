@@ -13,8 +13,9 @@ with equal bytecode are still two caches), and drop it when the code object dies
 
 from __future__ import annotations
 
+import contextlib
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -22,6 +23,24 @@ from typing import Any
 from tracer.dynamo.codegen import TransformedCode
 from tracer.dynamo.guards import GuardFunction
 from tracer.fx import GraphModule
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """Where and why capture stopped: today the frame then runs eagerly (see convert_frame.py)."""
+
+    reason: str  # "a branch on a tensor's value ..."
+    filename: str | None = None  # the user's source file and line, when known
+    lineno: int | None = None
+
+    def where(self) -> str:
+        """'/path/to/f.py:12', or '' when the line is unknown."""
+        if self.filename is None or self.lineno is None:
+            return ""
+        return f"{self.filename}:{self.lineno}"
+
+    def __str__(self) -> str:
+        return f"{self.reason} (at {self.where()})" if self.where() else self.reason
 
 
 @dataclass
@@ -34,6 +53,8 @@ class CacheEntry:
     compiler_fn: Callable  # the backend it was compiled for
     fullgraph: bool
     fallback_reason: str | None = None  # why it runs eagerly, if it does
+    graph_breaks: list[GraphBreak] = field(default_factory=list)  # where capture stopped
+    code: CodeType | None = None  # the frame's original code, for the bytecode log and explain
 
     def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
                 compiler_fn: Callable, fullgraph: bool) -> bool:
@@ -71,10 +92,14 @@ class CodeCache:
 
     def add(self, entry: CacheEntry) -> None:
         self.entries.insert(0, entry)
+        if _journal is not None:
+            _journal.append(entry)
 
 
 # id(code) -> (a weak reference to the code, its cache)
 _caches: dict[int, tuple[weakref.ref, CodeCache]] = {}
+# While `private_caches()` is active: every entry added, in the order it was compiled.
+_journal: list[CacheEntry] | None = None
 
 
 def cache_for(code: CodeType) -> CodeCache:
@@ -84,7 +109,8 @@ def cache_for(code: CodeType) -> CodeCache:
         return known[1]
     cache = CodeCache()
     key = id(code)
-    _caches[key] = (weakref.ref(code, lambda _: _forget(key)), cache)
+    table = _caches  # the table it was made in, which may be private_caches()'s
+    table[key] = (weakref.ref(code, lambda _: _forget(table, key)), cache)
     return cache
 
 
@@ -93,12 +119,29 @@ def existing_cache(code: CodeType) -> CodeCache | None:
     return known[1] if known is not None and known[0]() is code else None
 
 
-def _forget(key: int) -> None:
-    known = _caches.get(key)
+def _forget(table: dict[int, tuple[weakref.ref, CodeCache]], key: int) -> None:
+    known = table.get(key)
     if known is not None and known[0]() is None:
-        del _caches[key]
+        del table[key]
 
 
 def reset() -> None:
     """Forget every cache entry of every code object."""
     _caches.clear()
+
+
+@contextlib.contextmanager
+def private_caches() -> Iterator[tuple[dict[int, tuple[weakref.ref, CodeCache]],
+                                       list[CacheEntry]]]:
+    """Run with empty caches that are thrown away afterwards (what explain() compiles into).
+
+    Yields the private table and the list of entries added to it, in compile order; the
+    caches that were there before come back untouched on exit.
+    """
+    global _caches, _journal
+    saved = _caches, _journal
+    _caches, _journal = {}, []
+    try:
+        yield _caches, _journal
+    finally:
+        _caches, _journal = saved

@@ -29,12 +29,12 @@ from types import CodeType, MethodType
 from typing import Any
 
 from minitorch import config
-from minitorch._logging import compiled_call
+from minitorch._logging import compiled_call, log
 from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
-from tracer.dynamo.convert_frame import convert_frame
+from tracer.dynamo.convert_frame import convert_frame, frame_title
 
 
 @dataclass
@@ -130,10 +130,15 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
                 raise CompileError(message)
             cache.limit_reached = True
             cache.fallback_reasons.append(message)
+            log("recompiles", frame_title(frame), message)
         return None
     if cache.entries:
         reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
         cache.recompile_reasons.append(reason)
+        n = len(cache.entries)
+        log("recompiles", frame_title(frame),
+            f"recompiling because {reason}\n{n} cache entr{'y' if n == 1 else 'ies'} before "
+            f"this one, of at most {config.recompile_limit}")
     entry = convert_frame(frame, compiler_fn, fullgraph)
     cache.add(entry)
     if entry.fallback_reason is not None:
