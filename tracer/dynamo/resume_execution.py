@@ -14,10 +14,13 @@ instructions find them where they always were.
                                            LOAD_FAST y ... RETURN_VALUE
 
 A NULL slot (the marker CPython pushes under a callable) cannot be an argument: the prologue
-pushes it with PUSH_NULL. Cells and free variables keep working: the function is made with the
-original's closure, and MAKE_CELL turns a live cell variable (now an argument) into a cell, as
-it does for any argument. Resume functions are cached per (code, offset, stack shape, live
-locals), so a function with n sequential breaks has n resume functions, not 2^n.
+pushes it with PUSH_NULL. A cell variable (a local an inner function captures) that arrives as
+an argument is turned into a cell by MAKE_CELL, as CPython does for any argument. A *free*
+variable (read from an enclosing function) becomes a plain argument too: its reads turn from
+LOAD_DEREF into LOAD_FAST, so a resume function needs no closure, and its value comes from the
+frame view like any local. (Writing one, `nonlocal k; k = 1`, is refused: the write would not
+reach the enclosing function's cell.) Resume functions are cached per (code, offset, stack
+shape, live locals), so a function with n sequential breaks has n resume functions, not 2^n.
 
 Building code objects by hand is where CPython versions differ most (jump encodings, caches,
 exception tables, line tables); we use the `bytecode` package, which reads and writes all of
@@ -48,14 +51,17 @@ class ResumePoint:
 _cache: dict[tuple[types.CodeType, ResumePoint], types.CodeType] = {}
 
 
-def resume_function(fn: types.FunctionType, point: ResumePoint) -> types.FunctionType:
-    """A function of (stack values that are not NULL, then live locals) continuing `fn` at
-    `point.offset`, with fn's globals and closure."""
-    key = (fn.__code__, point)
-    code = _cache.get(key)
-    if code is None:
-        code = _cache[key] = _resume_code(fn.__code__, point)
-    return types.FunctionType(code, fn.__globals__, code.co_name, None, fn.__closure__)
+def resume_function(code: types.CodeType, point: ResumePoint,
+                    f_globals: dict) -> types.FunctionType:
+    """A function of (stack values that are not NULL, then live locals) continuing `code` at
+    `point.offset`; every free variable of `code` must be among the live locals.
+
+    Raises ValueError for code it cannot continue (a write to a free variable)."""
+    key = (code, point)
+    resumed = _cache.get(key)
+    if resumed is None:
+        resumed = _cache[key] = _resume_code(code, point)
+    return types.FunctionType(resumed, f_globals, resumed.co_name)
 
 
 def stack_argument_names(point: ResumePoint) -> list[str]:
@@ -79,8 +85,15 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
         prologue.append(bc.Instr("PUSH_NULL") if is_null else bc.Instr("LOAD_FAST", next(names)))
     prologue.append(bc.Instr("JUMP_FORWARD", label))
 
+    missing = set(code.co_freevars) - set(point.live_locals)
+    if missing:
+        raise ValueError(f"free variables {sorted(missing)} must be passed as live locals")
+    body = [_without_free_variables(item) for item in body
+            if not (isinstance(item, bc.Instr) and item.name == "COPY_FREE_VARS")]
+
     arguments = stack_argument_names(point) + list(point.live_locals)
     program.clear()
+    program.freevars.clear()
     program.extend(body[:prefix_end] + prologue + body[prefix_end:])
     program.argnames = arguments
     program.argcount = len(arguments)
@@ -91,6 +104,16 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
     if hasattr(program, "qualname"):
         program.qualname = program.name
     return program.to_code()
+
+
+def _without_free_variables(item):
+    """LOAD_DEREF of a free variable becomes LOAD_FAST of the argument of that name."""
+    if not (isinstance(item, bc.Instr) and isinstance(item.arg, bc.FreeVar)):
+        return item
+    if item.name != "LOAD_DEREF":
+        raise ValueError(f"{item.name} {item.arg.name}: a resume function cannot write or "
+                         "share a variable of the enclosing function")
+    return bc.Instr("LOAD_FAST", item.arg.name, location=item.location)
 
 
 def _is_prefix(item) -> bool:

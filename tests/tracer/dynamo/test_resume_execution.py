@@ -17,6 +17,10 @@ from tracer.dynamo.resume_execution import ResumePoint, resume_function
 pytestmark = pytest.mark.capture
 
 
+def resume(fn, point: ResumePoint):
+    return resume_function(fn.__code__, point, fn.__globals__)
+
+
 def after_nth(fn, opname: str, n: int = 0) -> int:
     """The offset of the instruction after the n-th `opname` of fn."""
     instructions = [i for i in dis.get_instructions(fn) if i.opname != "CACHE"]
@@ -39,7 +43,7 @@ def test_continue_after_a_call_with_its_result_on_the_stack():
         return y + n + z
 
     point = ResumePoint(after_nth(f, "CALL"), stack=(False,), live_locals=("x", "n", "y"))
-    resumed = resume_function(f, point)
+    resumed = resume(f, point)
     # at that point: y = 6, and len's result (2) is on the stack
     assert resumed(2, 3, 1, 6) == f(3, 1)
     assert resumed.__name__ == f"__resume_at_{point.offset}_f"
@@ -55,7 +59,7 @@ def test_stack_values_under_a_pending_call_and_a_null_slot():
     stack = _stack_at(f, offset)
     values = {"max": max, "a": 5, "len": len, "list": [7]}
     args = [values[kind] for kind in stack if kind != "NULL"]
-    resumed = resume_function(f, ResumePoint(offset, tuple(k == "NULL" for k in stack), ()))
+    resumed = resume(f, ResumePoint(offset, tuple(k == "NULL" for k in stack), ()))
     assert resumed(*args) == f(5, 7)
 
 
@@ -71,12 +75,33 @@ def test_closures_and_cell_variables_keep_working():
         n = len([x])
         return inner() + n
 
-    point = ResumePoint(after_nth(f, "CALL", 0), stack=(False,), live_locals=("x", "total",
-                                                                           "inner"))
-    # `inner` was built over f's cell for total: rebuild it the same way, through the resume
-    # function's own MAKE_CELL, by passing the plain value and letting the body re-read it
-    resumed = resume_function(f, point)
-    assert resumed(1, 3, 13, lambda: 26) == f(3)
+    # `k` arrives as an argument (its LOAD_DEREF became a LOAD_FAST); `total`, a cell
+    # variable, arrives as an argument too and MAKE_CELL makes it a cell again.
+    point = ResumePoint(after_nth(f, "CALL", 0), stack=(False,),
+                        live_locals=("x", "total", "inner", "k"))
+    resumed = resume(f, point)
+    assert resumed.__code__.co_freevars == ()
+    assert resumed(1, 3, 13, lambda: 26, 10) == f(3)
+
+
+def test_a_free_variable_must_be_passed_and_never_written():
+    k = 10
+
+    def f(x):
+        n = len([x])
+        return n + k
+
+    with pytest.raises(ValueError, match="free variables"):
+        resume(f, ResumePoint(after_nth(f, "CALL"), stack=(False,), live_locals=("x",)))
+
+    def g(x):
+        nonlocal k
+        n = len([x])
+        k = n
+        return k
+
+    with pytest.raises(ValueError, match="cannot write"):
+        resume(g, ResumePoint(after_nth(g, "CALL"), stack=(False,), live_locals=("x", "k")))
 
 
 def test_a_loop_after_the_resume_point_runs_fully():
@@ -87,7 +112,7 @@ def test_a_loop_after_the_resume_point_runs_fully():
         return s
 
     point = ResumePoint(after_nth(f, "CALL"), stack=(False,), live_locals=("xs",))
-    assert resume_function(f, point)(3, [1, 2, 3]) == f([1, 2, 3])
+    assert resume(f, point)(3, [1, 2, 3]) == f([1, 2, 3])
 
 
 def test_resume_code_is_cached_per_point():
@@ -96,7 +121,7 @@ def test_resume_code_is_cached_per_point():
         return y
 
     point = ResumePoint(after_nth(f, "CALL"), stack=(False,), live_locals=("x",))
-    assert resume_function(f, point).__code__ is resume_function(f, point).__code__
+    assert resume(f, point).__code__ is resume(f, point).__code__
 
 
 def _stack_at(fn, offset: int) -> list[str]:
