@@ -10,12 +10,14 @@ runs this instead of f's bytecode:
 TorchDynamo emits the same thing as *bytecode* (a new code object that CPython runs in place of
 the original, through the PEP 523 hook). We cannot install that hook from Python (see
 docs/04-dynamo.md), so we generate Python source: it reads the same, shows up in tracebacks,
-and is kept as text for printing. Resume functions after a graph break (a later issue) start
-in the middle of a function and will need real bytecode; they will be generated next to this.
+and is kept as text for printing. At a graph break (graph_break.py) the same kind of function
+runs the breaking instruction for real and calls a resume function: those start in the middle
+of a function, so they are real bytecode (resume_execution.py).
 """
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import linecache
 import math
@@ -24,16 +26,19 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import minitorch
 from minitorch.dtype import DType
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
-from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
-from tracer.dynamo.variables.tensor import TensorVariable
+from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.graph_break import BreakPlan
 
 _counter = itertools.count()
 
@@ -65,7 +70,7 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
     n = next(_counter)
     stem = re.sub(r"\W", "_", code.co_name)  # '<lambda>' -> '_lambda_'
     name = f"__transformed_{stem}_{n}"
-    namespace: dict[str, Any] = {"minitorch": minitorch, "sys": sys}  # sys: see source.py
+    namespace = _namespace()
     out_index = {t.node: i for i, t in enumerate(graph_outputs)}
     result = _reconstruct(value, out_index, namespace)
     lines = [f"def {name}(L, G):"]
@@ -74,6 +79,63 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
         lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
     lines.append(f"    return {result}")
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
+
+
+def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[TensorVariable],
+                        input_sources: list[Source], has_graph: bool) -> TransformedCode:
+    """The source of the function that runs the graph, then the break, then resumes.
+
+        def __transformed_f_0(L, G):                 # a call that could not be traced
+            graph_out = __compiled_fn_f_0(L['x'])
+            ___call = G['print']('hi', graph_out[0])
+            return ___resume_f_0_0(___call, L['x'], graph_out[0])
+
+        def __transformed_g_1(L, G):                 # `if x.sum() > 0:` on a tensor
+            graph_out = __compiled_fn_g_1(L['x'])
+            if graph_out[0]:
+                return ___resume_g_1_0(L['x'])       # the jump target (POP_JUMP_IF_TRUE)
+            return ___resume_g_1_1(L['x'])           # the next instruction
+
+    See [Note: graph breaks] in graph_break.py. Raises Unsupported for a value it cannot rebuild.
+    """
+    n = next(_counter)
+    stem = re.sub(r"\W", "_", code.co_name)
+    name = f"__transformed_{stem}_{n}"
+    namespace = _namespace()
+    out_index = {t.node: i for i, t in enumerate(graph_outputs)}
+
+    def rebuild(v: VariableTracker) -> str:
+        return _reconstruct(v, out_index, namespace)
+
+    stack = [rebuild(v) for v in plan.stack if v is not NULL]
+    live = [f"L[{local!r}]" if v is None else rebuild(v) for local, v in plan.live_locals.items()]
+    resume_names = []
+    for k, fn in enumerate(plan.resume):
+        resume_names.append(f"___resume_{stem}_{n}_{k}")
+        namespace[resume_names[-1]] = fn
+
+    lines = [f"def {name}(L, G):"]
+    if has_graph:
+        args = ", ".join(source.name() for source in input_sources)
+        lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
+    if plan.call is not None:
+        fn, args, kwargs = plan.call
+        call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
+        lines.append(f"    ___call = {rebuild(fn)}({', '.join(call_args)})")
+        lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
+    else:
+        # A tensor's truth decides; the resume functions are (jump target, next instruction).
+        arguments = ", ".join([*stack, *live])
+        taken, not_taken = (0, 1) if plan.jump_if else (1, 0)
+        lines.append(f"    if {rebuild(plan.condition)}:")
+        lines.append(f"        return {resume_names[taken]}({arguments})")
+        lines.append(f"    return {resume_names[not_taken]}({arguments})")
+    return TransformedCode(name, "\n".join(lines) + "\n", namespace)
+
+
+def _namespace() -> dict[str, Any]:
+    """What every generated function may name besides L and G (sources use all three)."""
+    return {"minitorch": minitorch, "sys": sys, "builtins": builtins}
 
 
 def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any]) -> str:
@@ -98,6 +160,8 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
         raise Unsupported(f"returning a {v.tuple_type.__name__}")
     if isinstance(v, ConstantVariable):
         return _literal(v.value, namespace)
+    if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
+        return f"{_reconstruct(v.tensor, out_index, namespace)}.{v.name}"
     if v.source is not None:
         return v.source.name()  # a value of the frame that tracing only passed along
     raise Unsupported(f"returning {v.describe()}")

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool) -> CacheEntry:
     """Trace `frame` and compile it with `compiler_fn`; see the module docstring."""
     start = time.perf_counter()
-    output = OutputGraph(frame, compiler_fn)
+    output = OutputGraph(frame, compiler_fn, fullgraph)
     try:
         InstructionTranslator(frame, output).run()
     except Unsupported as e:
@@ -70,8 +70,10 @@ def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool) -> Cache
         return _finish(frame, CacheEntry(guard, None, None, compiler_fn, fullgraph,
                                          fallback_reason=reason,
                                          graph_breaks=[GraphBreak(reason)]))
+    for graph_break in output.graph_breaks:
+        log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
     return _finish(frame, CacheEntry(guard, output.transformed, output.graph_module,
-                                     compiler_fn, fullgraph))
+                                     compiler_fn, fullgraph, graph_breaks=output.graph_breaks))
 
 
 def _finish(frame: Frame, entry: CacheEntry) -> CacheEntry:

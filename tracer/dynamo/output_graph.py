@@ -23,17 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.fake import FakeTensorMode, fake_like, is_fake
 from minitorch.tensor import Tensor
-from tracer.dynamo.codegen import TransformedCode, generate_transformed_code
+from tracer.dynamo.cache import GraphBreak
+from tracer.dynamo.codegen import TransformedCode, generate_break_code, generate_transformed_code
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import Guard
 from tracer.dynamo.source import GlobalSource, LocalSource, Source
 from tracer.dynamo.variables.base import VariableTracker
-from tracer.dynamo.variables.tensor import TensorVariable
+from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
+    from tracer.dynamo.graph_break import BreakPlan
 
 
 @dataclass
@@ -48,9 +50,11 @@ class GraphInput:
 class OutputGraph:
     """The products of one trace (see the module docstring)."""
 
-    def __init__(self, frame: Frame, compiler_fn: Callable) -> None:
+    def __init__(self, frame: Frame, compiler_fn: Callable, fullgraph: bool = False) -> None:
         self.frame = frame
         self.compiler_fn = compiler_fn  # backend(gm, example_inputs) -> callable
+        self.allow_graph_breaks = not fullgraph  # fullgraph: a break is an error instead
+        self.graph_breaks: list[GraphBreak] = []  # where this frame's graph was cut short
         self.graph = Graph()
         self.fake_mode = FakeTensorMode()
         self.graph_inputs: list[GraphInput] = []
@@ -60,6 +64,9 @@ class OutputGraph:
         self.transformed: TransformedCode | None = None  # set by compile_subgraph
 
     # ---- recording ---------------------------------------------------------------------------
+
+    def add_graph_break(self, reason: str, filename: str, lineno: int | None) -> None:
+        self.graph_breaks.append(GraphBreak(reason, filename, lineno))
 
     def add_guard(self, source: Source | None, kind: str) -> None:
         self.guards.setdefault(Guard(source, kind), None)
@@ -129,16 +136,31 @@ class OutputGraph:
         The backend runs later, in `call_backend`, once the guards are known: the walkthrough
         shows the captured graph and its guards before what the backend makes of them.
         """
-        computed = [t for t in _unique_tensors(value) if t.node.op != "placeholder"]
-        self.graph.output(tuple(t.node for t in computed))
-        self.graph.eliminate_dead_code()  # ops whose results the frame never returned
-        self._remove_unused_inputs()
-        has_graph = any(n.op not in ("placeholder", "output") for n in self.graph.nodes)
-        sources = [inp.source for inp in self.graph_inputs]
+        computed, sources, has_graph = self._finish_graph([value])
         # Raises Unsupported for a value it cannot rebuild (then no backend compiles anything).
         self.transformed = generate_transformed_code(
             self.frame.code, value, computed, sources, has_graph
         )
+        self._make_graph_module(has_graph, reason)
+
+    def compile_subgraph_with_break(self, plan: BreakPlan, reason: str) -> None:
+        """Finish the graph at a graph break (graph_break.py): its outputs are every tensor the
+        rest of the frame can see; the code around it runs the break and resumes."""
+        computed, sources, has_graph = self._finish_graph(plan.values())
+        self.transformed = generate_break_code(self.frame.code, plan, computed, sources,
+                                               has_graph)
+        self._make_graph_module(has_graph, reason)
+
+    def _finish_graph(self, values: list[VariableTracker]):
+        """Output the tensors of `values` that the graph computed; drop what nothing needs."""
+        computed = [t for t in _unique_tensors(values) if t.node.op != "placeholder"]
+        self.graph.output(tuple(t.node for t in computed))
+        self.graph.eliminate_dead_code()  # ops whose results the frame never returned
+        self._remove_unused_inputs()
+        has_graph = any(n.op not in ("placeholder", "output") for n in self.graph.nodes)
+        return computed, [inp.source for inp in self.graph_inputs], has_graph
+
+    def _make_graph_module(self, has_graph: bool, reason: str) -> None:
         if has_graph:  # else nothing to compute: constants and the frame's own tensors
             self.graph_module = GraphModule({}, self.graph)
             self.graph_module.compile_subgraph_reason = reason
@@ -162,8 +184,8 @@ class OutputGraph:
         self.graph_inputs = kept
 
 
-def _unique_tensors(value: VariableTracker) -> list[TensorVariable]:
-    """The tensors inside a (nested) return value, each once, in order."""
+def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
+    """The tensors inside (nested) values, each once, in order."""
     found: dict[Node, TensorVariable] = {}
 
     def visit(v: VariableTracker) -> None:
@@ -172,8 +194,11 @@ def _unique_tensors(value: VariableTracker) -> list[TensorVariable]:
         elif isinstance(v, TupleVariable):
             for item in v.items:
                 visit(item)
+        elif isinstance(v, TensorMethodVariable):  # x.item, waiting for its call at a break
+            visit(v.tensor)
 
-    visit(value)
+    for value in values:
+        visit(value)
     return list(found.values())
 
 

@@ -69,12 +69,41 @@ def stack_argument_names(point: ResumePoint) -> list[str]:
     return [f"___stack{i}" for i, is_null in enumerate(point.stack) if not is_null]
 
 
+def original_position(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
+    """(the user's code, the offset there) of an instruction of a resume function, so that a
+    break inside a resume function resumes the *original* code: every path through n branches
+    shares the same n resume points (see [Note: graph breaks] in graph_break.py)."""
+    origin = _origins.get(code)
+    if origin is None:
+        return code, offset
+    original, offsets = origin
+    return original, offsets[offset]
+
+
+# resume code -> (original code, {offset in the resume code: offset in the original})
+_origins: dict[types.CodeType, tuple[types.CodeType, dict[int, int]]] = {}
+
+
 def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
+    missing = set(code.co_freevars) - set(point.live_locals)
+    if missing:
+        raise ValueError(f"free variables {sorted(missing)} must be passed as live locals")
     program = bc.Bytecode.from_code(code)
     target = _instruction_at(program, code, point.offset)
+    instructions = [item for item in program if isinstance(item, bc.Instr)]
+    offsets = dict(zip(map(id, instructions), _real_offsets(code)))
+    origin: dict[int, int] = {}  # id(instruction of the new body) -> its offset in `code`
     label = bc.Label()
-    body = list(program)
-    body.insert(next(i for i, item in enumerate(body) if item is target), label)
+    body = []
+    for item in program:
+        if isinstance(item, bc.Instr) and item.name == "COPY_FREE_VARS":
+            continue  # free variables arrive as arguments (see the module docstring)
+        new = _without_free_variables(item)
+        if isinstance(item, bc.Instr):
+            origin[id(new)] = offsets[id(item)]
+        if item is target:
+            body.append(label)
+        body.append(new)
 
     prefix_end = 0  # the entry instructions come first, as CPython expects
     while prefix_end < len(body) and _is_prefix(body[prefix_end]):
@@ -84,12 +113,6 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
     for is_null in point.stack:
         prologue.append(bc.Instr("PUSH_NULL") if is_null else bc.Instr("LOAD_FAST", next(names)))
     prologue.append(bc.Instr("JUMP_FORWARD", label))
-
-    missing = set(code.co_freevars) - set(point.live_locals)
-    if missing:
-        raise ValueError(f"free variables {sorted(missing)} must be passed as live locals")
-    body = [_without_free_variables(item) for item in body
-            if not (isinstance(item, bc.Instr) and item.name == "COPY_FREE_VARS")]
 
     arguments = stack_argument_names(point) + list(point.live_locals)
     program.clear()
@@ -103,7 +126,22 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
     program.name = f"__resume_at_{point.offset}_{code.co_name}"
     if hasattr(program, "qualname"):
         program.qualname = program.name
-    return program.to_code()
+    resumed = program.to_code()
+
+    # Remember where each instruction came from (the prologue's came from nowhere).
+    final = [item for item in program if isinstance(item, bc.Instr)]
+    base_code, base_offsets = _origins.get(code, (code, None))
+    _origins[resumed] = (base_code, {
+        new_offset: (origin[id(item)] if base_offsets is None else base_offsets[origin[id(item)]])
+        for new_offset, item in zip(_real_offsets(resumed), final) if id(item) in origin
+    })
+    return resumed
+
+
+def _real_offsets(code: types.CodeType) -> list[int]:
+    """The offsets of code's instructions, CACHE and EXTENDED_ARG aside (see _instruction_at)."""
+    return [i.offset for i in dis.get_instructions(code)
+            if i.opname not in ("CACHE", "EXTENDED_ARG")]
 
 
 def _without_free_variables(item):

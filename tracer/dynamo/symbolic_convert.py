@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from tracer.dynamo import compat
 from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.graph_break import try_graph_break
 from tracer.dynamo.instructions import Instruction, read_instructions
 from tracer.dynamo.opcodes import (
     BINARY_OPERATORS,
@@ -91,6 +92,7 @@ class InstructionTranslator:
 
     def step(self, inst: Instruction) -> None:
         handler = getattr(self, inst.opname, None)
+        stack, kw_names = list(self.stack), self.kw_names  # for a graph break: the state before
         try:
             if inst.protected:
                 raise Unsupported("code inside a try or with block (exception handling is not "
@@ -100,7 +102,10 @@ class InstructionTranslator:
                 raise Unsupported(f"missing: {inst.opname} ({words})")
             handler(inst)
         except Unsupported as e:
-            raise self._located(e, inst) from None
+            e = self._located(e, inst)
+            if try_graph_break(self, inst, self.next_index - 1, e, stack, kw_names):
+                return  # the graph so far is compiled; a resume function does the rest
+            raise e from None
 
     def _located(self, e: Unsupported, inst: Instruction) -> Unsupported:
         if e.lineno is None:
@@ -133,8 +138,7 @@ class InstructionTranslator:
     def truth(self, value: VariableTracker) -> bool:
         """bool(value), which must be known while tracing."""
         if isinstance(value, TensorVariable):
-            raise Unsupported("a branch on a tensor's value (data-dependent control flow; "
-                              "graph breaks come later)")
+            raise Unsupported("a branch on a tensor's value (data-dependent control flow)")
         if value.is_python_constant():
             return bool(value.as_python_constant())
         if isinstance(value, TupleVariable):

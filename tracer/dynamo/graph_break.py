@@ -1,0 +1,176 @@
+"""Graph breaks: compile the graph so far, run one instruction for real, resume after it.
+
+[Note: graph breaks]
+Some instructions cannot be traced: a call of `print` or of numpy, `x.item()`, an `if` on a
+tensor's value. Before this, such a frame ran wholly eagerly. TorchDynamo instead *breaks* the
+graph there, and so do we:
+
+    def f(x):                          def __transformed_f_0(L, G):          # generated source
+        y = x.sin()                        graph_out = __compiled_fn_f_0(L['x'])
+        print("hi")       # break          ___call = G['print']('hi')       # run for real
+        return y.cos()                     return ___resume_0(___call, L['x'], graph_out[0])
+
+    ___resume_0 = optimize(__resume_at_28_f)   # f's bytecode from the instruction after the
+                                               # call (resume_execution.py), itself captured:
+                                               # its own graph computes y.cos()
+
+A tensor `if` compiles the condition as a graph output and branches in the transformed code,
+calling one of two resume functions (the jump target, or the next instruction). Each break
+adds one graph, and resume functions are cached per resume point, so n breaks in a row give
+n + 1 graphs, whichever way the branches go.
+
+A break needs every value the rest of the frame can see: the stack below the instruction and
+the live locals are rebuilt in the transformed code (a tensor the graph computed is one of its
+outputs) and passed to the resume function. When that is impossible the frame runs eagerly, as
+before: inside a loop (the resume function would re-enter the loop from the middle on every
+iteration; TorchDynamo does the same), inside a try block, in a generator, in an inlined
+function (the break moves out to the call of it), with `fullgraph=True` (an error instead), or
+when a value cannot be rebuilt.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from tracer.dynamo import compat
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.instructions import Instruction
+from tracer.dynamo.resume_execution import ResumePoint, original_position, resume_function
+from tracer.dynamo.variables import NULL, TensorVariable, VariableTracker
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+# Conditional jumps on a value's truth: the value decides whether the jump is taken.
+JUMP_IF = {
+    "POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False,
+    "POP_JUMP_FORWARD_IF_TRUE": True, "POP_JUMP_FORWARD_IF_FALSE": False,  # 3.11
+    "POP_JUMP_BACKWARD_IF_TRUE": True, "POP_JUMP_BACKWARD_IF_FALSE": False,  # 3.11
+}
+_CALLS = ("CALL", "CALL_KW")
+_NOT_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+@dataclass
+class BreakPlan:
+    """What the transformed code does at a break (codegen.generate_break_code writes it)."""
+
+    stack: list[VariableTracker]  # the stack under the breaking instruction, bottom first
+    live_locals: dict[str, VariableTracker | None]  # None: an argument never read (reload L)
+    # a call: (callable, positional args, keyword args), run for real; its result is pushed
+    call: tuple[VariableTracker, list[VariableTracker], dict[str, VariableTracker]] | None
+    condition: VariableTracker | None = None  # a branch: the tensor whose truth decides
+    resume: list = field(default_factory=list)  # the resume functions: [next] or [jump, next]
+    jump_if: bool = True  # a branch jumps when bool(condition) == jump_if
+
+    def values(self) -> list[VariableTracker]:
+        """Every tracker the transformed code rebuilds (to find the graph's outputs)."""
+        values = [v for v in self.stack if v is not NULL]
+        values += [v for v in self.live_locals.values() if v is not None]
+        if self.call is not None:
+            fn, args, kwargs = self.call
+            values += [fn, *args, *kwargs.values()]
+        if self.condition is not None:
+            values.append(self.condition)
+        return values
+
+
+def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
+                    error: Unsupported, stack: list[VariableTracker],
+                    kw_names: tuple[str, ...]) -> bool:
+    """Break the graph at `inst` (the `index`-th instruction) instead of failing with `error`;
+    False when it cannot break here (the frame then runs eagerly). `stack` and `kw_names` are
+    the translator's state before `inst` ran."""
+    if not _can_break(tx, inst, index, stack):
+        return False
+    try:
+        plan = _plan(tx, inst, index, stack, kw_names)
+        where = f"{tx.frame.code.co_filename}:{inst.lineno}"
+        tx.output.compile_subgraph_with_break(plan, f"graph break: {error.reason} ({where})")
+    except (Unsupported, ValueError):
+        return False  # a value the transformed code cannot rebuild: run the frame eagerly
+    tx.output.add_graph_break(error.reason, tx.frame.code.co_filename, inst.lineno)
+    tx.done = True
+    return True
+
+
+def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
+               stack: list[VariableTracker]) -> bool:
+    if tx.depth > 0 or not tx.output.allow_graph_breaks or inst.protected:
+        return False
+    if tx.frame.code.co_flags & _NOT_RESUMABLE or _in_loop(tx.instructions, index):
+        return False
+    if inst.opname in _CALLS:
+        return True
+    if inst.opname == "TO_BOOL":  # 3.13: TO_BOOL, then the jump
+        following = tx.instructions[index + 1]
+        return following.opname in JUMP_IF and _is_tensor(stack)
+    return inst.opname in JUMP_IF and _is_tensor(stack)
+
+
+def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
+          stack: list[VariableTracker], kw_names: tuple[str, ...]) -> BreakPlan:
+    # The locals the rest of the frame may read (a resume function's own ___stack arguments
+    # were read by its prologue and are dead).
+    live = {name: value for name, value in tx.symbolic_locals.items()
+            if not name.startswith("___stack")}
+    for name in tx.unread_arguments:
+        if not name.startswith("___stack"):
+            live.setdefault(name, None)
+    stack = list(stack)
+    if inst.opname in _CALLS:
+        call = _pop_call(inst, stack, kw_names)
+        plan = BreakPlan(stack, live, call)
+        after = _nulls(stack) + (False,)  # the call's result is pushed
+        plan.resume = [_resume(tx, index + 1, after, live)]
+        return plan
+    jump_index = index if inst.opname in JUMP_IF else index + 1  # 3.13: TO_BOOL, then the jump
+    jump = tx.instructions[jump_index]
+    condition = stack.pop()
+    plan = BreakPlan(stack, live, None, condition, jump_if=JUMP_IF[jump.opname])
+    plan.resume = [_resume(tx, jump.target, _nulls(stack), live),
+                   _resume(tx, jump_index + 1, _nulls(stack), live)]
+    return plan
+
+
+def _pop_call(inst: Instruction, stack: list[VariableTracker], kw_names: tuple[str, ...]):
+    """(callable, args, kwargs) of the call at the top of `stack`, popped, as CALL would."""
+    if inst.opname == "CALL_KW":  # 3.13: the keyword names are on the stack
+        kw_names = stack.pop().as_python_constant()
+    argc = inst.arg
+    args = stack[len(stack) - argc:] if argc else []
+    del stack[len(stack) - argc:]
+    second, first = stack.pop(), stack.pop()
+    fn, self_arg = compat.split_call_slots(first, second, lambda v: v is NULL)
+    if self_arg is not None:
+        args = [self_arg, *args]
+    n_positional = len(args) - len(kw_names)
+    return fn, args[:n_positional], dict(zip(kw_names, args[n_positional:]))
+
+
+def _resume(tx: InstructionTranslator, index: int, nulls: tuple[bool, ...],
+            live: dict[str, VariableTracker | None]):
+    """The resume function that continues at instruction `index`, captured on its first call."""
+    from tracer.dynamo.eval_frame import optimize
+
+    # Inside a resume function, resume the user's code (the same point on every path).
+    code, offset = original_position(tx.frame.code, tx.instructions[index].offset)
+    point = ResumePoint(offset, nulls, tuple(live))
+    fn = resume_function(code, point, tx.frame.f_globals)
+    return optimize(fn, tx.output.compiler_fn)
+
+
+def _nulls(stack: list[VariableTracker]) -> tuple[bool, ...]:
+    return tuple(v is NULL for v in stack)
+
+
+def _in_loop(instructions: list[Instruction], index: int) -> bool:
+    """Is instruction `index` between a backward jump's target and the jump itself?"""
+    return any(inst.target is not None and inst.target <= index < k
+               for k, inst in enumerate(instructions))
+
+
+def _is_tensor(stack: list[VariableTracker]) -> bool:
+    return bool(stack) and isinstance(stack[-1], TensorVariable)
