@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, MethodType
@@ -130,6 +131,7 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
                 raise CompileError(message)
             cache.limit_reached = True
             cache.fallback_reasons.append(message)
+            warnings.warn(f"minitorch.compile: {frame_title(frame)}: {message}", stacklevel=3)
             log("recompiles", frame_title(frame), message)
         return None
     if cache.entries:

@@ -163,9 +163,11 @@ def test_most_recently_used_entry_is_checked_first():
 def test_recompile_limit_runs_eagerly(monkeypatch):
     monkeypatch.setattr(config, "recompile_limit", 2)
     compiled, backend = compiled_with_counter(sincos)
-    for n in (1, 2, 3, 4):
-        x = minitorch.randn(n)
-        assert_same(compiled(x), sincos(x))
+    with pytest.warns(UserWarning, match=r"recompile limit \(2\) reached") as warned:
+        for n in (1, 2, 3, 4):
+            x = minitorch.randn(n)
+            assert_same(compiled(x), sincos(x))
+    assert len(warned) == 1  # once, not on every call past the limit
     assert backend.count == 2
     (reason,) = fallback_reasons(sincos)
     assert reason.startswith("recompile limit (2) reached")

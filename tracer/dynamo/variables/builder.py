@@ -109,7 +109,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         return BuiltinVariable(value, source)
     if isinstance(value, FunctionType):
         install("ID_MATCH")
-        return UserFunctionVariable(value, source)
+        return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
     install("TYPE_MATCH")
     return OpaqueVariable(value, source)
 

@@ -1,7 +1,7 @@
 """Loops, unrolled: `for m in self.layers` runs its body once per item, all into one graph.
 
     GET_ITER   the iterable must be known while tracing (a tuple, a list, a Sequential or
-               ModuleList); push a ListIteratorVariable over its items
+               ModuleList, a range); push a ListIteratorVariable over its items
     FOR_ITER   push the next item, or jump out of the loop when there is none
     END_FOR    3.12+: the loop's exit pops the iterator (and a placeholder FOR_ITER pushed)
 
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.variables.base import NULL, VariableTracker
+from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.nn_module import NNModuleVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
@@ -46,12 +47,17 @@ class ListIteratorVariable(VariableTracker):
 
 
 def get_iter(self: InstructionTranslator, inst: Instruction) -> None:
-    """Only over tuples, lists and module containers so far (ranges and dicts next)."""
+    """Over tuples, lists, module containers, and constants such as ranges (dicts next)."""
     iterable = self.pop()
-    if not isinstance(iterable, (TupleVariable, NNModuleVariable)):
-        raise Unsupported("missing: GET_ITER (a for loop or other iteration) over "
-                          f"{iterable.describe()}")
-    self.push(ListIteratorVariable(iterable.unpack_sequence(self)))
+    if isinstance(iterable, (TupleVariable, NNModuleVariable)):
+        self.push(ListIteratorVariable(iterable.unpack_sequence(self)))
+        return
+    if iterable.is_python_constant() and isinstance(iterable.as_python_constant(),
+                                                    (range, tuple, str)):
+        self.push(ListIteratorVariable([constant(v) for v in iterable.as_python_constant()]))
+        return
+    raise Unsupported("missing: GET_ITER (a for loop or other iteration) over "
+                      f"{iterable.describe()}")
 
 
 def for_iter(self: InstructionTranslator, inst: Instruction) -> None:
