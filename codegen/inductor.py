@@ -3,6 +3,7 @@
 `compile_fx` is the back half of the compiler as one flat list of passes (the course's table
 of contents for ir/ and codegen/):
 
+    (partition)      ops with no lowering become eager fallback steps between compiled segments
     lower_graph      fx nodes -> loop-level buffers; pointwise producers inlined into consumers
     schedule         buffers -> fused kernels, one loop nest each; decides what is stored
     compile_kernel   each fused kernel -> one LLVM function -> machine code (codegen/llvm)
@@ -20,6 +21,7 @@ import numpy as np
 
 from codegen import allocator
 from codegen.backend import Backend, CompiledKernel
+from codegen.fallback import compile_with_fallbacks, has_fallbacks
 from ir.lowering import lower_graph
 from ir.nodes import Layout, LoweredProgram
 from ir.scheduler import FusedKernel, schedule
@@ -38,10 +40,23 @@ def default_backend() -> Backend:
 def compile_fx(
     gm: GraphModule, example_inputs: Sequence, backend: Backend | None = None
 ) -> Callable:
-    """Compile a graph of `minitorch.ops` calls into kernels; returns a callable over tensors."""
+    """Compile a graph of `minitorch.ops` calls into kernels; returns a callable over tensors.
+
+    Ops with no lowering (mm, gather, ...) run as fallback kernels between compiled segments
+    (codegen/fallback.py, [Note: fallback kernels]); a graph of lowerable ops is one segment.
+    """
     backend = backend or default_backend()
     name = getattr(gm, "meta", {}).get("name", "graph")
-    graph, constant_outputs = _tensor_outputs_only(gm.graph)
+    if has_fallbacks(gm.graph):
+        return compile_with_fallbacks(
+            gm.graph, lambda graph, part: compile_graph(graph, f"{name}.{part}", backend)
+        )
+    return compile_graph(gm.graph, name, backend)
+
+
+def compile_graph(graph: Graph, name: str, backend: Backend) -> CompiledGraph:
+    """The passes over a graph whose every op has a lowering."""
+    graph, constant_outputs = _tensor_outputs_only(graph)
 
     start = time.perf_counter()
     program = lower_graph(graph)  # fx graph -> buffers of define-by-run loop bodies

@@ -26,9 +26,10 @@ each consumer. So we *realize* a value into a ComputedBuffer when
 - it is a reduction (a sum cannot be recomputed per element of a consumer cheaply), or
 - it ends a chain of MAX_INLINE_DEPTH inlined ops (to keep Python's stack shallow).
 
-Broadcasting, expand and reshape move no data: they are loaders that rewrite the index before
-calling the loader of their input (`expand` maps a stretched dim's index to 0, `reshape` maps
-the flat row-major position through // and %). dtypes come from each node's meta['val'];
+Broadcasting, expand, reshape and permute move no data: they are loaders that rewrite the index
+before calling the loader of their input (`expand` maps a stretched dim's index to 0, `reshape`
+maps the flat row-major position through // and %, `permute` puts the indices back in the
+input's dim order). dtypes come from each node's meta['val'];
 where an input's dtype differs from the result's, its loads go through ops.to_dtype.
 """
 
@@ -47,6 +48,7 @@ from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
 from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import TensorMeta
+from minitorch.ops.views_meta import normalize_permutation
 
 Index = Sequence[Expr]
 Loader = Callable[[Index], Any]
@@ -256,6 +258,24 @@ def _reshape(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise
     return Pointwise(out.dtype, out.shape, load)
 
 
+def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
+    """out[i0, i1, ...] = x[the same indices, put back in x's dim order]; moves no data.
+
+    permute(x, (1, 0)) reads index (i0, i1) of the result as (i1, i0) of x.
+    """
+    order = normalize_permutation("permute", dims, len(x.shape))
+    if x.dtype is not out.dtype:
+        raise CompileError(f"permute changes dtype {x.dtype.name} -> {out.dtype.name}")
+
+    def load(index: Index) -> Any:
+        x_index: list[Expr] = [Const(0)] * len(order)
+        for i, d in enumerate(order):
+            x_index[d] = index[i]
+        return x.loader(tuple(x_index))
+
+    return Pointwise(out.dtype, out.shape, load)
+
+
 LOWERINGS: dict[str, Callable[..., Pointwise | Reduction]] = {
     "add": _binary(ops.add),
     "sub": _binary(ops.sub),
@@ -282,6 +302,7 @@ LOWERINGS: dict[str, Callable[..., Pointwise | Reduction]] = {
     "sum": _sum,
     "expand": _expand,
     "reshape": _reshape,
+    "permute": _permute,
 }
 
 

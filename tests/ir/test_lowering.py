@@ -275,7 +275,7 @@ def test_meta_mismatch_is_a_compile_error():
 
 def test_one_lowering_per_op():
     expected = (
-        "add sub mul div neg pow sin cos exp log sum expand reshape abs tanh sigmoid erf "
+        "add sub mul div neg pow sin cos exp log sum expand reshape permute abs tanh sigmoid erf "
         "maximum minimum eq ne lt le where to_copy"
     ).split()
     assert sorted(LOWERINGS) == sorted(expected)
