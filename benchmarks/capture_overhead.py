@@ -25,11 +25,10 @@ spell of the machine falls on every column alike.
 from __future__ import annotations
 
 import argparse
-import math
-import timeit
 from collections.abc import Callable
 
 import numpy as np
+from timing import seconds_per_call  # benchmarks/timing.py, beside this script
 
 import minitorch as torch
 from tracer.dynamo import cache_entries
@@ -49,27 +48,6 @@ def make_adder(n: int) -> Callable:
     namespace: dict = {}
     exec(compile(source, f"<add_{n}>", "exec"), namespace)  # noqa: S102 - our own source
     return namespace[f"add_{n}"]
-
-
-def seconds_per_call(fns: list[Callable], repeat: int, min_time: float) -> list[float]:
-    """Best per-call time of each fn over `repeat` rounds, each a loop of calls taking >= min_time.
-
-    NOTE: the rounds alternate between the fns, so that a slow spell of the machine (a
-    virtual machine's clock, another process) falls on all of them alike.
-    """
-    timers, numbers = [], []
-    for fn in fns:
-        fn()  # warm up
-        timer, number = timeit.Timer(fn), 1
-        while timer.timeit(number) < min_time:
-            number *= 2
-        timers.append(timer)
-        numbers.append(number)
-    best = [math.inf] * len(fns)
-    for _ in range(repeat):
-        for i, (timer, number) in enumerate(zip(timers, numbers)):
-            best[i] = min(best[i], timer.timeit(number) / number)
-    return best
 
 
 def measure(n: int, size: int, backend: str, repeat: int, min_time: float) -> dict[str, float]:

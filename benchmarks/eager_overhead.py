@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import timeit
 from collections.abc import Callable
 
 import numpy as np
+from timing import seconds_per_call  # benchmarks/timing.py, beside this script
 
 import minitorch as torch
 
@@ -68,27 +68,6 @@ def cases(n: int, requires_grad: bool) -> list[tuple[str, Callable, Callable]]:
     if hasattr(torch, "matmul"):
         table.append(("matmul", lambda: torch.matmul(x2, y2), lambda: a2 @ b2))
     return table
-
-
-def seconds_per_call(fns: list[Callable], repeat: int, min_time: float) -> list[float]:
-    """Best per-call time of each fn over `repeat` rounds, each a loop of calls taking >= min_time.
-
-    NOTE: the rounds alternate between the fns, so that a slow spell of the machine (a
-    virtual machine's clock, another process) falls on both sides of a ratio alike.
-    """
-    timers, numbers = [], []
-    for fn in fns:
-        fn()  # warm up: the meta cache, page faults, lazy imports
-        timer, number = timeit.Timer(fn), 1
-        while timer.timeit(number) < min_time:
-            number *= 2
-        timers.append(timer)
-        numbers.append(number)
-    best = [math.inf] * len(fns)
-    for _ in range(repeat):
-        for i, (timer, number) in enumerate(zip(timers, numbers)):
-            best[i] = min(best[i], timer.timeit(number) / number)
-    return best
 
 
 def geomean(ratios) -> float:
