@@ -146,6 +146,8 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
         if v.source is not None:
             return v.source.name()  # an input returned as is
         raise Unsupported(f"returning {v.describe()}, which no graph output computes")
+    if isinstance(v, ListVariable) and v.source is not None:
+        return v.source.name()  # the caller's list itself (tracing never mutates one)
     if isinstance(v, ListVariable):
         return "[" + ", ".join(_reconstruct(i, out_index, namespace) for i in v.items) + "]"
     if isinstance(v, TupleVariable) and v.source is not None:

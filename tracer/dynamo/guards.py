@@ -125,7 +125,7 @@ class GuardBuilder:
         self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
 
     def TUPLE_LENGTH(self, guard: Guard) -> None:
-        """A tuple argument: its type and length (each item gets guards of its own)."""
+        """A tuple or list argument: its type and length (each item gets guards of its own)."""
         value, x = self._value(guard), guard.source.name()
         self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
         self._part(f"len({x}) == {len(value)}", f"len({x})")

@@ -45,14 +45,15 @@ from tracer.dynamo.variables.functions import (
 )
 from tracer.dynamo.variables.modules import PythonModuleVariable
 from tracer.dynamo.variables.opaque import OpaqueVariable
-from tracer.dynamo.variables.tuples import TupleVariable
+from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 # Builtins that are pure functions of their arguments, so folding them on constants is exact.
 _PURE_BUILTINS = frozenset({
-    abs, bool, divmod, float, int, len, list, max, min, pow, range, round, str, sum, tuple,
+    abs, bool, divmod, enumerate, float, int, isinstance, len, list, max, min, pow, range, round,
+    str, sum, tuple, zip,
     # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
     is_grad_enabled,
 })
@@ -89,10 +90,13 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if isinstance(value, DType):
         install("ID_MATCH")
         return ConstantVariable(value, source)
-    if type(value) is tuple:
+    if type(value) in (tuple, list):
+        # A list argument is read, never mutated, by the trace (ListVariable has no methods):
+        # its length and each item's guards say when a retrace is needed.
         install("TUPLE_LENGTH")
         items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
-        return TupleVariable(items, source=source)
+        kind = TupleVariable if type(value) is tuple else ListVariable
+        return kind(items, source=source)
     if isinstance(value, Module) and source is not None:
         from tracer.dynamo.variables.nn_module import NNModuleVariable
 

@@ -97,8 +97,20 @@ class BuiltinVariable(_FunctionVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn in (enumerate, zip):  # iterators: folding would hide their items
+            from tracer.dynamo.variables.iterators import enumerate_or_zip
+
+            return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
         if _all_constants(args, kwargs):
             return self._fold(self.fn, args, kwargs)
+        if self.fn is isinstance and len(args) == 2 and isinstance(args[1].source, Source) \
+                and isinstance(args[0], (TensorVariable, TupleVariable)):
+            # Their guards (TENSOR_MATCH, TUPLE_LENGTH) pin the type, and an ID_MATCH on the
+            # class argument pins the class, so the answer is fixed.
+            classes = getattr(args[1], "value", None)
+            if isinstance(classes, type):
+                tx.output.add_guard(args[1].source, "ID_MATCH")
+                return constant(issubclass(args[0].python_type(), classes))
         fn = _out_of_place(self.fn, args) if self.fn in INPLACE_OPERATORS else self.fn
         if fn is operator.getitem and isinstance(args[0], TupleVariable):
             return args[0].getitem(args[1].as_python_constant())

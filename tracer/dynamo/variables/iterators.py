@@ -47,17 +47,45 @@ class ListIteratorVariable(VariableTracker):
 
 
 def get_iter(self: InstructionTranslator, inst: Instruction) -> None:
-    """Over tuples, lists, module containers, and constants such as ranges (dicts next)."""
+    """Over tuples, lists, module containers, constants such as ranges, and iterators (zip)."""
     iterable = self.pop()
-    if isinstance(iterable, (TupleVariable, NNModuleVariable)):
-        self.push(ListIteratorVariable(iterable.unpack_sequence(self)))
+    if isinstance(iterable, ListIteratorVariable):
+        self.push(iterable)  # iter() of an iterator is itself
         return
+    self.push(ListIteratorVariable(sequence_items(self, iterable)))
+
+
+def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list[VariableTracker]:
+    """The items a loop over `iterable` would see, which must be known while tracing."""
+    if isinstance(iterable, (TupleVariable, NNModuleVariable)):
+        return iterable.unpack_sequence(tx)
+    if isinstance(iterable, ListIteratorVariable):  # what is left of it, used up
+        items, iterable.index = iterable.items[iterable.index:], len(iterable.items)
+        return items
     if iterable.is_python_constant() and isinstance(iterable.as_python_constant(),
                                                     (range, tuple, str)):
-        self.push(ListIteratorVariable([constant(v) for v in iterable.as_python_constant()]))
-        return
+        return [constant(v) for v in iterable.as_python_constant()]
     raise Unsupported("missing: GET_ITER (a for loop or other iteration) over "
                       f"{iterable.describe()}")
+
+
+def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTracker],
+                     kwargs: dict[str, VariableTracker]) -> ListIteratorVariable:
+    """`enumerate(seq, start)` and `zip(a, b, ...)`: an iterator over tuples of trackers."""
+    from tracer.dynamo.variables.tuples import TupleVariable
+
+    if fn is enumerate:
+        start = kwargs.pop("start", args[1] if len(args) > 1 else constant(0))
+        if kwargs or len(args) not in (1, 2) or not start.is_python_constant():
+            raise Unsupported("enumerate() with arguments other than a sequence and a start")
+        first = start.as_python_constant()
+        items = sequence_items(tx, args[0])
+        return ListIteratorVariable([TupleVariable([constant(first + i), v])
+                                     for i, v in enumerate(items)])
+    if kwargs:
+        raise Unsupported(f"zip() with keyword arguments {sorted(kwargs)}")
+    columns = [sequence_items(tx, a) for a in args]
+    return ListIteratorVariable([TupleVariable(list(row)) for row in zip(*columns)])
 
 
 def for_iter(self: InstructionTranslator, inst: Instruction) -> None:
