@@ -37,6 +37,7 @@ def aot_autograd(fw_compiler: Compiler, bw_compiler: Compiler | None = None) -> 
     def backend(gm: GraphModule, example_inputs: Sequence[Tensor]) -> Callable:
         return aot_module(gm, example_inputs, fw_compiler, bw_compiler)
 
+    backend.specializes_shapes = True  # the joint graph is traced at the example's sizes
     return backend
 
 

@@ -9,6 +9,10 @@ with equal bytecode are still two caches), and drop it when the code object dies
                       entries:            [newest or most recently used, ..., oldest]
                       recompile_reasons:  ["L['x'].shape == (3,) failed: ...", ...]
                       fallback_reasons:   ["missing: GET_ITER (a for loop ...) (at f.py:3)"]
+                      seen_sizes:         {L['x']: (3, 4)}   the sizes each input had
+                      auto_dynamic:       {L['x']: {0}}      dims seen with two sizes
+
+The last two drive automatic dynamic shapes ([Note: dynamic shapes] in output_graph.py).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from tracer.dynamo.codegen import TransformedCode
 from tracer.dynamo.guards import GuardFunction
+from tracer.dynamo.source import Source
 from tracer.fx import GraphModule
 
 
@@ -55,13 +60,21 @@ class CacheEntry:
     fallback_reason: str | None = None  # why it runs eagerly, if it does
     graph_breaks: list[GraphBreak] = field(default_factory=list)  # where capture stopped
     code: CodeType | None = None  # the frame's original code, for the bytecode log and explain
+    dynamic: bool | None = None  # the `dynamic` setting it was compiled under
+    dynamic_dims: dict[Source, set[int]] = field(default_factory=dict)  # sizes not guarded
+    tensor_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)  # when traced
 
     def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                compiler_fn: Callable, fullgraph: bool) -> bool:
+                compiler_fn: Callable, fullgraph: bool, dynamic: bool | None = None) -> bool:
         """Was it compiled the same way, and do its guards hold for this frame?"""
-        if self.compiler_fn is not compiler_fn or self.fullgraph != fullgraph:
+        if not self.same_settings(compiler_fn, fullgraph, dynamic):
             return False
         return self.guard(f_locals, f_globals)
+
+    def same_settings(self, compiler_fn: Callable, fullgraph: bool,
+                      dynamic: bool | None) -> bool:
+        return (self.compiler_fn is compiler_fn and self.fullgraph == fullgraph
+                and self.dynamic is dynamic)
 
 
 @dataclass
@@ -72,26 +85,50 @@ class CodeCache:
     recompile_reasons: list[str] = field(default_factory=list)
     fallback_reasons: list[str] = field(default_factory=list)
     limit_reached: bool = False  # past config.recompile_limit, misses run eagerly
+    seen_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)
+    auto_dynamic: dict[Source, set[int]] = field(default_factory=dict)
 
     def lookup(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-               compiler_fn: Callable, fullgraph: bool) -> CacheEntry | None:
+               compiler_fn: Callable, fullgraph: bool,
+               dynamic: bool | None = None) -> CacheEntry | None:
         for i, entry in enumerate(self.entries):
-            if entry.matches(f_locals, f_globals, compiler_fn, fullgraph):
+            if entry.matches(f_locals, f_globals, compiler_fn, fullgraph, dynamic):
                 if i:  # keep the hot entry first, so its guard is checked first
                     self.entries.insert(0, self.entries.pop(i))
                 return entry
         return None
 
     def miss_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                    compiler_fn: Callable, fullgraph: bool) -> str:
+                    compiler_fn: Callable, fullgraph: bool, dynamic: bool | None = None) -> str:
         """Why the most recently used entry did not match this frame."""
         entry = self.entries[0]
-        if entry.compiler_fn is not compiler_fn or entry.fullgraph != fullgraph:
+        if entry.dynamic is not dynamic:
+            return f"compiled with dynamic={entry.dynamic}, called with dynamic={dynamic}"
+        if not entry.same_settings(compiler_fn, fullgraph, dynamic):
             return "compiled with another backend or fullgraph setting"
         return entry.guard.failure_reason(f_locals, f_globals) or "a guard failed"
 
+    def mark_changed_sizes(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> list[str]:
+        """Automatic dynamic shapes: the dims whose size in this frame differs from the one
+        seen before, added to `auto_dynamic`; each as "L['x'].shape[0] (3 -> 5)"."""
+        marked = []
+        for source, sizes in self.seen_sizes.items():
+            try:
+                shape = tuple(source.get_value(f_locals, f_globals).shape)
+            except Exception:  # gone, or not a tensor any more: a retrace sees what it is
+                continue
+            if len(shape) != len(sizes):
+                continue
+            dims = self.auto_dynamic.setdefault(source, set())
+            for dim, (old, new) in enumerate(zip(sizes, shape)):
+                if old != new and dim not in dims:
+                    dims.add(dim)
+                    marked.append(f"{source.name()}.shape[{dim}] ({old} -> {new})")
+        return marked
+
     def add(self, entry: CacheEntry) -> None:
         self.entries.insert(0, entry)
+        self.seen_sizes.update(entry.tensor_sizes)
         if _journal is not None:
             _journal.append(entry)
 

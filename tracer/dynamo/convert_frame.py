@@ -31,16 +31,22 @@ from tracer.dynamo.cache import CacheEntry, GraphBreak
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import GuardFunction, compile_guards
 from tracer.dynamo.output_graph import OutputGraph
+from tracer.dynamo.source import Source
 from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
 
 
-def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool) -> CacheEntry:
-    """Trace `frame` and compile it with `compiler_fn`; see the module docstring."""
+def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool,
+                  dynamic: bool | None = None,
+                  auto_dynamic: dict[Source, set[int]] | None = None) -> CacheEntry:
+    """Trace `frame` and compile it with `compiler_fn`; see the module docstring.
+
+    `dynamic` and `auto_dynamic` choose the dynamic dims ([Note: dynamic shapes]).
+    """
     start = time.perf_counter()
-    output = OutputGraph(frame, compiler_fn, fullgraph)
+    output = OutputGraph(frame, compiler_fn, fullgraph, dynamic, auto_dynamic)
     try:
         InstructionTranslator(frame, output).run()
     except Unsupported as e:
@@ -48,12 +54,12 @@ def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool) -> Cache
             raise CompileError(_fullgraph_message(frame, e)) from None
         reason = f"{e.reason} (at {e.where()})" if e.where() else e.reason
         graph_break = GraphBreak(e.reason, e.filename, e.lineno)
-        guard = compile_guards(list(output.guards), frame.f_locals, frame.f_globals)
+        guard = _guard(frame, output)
         _report(frame, output, guard, time.perf_counter() - start, fallback=reason)
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
-        return _finish(frame, CacheEntry(guard, None, None, compiler_fn, fullgraph,
+        return _finish(frame, output, CacheEntry(guard, None, None, compiler_fn, fullgraph,
                                          fallback_reason=reason, graph_breaks=[graph_break]))
-    guard = compile_guards(list(output.guards), frame.f_locals, frame.f_globals)
+    guard = _guard(frame, output)
     _report(frame, output, guard, time.perf_counter() - start)
     if output.graph_module is not None:
         output.graph_module.meta["name"] = frame_title(frame)
@@ -67,17 +73,31 @@ def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool) -> Cache
         warnings.warn(f"minitorch.compile: {frame_title(frame)} runs eagerly because {reason}",
                       stacklevel=4)
         log("graph_breaks", frame_title(frame), reason)
-        return _finish(frame, CacheEntry(guard, None, None, compiler_fn, fullgraph,
-                                         fallback_reason=reason,
-                                         graph_breaks=[GraphBreak(reason)]))
+        return _finish(frame, output, CacheEntry(guard, None, None, compiler_fn, fullgraph,
+                                                 fallback_reason=reason,
+                                                 graph_breaks=[GraphBreak(reason)]))
     for graph_break in output.graph_breaks:
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
-    return _finish(frame, CacheEntry(guard, output.transformed, output.graph_module,
-                                     compiler_fn, fullgraph, graph_breaks=output.graph_breaks))
+    return _finish(frame, output, CacheEntry(guard, output.transformed, output.graph_module,
+                                             compiler_fn, fullgraph,
+                                             graph_breaks=output.graph_breaks))
 
 
-def _finish(frame: Frame, entry: CacheEntry) -> CacheEntry:
+def _guard(frame: Frame, output: OutputGraph) -> GuardFunction:
+    return compile_guards(list(output.guards), frame.f_locals, frame.f_globals,
+                          output.dynamic_dims)
+
+
+def _finish(frame: Frame, output: OutputGraph, entry: CacheEntry) -> CacheEntry:
     entry.code = frame.code
+    entry.dynamic = output.dynamic
+    entry.dynamic_dims = {s: set(d) for s, d in output.dynamic_dims.items()}
+    entry.tensor_sizes = {g.source: tuple(g.source.get_value(frame.f_locals, frame.f_globals)
+                                          .shape)
+                          for g in output.guards if g.kind == "TENSOR_MATCH"}
+    if output.specializations:
+        log("guards", frame_title(frame), "dynamic dims specialised because the code read "
+            "them: " + ", ".join(output.specializations))
     if log_enabled("bytecode"):
         log("bytecode", frame_title(frame), _bytecode_text(entry))
     return entry

@@ -85,8 +85,9 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
         compiled = optimize(f, backend="eager")
         compiled(x)          # first call: trace, compile, run; later calls: check guards, run
 
-    `dynamic` is accepted for PyTorch's signature; shapes are static (every size is guarded)
-    until automatic dynamic shapes land.
+    `dynamic`: None compiles static sizes first and, once a size changes, that dim dynamic;
+    True makes every dim of every input dynamic from the start; False guards every size
+    ([Note: dynamic shapes] in output_graph.py).
     """
     from tracer.backends import lookup_backend
 
@@ -104,9 +105,9 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
         full_args = args if bound_self is None else (bound_self, *args)
         frame = binder.frame(full_args, kwargs)
         cache = cache_for(code)
-        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler_fn, fullgraph, dynamic)
         if entry is None:
-            entry = _compile(cache, frame, compiler_fn, fullgraph)
+            entry = _compile(cache, frame, compiler_fn, fullgraph, dynamic)
             if entry is None:
                 return fn(*args, **kwargs)
             if entry.transformed is not None:
@@ -120,11 +121,12 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
 
 
 def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
-             fullgraph: bool) -> CacheEntry | None:
+             fullgraph: bool, dynamic: bool | None = None) -> CacheEntry | None:
     """A new entry at the front of `cache`, or None past the recompile limit (run eagerly)."""
     if len(cache.entries) >= config.recompile_limit:
         if fullgraph or not cache.limit_reached:
-            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph,
+                                       dynamic)
             message = (f"recompile limit ({config.recompile_limit}) reached, so calls that "
                        f"miss the cache run eagerly; the first such miss: {reason}")
             if fullgraph:
@@ -135,13 +137,19 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
             log("recompiles", frame_title(frame), message)
         return None
     if cache.entries:
-        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph)
+        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph,
+                                   dynamic)
         cache.recompile_reasons.append(reason)
         n = len(cache.entries)
+        marked = []
+        if dynamic is None:  # automatic dynamic shapes: a dim seen with two sizes
+            marked = cache.mark_changed_sizes(frame.f_locals, frame.f_globals)
+        now_dynamic = f"\nnow dynamic: {', '.join(marked)}" if marked else ""
         log("recompiles", frame_title(frame),
-            f"recompiling because {reason}\n{n} cache entr{'y' if n == 1 else 'ies'} before "
-            f"this one, of at most {config.recompile_limit}")
-    entry = convert_frame(frame, compiler_fn, fullgraph)
+            f"recompiling because {reason}{now_dynamic}\n{n} cache entr{'y' if n == 1 else 'ies'}"
+            f" before this one, of at most {config.recompile_limit}")
+    auto = cache.auto_dynamic if dynamic is None else None
+    entry = convert_frame(frame, compiler_fn, fullgraph, dynamic, auto)
     cache.add(entry)
     if entry.fallback_reason is not None:
         cache.fallback_reasons.append(entry.fallback_reason)

@@ -57,18 +57,22 @@ class GuardPart:
 
     code: str  # "L['x'].shape == (3, 4)"
     subject: str | None = None  # what to show when it fails: "L['x'].shape"
+    # When showing the subject's value says too little: scope -> the failure, in words.
+    explain: Callable[[dict], str] | None = field(default=None, compare=False)
 
 
 class GuardBuilder:
     """Writes the parts of each guard from the values in the frame being compiled."""
 
-    def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> None:
+    def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
+                 dynamic_dims: dict[Source, set[int]] | None = None) -> None:
         self.f_locals = f_locals
         self.f_globals = f_globals
+        self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
         self.parts: list[GuardPart] = []
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
-                                          "sys": sys}
+                                          "sys": sys, "___alias_pattern": alias_pattern}
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -76,8 +80,8 @@ class GuardBuilder:
     def _value(self, guard: Guard) -> Any:
         return guard.source.get_value(self.f_locals, self.f_globals)
 
-    def _part(self, code: str, subject: str | None = None) -> None:
-        self.parts.append(GuardPart(code, subject))
+    def _part(self, code: str, subject: str | None = None, explain=None) -> None:
+        self.parts.append(GuardPart(code, subject, explain))
 
     # ---- one method per kind of guard -------------------------------------------------------
 
@@ -85,12 +89,55 @@ class GuardBuilder:
         """Everything about a tensor that tracing constant-folded or that changes its kernels."""
         t, x = self._value(guard), guard.source.name()
         self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})")
-        self._part(f"{x}.shape == {tuple(t.shape)!r}", f"{x}.shape")
-        self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
+        dynamic = self.dynamic_dims.get(guard.source)
+        if dynamic:
+            self._dynamic_sizes(t, x, dynamic)
+        else:
+            self._part(f"{x}.shape == {tuple(t.shape)!r}", f"{x}.shape")
+            self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
         self._part(f"{x}.dtype is {self._literal(t.dtype)}", f"{x}.dtype")
         self._part(f"{x}.device == {str(t.device)!r}", f"{x}.device")
         rg = f"{x}.requires_grad"
         self._part(rg if t.requires_grad else f"not {rg}", rg)
+
+    def _dynamic_sizes(self, t: Any, x: str, dynamic: set[int]) -> None:
+        """The rank and the static sizes; a dynamic size only >= 2 ([Note: dynamic shapes]).
+
+        0 and 1 stay specialised, as in PyTorch: a size-1 dim broadcasts and a size-0 tensor
+        is empty, so code traced at size 5 may mean something else at size 1. Strides follow
+        the sizes, so a contiguous input is guarded as contiguous, not by its strides.
+        """
+        self._part(f"{x}.ndim == {t.ndim}", f"{x}.ndim")
+        for dim, size in enumerate(t.shape):
+            if dim in dynamic:
+                self._part(f"{x}.shape[{dim}] >= 2", f"{x}.shape[{dim}]")
+            else:
+                self._part(f"{x}.shape[{dim}] == {size}", f"{x}.shape[{dim}]")
+        if t.is_contiguous():
+            self._part(f"{x}.is_contiguous()", f"{x}.stride()")
+        else:  # another size needs another stride: a miss, then a recompile
+            self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
+
+    def tensor_aliasing(self, sources: list[Source]) -> None:
+        """Tensors that were distinct objects while tracing are distinct now, and the same
+        ones the same: one part, comparing the pattern of identities (see `alias_pattern`)."""
+        values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
+        names = [s.name() for s in sources]
+        expected = alias_pattern(values)
+        code = f"___alias_pattern(({', '.join(names)},)) == {expected!r}"
+
+        def explain(scope: dict) -> str:
+            actual = eval(f"___alias_pattern(({', '.join(names)},))", scope)  # noqa: S307
+            pairs = [(i, j) for i in range(len(names)) for j in range(i)]
+            for i, j in pairs:
+                was, now = expected[i] == expected[j], actual[i] == actual[j]
+                if was != now:
+                    state = ("were the same tensor while tracing and are distinct now" if was
+                             else "were distinct tensors while tracing and are the same now")
+                    return f"{code} failed: {names[j]} and {names[i]} {state}"
+            return f"{code} failed"
+
+        self._part(code, None, explain)
 
     def CONSTANT_MATCH(self, guard: Guard) -> None:
         """A Python constant that was baked into the graph: same type and same value."""
@@ -204,6 +251,8 @@ class GuardFunction:
                     continue
             except Exception as e:
                 return f"{part.code} raised {type(e).__name__}: {e}"
+            if part.explain is not None:
+                return part.explain(scope)
             if part.subject is None:
                 return f"{part.code} failed"
             actual = eval(part.subject, scope)  # noqa: S307
@@ -211,11 +260,25 @@ class GuardFunction:
         return None
 
 
-def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict) -> GuardFunction:
-    """One guard function for a cache entry, from the guards recorded while tracing."""
-    builder = GuardBuilder(f_locals, f_globals)
+def alias_pattern(values: tuple) -> tuple[int, ...]:
+    """Which values are the same object, as a pattern: (a, b, a) -> (0, 1, 0)."""
+    seen: dict[int, int] = {}
+    return tuple(seen.setdefault(id(v), len(seen)) for v in values)
+
+
+def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
+                   dynamic_dims: dict[Source, set[int]] | None = None) -> GuardFunction:
+    """One guard function for a cache entry, from the guards recorded while tracing.
+
+    `dynamic_dims` names the tensor dims whose sizes are not guarded (see [Note: dynamic
+    shapes] in output_graph.py).
+    """
+    builder = GuardBuilder(f_locals, f_globals, dynamic_dims)
     for guard in guards:
         builder.add(guard)
+    tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
+    if len(tensors) > 1:
+        builder.tensor_aliasing(tensors)
     if builder.parts:
         chain = "\n        and ".join(part.code for part in builder.parts)
         source = f"def guard(L, G):\n    return (\n        {chain}\n    )\n"

@@ -11,6 +11,32 @@ the trace:
 When the frame returns, `compile_subgraph` finishes the graph and generates the code that
 replaces the frame (codegen.py): reload the inputs, call the compiled graph, and rebuild the
 return value around its outputs; `call_backend` then compiles the graph.
+
+[Note: dynamic shapes]
+A cache entry guards every size of every input tensor, so a loop over growing batches would
+compile once per size. Instead, as PyTorch's automatic dynamic shapes do:
+
+    dynamic=None (automatic)  the first compile is static. The code cache remembers each input
+                              tensor's sizes (cache.py, `CodeCache.note_sizes`); when a later
+                              miss sees another size in a dim, that (source, dim) is marked
+                              dynamic for every later compile of the frame: one recompile, not
+                              one per size
+    dynamic=True              every dim of every input tensor is dynamic from the start
+    dynamic=False             never: every size is guarded
+
+A dynamic dim's guard checks only `size >= 2` (0 and 1 stay specialised; guards.py). Our fake
+tensors have concrete sizes, not symbols, so the trace still runs at the example's sizes; what
+makes the result valid for other sizes is that the captured fx graph holds no size unless the
+user's code read one. When it does (`x.shape`, `x.size(0)`, `x.numel()`, a stride), we
+*specialise* rather than make the size a symbol: `specialize` takes the dim back out of the
+dynamic set, so its exact size is guarded again. Reading the shape of an intermediate tensor
+specialises every dynamic dim of the inputs it was computed from. Always correct; the frame
+stays dynamic only in the dims the code never looked at.
+
+Backends: the graph runs at any size as Python code ("eager"), but AOT autograd (and so
+"inductor") traces the joint graph at concrete sizes: backends marked `specializes_shapes`
+(tracer/backends.py) are compiled lazily once per input shape inside the one compiled callable
+the entry holds (`per_shape`). Kernels do not take sizes as arguments (yet).
 """
 
 from __future__ import annotations
@@ -22,6 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from minitorch.fake import FakeTensorMode, fake_like, is_fake
+from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
 from tracer.dynamo.cache import GraphBreak
 from tracer.dynamo.codegen import TransformedCode, generate_break_code, generate_transformed_code
@@ -50,8 +77,14 @@ class GraphInput:
 class OutputGraph:
     """The products of one trace (see the module docstring)."""
 
-    def __init__(self, frame: Frame, compiler_fn: Callable, fullgraph: bool = False) -> None:
+    def __init__(self, frame: Frame, compiler_fn: Callable, fullgraph: bool = False,
+                 dynamic: bool | None = None,
+                 auto_dynamic: dict[Source, set[int]] | None = None) -> None:
         self.frame = frame
+        self.dynamic = dynamic  # see [Note: dynamic shapes]
+        self.auto_dynamic = auto_dynamic or {}  # dims the code cache saw change (dynamic=None)
+        self.dynamic_dims: dict[Source, set[int]] = {}  # source -> dims left unguarded
+        self.specializations: list[str] = []  # "L['x'].shape[0] (read by x.shape)"
         self.compiler_fn = compiler_fn  # backend(gm, example_inputs) -> callable
         self.allow_graph_breaks = not fullgraph  # fullgraph: a break is an error instead
         self.graph_breaks: list[GraphBreak] = []  # where this frame's graph was cut short
@@ -83,7 +116,37 @@ class OutputGraph:
         node.meta["val"] = fake
         node.meta["source"] = source.name()
         self.graph_inputs.append(GraphInput(source, node, value))
-        return TensorVariable(node, fake, source)
+        dims = self._initial_dynamic_dims(source, value)
+        if dims:
+            self.dynamic_dims[source] = dims
+        return TensorVariable(node, fake, source, self)
+
+    def _initial_dynamic_dims(self, source: Source, value: Tensor) -> set[int]:
+        if self.dynamic is False or isinstance(value, Parameter):  # weights keep their shape
+            return set()
+        dims = range(value.ndim) if self.dynamic else self.auto_dynamic.get(source, ())
+        return {d for d in dims if value.shape[d] >= 2}
+
+    def specialize(self, tensor: TensorVariable, dims: list[int] | None, why: str) -> None:
+        """The code read sizes of `tensor` as Python ints: guard them exactly again.
+
+        `dims` None means every dim. For a tensor computed in the graph, every dynamic dim of
+        every input it was computed from (we do not track which input dim each size came from).
+        """
+        if not self.dynamic_dims:
+            return
+        if tensor.source in self.dynamic_dims:
+            targets = [(tensor.source, dims)]
+        else:
+            sources = {inp.node: inp.source for inp in self.graph_inputs}
+            targets = [(sources[n], None) for n in _ancestors(tensor.node) if n in sources]
+        for source, wanted in targets:
+            dynamic = self.dynamic_dims.get(source, set())
+            for dim in sorted(dynamic if wanted is None else dynamic & set(wanted)):
+                dynamic.discard(dim)
+                self.specializations.append(f"{source.name()}.shape[{dim}] ({why})")
+            if not dynamic:
+                self.dynamic_dims.pop(source, None)
 
     def record_call(self, op: str, target: Any, args: list[VariableTracker],
                     kwargs: dict[str, VariableTracker]) -> VariableTracker:
@@ -113,13 +176,13 @@ class OutputGraph:
 
     def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
         if isinstance(result, Tensor) and is_fake(result):
-            return TensorVariable(node, result)
+            return TensorVariable(node, result, output=self)
         if type(result) is tuple and all(isinstance(r, Tensor) and is_fake(r) for r in result):
             items = []
             for i, r in enumerate(result):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = r
-                items.append(TensorVariable(item, r))
+                items.append(TensorVariable(item, r, output=self))
             return TupleVariable(items)
         self.graph.erase_node(node)
         if isinstance(result, Tensor):
@@ -171,6 +234,12 @@ class OutputGraph:
             self.transformed.finish(None)
             return
         examples = [inp.example for inp in self.graph_inputs]
+        dynamic_input = any(inp.source in self.dynamic_dims for inp in self.graph_inputs)
+        if dynamic_input and getattr(self.compiler_fn, "specializes_shapes", False):
+            from tracer.backends import per_shape
+
+            self.transformed.finish(per_shape(self.compiler_fn, self.graph_module, examples))
+            return
         self.transformed.finish(self.compiler_fn(self.graph_module, examples))
 
     def _remove_unused_inputs(self) -> None:
@@ -200,6 +269,17 @@ def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
     for value in values:
         visit(value)
     return list(found.values())
+
+
+def _ancestors(node: Node) -> list[Node]:
+    """`node` and every node it was computed from."""
+    seen, todo = {node: None}, [node]
+    while todo:
+        for arg in todo.pop().all_input_nodes:
+            if arg not in seen:
+                seen[arg] = None
+                todo.append(arg)
+    return list(seen)
 
 
 def _placeholder_name(source: Source) -> str:

@@ -12,6 +12,7 @@ graph break) safe to cache under them.
     None, bool, int, float, str   ConstantVariable            CONSTANT_MATCH
     minitorch dtype               ConstantVariable            ID_MATCH
     tuple                         TupleVariable of wrapped    TUPLE_LENGTH (+ the items')
+    dict with str or int keys     ConstDictVariable           TYPE_MATCH, DICT_KEYS (+ values')
     module                        PythonModuleVariable        ID_MATCH
     nn.Module                     NNModuleVariable            NN_MODULE (identity, training)
     minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
@@ -97,6 +98,13 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
         kind = TupleVariable if type(value) is tuple else ListVariable
         return kind(items, source=source)
+    if type(value) is dict and all(type(k) in (str, int) for k in value):
+        from tracer.dynamo.variables.dicts import ConstDictVariable
+
+        install("TYPE_MATCH")  # then its keys, in order; each value gets guards of its own
+        install("DICT_KEYS")
+        return ConstDictVariable({k: wrap(tx, v, _item_source(source, k), guard)
+                                  for k, v in value.items()}, source=source)
     if isinstance(value, Module) and source is not None:
         from tracer.dynamo.variables.nn_module import NNModuleVariable
 
@@ -118,7 +126,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     return OpaqueVariable(value, source)
 
 
-def _item_source(source: Source | None, index: int) -> Source | None:
+def _item_source(source: Source | None, index: int | str) -> Source | None:
     return None if source is None else GetItemSource(source, index)
 
 

@@ -5,7 +5,8 @@ Every op on a TensorVariable runs the *real* minitorch function on the fake valu
 the result's shape and dtype (and to reject bad shapes exactly as eager would), then records
 the call as a graph node (output_graph.py, `record_call`).
 
-    x.shape            -> a tuple of constants, sources L['x'].shape[i] (guarded by TENSOR_MATCH)
+    x.shape            -> a tuple of constants, sources L['x'].shape[i] (guarded by TENSOR_MATCH;
+                          a dynamic dim read this way is specialised: [Note: dynamic shapes])
     x.dtype, x.ndim    -> constants
     x.sum(dim=0)       -> call_method[target=sum](args = (%x,), kwargs = {dim: 0})
     x.T, x.mT          -> the property's getter, inlined: call_function[permute] & co
@@ -23,6 +24,7 @@ from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 
 if TYPE_CHECKING:
+    from tracer.dynamo.output_graph import OutputGraph
     from tracer.dynamo.symbolic_convert import InstructionTranslator
     from tracer.fx import Node
 
@@ -42,27 +44,44 @@ _DATA_METHODS = ("item", "tolist", "numpy", "__bool__", "__float__", "__int__", 
 class TensorVariable(VariableTracker):
     """A tensor value: the fx node that computes it and a fake tensor that describes it."""
 
-    def __init__(self, node: Node, example: Any, source: Source | None = None) -> None:
+    def __init__(self, node: Node, example: Any, source: Source | None = None,
+                 output: OutputGraph | None = None) -> None:
         super().__init__(source)
         self.node = node  # placeholder or call node of the graph being built
-        self.example = example  # the fake tensor: shape, dtype, strides, requires_grad
+        self._example = example  # the fake tensor: shape, dtype, strides, requires_grad
+        self.output = output  # the graph it belongs to, told when its sizes are read
+
+    @property
+    def example(self) -> Any:
+        """The fake tensor, for code outside this file that may read its sizes (`len(x)`):
+        reading it specialises every dynamic dim behind this tensor ([Note: dynamic shapes]).
+        Over-cautious, never wrong; this file reads `_example` and specialises precisely."""
+        if self.output is not None:
+            self.output.specialize(self, None, "read while tracing")
+        return self._example
+
+    @example.setter
+    def example(self, value: Any) -> None:
+        self._example = value
 
     def python_type(self) -> type:
-        return type(self.example)
+        return type(self._example)
 
     def as_graph_arg(self) -> Any:
         return self.node
 
     def as_example(self) -> Any:
-        return self.example
+        return self._example
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
         if name in _METADATA_ATTRS:
+            if name == "shape":
+                tx.output.specialize(self, None, "read by .shape")
             source = None if self.source is None else AttrSource(self.source, name)
-            return constant(getattr(self.example, name), source)
-        if callable(getattr(type(self.example), name, None)):
+            return constant(getattr(self._example, name), source)
+        if callable(getattr(type(self._example), name, None)):
             return TensorMethodVariable(self, name)
-        prop = inspect.getattr_static(type(self.example), name, None)
+        prop = inspect.getattr_static(type(self._example), name, None)
         if name in _VIEW_PROPERTIES and isinstance(prop, property):
             from tracer.dynamo.variables.functions import UserFunctionVariable
 
@@ -75,9 +94,9 @@ class TensorVariable(VariableTracker):
         raise Unsupported("iterating over a tensor")
 
     def describe(self) -> str:
-        shape = list(self.example.shape)
+        shape = list(self._example.shape)
         where = f" {self.source.name()}" if self.source is not None else ""
-        return f"the tensor{where} of shape {shape} and dtype {self.example.dtype.name}"
+        return f"the tensor{where} of shape {shape} and dtype {self._example.dtype.name}"
 
 
 class TensorMethodVariable(VariableTracker):
@@ -89,7 +108,7 @@ class TensorMethodVariable(VariableTracker):
         self.name = name
 
     def python_type(self) -> type:
-        return type(getattr(self.tensor.example, self.name))
+        return type(getattr(self.tensor._example, self.name))
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
@@ -100,6 +119,7 @@ class TensorMethodVariable(VariableTracker):
             raise Unsupported(f"Tensor.{name}() reads the tensor's values, which do not exist "
                               "while tracing (a data-dependent operation)")
         if name in _METADATA_METHODS or (name in _LAYOUT_METHODS and self.tensor.source):
+            self._specialize(tx, args, kwargs)
             return self._fold(args, kwargs)
         if name in _LAYOUT_METHODS:
             raise Unsupported(f"Tensor.{name}() of an intermediate tensor: its layout is "
@@ -109,8 +129,21 @@ class TensorMethodVariable(VariableTracker):
                               "supported yet")
         return tx.output.record_call("call_method", name, [self.tensor, *args], kwargs)
 
+    def _specialize(self, tx: InstructionTranslator, args: list[VariableTracker],
+                    kwargs: dict[str, VariableTracker]) -> None:
+        """The sizes this call folds into a constant are guarded exactly from now on."""
+        if self.name == "dim":
+            return  # the rank is always guarded
+        dims = None
+        if self.name == "size" and (args or "dim" in kwargs):
+            dim = (args[0] if args else kwargs["dim"]).as_python_constant()
+            ndim = self.tensor._example.ndim
+            if isinstance(dim, int) and -ndim <= dim < ndim:
+                dims = [dim % ndim]
+        tx.output.specialize(self.tensor, dims, f"read by .{self.name}()")
+
     def _fold(self, args: list[VariableTracker], kwargs: dict[str, VariableTracker]):
-        method = getattr(self.tensor.example, self.name)
+        method = getattr(self.tensor._example, self.name)
         values = [a.as_python_constant() for a in args]
         kw_values = {k: v.as_python_constant() for k, v in kwargs.items()}
         return constant(method(*values, **kw_values))
