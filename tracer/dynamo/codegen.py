@@ -18,6 +18,7 @@ of a function, so they are real bytecode (resume_execution.py).
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import linecache
 import math
@@ -25,7 +26,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 import minitorch
@@ -34,6 +35,8 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.dicts import ConstDictVariable
+from tracer.dynamo.variables.nested import NestedUserFunctionVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
@@ -146,6 +149,11 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
         if v.source is not None:
             return v.source.name()  # an input returned as is
         raise Unsupported(f"returning {v.describe()}, which no graph output computes")
+    if isinstance(v, ConstDictVariable) and v.source is not None:
+        return v.source.name()  # the caller's dict itself (tracing never mutates one)
+    if isinstance(v, ConstDictVariable):
+        items = [f"{k!r}: {_reconstruct(i, out_index, namespace)}" for k, i in v.entries.items()]
+        return "{" + ", ".join(items) + "}"
     if isinstance(v, ListVariable) and v.source is not None:
         return v.source.name()  # the caller's list itself (tracing never mutates one)
     if isinstance(v, ListVariable):
@@ -162,11 +170,36 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
         raise Unsupported(f"returning a {v.tuple_type.__name__}")
     if isinstance(v, ConstantVariable):
         return _literal(v.value, namespace)
+    if isinstance(v, NestedUserFunctionVariable):  # a def of the frame, live at a break
+        return _rebuild_function(v, out_index, namespace)
     if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
         return f"{_reconstruct(v.tensor, out_index, namespace)}.{v.name}"
     if v.source is not None:
         return v.source.name()  # a value of the frame that tracing only passed along
     raise Unsupported(f"returning {v.describe()}")
+
+
+def _rebuild_function(v: NestedUserFunctionVariable, out_index: dict,
+                      namespace: dict[str, Any]) -> str:
+    """`def inner` made again, as MAKE_FUNCTION would: only without a closure, whose cells
+    the function would have to share with the resume function's own."""
+    if v.code.co_freevars:
+        raise Unsupported(f"{v.describe()} is a closure; it cannot be rebuilt after a break")
+    defaults = "None" if v.defaults is None else _reconstruct(v.defaults, out_index, namespace)
+    kwdefaults = "None" if v.kwdefaults is None else _reconstruct(v.kwdefaults, out_index,
+                                                                 namespace)
+    name = f"___make_function_{len(namespace)}"
+    namespace[name] = functools.partial(make_function, v.code, v.maker.frame.f_globals)
+    return f"{name}({defaults}, {kwdefaults})"
+
+
+def make_function(code: CodeType, f_globals: dict, defaults: tuple | None,
+                  kwdefaults: dict | None) -> FunctionType:
+    """What MAKE_FUNCTION does with a code object and its defaults."""
+    fn = FunctionType(code, f_globals, code.co_name, defaults)
+    fn.__kwdefaults__ = kwdefaults
+    fn.__qualname__ = code.co_qualname
+    return fn
 
 
 def _literal(value: Any, namespace: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@
   * give every instruction the source line it belongs to (CPython marks only the first
     instruction of a line), which error messages and graph-break reasons quote,
   * mark the instructions inside a try block (3.11+ lists them in an exception table instead
-    of SETUP_* instructions): tracing must not pretend an exception cannot happen there.
+    of SETUP_* instructions): tracing must not pretend an exception cannot happen there. An
+    inlined comprehension's entry (3.12+) only restores its loop variable: not marked.
 The byte `offset` is kept: resume functions of a later issue start at an offset.
 """
 
@@ -27,6 +28,7 @@ _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 _SKIPPED = frozenset({"EXTENDED_ARG", "CACHE"})
 # Instructions whose argument is an index into a table inside CPython: `dis` names the entry.
 _BY_SYMBOL = frozenset({"BINARY_OP", "CALL_INTRINSIC_1"})
+_COMPREHENSION_CLEANUP = frozenset({"SWAP", "POP_TOP", "STORE_FAST", "STORE_FAST_STORE_FAST"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,37 @@ class Instruction:
         return f"{self.offset:>4} {self.opname}{shown}{jump}"
 
 
+def _restores_comprehension_locals(raw: list[dis.Instruction], handler: int) -> bool:
+    """3.12+ inline a comprehension and protect it with a handler that only puts the saved
+    loop variables back and re-raises (and a generator's body with one that turns a
+    StopIteration into a RuntimeError): not a try block, no user code catches anything."""
+    start = next(k for k, inst in enumerate(raw) if inst.offset == handler)
+    for inst in raw[start:]:
+        if inst.opname == "RERAISE":
+            return True
+        stop_iteration = inst.argrepr == "INTRINSIC_STOPITERATION_ERROR"  # a generator's
+        if inst.opname not in _COMPREHENSION_CLEANUP and not stop_iteration:
+            return False
+    return False
+
+
+def _try_ranges(raw: list[dis.Instruction], entries: list) -> list[tuple[int, int]]:
+    """The (start, end) ranges of real try blocks; a comprehension's own entry counts only
+    when its handler re-raises into one (a comprehension inside a try)."""
+    ranges = [(e.start, e.end) for e in entries
+              if not _restores_comprehension_locals(raw, e.target)]
+    pending = [e for e in entries if _restores_comprehension_locals(raw, e.target)]
+    changed = True
+    while changed:
+        changed = False
+        for e in list(pending):
+            if any(start <= e.target < end for start, end in ranges):
+                ranges.append((e.start, e.end))
+                pending.remove(e)
+                changed = True
+    return ranges
+
+
 def read_instructions(code: CodeType) -> list[Instruction]:
     """The normalised instruction list of `code` (see the module docstring)."""
     raw = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
@@ -59,7 +92,7 @@ def read_instructions(code: CodeType) -> list[Instruction]:
             kept += 1
 
     # 3.11+ keeps try blocks in an exception table: (start, end) byte ranges, end exclusive.
-    protected = [(e.start, e.end) for e in dis.Bytecode(code).exception_entries]
+    protected = _try_ranges(raw, dis.Bytecode(code).exception_entries)
     result: list[Instruction] = []
     lineno = code.co_firstlineno
     for inst in raw:

@@ -40,19 +40,12 @@ COMPARE_OPERATORS = {
 MISSING_REASONS = {
     "GET_ITER": "a for loop or other iteration",
     "FOR_ITER": "a for loop",
-    "MAKE_FUNCTION": "defining a function or lambda inside the compiled function",
-    "MAKE_CELL": "a variable captured by an inner function",
     "IMPORT_NAME": "an import inside the compiled function",
     "STORE_ATTR": "setting an attribute (mutation)",
-    "STORE_SUBSCR": "item assignment (mutation)",
     "STORE_GLOBAL": "assigning a global",
-    "STORE_DEREF": "assigning a nonlocal variable",
-    "BUILD_MAP": "building a dict",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs",
     "RAISE_VARARGS": "raise",
     "BEFORE_WITH": "a with block",
-    "FORMAT_VALUE": "an f-string",
-    "FORMAT_SIMPLE": "an f-string",
 }
 
 def nop(self: InstructionTranslator, inst: Instruction) -> None:

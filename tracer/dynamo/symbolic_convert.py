@@ -12,9 +12,11 @@ tensor, so running `x.sin() ** 2` *records* two nodes instead of computing anyth
                                    BINARY_OP **       record %pow_1 = sin ** 2; push it
                                    RETURN_VALUE       output (pow_1,); compile the graph
 
-Straight-line code, branches on constants, loops over known sequences (unrolled) and inlined
-module methods are traced; anything else raises `Unsupported` with a reason and convert_frame.py
-runs the frame eagerly. Version differences are asked of compat.py, never of sys.
+Straight-line code, branches on constants, loops over known sequences (unrolled), containers
+(container_opcodes.py) and inlined functions (helpers, module methods, functions made in the
+frame: variables/nested.py) are traced; anything else raises `Unsupported` with a reason, and
+graph_break.py breaks the graph there or convert_frame.py runs the frame eagerly. Version
+differences are asked of compat.py, never of sys.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import operator
 from typing import TYPE_CHECKING
 
 from tracer.dynamo import compat
+from tracer.dynamo import container_opcodes as containers
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.graph_break import try_graph_break
 from tracer.dynamo.instructions import Instruction, read_instructions
@@ -41,14 +44,15 @@ from tracer.dynamo.variables import (
     NULL,
     BuiltinVariable,
     ConstantVariable,
-    ListVariable,
     OpaqueVariable,
     TensorVariable,
     TupleVariable,
     VariableTracker,
     constant,
+    nested,
     wrap,
 )
+from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
 
 if TYPE_CHECKING:
@@ -167,13 +171,18 @@ class InstructionTranslator:
         self.push(self._load_local(inst.argval))
 
     LOAD_FAST_CHECK = LOAD_FAST  # 3.12+: LOAD_FAST that may find the local unbound
+    LOAD_FAST_AND_CLEAR = nested.load_fast_and_clear  # 3.12+: an inlined comprehension
 
     def LOAD_FAST_LOAD_FAST(self, inst: Instruction) -> None:  # 3.13: two loads fused
         for name in inst.argval:
             self.push(self._load_local(name))
 
     def STORE_FAST(self, inst: Instruction) -> None:
-        self._store_local(inst.argval, self.pop())
+        value = self.pop()
+        if value is NULL:  # 3.12+: a comprehension restores a variable that was unbound
+            self.DELETE_FAST(inst)
+        else:
+            self._store_local(inst.argval, value)
 
     def STORE_FAST_STORE_FAST(self, inst: Instruction) -> None:  # 3.13: `a, b = ...` stores
         for name in inst.argval:
@@ -188,11 +197,16 @@ class InstructionTranslator:
         self.unread_arguments.pop(inst.argval, None)
         self.symbolic_locals.pop(inst.argval, None)
 
-    def LOAD_DEREF(self, inst: Instruction) -> None:
-        """A free variable of a closure: the frame view holds its cell's value in L."""
-        if inst.argval not in self.frame.code.co_freevars:
-            raise Unsupported(f"cell variable {inst.argval!r} (shared with an inner function)")
-        self.push(self._load_local(inst.argval))
+    def read_cell(self, name: str) -> VariableTracker:
+        """The value of this frame's cell or free variable `name`, now."""
+        return self._load_local(name)
+
+    MAKE_CELL = nop  # cells and free variables are locals while tracing (variables/nested.py)
+    LOAD_DEREF = nested.load_deref
+    STORE_DEREF = nested.store_deref
+    MAKE_FUNCTION = nested.make_function
+    SET_FUNCTION_ATTRIBUTE = nested.set_function_attribute  # 3.13
+    LOAD_CLOSURE = nested.load_closure  # 3.11, 3.12
 
     def LOAD_CONST(self, inst: Instruction) -> None:
         value = inst.argval
@@ -229,13 +243,16 @@ class InstructionTranslator:
         if compat.load_attr_is_method(inst.arg):
             self.LOAD_METHOD(inst)
             return
-        obj = self.pop()
-        self.push(obj.var_getattr(self, inst.argval))
+        self.push(self._getattr(self.pop(), inst.argval))
 
     def LOAD_METHOD(self, inst: Instruction) -> None:
         """Push the bound method with a NULL, as for a plain callable (see compat.py)."""
-        obj = self.pop()
-        self.push(*compat.with_null(obj.var_getattr(self, inst.argval), NULL))
+        self.push(*compat.with_null(self._getattr(self.pop(), inst.argval), NULL))
+
+    def _getattr(self, obj: VariableTracker, name: str) -> VariableTracker:
+        if isinstance(obj, TensorVariable) and name in INPLACE_METHODS:
+            return InPlaceMethodVariable(obj, name)  # y.add_(1): recorded functionally
+        return obj.var_getattr(self, name)
 
     def PUSH_NULL(self, inst: Instruction) -> None:
         self.push(NULL)
@@ -289,28 +306,10 @@ class InstructionTranslator:
             raise Unsupported(f"`is` between {left.describe()} and {right.describe()}")
         self.push(ConstantVariable(same != bool(inst.arg)))
 
-    def CONTAINS_OP(self, inst: Instruction) -> None:
-        """`a in b` / `a not in b` (arg 1), on constants."""
-        container = self.pop()
-        item = self.pop()
-        found = self.call(BuiltinVariable(operator.contains), [container, item])
-        self.push(ConstantVariable(found.as_python_constant() != bool(inst.arg)))
-
-    def BINARY_SUBSCR(self, inst: Instruction) -> None:
-        index = self.pop()
-        container = self.pop()
-        self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
-
-    def BINARY_SLICE(self, inst: Instruction) -> None:  # 3.12+: `a[start:stop]`
-        stop = self.pop()
-        start = self.pop()
-        container = self.pop()
-        index = constant(slice(start.as_python_constant(), stop.as_python_constant()))
-        self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
-
-    def BUILD_SLICE(self, inst: Instruction) -> None:
-        bounds = [v.as_python_constant() for v in self.popn(inst.arg)]
-        self.push(constant(slice(*bounds)))
+    CONTAINS_OP = containers.contains_op
+    BINARY_SUBSCR = containers.binary_subscr
+    BINARY_SLICE = containers.binary_slice  # 3.12+
+    BUILD_SLICE = containers.build_slice
 
     UNARY_NEGATIVE = unary(operator.neg)
     UNARY_POSITIVE = unary(operator.pos)  # 3.11: 3.12+ use CALL_INTRINSIC_1
@@ -330,39 +329,25 @@ class InstructionTranslator:
         else:
             raise Unsupported(f"missing: CALL_INTRINSIC_1 {inst.argval}")
 
-    # ---- tuples and lists ------------------------------------------------------------------
+    # ---- tuples, lists, dicts, strings (container_opcodes.py) -----------------------------
 
-    def BUILD_TUPLE(self, inst: Instruction) -> None:
-        self.push(TupleVariable(self.popn(inst.arg)))
-
-    def BUILD_LIST(self, inst: Instruction) -> None:
-        self.push(ListVariable(self.popn(inst.arg)))
-
-    def LIST_EXTEND(self, inst: Instruction) -> None:
-        items = self.pop().unpack_sequence(self)
-        self.stack[-inst.arg].items.extend(items)  # a list built by BUILD_LIST in this frame
-
-    def LIST_APPEND(self, inst: Instruction) -> None:
-        item = self.pop()
-        self.stack[-inst.arg].items.append(item)
-
-    def LIST_TO_TUPLE(self, inst: Instruction) -> None:  # 3.11: `(*a, *b)`
-        self.push(TupleVariable(self.pop().items))
-
-    def UNPACK_SEQUENCE(self, inst: Instruction) -> None:
-        items = self.pop().unpack_sequence(self)
-        if len(items) != inst.arg:
-            raise Unsupported(f"unpacking {len(items)} values into {inst.arg} names")
-        self.push(*reversed(items))
-
-    def UNPACK_EX(self, inst: Instruction) -> None:
-        """`a, *rest, b = seq`: arg holds the counts before (low byte) and after the star."""
-        before, after = inst.arg & 0xFF, inst.arg >> 8
-        items = self.pop().unpack_sequence(self)
-        if len(items) < before + after:
-            raise Unsupported(f"unpacking {len(items)} values into {before + after}+ names")
-        rest = ListVariable(items[before:len(items) - after])
-        self.push(*reversed([*items[:before], rest, *items[len(items) - after:]]))
+    BUILD_TUPLE = containers.build_tuple
+    BUILD_LIST = containers.build_list
+    LIST_EXTEND = containers.list_extend
+    LIST_APPEND = containers.list_append
+    LIST_TO_TUPLE = containers.list_to_tuple
+    UNPACK_SEQUENCE = containers.unpack_sequence
+    UNPACK_EX = containers.unpack_ex
+    BUILD_MAP = containers.build_map
+    BUILD_CONST_KEY_MAP = containers.build_const_key_map
+    MAP_ADD = containers.map_add
+    DICT_UPDATE = containers.dict_update
+    STORE_SUBSCR = containers.store_subscr
+    BUILD_STRING = containers.build_string
+    FORMAT_VALUE = containers.format_value
+    FORMAT_SIMPLE = containers.format_value
+    FORMAT_WITH_SPEC = containers.format_with_spec
+    CONVERT_VALUE = containers.convert_value
 
     # ---- the stack -----------------------------------------------------------------------
 

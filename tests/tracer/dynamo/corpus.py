@@ -156,9 +156,17 @@ def calls_helper(x):
 
 
 def nested_def(x):
-    def inner(y):  # MAKE_FUNCTION: not traced yet, the frame runs eagerly (a fallback)
-        return y * 2
-    return inner(x) + 1
+    def inner(y, k=2):  # MAKE_FUNCTION with defaults: inlined where it is called
+        return y * k
+    return inner(x) + inner(x, k=3)
+
+
+def nested_closure(x, s):
+    def inner(y):  # a closure over the cell `s`: read when inner is called
+        return y * s
+    a = inner(x)
+    s = s + 1
+    return a, inner(x) + (lambda z: z - s)(x)
 
 
 def defaults_kwonly(x, k=2, *, bias=1.0):
@@ -221,6 +229,13 @@ def in_place(x):
     return x * 2
 
 
+def in_place_intermediate(x):
+    y = x * 1
+    y.add_(2)  # y is the graph's own tensor: recorded as y = y + 2
+    y.mul_(x).clamp_(min=2.5)
+    return y
+
+
 def augmented(x):
     y = x * 1
     y += 2
@@ -250,6 +265,11 @@ def dict_comp(x):
     return {f"k{i}": x + i for i in range(2)}
 
 
+def nested_comp(x, d):
+    pairs = [(k, [x * v + i for i in range(v)]) for k, v in d.items() if k in d]
+    return {k: sum([len(p) for p in ps]) for k, ps in pairs}, [p for _, ps in pairs for p in ps]
+
+
 def slicing(x):
     return x[1:], x[:, 0], x[::2, 1:], x[-1]
 
@@ -275,6 +295,20 @@ def dict_in(d):
 
 def dict_out(x):
     return {"double": x * 2, "neg": -x}
+
+
+def dict_mutate(x, d):
+    out = {"x": x, **d}
+    out["y"] = out["x"] + out["a"]
+    out.update({"n": len(out)})
+    keys = [k for k in out if k != "n"]
+    return out, keys, "y" in out, out.get("z", 0)
+
+
+def dict_across_break(x):
+    d = {"s": x.sin(), "n": 3}
+    print(end="")  # a graph break: d is rebuilt by the transformed code, passed on
+    return d["s"] * d["n"], d
 
 
 def shape_seq(x):

@@ -106,8 +106,9 @@ CASES = {
     "dtype_branch": Case(c.dtype_branch, [(POS,), (F64,), (POS,)], graphs=2, entries=2),
     "range_loop": Case(c.range_loop, [(POS,), (NEG,)], graphs=1),
     "list_loop_enumerate_zip": Case(c.list_loop, [(POS, [POS, NEG, POS])], graphs=1),
-    # dict arguments are not traced yet: a fallback for now
-    "dict_loop": Case(c.dict_loop, [(POS, {"a": POS, "bb": NEG})], 0, 1, eager=True),
+    # a dict argument: guarded on its type and keys (in order); `.items()` unrolled
+    "dict_loop": Case(c.dict_loop, [(POS, {"a": POS, "bb": NEG}), (NEG, {"a": NEG, "bb": POS}),
+                                    (POS, {"bb": POS, "a": NEG})], graphs=2, entries=2),
     "print_at_start": Case(c.print_start, [(POS,), (NEG,)], graphs=1, breaks=1),
     "print_in_middle": Case(c.print_middle, [(POS,), (NEG,)], graphs=2, breaks=1),
     # a break inside a loop body: the frame runs eagerly (resuming mid-loop is not done)
@@ -120,8 +121,9 @@ CASES = {
     "no_grad_break": Case(c.no_grad_break, [(POS,)], graphs=0, breaks=1),
     "closure_across_break": Case(c.make_closure(3.0), [(POS,), (NEG,)], graphs=3, breaks=1),
     "inlined_helper": Case(c.calls_helper, [(POS,)], graphs=1),
-    # MAKE_FUNCTION is not traced yet: a fallback for now
-    "nested_def": Case(c.nested_def, [(POS,)], graphs=0, breaks=1, eager=True),
+    # a function made by MAKE_FUNCTION and called in the frame: inlined
+    "nested_def": Case(c.nested_def, [(POS,), (NEG,)], graphs=1),
+    "nested_closure": Case(c.nested_closure, [(POS, 2.0), (NEG, 2.0)], graphs=1),
     "defaults_kwonly": Case(c.defaults_kwonly, [(POS,), (POS, 3), (POS, 3)], graphs=2, entries=2,
                             kwargs=[{}, {"bias": -1.0}, {"bias": -1.0}]),
     # a partial object is called for real (a break); the `+ 1` after it is compiled
@@ -130,24 +132,32 @@ CASES = {
     "bound_method": Case(c.calls_bound_method, [(POS,)], graphs=0, breaks=1, eager=True),
     "global_tensor": Case(c.uses_global_tensor, [(POS,)], graphs=1),
     "global_flag": Case(c.uses_global_flag, [(POS,)], graphs=1),
-    # in-place tensor ops are not traced yet: x.add_ is a break, `+=` a fallback, for now
+    # x.add_ on an input is a break (writing back into the caller's tensor is not done yet)
     "in_place_method": Case(c.in_place, [(POS,), (NEG,)], graphs=1, breaks=1),
+    # in-place methods on a tensor the graph made are recorded functionally
+    "in_place_intermediate": Case(c.in_place_intermediate, [(POS,), (NEG,)], graphs=1),
+    # `+=` on a tensor is a fallback for now (see variables/inplace.py)
     "augmented_assign": Case(c.augmented, [(POS,)], graphs=0, breaks=1, eager=True),
     "aliasing": Case(c.aliasing, [(POS, POS), (POS, NEG)], graphs=1),
-    # comprehensions (3.11: a nested code object; 3.12+: inlined) are a fallback for now
-    "list_comprehension": Case(c.list_comp, [(POS,)], graphs=0, breaks=1, eager=True),
-    "comprehension_over_list": Case(c.comp_over_tensors, [([POS, NEG],)], 0, 1, eager=True),
-    "generator_expression": Case(c.generator_expr, [(POS,)], graphs=0, breaks=1, eager=True),
-    "dict_comprehension": Case(c.dict_comp, [(POS,)], graphs=0, breaks=1, eager=True),
+    # comprehensions (3.11: a nested code object, inlined; 3.12+: inlined by CPython)
+    "list_comprehension": Case(c.list_comp, [(POS,), (NEG,)], graphs=1),
+    # sum() of tensors: one add per item, as eager adds them
+    "comprehension_over_list": Case(c.comp_over_tensors, [([POS, NEG],), ([NEG, POS],)], 1),
+    # a generator expression: run to its end when made (its body is one expression)
+    "generator_expression": Case(c.generator_expr, [(POS,), (NEG,)], graphs=1),
+    "dict_comprehension": Case(c.dict_comp, [(POS,), (NEG,)], graphs=1),
+    "nested_comprehension": Case(c.nested_comp, [(POS, {"a": 1, "b": 2})], graphs=1),
     "slicing": Case(c.slicing, [(R(3, 4),), (R(3, 4),)], graphs=1),
     "starred_nested_unpacking": Case(c.starred, [([POS, NEG, POS],)], graphs=1),
     "seed_shape_unpacking": Case(c.seed_shape, [(R(2, 3, 4),), (R(2, 3, 4),)], graphs=1),
     # a list argument: guarded on its type and length (a third item retraces)
     "list_input_output": Case(c.list_in_out, [([POS, NEG],), ([NEG, POS],), ([POS, NEG, NEG],)],
                               graphs=2, entries=2),
-    # dict inputs and dict literals are not traced yet: a fallback for now
-    "dict_input": Case(c.dict_in, [({"a": POS, "b": NEG},)], graphs=0, breaks=1, eager=True),
-    "dict_output": Case(c.dict_out, [(POS,)], graphs=0, breaks=1, eager=True),
+    # dict inputs (values sourced as L['d']['a']) and dict literals rebuilt by the codegen
+    "dict_input": Case(c.dict_in, [({"a": POS, "b": NEG},), ({"a": NEG, "b": POS},)], graphs=1),
+    "dict_output": Case(c.dict_out, [(POS,), (NEG,)], graphs=1),
+    "dict_build_and_mutate": Case(c.dict_mutate, [(POS, {"a": NEG})], graphs=1),
+    "dict_live_across_break": Case(c.dict_across_break, [(POS,), (NEG,)], graphs=2, breaks=1),
     "shape_sequence_static": Case(c.shape_seq, [(R(2),), (R(3),), (R(2),), (R(4),)], 3, entries=3),
     "requires_grad_change": Case(c.straight_line, [(R(2, 3, requires_grad=True), R(3)),
                                                  (R(2, 3), R(3))], graphs=2, entries=2),
@@ -203,8 +213,9 @@ def test_module_attribute_and_train_eval():
 
 @pytest.mark.parametrize("dynamic", [None, False, True])
 def test_shape_sequence_modes(dynamic):
-    # Automatic and dynamic shapes are not implemented yet: every mode guards each size and
-    # compiles once per shape (dynamic=True is accepted and static for now).
+    # shape_seq reads x.shape[0] as an int, so in every mode that dim is specialised (guarded
+    # exactly again) and each new size compiles; code that never reads a size compiles twice
+    # (None), once (True) or per size (False): see test_dynamic_shapes.py.
     backend = CountingBackend()
     compiled = optimize(c.shape_seq, backend=backend, dynamic=dynamic)
     for n in [2, 3, 2, 4, 3]:

@@ -10,11 +10,14 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     ConstantVariable        None, bool, int, float, str, dtype  constant.py
     TupleVariable           a tuple (or minitorch.Size) of them tuples.py
     ListVariable            a list built in the frame           tuples.py
+    ConstDictVariable       a dict with str/int keys            dicts.py
     TensorVariable          a graph node + its fake value       tensor.py
     TensorMethodVariable    x.sum, before it is called          tensor.py
+    InPlaceMethodVariable   y.add_, recorded functionally       inplace.py
     MinitorchFunctionVariable  minitorch.sin & co: graph calls  functions.py
     BuiltinVariable         operator.*, math.*, len, ...        functions.py
-    UserFunctionVariable    a Python function (not inlined yet) functions.py
+    UserFunctionVariable    a Python function (inlined)         functions.py
+    NestedUserFunctionVariable  a def/lambda made in the frame  nested.py
     PythonModuleVariable    a module: math, minitorch, ...      modules.py
     OpaqueVariable          anything else: held, never used     opaque.py
 

@@ -3,6 +3,7 @@
     MinitorchFunctionVariable  minitorch.sin(x)       -> call_function[target=minitorch.sin]
     BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
                                math.sqrt(4.0), len(s) -> folded to a constant
+                               sum(xs) of tensors     -> one operator.add node per item
     UserFunctionVariable       self.fc(x), x.T        -> inlined (inline.py): its ops are recorded
                                helper(x)              -> Unsupported (not inlined yet)
 """
@@ -111,10 +112,19 @@ class BuiltinVariable(_FunctionVariable):
             if isinstance(classes, type):
                 tx.output.add_guard(args[1].source, "ID_MATCH")
                 return constant(issubclass(args[0].python_type(), classes))
+        if self.fn is sum and not kwargs and len(args) in (1, 2):
+            return _sum(tx, args)
+        if self.fn in (tuple, list) and not kwargs and len(args) == 1:  # a new container
+            from tracer.dynamo.variables.iterators import sequence_items
+            from tracer.dynamo.variables.tuples import ListVariable
+
+            items = sequence_items(tx, args[0])
+            return TupleVariable(items) if self.fn is tuple else ListVariable(items)
         fn = _out_of_place(self.fn, args) if self.fn in INPLACE_OPERATORS else self.fn
         if fn is operator.getitem and isinstance(args[0], TupleVariable):
             return args[0].getitem(args[1].as_python_constant())
-        if fn is operator.add and all(isinstance(a, TupleVariable) for a in args):
+        if fn is operator.add and all(isinstance(a, TupleVariable) and a.python_type() is not
+                                      dict for a in args):
             return TupleVariable(args[0].items + args[1].items)
         if fn is len and len(args) == 1 and _is_module_container(args[0]):
             return constant(len(args[0].unpack_sequence(tx)))
@@ -191,6 +201,17 @@ def _out_of_place(fn: Any, args: list[VariableTracker]) -> Any:
         raise Unsupported(f"in-place {dunder} on a tensor mutates it; mutation is not "
                           "supported yet")
     return plain
+
+
+def _sum(tx: InstructionTranslator, args: list[VariableTracker]) -> VariableTracker:
+    """`sum(xs, start)` over a known sequence: `start + xs[0] + xs[1] ...`, as eager adds."""
+    from tracer.dynamo.variables.iterators import sequence_items
+
+    total = args[1] if len(args) == 2 else constant(0)
+    add = BuiltinVariable(operator.add)
+    for item in sequence_items(tx, args[0]):
+        total = add.call_function(tx, [total, item], {})
+    return total
 
 
 def _tensor_len(tensor: TensorVariable) -> int:

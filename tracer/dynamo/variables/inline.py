@@ -27,21 +27,27 @@ from tracer.dynamo.variables.tuples import TupleVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
+    from tracer.dynamo.instructions import Instruction
 
 MAX_INLINE_DEPTH = 32  # recursion that deep is not a model's forward
 _UNSUPPORTED_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[VariableTracker],
-                kwargs: dict[str, VariableTracker]) -> VariableTracker:
-    """The tracker of `fn(*args, **kwargs)`, its body recorded into `tx`'s graph."""
+                kwargs: dict[str, VariableTracker],
+                closure: dict[str, VariableTracker] | None = None,
+                generator: bool = False) -> VariableTracker:
+    """The tracker of `fn(*args, **kwargs)`, its body recorded into `tx`'s graph. A function
+    made in the frame (nested.py) passes its free variables' values as `closure`; a generator
+    expression (`generator`) is run to its end at once, giving an iterator over its yields."""
     from tracer.dynamo.eval_frame import Frame  # noqa: F811 - the runtime import
 
     code = fn.__code__
     name = fn.__qualname__
-    if code.co_flags & _UNSUPPORTED_FLAGS:
+    if code.co_flags & _UNSUPPORTED_FLAGS and not (generator and code.co_flags
+                                                   & inspect.CO_GENERATOR):
         raise Unsupported(f"inlining {name}: generators and coroutines are not traced")
-    if code.co_freevars:
+    if code.co_freevars and closure is None:
         raise Unsupported(f"inlining {name}: a closure (free variables "
                           f"{', '.join(code.co_freevars)}) cannot be reloaded from a source yet")
     if tx.depth >= MAX_INLINE_DEPTH:
@@ -51,7 +57,9 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     except TypeError as e:  # eager raises it again, at the user's line
         raise Unsupported(f"calling {name}: {e}") from e
     bound.apply_defaults()
-    f_locals = {}
+    f_locals = dict(closure or {})
+    # The code's own names: a 3.11 comprehension's `.0` is `implicit0` to inspect.
+    local_names = dict(zip(inspect.signature(fn).parameters, code.co_varnames))
     for param, value in bound.arguments.items():
         kind = inspect.signature(fn).parameters[param].kind
         if kind is inspect.Parameter.VAR_KEYWORD:
@@ -60,11 +68,11 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
             value = TupleVariable(list(value))
         elif not isinstance(value, VariableTracker):
             value = constant(value)  # a default: evaluated once, at def time, like eager
-        f_locals[param] = value
+        f_locals[local_names[param]] = value
     builtins_ = fn.__globals__.get("__builtins__", __builtins__)
     builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
     frame = Frame(code, {}, fn.__globals__, builtins_)
-    child = InliningTranslator(frame, tx, f_locals)
+    child = (GeneratorTranslator if generator else InliningTranslator)(frame, tx, f_locals)
     child.run()
     return child.result
 
@@ -96,4 +104,27 @@ class InliningTranslator(InstructionTranslator):
 
     def _return(self, value: VariableTracker) -> None:
         self.result = value
+        self.done = True
+
+
+class GeneratorTranslator(InliningTranslator):
+    """Runs a generator expression's bytecode to the end: its yields become the items of an
+    iterator (a genexpr's body is one expression, so running it early changes nothing)."""
+
+    def __init__(self, frame: Frame, parent: InstructionTranslator,
+                 arguments: dict[str, VariableTracker]) -> None:
+        super().__init__(frame, parent, arguments)
+        self.yielded: list[VariableTracker] = []
+
+    def RETURN_GENERATOR(self, inst: Instruction) -> None:
+        self.push(constant(None))  # popped at once: the generator object is never used here
+
+    def YIELD_VALUE(self, inst: Instruction) -> None:
+        self.yielded.append(self.pop())
+        self.push(constant(None))  # what next() sends back in
+
+    def _return(self, value: VariableTracker) -> None:
+        from tracer.dynamo.variables.iterators import ListIteratorVariable
+
+        self.result = ListIteratorVariable(self.yielded)
         self.done = True

@@ -1,0 +1,85 @@
+"""In-place methods on tensors the graph made are recorded functionally (variables/inplace.py);
+everywhere else they still break the graph, and the results stay equal to eager."""
+
+from __future__ import annotations
+
+import pytest
+
+import minitorch
+from tests.tracer.dynamo.helpers import CountingBackend, assert_same
+from tracer.dynamo import cache_entries, fallback_reasons, optimize, reset
+
+pytestmark = pytest.mark.capture
+
+X = minitorch.tensor([[1.0, -2.0], [3.0, 0.5]])
+ONES64 = minitorch.tensor([1.0, 1.0], dtype=minitorch.float64)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    reset()
+    yield
+    reset()
+
+
+def run(fn, *args):
+    backend = CountingBackend()
+    mine = [a.clone() if isinstance(a, minitorch.Tensor) else a for a in args]
+    assert_same(optimize(fn, backend=backend)(*mine), fn(*args))
+    for a, b in zip(mine, args):
+        assert_same(a, b)  # inputs mutated the same way
+    breaks = [b.reason for e in cache_entries(fn) for b in e.graph_breaks]
+    return backend, breaks
+
+
+def chained(x):
+    y = x.sin()
+    z = y.add_(1).mul_(x)  # each returns y itself
+    return z, y, z is y
+
+
+def test_in_place_methods_on_an_intermediate_become_graph_ops():
+    backend, breaks = run(chained, X)
+    assert breaks == [] and backend.count == 1
+    (gm,) = backend.graphs
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_method"]
+    assert targets == ["sin", "add", "mul"]
+
+
+def views_then_write(x):
+    y = x * 2
+    row = y[0]  # a view: it must see the write
+    y.add_(1)
+    return row, y
+
+
+def requires_grad_write(x):
+    y = x * 2
+    y.add_(1)
+    return y
+
+
+def dtype_change(x):
+    y = x * 2
+    y.add_(ONES64)  # eager keeps float32: the out-of-place add would be float64
+    return y
+
+
+@pytest.mark.parametrize("fn, words", [
+    (views_then_write, "a view of it was taken"),
+    (requires_grad_write, "requires grad"),
+    (dtype_change, "shape or dtype"),
+])
+def test_writes_that_functional_ops_cannot_express_break_the_graph(fn, words):
+    x = X.clone().requires_grad_() if fn is requires_grad_write else X
+    _, breaks = run(fn, x)
+    assert fallback_reasons(fn) == [] and len(breaks) == 1 and words in breaks[0]
+
+
+def test_an_input_is_still_written_for_real():
+    def f(x):
+        x.mul_(3)
+        return x + 1
+
+    _, breaks = run(f, X)
+    assert "input of the frame" in breaks[0]

@@ -1,0 +1,210 @@
+"""Opcodes that build and take apart containers: tuples, lists, dicts and f-strings.
+
+    BINARY_SUBSCR            d["a"], xs[0], x[1:]       the item, or a graph node on a tensor
+    CONTAINS_OP              "a" in d                   a constant
+    BUILD_TUPLE 2            (a, b)                     TupleVariable([a, b])
+    BUILD_LIST 0; LIST_APPEND   [x * i for i in ...]     ListVariable, grown in place
+    BUILD_CONST_KEY_MAP 2    {"a": x, "b": y}           ConstDictVariable (dicts.py)
+    BUILD_MAP 0; MAP_ADD     {k: v for k in ...}        ConstDictVariable, grown in place
+    DICT_UPDATE              {**a, **b}
+    STORE_SUBSCR             d[k] = v, lst[i] = v       on a container built in the frame
+    FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
+
+A container built in the frame is held only by trackers, so growing or assigning into it while
+tracing *is* the mutation; one read from the frame (it has a source) is refused, since the
+caller would not see the change. The handlers are installed on InstructionTranslator by name,
+like opcodes.py's.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.variables import (
+    BuiltinVariable,
+    ConstantVariable,
+    ListVariable,
+    TupleVariable,
+    constant,
+)
+from tracer.dynamo.variables.dicts import ConstDictVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.instructions import Instruction
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+    from tracer.dynamo.variables import VariableTracker
+
+_CONVERSIONS = {0: None, 1: str, 2: repr, 3: ascii}
+
+
+# ---- tuples and lists ------------------------------------------------------------------------
+
+def build_tuple(self: InstructionTranslator, inst: Instruction) -> None:
+    self.push(TupleVariable(self.popn(inst.arg)))
+
+
+def build_list(self: InstructionTranslator, inst: Instruction) -> None:
+    self.push(ListVariable(self.popn(inst.arg)))
+
+
+def list_extend(self: InstructionTranslator, inst: Instruction) -> None:
+    items = self.pop().unpack_sequence(self)
+    self.stack[-inst.arg].items.extend(items)  # a list built by BUILD_LIST in this frame
+
+
+def list_append(self: InstructionTranslator, inst: Instruction) -> None:
+    item = self.pop()
+    self.stack[-inst.arg].items.append(item)
+
+
+def list_to_tuple(self: InstructionTranslator, inst: Instruction) -> None:  # 3.11: `(*a, *b)`
+    self.push(TupleVariable(self.pop().items))
+
+
+def unpack_sequence(self: InstructionTranslator, inst: Instruction) -> None:
+    items = self.pop().unpack_sequence(self)
+    if len(items) != inst.arg:
+        raise Unsupported(f"unpacking {len(items)} values into {inst.arg} names")
+    self.push(*reversed(items))
+
+
+def unpack_ex(self: InstructionTranslator, inst: Instruction) -> None:
+    """`a, *rest, b = seq`: arg holds the counts before (low byte) and after the star."""
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    items = self.pop().unpack_sequence(self)
+    if len(items) < before + after:
+        raise Unsupported(f"unpacking {len(items)} values into {before + after}+ names")
+    rest = ListVariable(items[before:len(items) - after])
+    self.push(*reversed([*items[:before], rest, *items[len(items) - after:]]))
+
+
+# ---- reading items ---------------------------------------------------------------------------
+
+def contains_op(self: InstructionTranslator, inst: Instruction) -> None:
+    """`a in b` / `a not in b` (arg 1): on constants, or on a dict's keys."""
+    container = self.pop()
+    item = self.pop()
+    if isinstance(container, ConstDictVariable):  # the keys are known, the values need not
+        found = constant(container.contains(item.as_python_constant()))
+    else:
+        found = self.call(BuiltinVariable(operator.contains), [container, item])
+    self.push(ConstantVariable(found.as_python_constant() != bool(inst.arg)))
+
+
+def binary_subscr(self: InstructionTranslator, inst: Instruction) -> None:
+    index = self.pop()
+    container = self.pop()
+    self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
+
+
+def binary_slice(self: InstructionTranslator, inst: Instruction) -> None:  # 3.12+: `a[i:j]`
+    stop = self.pop()
+    start = self.pop()
+    container = self.pop()
+    index = constant(slice(start.as_python_constant(), stop.as_python_constant()))
+    self.push(self.call(BuiltinVariable(operator.getitem), [container, index]))
+
+
+def build_slice(self: InstructionTranslator, inst: Instruction) -> None:
+    bounds = [v.as_python_constant() for v in self.popn(inst.arg)]
+    self.push(constant(slice(*bounds)))
+
+
+# ---- dicts -----------------------------------------------------------------------------------
+
+def build_map(self: InstructionTranslator, inst: Instruction) -> None:
+    """`{k1: v1, k2: v2}` with keys computed: the stack holds k1, v1, k2, v2."""
+    flat = self.popn(2 * inst.arg)
+    d = ConstDictVariable({})
+    for key, value in zip(flat[::2], flat[1::2]):
+        d.setitem(_key(key), value)
+    self.push(d)
+
+
+def build_const_key_map(self: InstructionTranslator, inst: Instruction) -> None:
+    """`{"a": x, "b": y}`: the values, then a constant tuple of the keys."""
+    keys = self.pop().as_python_constant()
+    d = ConstDictVariable({})
+    for key, value in zip(keys, self.popn(inst.arg)):
+        d.setitem(key, value)
+    self.push(d)
+
+
+def map_add(self: InstructionTranslator, inst: Instruction) -> None:
+    """A dict comprehension's `key: value`, into the dict `arg` deep once both are popped."""
+    value = self.pop()
+    key = self.pop()
+    _building(self.stack[-inst.arg]).setitem(_key(key), value)
+
+
+def dict_update(self: InstructionTranslator, inst: Instruction) -> None:
+    """`{**a, **b}`: merge the popped dict into the one `arg` deep."""
+    other = self.pop()
+    _building(self.stack[-inst.arg]).update(other)
+
+
+def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
+    """`container[key] = value` on a dict or list built in the frame."""
+    key = self.pop()
+    container = self.pop()
+    value = self.pop()
+    if isinstance(container, ConstDictVariable):
+        container.setitem(_key(key), value)
+        return
+    if isinstance(container, ListVariable) and container.source is None:
+        index = key.as_python_constant()
+        if not isinstance(index, int) or not -len(container.items) <= index < len(
+                container.items):
+            raise Unsupported(f"list assignment at index {index!r} (not a valid int index)")
+        container.items[index] = value
+        return
+    raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "
+                      "the caller, or of a tensor, is not traced yet)")
+
+
+def _key(key: VariableTracker) -> object:
+    if not (isinstance(key, ConstantVariable) and type(key.value) in (str, int, bool)):
+        raise Unsupported(f"a dict key that is {key.describe()} (only str and int constants "
+                          "are traced)")
+    return key.value
+
+
+def _building(d: VariableTracker) -> ConstDictVariable:
+    if not isinstance(d, ConstDictVariable):
+        raise Unsupported(f"a dict opcode on {d.describe()}")
+    return d
+
+
+# ---- f-strings: on constants only ------------------------------------------------------------
+
+def format_value(self: InstructionTranslator, inst: Instruction) -> None:
+    """3.11/3.12 FORMAT_VALUE (flags: conversion, and a spec on the stack), 3.13 FORMAT_SIMPLE."""
+    flags = inst.arg or 0
+    spec = self.pop().as_python_constant() if flags & 0x04 else ""
+    value = _constant_of(self.pop(), "an f-string")
+    convert = _CONVERSIONS[flags & 0x03]
+    self.push(constant(format(convert(value) if convert else value, spec)))
+
+
+def format_with_spec(self: InstructionTranslator, inst: Instruction) -> None:  # 3.13
+    spec = self.pop().as_python_constant()
+    self.push(constant(format(_constant_of(self.pop(), "an f-string"), spec)))
+
+
+def convert_value(self: InstructionTranslator, inst: Instruction) -> None:  # 3.13: !s !r !a
+    value = _constant_of(self.pop(), "an f-string")
+    self.push(constant(_CONVERSIONS[inst.arg](value)))
+
+
+def build_string(self: InstructionTranslator, inst: Instruction) -> None:
+    parts = [_constant_of(v, "an f-string") for v in self.popn(inst.arg)]
+    self.push(constant("".join(parts)))
+
+
+def _constant_of(value: VariableTracker, what: str) -> object:
+    if not value.is_python_constant():
+        raise Unsupported(f"{what} with {value.describe()} in it (only constants are formatted "
+                          "while tracing)")
+    return value.as_python_constant()
