@@ -38,6 +38,10 @@ def assert_same(actual, expected) -> None:
         assert len(actual) == len(expected)
         for a, e in zip(actual, expected):
             assert_same(a, e)
+    elif isinstance(expected, dict):
+        assert list(actual) == list(expected)  # the same keys, in the same order
+        for k in expected:
+            assert_same(actual[k], expected[k])
     else:
         assert actual == expected
 

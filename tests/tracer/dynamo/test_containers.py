@@ -26,24 +26,12 @@ def _fresh_cache():
     reset()
 
 
-def same(actual, expected) -> None:
-    """assert_same, for results that may hold dicts."""
-    if isinstance(expected, dict):
-        assert type(actual) is dict and list(actual) == list(expected)
-        for k in expected:
-            same(actual[k], expected[k])
-    elif isinstance(expected, (list, tuple)):
-        assert type(actual) is type(expected) and len(actual) == len(expected)
-        for a, e in zip(actual, expected):
-            same(a, e)
-    else:
-        assert_same(actual, expected)
 
 
 def compiled_run(fn, *args, eager_ok: bool = False):
     backend = CountingBackend()
     out = optimize(fn, backend=backend)(*args)
-    same(out, fn(*args))
+    assert_same(out, fn(*args))
     assert bool(fallback_reasons(fn)) == eager_ok, fallback_reasons(fn)
     return backend, out
 
@@ -62,7 +50,7 @@ def test_a_dict_argument_is_guarded_on_its_type_and_keys_in_order():
     compiled = optimize(reads_dict, backend=backend)
     a, b = X * 2, X * 3  # not x itself: aliasing between inputs is guarded too
     for d in [{"a": a, "bb": b}, {"a": b, "bb": a}, {"bb": a, "a": b}, {"a": a}]:
-        same(compiled(X, d), reads_dict(X, d))
+        assert_same(compiled(X, d), reads_dict(X, d))
     assert backend.count == 3  # a new key order and a new key set recompile; new values do not
     assert all("list(L['d'])" in reason for reason in recompile_reasons(reads_dict))
     # each value is a graph input sourced under the dict
@@ -77,7 +65,7 @@ def test_a_dict_of_constants_guards_the_values_it_folded():
     backend = CountingBackend()
     compiled = optimize(f, backend=backend)
     for cfg in [{"scale": 2, "shift": 1}, {"scale": 2, "shift": 1}, {"scale": 3, "shift": 1}]:
-        same(compiled(X, cfg), f(X, cfg))
+        assert_same(compiled(X, cfg), f(X, cfg))
     assert backend.count == 2
     (reason,) = recompile_reasons(f)
     assert "L['cfg']['scale']" in reason

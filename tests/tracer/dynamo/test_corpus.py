@@ -53,17 +53,6 @@ def copy_arg(value):
     return value
 
 
-def assert_equal(actual, expected):
-    if isinstance(expected, dict):
-        assert type(actual) is dict and list(actual) == list(expected)
-        for k in expected:
-            assert_equal(actual[k], expected[k])
-    elif isinstance(expected, (list, tuple)):
-        assert type(actual) is type(expected) and len(actual) == len(expected)
-        for a, e in zip(actual, expected):
-            assert_equal(a, e)
-    else:
-        assert_same(actual, expected)
 
 
 def run_case(case: Case) -> CountingBackend:
@@ -72,8 +61,8 @@ def run_case(case: Case) -> CountingBackend:
     for i, args in enumerate(case.calls):
         kwargs = case.kwargs[i] if case.kwargs else {}
         mine, theirs = copy_arg(args), copy_arg(args)
-        assert_equal(compiled(*mine, **copy_arg(kwargs)), case.fn(*theirs, **copy_arg(kwargs)))
-        assert_equal(mine, theirs)  # the same mutations of the inputs
+        assert_same(compiled(*mine, **copy_arg(kwargs)), case.fn(*theirs, **copy_arg(kwargs)))
+        assert_same(mine, theirs)  # the same mutations of the inputs
     return backend
 
 
