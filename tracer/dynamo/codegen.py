@@ -42,6 +42,7 @@ from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.graph_break import BreakPlan
+    from tracer.dynamo.side_effects import SideEffects
 
 _counter = itertools.count()
 
@@ -68,7 +69,8 @@ class TransformedCode:
 
 def generate_transformed_code(code: CodeType, value: VariableTracker,
                               graph_outputs: list[TensorVariable],
-                              input_sources: list[Source], has_graph: bool) -> TransformedCode:
+                              input_sources: list[Source], has_graph: bool,
+                              side_effects: SideEffects) -> TransformedCode:
     """The source of the function that returns `value`; raises Unsupported if it cannot."""
     n = next(_counter)
     stem = re.sub(r"\W", "_", code.co_name)  # '<lambda>' -> '_lambda_'
@@ -80,12 +82,14 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
     if has_graph:
         args = ", ".join(source.name() for source in input_sources)
         lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
+    lines += side_effects.codegen(lambda v: _reconstruct(v, out_index, namespace), out_index)
     lines.append(f"    return {result}")
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
 
 
 def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[TensorVariable],
-                        input_sources: list[Source], has_graph: bool) -> TransformedCode:
+                        input_sources: list[Source], has_graph: bool,
+                        side_effects: SideEffects) -> TransformedCode:
     """The source of the function that runs the graph, then the break, then resumes.
 
         def __transformed_f_0(L, G):                 # a call that could not be traced
@@ -121,6 +125,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     if has_graph:
         args = ", ".join(source.name() for source in input_sources)
         lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
+    lines += side_effects.codegen(rebuild, out_index)  # before the break runs for real
     if plan.call is not None:
         fn, args, kwargs = plan.call
         call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
@@ -144,18 +149,18 @@ def _namespace() -> dict[str, Any]:
 def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any]) -> str:
     """A Python expression for `v` at the end of the frame."""
     if isinstance(v, TensorVariable):
+        if v.source is not None:  # the caller's tensor (written back first if mutated)
+            return v.source.name()
         if v.node in out_index:
             return f"graph_out[{out_index[v.node]}]"
-        if v.source is not None:
-            return v.source.name()  # an input returned as is
         raise Unsupported(f"returning {v.describe()}, which no graph output computes")
     if isinstance(v, ConstDictVariable) and v.source is not None:
-        return v.source.name()  # the caller's dict itself (tracing never mutates one)
+        return v.source.name()  # the caller's dict itself (mutations are replayed first)
     if isinstance(v, ConstDictVariable):
         items = [f"{k!r}: {_reconstruct(i, out_index, namespace)}" for k, i in v.entries.items()]
         return "{" + ", ".join(items) + "}"
     if isinstance(v, ListVariable) and v.source is not None:
-        return v.source.name()  # the caller's list itself (tracing never mutates one)
+        return v.source.name()  # the caller's list itself (mutations are replayed first)
     if isinstance(v, ListVariable):
         return "[" + ", ".join(_reconstruct(i, out_index, namespace) for i in v.items) + "]"
     if isinstance(v, TupleVariable) and v.source is not None:

@@ -7,7 +7,7 @@
     BUILD_CONST_KEY_MAP 2    {"a": x, "b": y}           ConstDictVariable (dicts.py)
     BUILD_MAP 0; MAP_ADD     {k: v for k in ...}        ConstDictVariable, grown in place
     DICT_UPDATE              {**a, **b}
-    STORE_SUBSCR             d[k] = v, lst[i] = v       on a container built in the frame
+    STORE_SUBSCR             d[k] = v, lst[i] = v       (the caller's: replayed, side_effects.py)
     FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
 
 A container built in the frame is held only by trackers, so growing or assigning into it while
@@ -151,13 +151,16 @@ def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
     container = self.pop()
     value = self.pop()
     if isinstance(container, ConstDictVariable):
-        container.setitem(_key(key), value)
+        k = _key(key)
+        self.output.side_effects.mutate_container(container)  # one of the caller: replayed
+        container.setitem(k, value)
         return
-    if isinstance(container, ListVariable) and container.source is None:
+    if isinstance(container, ListVariable):
         index = key.as_python_constant()
         if not isinstance(index, int) or not -len(container.items) <= index < len(
                 container.items):
             raise Unsupported(f"list assignment at index {index!r} (not a valid int index)")
+        self.output.side_effects.mutate_container(container)
         container.items[index] = value
         return
     raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "

@@ -24,8 +24,9 @@ the live locals are rebuilt in the transformed code (a tensor the graph computed
 outputs) and passed to the resume function. When that is impossible the frame runs eagerly, as
 before: inside a loop (the resume function would re-enter the loop from the middle on every
 iteration; TorchDynamo does the same), inside a try block, in a generator, in an inlined
-function (the break moves out to the call of it), with `fullgraph=True` (an error instead), or
-when a value cannot be rebuilt.
+function (the break moves out to the call of it), with `fullgraph=True` (an error instead),
+when a value cannot be rebuilt, or when the failed call had already mutated something while
+being inlined (running it for real would do that write a second time).
 """
 
 from __future__ import annotations

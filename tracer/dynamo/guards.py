@@ -139,6 +139,20 @@ class GuardBuilder:
 
         self._part(code, None, explain)
 
+    def NOT_A_VIEW(self, guard: Guard) -> None:
+        """An input written back with copy_ (variables/inplace.py) owns its memory."""
+        x = guard.source.name()
+        self._part(f"{x}._base is None", f"{x}._base")
+
+    def MEMORY_PATTERN(self, guard: Guard) -> None:
+        """Which tensor inputs share memory (a view and its base), as while tracing: a write
+        back into one would have to change the others."""
+        sources = [g.source for g in self.tensor_guards]
+        values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
+        names = ", ".join(f"{s.name()}._base or {s.name()}" for s in sources)
+        expected = alias_pattern([v if v._base is None else v._base for v in values])
+        self._part(f"___alias_pattern(({names},)) == {expected!r}")
+
     def CONSTANT_MATCH(self, guard: Guard) -> None:
         """A Python constant that was baked into the graph: same type and same value."""
         value, x = self._value(guard), guard.source.name()
@@ -274,6 +288,7 @@ def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
     shapes] in output_graph.py).
     """
     builder = GuardBuilder(f_locals, f_globals, dynamic_dims)
+    builder.tensor_guards = [g for g in guards if g.kind == "TENSOR_MATCH"]
     for guard in guards:
         builder.add(guard)
     tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]

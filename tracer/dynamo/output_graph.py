@@ -7,6 +7,8 @@ the trace:
     graph_inputs   for each placeholder, its source (L['x'], G['w']) and the real tensor
     guards         what tracing relied on (guards.py), in the order it was relied on
     wrapped        source -> tracker, so a source read twice is one tracker (one input)
+    side_effects   writes to the caller's lists, dicts, objects and input tensors, replayed by
+                   the generated code after the graph runs (side_effects.py)
 
 When the frame returns, `compile_subgraph` finishes the graph and generates the code that
 replaces the frame (codegen.py): reload the inputs, call the compiled graph, and rebuild the
@@ -36,7 +38,9 @@ stays dynamic only in the dims the code never looked at.
 Backends: the graph runs at any size as Python code ("eager"), but AOT autograd (and so
 "inductor") traces the joint graph at concrete sizes: backends marked `specializes_shapes`
 (tracer/backends.py) are compiled lazily once per input shape inside the one compiled callable
-the entry holds (`per_shape`). Kernels do not take sizes as arguments (yet).
+the entry holds (`per_shape`). The inductor backend's `compile_dynamic` instead compiles once,
+with kernels taking the dynamic sizes as arguments ([Note: symbolic sizes] in ir/symbolic.py);
+`per_shape` falls back to one compile per shape only where that is not possible.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from tracer.dynamo.cache import GraphBreak
 from tracer.dynamo.codegen import TransformedCode, generate_break_code, generate_transformed_code
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import Guard
+from tracer.dynamo.side_effects import SideEffects
 from tracer.dynamo.source import GlobalSource, LocalSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
@@ -93,6 +98,7 @@ class OutputGraph:
         self.graph_inputs: list[GraphInput] = []
         self.guards: dict[Guard, None] = {Guard(None, "GRAD_MODE"): None}  # an ordered set
         self.wrapped: dict[Source, VariableTracker] = {}
+        self.side_effects = SideEffects()  # writes to the caller's objects, replayed after
         self.graph_module: GraphModule | None = None
         self.transformed: TransformedCode | None = None  # set by compile_subgraph
 
@@ -202,7 +208,7 @@ class OutputGraph:
         computed, sources, has_graph = self._finish_graph([value])
         # Raises Unsupported for a value it cannot rebuild (then no backend compiles anything).
         self.transformed = generate_transformed_code(
-            self.frame.code, value, computed, sources, has_graph
+            self.frame.code, value, computed, sources, has_graph, self.side_effects
         )
         self._make_graph_module(has_graph, reason)
 
@@ -211,11 +217,12 @@ class OutputGraph:
         rest of the frame can see; the code around it runs the break and resumes."""
         computed, sources, has_graph = self._finish_graph(plan.values())
         self.transformed = generate_break_code(self.frame.code, plan, computed, sources,
-                                               has_graph)
+                                               has_graph, self.side_effects)
         self._make_graph_module(has_graph, reason)
 
     def _finish_graph(self, values: list[VariableTracker]):
         """Output the tensors of `values` that the graph computed; drop what nothing needs."""
+        values = [*values, *self.side_effects.values()]  # what the replay writes, too
         computed = [t for t in _unique_tensors(values) if t.node.op != "placeholder"]
         self.graph.output(tuple(t.node for t in computed))
         self.graph.eliminate_dead_code()  # ops whose results the frame never returned
@@ -234,6 +241,9 @@ class OutputGraph:
             self.transformed.finish(None)
             return
         examples = [inp.example for inp in self.graph_inputs]
+        # which dims of each input the guards leave free (a backend may compile for those only)
+        self.graph_module.dynamic_dims = [set(self.dynamic_dims.get(inp.source, ()))
+                                          for inp in self.graph_inputs]
         dynamic_input = any(inp.source in self.dynamic_dims for inp in self.graph_inputs)
         if dynamic_input and getattr(self.compiler_fn, "specializes_shapes", False):
             from tracer.backends import per_shape

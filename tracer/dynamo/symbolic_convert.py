@@ -24,7 +24,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING
 
-from tracer.dynamo import compat
+from tracer.dynamo import compat, side_effects
 from tracer.dynamo import container_opcodes as containers
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.graph_break import try_graph_break
@@ -97,6 +97,7 @@ class InstructionTranslator:
     def step(self, inst: Instruction) -> None:
         handler = getattr(self, inst.opname, None)
         stack, kw_names = list(self.stack), self.kw_names  # for a graph break: the state before
+        mutations = self.output.side_effects.version  # an inlined call that wrote cannot break
         try:
             if inst.protected:
                 raise Unsupported("code inside a try or with block (exception handling is not "
@@ -107,7 +108,8 @@ class InstructionTranslator:
             handler(inst)
         except Unsupported as e:
             e = self._located(e, inst)
-            if try_graph_break(self, inst, self.next_index - 1, e, stack, kw_names):
+            if self.output.side_effects.version == mutations and try_graph_break(
+                    self, inst, self.next_index - 1, e, stack, kw_names):
                 return  # the graph so far is compiled; a resume function does the rest
             raise e from None
 
@@ -343,6 +345,7 @@ class InstructionTranslator:
     MAP_ADD = containers.map_add
     DICT_UPDATE = containers.dict_update
     STORE_SUBSCR = containers.store_subscr
+    STORE_ATTR = side_effects.store_attr
     BUILD_STRING = containers.build_string
     FORMAT_VALUE = containers.format_value
     FORMAT_SIMPLE = containers.format_value

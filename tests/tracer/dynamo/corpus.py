@@ -240,7 +240,32 @@ def augmented(x):
     y = x * 1
     y += 2
     y *= x
+    x += y  # an input: written back into the caller's tensor
     return y
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def bump(self, x):
+        self.count += 1
+        self.last = x
+        return x * self.count
+
+
+def side_effects(x, out, d, counter):
+    y = counter.bump(x.sin())
+    out.append(y)
+    d["y"] = y * 2
+    out.insert(0, d["y"] + counter.count)  # reads see the writes made earlier in the trace
+    return out[0] + counter.last
+
+
+def input_add_then_read(x, y):
+    x.add_(y)
+    x *= 2
+    return x + y, x
 
 
 def aliasing(x, y):

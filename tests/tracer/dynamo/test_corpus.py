@@ -50,6 +50,10 @@ def copy_arg(value):
         return type(value)(copy_arg(v) for v in value)
     if isinstance(value, dict):
         return {k: copy_arg(v) for k, v in value.items()}
+    if isinstance(value, c.Counter):  # a plain object the function mutates
+        fresh = c.Counter()
+        fresh.__dict__.update({k: copy_arg(v) for k, v in vars(value).items()})
+        return fresh
     return value
 
 
@@ -62,7 +66,8 @@ def run_case(case: Case) -> CountingBackend:
         kwargs = case.kwargs[i] if case.kwargs else {}
         mine, theirs = copy_arg(args), copy_arg(args)
         assert_same(compiled(*mine, **copy_arg(kwargs)), case.fn(*theirs, **copy_arg(kwargs)))
-        assert_same(mine, theirs)  # the same mutations of the inputs
+        state = [vars(a) if isinstance(a, c.Counter) else a for a in (*mine, *theirs)]
+        assert_same(state[:len(mine)], state[len(mine):])  # the same mutations of the inputs
     return backend
 
 
@@ -115,18 +120,22 @@ CASES = {
     "nested_closure": Case(c.nested_closure, [(POS, 2.0), (NEG, 2.0)], graphs=1),
     "defaults_kwonly": Case(c.defaults_kwonly, [(POS,), (POS, 3), (POS, 3)], graphs=2, entries=2,
                             kwargs=[{}, {"bias": -1.0}, {"bias": -1.0}]),
-    # a partial object is called for real (a break); the `+ 1` after it is compiled
-    "partial": Case(c.calls_partial, [(POS,)], graphs=1, breaks=1),
-    # methods of plain Python objects are not traced yet: a fallback for now
-    "bound_method": Case(c.calls_bound_method, [(POS,)], graphs=0, breaks=1, eager=True),
+    # a partial object: its func is inlined with the bound arguments (guarded by value)
+    "partial": Case(c.calls_partial, [(POS,), (NEG,)], graphs=1),
+    # a method of a plain Python object: inlined, `self.k` read as G['SCALER'].k
+    "bound_method": Case(c.calls_bound_method, [(POS,), (NEG,)], graphs=1),
     "global_tensor": Case(c.uses_global_tensor, [(POS,)], graphs=1),
     "global_flag": Case(c.uses_global_flag, [(POS,)], graphs=1),
-    # x.add_ on an input is a break (writing back into the caller's tensor is not done yet)
-    "in_place_method": Case(c.in_place, [(POS,), (NEG,)], graphs=1, breaks=1),
+    # x.add_ on an input: recorded as x + 1, then copied back into the caller's tensor
+    "in_place_method": Case(c.in_place, [(POS,), (NEG,)], graphs=1),
     # in-place methods on a tensor the graph made are recorded functionally
     "in_place_intermediate": Case(c.in_place_intermediate, [(POS,), (NEG,)], graphs=1),
-    # `+=` on a tensor is a fallback for now (see variables/inplace.py)
-    "augmented_assign": Case(c.augmented, [(POS,)], graphs=0, breaks=1, eager=True),
+    # `+=` on a tensor: recorded functionally, like y.add_ (variables/inplace.py)
+    "augmented_assign": Case(c.augmented, [(POS,), (NEG,)], graphs=1),
+    # the caller's list, dict and object mutated: replayed after the graph (side_effects.py)
+    "side_effects": Case(c.side_effects, [(POS, [], {"a": 1}, c.Counter()),
+                                          (NEG, [NEG], {}, c.Counter())], graphs=2, entries=2),
+    "input_add_then_read": Case(c.input_add_then_read, [(POS, NEG), (NEG, POS)], graphs=1),
     "aliasing": Case(c.aliasing, [(POS, POS), (POS, NEG)], graphs=1),
     # comprehensions (3.11: a nested code object, inlined; 3.12+: inlined by CPython)
     "list_comprehension": Case(c.list_comp, [(POS,), (NEG,)], graphs=1),

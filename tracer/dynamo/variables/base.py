@@ -9,7 +9,8 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     ----------------------  ----------------------------------  ------------
     ConstantVariable        None, bool, int, float, str, dtype  constant.py
     TupleVariable           a tuple (or minitorch.Size) of them tuples.py
-    ListVariable            a list built in the frame           tuples.py
+    ListVariable            a list (the caller's: replayed)     tuples.py
+    ListMethodVariable      lst.append & co, before the call    tuples.py
     ConstDictVariable       a dict with str/int keys            dicts.py
     TensorVariable          a graph node + its fake value       tensor.py
     TensorMethodVariable    x.sum, before it is called          tensor.py
@@ -19,6 +20,8 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     UserFunctionVariable    a Python function (inlined)         functions.py
     NestedUserFunctionVariable  a def/lambda made in the frame  nested.py
     PythonModuleVariable    a module: math, minitorch, ...      modules.py
+    UserObjectVariable      an instance of a user class         user_object.py
+    PartialVariable         a functools.partial (inlined)       user_object.py
     OpaqueVariable          anything else: held, never used     opaque.py
 
 A tracker that came from the frame (an argument, a global, an attribute of one) carries its

@@ -18,11 +18,14 @@ graph break) safe to cache under them.
     minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
     other Python function         UserFunctionVariable        ID_MATCH
+    functools.partial             PartialVariable             TYPE_MATCH (+ func, args: called)
+    instance of a user class      UserObjectVariable          TYPE_MATCH (+ attributes: read)
     anything else                 OpaqueVariable              TYPE_MATCH
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from types import FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
@@ -47,6 +50,7 @@ from tracer.dynamo.variables.functions import (
 from tracer.dynamo.variables.modules import PythonModuleVariable
 from tracer.dynamo.variables.opaque import OpaqueVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
+from tracer.dynamo.variables.user_object import PartialVariable, UserObjectVariable, is_plain_object
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -122,6 +126,12 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if isinstance(value, FunctionType):
         install("ID_MATCH")
         return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
+    if source is not None and type(value) is functools.partial:
+        install("TYPE_MATCH")  # its func and arguments are guarded when it is called
+        return PartialVariable(value, source)
+    if source is not None and is_plain_object(value):
+        install("TYPE_MATCH")  # each attribute read gets a guard of its own
+        return UserObjectVariable(value, source)
     install("TYPE_MATCH")
     return OpaqueVariable(value, source)
 

@@ -7,9 +7,9 @@
 
 A dict is a TupleVariable of its *values* with the keys beside them: everything that walks a
 container's items (a graph's outputs, the live values at a graph break) sees the tensors in
-it, and codegen rebuilds `{'a': graph_out[0], 'b': 3}`. A dict built in the frame may be
-mutated while tracing (`d[k] = v`, MAP_ADD); one read from the frame may not (its caller would
-see the change only if it were replayed after the graph).
+it, and codegen rebuilds `{'a': graph_out[0], 'b': 3}`. A dict may be mutated while tracing
+(`d[k] = v`, MAP_ADD, `d.update`); one read from the frame is then written back after the graph
+runs (side_effects.py).
 """
 
 from __future__ import annotations
@@ -63,10 +63,8 @@ class ConstDictVariable(TupleVariable):
         return key in self.keys
 
     def setitem(self, key: Any, value: VariableTracker) -> None:
-        """`d[key] = value` (STORE_SUBSCR, MAP_ADD) on a dict built in the frame."""
-        if self.source is not None:
-            raise Unsupported(f"setting an item of {self.describe()}, a dict of the caller "
-                              "(mutation of an input is not replayed yet)")
+        """`d[key] = value` (STORE_SUBSCR, MAP_ADD); the caller of a dict with a source
+        records it in side_effects.py first."""
         if not isinstance(key, KEY_TYPES):
             raise Unsupported(f"a dict key of type {type(key).__name__} (only str and int keys "
                               "are traced)")
@@ -118,6 +116,7 @@ class DictMethodVariable(VariableTracker):
         if name == "items":
             return TupleVariable([TupleVariable([constant(k), v]) for k, v in d.entries.items()])
         if name == "update" and len(args) == 1:
+            tx.output.side_effects.mutate_container(d)  # a dict of the caller: replayed
             d.update(args[0])
             return constant(None)
         if name == "get" and args:

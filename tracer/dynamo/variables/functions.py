@@ -4,6 +4,7 @@
     BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
                                math.sqrt(4.0), len(s) -> folded to a constant
                                sum(xs) of tensors     -> one operator.add node per item
+                               x += y on a tensor     -> recorded functionally (inplace.py)
     UserFunctionVariable       self.fc(x), x.T        -> inlined (inline.py): its ops are recorded
                                helper(x)              -> Unsupported (not inlined yet)
 """
@@ -120,7 +121,13 @@ class BuiltinVariable(_FunctionVariable):
 
             items = sequence_items(tx, args[0])
             return TupleVariable(items) if self.fn is tuple else ListVariable(items)
-        fn = _out_of_place(self.fn, args) if self.fn in INPLACE_OPERATORS else self.fn
+        if self.fn in INPLACE_OPERATORS and _mutates_tensor(self.fn, args):
+            from tracer.dynamo.variables.inplace import functionalize
+
+            plain, dunder = INPLACE_OPERATORS[self.fn]
+            return functionalize(tx, args[0], dunder, lambda: tx.output.record_call(
+                "call_function", plain, args, kwargs))
+        fn = INPLACE_OPERATORS[self.fn][0] if self.fn in INPLACE_OPERATORS else self.fn
         if fn is operator.getitem and isinstance(args[0], TupleVariable):
             return args[0].getitem(args[1].as_python_constant())
         if fn is operator.add and all(isinstance(a, TupleVariable) and a.python_type() is not
@@ -154,9 +161,9 @@ class BuiltinVariable(_FunctionVariable):
 class UserFunctionVariable(_FunctionVariable):
     """A Python function that is not a minitorch op.
 
-    Methods of nn.Modules (`bound_self` set) and tensor property getters are inlined
-    (inline.py); a plain function call is still Unsupported here, until inlining is opened to
-    every function together with the tests that pin today's fallback.
+    Methods of nn.Modules and plain objects (`bound_self` set), tensor property getters and
+    helpers read from the frame (`inline`) are inlined (inline.py); any other call of one is
+    Unsupported.
     """
 
     def __init__(self, fn: Any, source: Source | None = None,
@@ -193,14 +200,11 @@ def _all_constants(args: list[VariableTracker], kwargs: dict[str, VariableTracke
     return all(a.is_python_constant() for a in [*args, *kwargs.values()])
 
 
-def _out_of_place(fn: Any, args: list[VariableTracker]) -> Any:
-    """`x += y` on a tensor: the plain operator, unless the tensor type mutates in place."""
-    plain, dunder = INPLACE_OPERATORS[fn]
+def _mutates_tensor(fn: Any, args: list[VariableTracker]) -> bool:
+    """`x += y` on a tensor mutates it (Tensor.__iadd__); on a number it is `x = x + y`."""
     target = args[0]
-    if isinstance(target, TensorVariable) and hasattr(target.python_type(), dunder):
-        raise Unsupported(f"in-place {dunder} on a tensor mutates it; mutation is not "
-                          "supported yet")
-    return plain
+    return isinstance(target, TensorVariable) and hasattr(target.python_type(),
+                                                         INPLACE_OPERATORS[fn][1])
 
 
 def _sum(tx: InstructionTranslator, args: list[VariableTracker]) -> VariableTracker:

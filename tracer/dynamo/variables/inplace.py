@@ -11,6 +11,12 @@ memory, so it is done for an intermediate (no source: not an input of the frame,
 caller would have to see change) that is no view and has no view taken of it, that does not
 require grad (autograd may have saved the old value), and whose dtype and shape the result
 keeps. Anything else stays Unsupported: a graph break, or the frame runs eagerly.
+
+An *input* of the frame (`x.add_(1)`, `x += y` on an argument) is recorded the same way, and
+the transformed code then writes the result back into the caller's tensor with `copy_`
+(side_effects.py), so the caller sees the change and its version counter moves. Refused: an
+input that requires grad, one that is a view or shares memory with another input (the other
+would have to change too), and one a view was taken of during the trace.
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ class InPlaceMethodVariable(TensorMethodVariable):
 def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
                   compute: Any) -> TensorVariable:
     """Record `compute()` (the out-of-place op) and make `target` its result; see above."""
-    why = _refusal(target)
+    why = _input_refusal(tx, target) if target.source is not None else _refusal(target)
     if why is not None:
         raise Unsupported(f"in-place {what} on a tensor mutates it ({target.describe()}), "
                           f"and {why}")
@@ -69,14 +75,50 @@ def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
     new, old = result.as_example(), target.as_example()  # as_example: reads no sizes
     if tuple(new.shape) != tuple(old.shape) or new.dtype is not old.dtype:
         raise Unsupported(f"{what} would change the shape or dtype of {target.describe()}")
+    if target.source is not None and new.requires_grad:
+        raise Unsupported(f"in-place {what} on {target.describe()} would make an input of "
+                          "the frame require grad")
     target.node, target.example = result.node, new
+    tx.output.side_effects.version += 1  # a mutation: see SideEffects.version
+    if target.source is not None:
+        tx.output.side_effects.write_back(target)  # copy_ into the caller's tensor
+        tx.output.add_guard(target.source, "NOT_A_VIEW")
+        tx.output.add_guard(None, "MEMORY_PATTERN")  # no other input shares its memory
     return target
+
+
+def _input_refusal(tx: InstructionTranslator, target: TensorVariable) -> str | None:
+    """Why the input `target` cannot be mutated functionally and written back, or None."""
+    real = next((inp.example for inp in tx.output.graph_inputs if inp.source == target.source),
+                None)
+    if real is None:
+        return "it is not a graph input"
+    if real.requires_grad:
+        return "it requires grad (autograd may have saved its old value)"
+    if real._base is not None:
+        return "it is a view of another tensor (writing it back is not done)"
+    own = target.source.name()
+    for name, other in _frame_tensors(tx):
+        if (other is real and name != own) or other._base is real:
+            return f"it shares memory with another input ({name})"
+    if not all(_makes_fresh_tensor(user) for user in target.node.users):
+        return "a view of it was taken"
+    return None
+
+
+def _frame_tensors(tx: InstructionTranslator) -> list[tuple[str, Any]]:
+    """The graph inputs and the frame's arguments (read yet or not), with their names."""
+    found = [(inp.source.name(), inp.example) for inp in tx.output.graph_inputs]
+    for name, value in tx.output.frame.f_locals.items():
+        nested = isinstance(value, (dict, list, tuple))
+        items = value.values() if isinstance(value, dict) else value if nested else [value]
+        where = f"an item of L[{name!r}]" if nested else f"L[{name!r}]"
+        found += [(where, v) for v in items if isinstance(v, minitorch.Tensor)]
+    return found
 
 
 def _refusal(target: TensorVariable) -> str | None:
     """Why `target` cannot be written functionally, or None."""
-    if target.source is not None:
-        return "it is an input of the frame (writing it back is not done yet)"
     if target.as_example().requires_grad:
         return "it requires grad (autograd may have saved its old value)"
     if not _makes_fresh_tensor(target.node):

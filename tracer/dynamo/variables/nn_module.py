@@ -47,6 +47,9 @@ class NNModuleVariable(VariableTracker):
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
         from tracer.dynamo.variables.builder import wrap
 
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:  # `self.cache = y` earlier in this trace
+            return stored
         m, source = self.module, AttrSource(self.source, name)
         for table in (m._parameters, m._buffers, m._modules):
             if name in table:

@@ -70,7 +70,8 @@ class TupleVariable(VariableTracker):
 
 
 class ListVariable(TupleVariable):
-    """A list created in the frame; its methods (which mutate) are not traced yet."""
+    """A list: built in the frame, or read from it (then its mutations are replayed after the
+    graph, side_effects.py); `append`, `extend`, `insert`, `pop` and `clear` are traced."""
 
     def __init__(self, items: list[VariableTracker], source: Source | None = None) -> None:
         super().__init__(items, tuple_type=list, source=source)
@@ -82,5 +83,55 @@ class ListVariable(TupleVariable):
         return ListVariable(items)
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
-        raise Unsupported(f"list method .{name} (lists are only built, not mutated, for now)")
+        if name in ListMethodVariable.METHODS:
+            return ListMethodVariable(self, name)
+        raise Unsupported(f"list method .{name} is not traced")
+
+
+class ListMethodVariable(VariableTracker):
+    """`lst.append` & co, waiting for their call: they change the tracker's items."""
+
+    METHODS = ("append", "extend", "insert", "pop", "clear")
+
+    def __init__(self, lst: ListVariable, name: str) -> None:
+        super().__init__(None)
+        self.list = lst
+        self.name = name
+
+    def python_type(self) -> type:
+        return type([].append)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from tracer.dynamo.variables.constant import constant
+        from tracer.dynamo.variables.iterators import sequence_items
+
+        items, name, n = self.list.items, self.name, len(args)
+        if kwargs or n != {"append": 1, "extend": 1, "insert": 2, "clear": 0}.get(name, n) \
+                or (name == "pop" and n > 1):
+            raise Unsupported(f"list.{name}() with these arguments")
+        indices = [a.as_python_constant() for a in args[:1]] if name in ("insert", "pop") else []
+        if indices and not isinstance(indices[0], int):
+            raise Unsupported(f"list.{name}() at a non-int index")
+        if name == "pop" and not (items and (not indices or -len(items) <= indices[0]
+                                             < len(items))):
+            raise Unsupported("list.pop() from an empty list or out of range (an IndexError)")
+        new = sequence_items(tx, args[0]) if name == "extend" else None
+        tx.output.side_effects.mutate_container(self.list)
+        if name == "append":
+            items.append(args[0])
+        elif name == "extend":
+            items.extend(new)
+        elif name == "insert":
+            items.insert(indices[0], args[1])
+        elif name == "clear":
+            items.clear()
+        else:
+            return items.pop(*indices)
+        return constant(None)
+
+    def describe(self) -> str:
+        return f"the method list.{self.name}"
 

@@ -1,0 +1,120 @@
+"""Plain Python objects of the frame and `functools.partial` objects: looked into, not held.
+
+    SCALER.apply(x)        UserObjectVariable    inline Scaler.apply(SCALER, x)
+      self.k  (3.0)          wrapped                G['SCALER'].k == 3.0        CONSTANT_MATCH
+      Scaler.apply           the class's function   G['SCALER'].__class__.apply ID_MATCH
+    obj.count += 1         recorded (side_effects.py), replayed after the graph runs
+    scaled(x)              PartialVariable       inline helper(x, k=4)
+      scaled.func            wrapped                G['scaled'].func            ID_MATCH
+      scaled.args/keywords   wrapped                their length/keys and each value's guard
+
+A plain object is an instance of a class defined outside minitorch whose attribute lookup is
+the default one (no __getattr__, __getattribute__ or __setattr__ of its own, no metaclass):
+then `obj.name` is its __dict__ entry or the class's attribute, which is what we read.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from types import FunctionType
+from typing import TYPE_CHECKING, Any
+
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import AttrSource, Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.functions import UserFunctionVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+_OWN_MODULES = ("minitorch", "tracer", "numpy", "builtins", "functools")
+
+
+def is_plain_object(value: Any) -> bool:
+    """Is `value` an instance of a user class with default attribute lookup?"""
+    cls = type(value)
+    module = getattr(cls, "__module__", "") or ""
+    if type(cls) is not type or module.split(".")[0] in _OWN_MODULES:
+        return False
+    if not isinstance(getattr(value, "__dict__", None), dict):
+        return False
+    return (cls.__getattribute__ is object.__getattribute__
+            and cls.__setattr__ is object.__setattr__
+            and not hasattr(cls, "__getattr__"))
+
+
+def is_data_descriptor(value: Any) -> bool:
+    """A class attribute that wins over the instance's __dict__ (a property, a slot)."""
+    return hasattr(type(value), "__set__") or hasattr(type(value), "__delete__")
+
+
+_MISSING = object()
+
+
+class UserObjectVariable(VariableTracker):
+    """An instance of a user class, read from the frame (it always has a source)."""
+
+    def __init__(self, value: Any, source: Source) -> None:
+        super().__init__(source)
+        self.value = value
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        from tracer.dynamo.variables.builder import wrap
+
+        stored = tx.output.side_effects.load_attr(self, name)
+        if stored is not None:  # set earlier in this trace: that value, not the real one
+            return stored
+        source = AttrSource(self.source, name)
+        static = inspect.getattr_static(type(self.value), name, _MISSING)
+        if name in self.value.__dict__ and not is_data_descriptor(static):  # Python's order
+            return wrap(tx, self.value.__dict__[name], source)
+        if static is _MISSING:
+            raise Unsupported(f"{self.describe()} has no attribute {name!r}")
+        if isinstance(static, FunctionType):  # a method: inlined with self when called
+            tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), name),
+                                "ID_MATCH")
+            return UserFunctionVariable(static, bound_self=self)
+        if isinstance(static, property) and isinstance(static.fget, FunctionType):
+            tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), name),
+                                "ID_MATCH")
+            return UserFunctionVariable(static.fget, inline=True).call_function(tx, [self], {})
+        if hasattr(type(static), "__get__"):
+            raise Unsupported(f"attribute {name!r} of {self.describe()} is a "
+                              f"{type(static).__name__} (descriptors are not traced)")
+        return wrap(tx, static, source)  # a class attribute: guarded by value
+
+    def describe(self) -> str:
+        return f"a {type(self.value).__name__} object ({self.source.name()})"
+
+
+class PartialVariable(VariableTracker):
+    """A functools.partial read from the frame: calling it calls `func` with its arguments."""
+
+    def __init__(self, value: functools.partial, source: Source) -> None:
+        super().__init__(source)
+        self.value = value
+
+    def python_type(self) -> type:
+        return functools.partial
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from tracer.dynamo.variables.builder import wrap
+
+        p, source = self.value, self.source
+        func = wrap(tx, p.func, AttrSource(source, "func"))  # a function: ID_MATCH
+        bound = wrap(tx, p.args, AttrSource(source, "args"))
+        keywords = wrap(tx, p.keywords, AttrSource(source, "keywords"))
+        if not hasattr(keywords, "entries"):
+            raise Unsupported(f"the keywords of {self.describe()}")
+        return func.call_function(tx, [*bound.items, *args], {**keywords.entries, **kwargs})
+
+    def describe(self) -> str:
+        return f"the partial of {getattr(self.value.func, '__qualname__', '?')} " \
+               f"({self.source.name()})"
