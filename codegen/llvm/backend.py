@@ -19,6 +19,7 @@ from codegen.backend import Backend, CompiledKernel
 from codegen.llvm.jit import JitModule, compile_ir
 from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.parallel import parallel_for
+from ir.indexing import Expr
 from ir.scheduler import FusedKernel
 from minitorch.dtype import DType
 from minitorch.errors import DTypeError, MinitorchError
@@ -31,15 +32,23 @@ class LLVMKernel(CompiledKernel):
     """A kernel compiled for this CPU; calling it runs the machine code, on several threads
     when it is big (codegen/llvm/parallel.py)."""
 
-    def __init__(self, kernel: FusedKernel, dtypes: dict[str, DType], jit: JitModule) -> None:
+    def __init__(
+        self,
+        kernel: FusedKernel,
+        dtypes: dict[str, DType],
+        jit: JitModule,
+        sizes: tuple[str, ...] = (),
+    ) -> None:
         self.name = kernel.name
         self.source = jit.source  # the IR as generated: readable, one op per line
+        self.sizes = sizes  # the size symbols it takes after (buffers, start, end)
         self._jit = jit
-        self._function = jit.function(kernel.name, *_KERNEL_SIGNATURE)
+        signature = _KERNEL_SIGNATURE + (ctypes.c_int64,) * len(sizes)
+        self._function = jit.function(kernel.name, *signature)
         self._buffers = kernel.reads + kernel.writes  # the order of the pointer array
         self._dtypes = tuple(dtypes[name].np for name in self._buffers)
-        self._outer = kernel.ranges[0] if kernel.ranges else 1  # iterations to split
-        self._work = math.prod(kernel.ranges) * math.prod(kernel.reduction_ranges)
+        self._ranges = kernel.ranges  # ints, or Exprs over the size symbols
+        self._reduction_ranges = kernel.reduction_ranges
 
     @property
     def optimized_source(self) -> str:
@@ -50,8 +59,11 @@ class LLVMKernel(CompiledKernel):
         """The x86 (or other host) assembly the kernel became."""
         return self._jit.assembly()
 
-    def __call__(self, buffers: dict[str, np.ndarray]) -> None:
-        """Run on `buffers`, laid out as the kernel was compiled for.
+    def __call__(
+        self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None
+    ) -> None:
+        """Run on `buffers`, laid out as the kernel was compiled for; `sizes` binds the size
+        symbols (s0, ...) if the kernel takes any.
 
         NOTE: no written array may share memory with a read one: the kernel was compiled on
         that promise (`noalias`, see [Note: the LLVM kernel]), and checking it here would
@@ -67,10 +79,17 @@ class LLVMKernel(CompiledKernel):
             # Element (0, 0, ...): flat indices count from here, negative ones included.
             pointers[k] = array.ctypes.data
 
-        def run(start: int, end: int) -> None:
-            self._function(pointers, start, end)
+        sizes = sizes or {}
+        if any(name not in sizes for name in self.sizes):
+            raise MinitorchError(f"{self.name} needs the sizes {self.sizes}, got {sizes}")
+        values = [sizes[name] for name in self.sizes]
+        ranges = [_value(n, sizes) for n in self._ranges]
+        work = math.prod(ranges) * math.prod(_value(n, sizes) for n in self._reduction_ranges)
 
-        parallel_for(run, self._outer, self._work)
+        def run(start: int, end: int) -> None:
+            self._function(pointers, start, end, *values)
+
+        parallel_for(run, ranges[0] if ranges else 1, work)
 
 
 class LLVMBackend(Backend):
@@ -78,6 +97,13 @@ class LLVMBackend(Backend):
 
     name = "llvm"
 
-    def compile_kernel(self, kernel: FusedKernel, dtypes: dict[str, DType]) -> LLVMKernel:
-        module = generate_kernel(kernel, dtypes)
-        return LLVMKernel(kernel, dtypes, compile_ir(str(module)))
+    def compile_kernel(
+        self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
+    ) -> LLVMKernel:
+        module = generate_kernel(kernel, dtypes, sizes)
+        return LLVMKernel(kernel, dtypes, compile_ir(str(module)), sizes)
+
+
+def _value(n: int | Expr, sizes: dict[str, int]) -> int:
+    """A loop size for this call: an int as is, an Expr over the size symbols evaluated."""
+    return n.evaluate(sizes) if isinstance(n, Expr) else n

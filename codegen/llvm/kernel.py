@@ -78,23 +78,34 @@ _REDUCTIONS = {
 }
 
 
-def generate_kernel(kernel: FusedKernel, dtypes: dict[str, DType]) -> ir.Module:
-    """The LLVM module for `kernel`: @<name>(buffers, start, end) and the body it calls."""
+def generate_kernel(
+    kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
+) -> ir.Module:
+    """The LLVM module for `kernel`: @<name>(buffers, start, end, *sizes) and the body it calls.
+
+    `sizes` names the size symbols (s0, s1, ...) the kernel's ranges and indices may mention;
+    each becomes one more i64 argument ([Note: symbolic sizes] in ir/symbolic.py).
+    """
     module = ir.Module(name=kernel.name)
     # Declared before the body so that it prints first; the math functions print last.
-    entry = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), kernel.name)
+    signature = ir.FunctionType(ir.VoidType(), [PTR, I64, I64] + [I64] * len(sizes))
+    entry = ir.Function(module, signature, kernel.name)
     try:
-        body = _define_body(module, kernel, dtypes)
+        body = _define_body(module, kernel, dtypes, sizes)
     except NotImplementedError as error:  # an op LLVMOps does not have yet
         raise CompileError(f"cannot compile {kernel.name} for the CPU: {error}") from error
-    _define_entry(entry, kernel, body)
+    _define_entry(entry, kernel, body, sizes)
     return module
 
 
-def _define_entry(fn: ir.Function, kernel: FusedKernel, body: ir.Function) -> None:
-    """@kernel(ptr buffers, i64 start, i64 end): unpack the pointer array, call the body."""
-    buffers, start, end = fn.args
+def _define_entry(
+    fn: ir.Function, kernel: FusedKernel, body: ir.Function, sizes: tuple[str, ...]
+) -> None:
+    """@kernel(ptr buffers, i64 start, i64 end, i64 s0, ...): unpack the pointers, call the body."""
+    buffers, start, end, *symbols = fn.args
     buffers.name, start.name, end.name = "buffers", "start", "end"
+    for symbol, name in zip(symbols, sizes, strict=True):
+        symbol.name = name
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     pointers = []
     for k, name in enumerate(kernel.reads + kernel.writes):
@@ -102,18 +113,20 @@ def _define_entry(fn: ir.Function, kernel: FusedKernel, body: ir.Function) -> No
             buffers, [i64(k)], inbounds=True, name=f"&buffers[{k}]", source_etype=PTR
         )
         pointers.append(builder.load(slot, name=name, typ=PTR))
-    builder.call(body, [*pointers, start, end])
+    builder.call(body, [*pointers, start, end, *symbols])
     builder.ret_void()
 
 
-def _define_body(module: ir.Module, kernel: FusedKernel, dtypes: dict[str, DType]) -> ir.Function:
+def _define_body(
+    module: ir.Module, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...]
+) -> ir.Function:
     """The loop nest over kernel.ranges, its outermost loop over [start, end)."""
     names = kernel.reads + kernel.writes
-    signature = ir.FunctionType(ir.VoidType(), [PTR] * len(names) + [I64, I64])
+    signature = ir.FunctionType(ir.VoidType(), [PTR] * len(names) + [I64, I64] + [I64] * len(sizes))
     fn = ir.Function(module, signature, f"{kernel.name}.body")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    *pointers, start, end = fn.args
+    pointers, (start, end, *symbols) = fn.args[: len(names)], fn.args[len(names):]
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -125,6 +138,12 @@ def _define_body(module: ir.Module, kernel: FusedKernel, dtypes: dict[str, DType
     nonnegative = builder.icmp_signed(">=", start, i64(0), name="start.nonnegative")
     builder.call(module.declare_intrinsic("llvm.assume"), [nonnegative])
     handler = LLVMOps(builder, dict(zip(names, pointers, strict=True)), dtypes)
+    for symbol, name in zip(symbols, sizes, strict=True):
+        symbol.name = name
+        # The caller binds a symbol only to sizes >= 2 (sizes 0 and 1 stay specialised).
+        at_least_2 = builder.icmp_signed(">=", symbol, i64(2), name=f"{name}.at_least_2")
+        builder.call(module.declare_intrinsic("llvm.assume"), [at_least_2])
+        handler.index_env[name] = IndexValue(builder, symbol)
     with set_ops_handler(handler):
         if _reduces_across_outputs(kernel):
             _emit_output_tiles(handler, kernel, start, end)
@@ -134,9 +153,18 @@ def _define_body(module: ir.Module, kernel: FusedKernel, dtypes: dict[str, DType
     return fn
 
 
+def _bounds(handler: LLVMOps, ranges: tuple[int | Expr, ...]) -> tuple[int | ir.Value, ...]:
+    """Loop sizes as for_range takes them: ints, or i64 registers computed from size symbols."""
+    values = []
+    for n in ranges:
+        value = n.evaluate(handler.index_env) if isinstance(n, Expr) else n
+        values.append(value.value if isinstance(value, IndexValue) else value)
+    return tuple(values)
+
+
 @contextmanager
 def _kept_loops(
-    handler: LLVMOps, ranges: tuple[int, ...], start: ir.Value, end: ir.Value
+    handler: LLVMOps, ranges: tuple[int | Expr, ...], start: ir.Value, end: ir.Value
 ) -> Iterator[None]:
     """Loops over `ranges` (the first one over [start, end)), with i0, i1, ... set in the env."""
     index = index_vars("i", len(ranges))
@@ -146,7 +174,7 @@ def _kept_loops(
         return
     with for_range(handler.builder, start, end, name=index[0].name) as first:
         names = tuple(var.name for var in index[1:])
-        with for_nest(handler.builder, ranges[1:], names) as rest:
+        with for_nest(handler.builder, _bounds(handler, ranges[1:]), names) as rest:
             for var, counter in zip(index, (first, *rest), strict=True):
                 handler.index_env[var.name] = IndexValue(handler.builder, counter)
             yield
@@ -191,7 +219,8 @@ def _reduction_loops(handler: LLVMOps, data: Reduction) -> Iterator[tuple[Expr, 
     """Loops over data.reduction_ranges with r0, r1, ... set in the env; gives the rindex."""
     rindex = index_vars("r", len(data.reduction_ranges))
     names = tuple(var.name for var in rindex)
-    with for_nest(handler.builder, data.reduction_ranges, names) as counters:
+    bounds = _bounds(handler, data.reduction_ranges)
+    with for_nest(handler.builder, bounds, names) as counters:
         for var, counter in zip(rindex, counters, strict=True):
             handler.index_env[var.name] = IndexValue(handler.builder, counter)
         yield rindex
@@ -252,8 +281,9 @@ def _reduces_across_outputs(kernel: FusedKernel) -> bool:
 
 
 def _stride(index: Expr, var: str) -> int:
-    """How far the flat index moves when `var` goes from 0 to 1, the other variables at 0."""
-    at = dict.fromkeys(index.free_vars() | {var}, 0)
+    """How far the flat index moves when `var` goes from 0 to 1, the other loop variables at 0
+    (and size symbols, which are never 1, at a large size)."""
+    at = {v: 1 << 20 if v.startswith("s") else 0 for v in index.free_vars() | {var}}
     before = index.evaluate(at)
     at[var] = 1
     return index.evaluate(at) - before
@@ -270,7 +300,8 @@ def _emit_output_tiles(
         outer, low, high = contextlib.nullcontext(), start, end
     else:
         outer = _kept_loops(handler, kernel.ranges[:-1], start, end)
-        low, high = i64(0), i64(kernel.ranges[-1])
+        low, high = i64(0), _bounds(handler, kernel.ranges[-1:])[0]
+        high = i64(high) if isinstance(high, int) else high
     with outer, for_range(builder, low, high, name=f"{last}.tile", step=_OUTPUT_TILE) as tile:
         remaining = builder.sub(high, tile)
         full = builder.icmp_signed(">", remaining, i64(_OUTPUT_TILE))

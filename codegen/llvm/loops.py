@@ -67,9 +67,11 @@ def for_range(
 
 @contextmanager
 def for_nest(
-    builder: ir.IRBuilder, stops: tuple[int, ...], names: tuple[str, ...]
+    builder: ir.IRBuilder, stops: tuple[int | ir.Value, ...], names: tuple[str, ...]
 ) -> Iterator[tuple[ir.Value, ...]]:
-    """Emit loops over product(range(n) for n in stops), outermost first; gives the indices."""
+    """Emit loops over product(range(n) for n in stops), outermost first; gives the indices.
+
+    A stop is an int, or an i64 register (a size the kernel takes as an argument)."""
     if not stops:
         yield ()
         return
