@@ -11,7 +11,7 @@ import pytest
 
 import minitorch
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
-from tracer.dynamo import fallback_reasons, optimize, recompile_reasons, reset
+from tracer.dynamo import fallback_reasons, optimize, recompile_reasons
 from tracer.dynamo.instructions import read_instructions
 
 pytestmark = pytest.mark.capture
@@ -19,11 +19,6 @@ pytestmark = pytest.mark.capture
 X = minitorch.tensor([1.0, -2.0, 3.0])
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    reset()
-    yield
-    reset()
 
 
 

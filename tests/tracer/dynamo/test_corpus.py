@@ -18,16 +18,11 @@ import pytest
 import minitorch
 from tests.tracer.dynamo import corpus as c
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
-from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons, reset
+from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons
 
 pytestmark = pytest.mark.capture
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    reset()  # a function appears in more than one case: each starts with an empty cache
-    yield
-    reset()
 
 
 @dataclass

@@ -15,11 +15,6 @@ pytestmark = pytest.mark.capture
 X = minitorch.tensor([1.0, -2.0, 3.0])
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    reset()
-    yield
-    reset()
 
 
 class Box:
