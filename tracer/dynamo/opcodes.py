@@ -40,7 +40,6 @@ COMPARE_OPERATORS = {
 MISSING_REASONS = {
     "GET_ITER": "a for loop or other iteration",
     "FOR_ITER": "a for loop",
-    "IMPORT_NAME": "an import inside the compiled function",
     "STORE_GLOBAL": "assigning a global",
     "CALL_FUNCTION_EX": "a call with *args or **kwargs",
     "RAISE_VARARGS": "raise",

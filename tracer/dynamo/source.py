@@ -68,6 +68,16 @@ class ModuleGlobalSource(Source):
 
 
 @dataclass(frozen=True)
+class ImportedModuleSource(Source):
+    """A module imported inside the frame (`import numpy as np`): sys.modules['numpy']."""
+
+    module_name: str
+
+    def name(self) -> str:
+        return f"sys.modules[{self.module_name!r}]"
+
+
+@dataclass(frozen=True)
 class BuiltinSource(Source):
     """A builtin read through LOAD_GLOBAL because no global shadows it: builtins.len."""
 

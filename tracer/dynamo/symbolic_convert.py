@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from tracer.dynamo import compat, side_effects
 from tracer.dynamo import container_opcodes as containers
+from tracer.dynamo import import_opcodes as imports
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.graph_break import try_graph_break
 from tracer.dynamo.instructions import Instruction, read_instructions
@@ -330,6 +331,9 @@ class InstructionTranslator:
             self.LIST_TO_TUPLE(inst)
         else:
             raise Unsupported(f"missing: CALL_INTRINSIC_1 {inst.argval}")
+
+    IMPORT_NAME = imports.import_name  # import_opcodes.py
+    IMPORT_FROM = imports.import_from
 
     # ---- tuples, lists, dicts, strings (container_opcodes.py) -----------------------------
 

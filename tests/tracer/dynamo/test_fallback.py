@@ -26,10 +26,10 @@ def for_loop(x):
     return total
 
 
-def external_code(x):  # seed 000's third hard case
-    import numpy as np
+def relative_import(x):
+    from . import helpers  # a relative import depends on the frame's package: not traced
 
-    return x + minitorch.from_numpy(np.ones(x.shape, dtype=np.float32))
+    return helpers.assert_same is not None and x + 1
 
 
 def mutates_a_list(x, out):
@@ -59,7 +59,7 @@ def line_of(fn, text: str) -> int:
 
 @pytest.mark.parametrize("fn, words, text", [
     (for_loop, "missing: GET_ITER (a for loop", "for row in x:"),
-    (external_code, "missing: IMPORT_NAME", "import numpy as np"),
+    (relative_import, "a relative import", "from . import helpers"),
     (with_try, "code inside a try or with block", "y = y * 2"),
 ])
 def test_unsupported_runs_eagerly_with_its_reason(fn, words, text):

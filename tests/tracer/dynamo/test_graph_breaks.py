@@ -296,6 +296,24 @@ def test_seed_shape_dependent_compiles_without_a_break_guarded_on_the_shape():
     assert "L['x'].shape == (2, 3, 4)" in out.guards
 
 
+def external_code(x):  # seed 000, as written there
+    import numpy as np
+    return x + minitorch.from_numpy(np.random.random((5, 5, 5)))
+
+
+def test_seed_external_code_as_written_imports_and_breaks_around_numpy():
+    backend = CountingBackend()
+    compiled = optimize(external_code, backend=backend)
+    x = minitorch.randn(5, 5, 5)
+    for _ in range(2):
+        np.random.seed(0)
+        out = compiled(x)
+        np.random.seed(0)
+        assert_same(out, external_code(x))  # the same draws: numpy really ran, once per call
+    assert fallback_reasons(external_code) == [] and backend.count == 1  # the add, after numpy
+    assert "numpy" in breaks_of(external_code)[0].reason
+
+
 def test_seed_numpy_gives_eager_results_with_its_break_reason_shown():
     run(with_numpy, [(minitorch.randn(2, 2),)])
     out = minitorch._dynamo.explain(with_numpy)(minitorch.randn(2, 2))
