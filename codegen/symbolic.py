@@ -190,11 +190,7 @@ class SymbolicGraph:
         return sizes
 
     def __call__(self, *inputs: Tensor) -> tuple:
-        sizes = self.bind(inputs)
-        if sizes is None:
-            shapes = [tuple(x.shape) for x in inputs]
-            raise CompileError(f"compiled graph for shapes like {self.shapes} got {shapes}")
-        return self.run(inputs, sizes)
+        return self.run(inputs, _bound(self, inputs))
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
         """Run with the size symbols bound to `sizes`; each input must have the shape and dtype
@@ -232,15 +228,27 @@ class SymbolicTraining:
     def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
         return self.forward.bind(inputs)
 
+    @property
+    def shapes(self) -> list[tuple[int, ...]]:
+        return self.forward.shapes
+
     def __call__(self, *inputs: Tensor) -> tuple:
-        sizes = self.bind(inputs)
-        if sizes is None:
-            shapes = [tuple(x.shape) for x in inputs]
-            raise CompileError(f"compiled graph for shapes like {self.forward.shapes} "
-                               f"got {shapes}")
+        return self.run(inputs, _bound(self, inputs))
+
+    def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
+        """Forward now, and the backward later, both with the size symbols bound to `sizes`."""
         function = CompiledFunction(lambda *a: self.forward.run(a, sizes),
                                     lambda *a: self.backward.run(a, sizes), self.spec)
         return function(*inputs)
+
+
+def _bound(generic: SymbolicGraph | SymbolicTraining, inputs: Sequence[Tensor]) -> dict:
+    """generic.bind(inputs), or a CompileError naming the shapes that do not fit."""
+    sizes = generic.bind(inputs)
+    if sizes is None:
+        shapes = [tuple(x.shape) for x in inputs]
+        raise CompileError(f"compiled graph for shapes like {generic.shapes} got {shapes}")
+    return sizes
 
 
 def _shape(size: Sequence[int | Expr], sizes: dict[str, int]) -> tuple[int, ...]:

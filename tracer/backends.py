@@ -64,8 +64,8 @@ def per_shape(backend: Callable, gm, example_inputs) -> Callable:
         f(x5)                                # compiled again for x5's shape, then cached
 
     A backend with `compile_dynamic` first gets the chance to compile one version for every
-    size (an object with `bind(args)`, None where args do not fit it, and a call); args no
-    generic version fits get a new one, or, if the backend gives none, a per-shape one.
+    size (an object with `bind(args)`, None where args do not fit it, and `run(args, sizes)`);
+    args no generic version fits get a new one, or, if the backend gives none, a per-shape one.
     """
     def key(inputs) -> tuple:
         return tuple((tuple(t.shape), t.stride()) for t in inputs)
@@ -88,8 +88,9 @@ def per_shape(backend: Callable, gm, example_inputs) -> Callable:
 
     def run(*args):
         for generic in generics:
-            if generic.bind(args) is not None:
-                return generic(*args)
+            sizes = generic.bind(args)
+            if sizes is not None:
+                return generic.run(args, sizes)  # bound once: not again inside the call
         compiled = versions.get(key(args))
         if compiled is None:
             # NOTE: a generic version may not fit because two dims that shared a symbol (equal

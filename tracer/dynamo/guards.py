@@ -65,10 +65,12 @@ class GuardBuilder:
     """Writes the parts of each guard from the values in the frame being compiled."""
 
     def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                 dynamic_dims: dict[Source, set[int]] | None = None) -> None:
+                 dynamic_dims: dict[Source, set[int]] | None = None,
+                 tensor_sources: list[Source] | None = None) -> None:
         self.f_locals = f_locals
         self.f_globals = f_globals
         self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
+        self.tensor_sources = tensor_sources or []  # every TENSOR_MATCH'd input, in order
         self.parts: list[GuardPart] = []
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
@@ -147,7 +149,7 @@ class GuardBuilder:
     def MEMORY_PATTERN(self, guard: Guard) -> None:
         """Which tensor inputs share memory (a view and its base), as while tracing: a write
         back into one would have to change the others."""
-        sources = [g.source for g in self.tensor_guards]
+        sources = self.tensor_sources
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
         names = ", ".join(f"{s.name()}._base or {s.name()}" for s in sources)
         expected = alias_pattern([v if v._base is None else v._base for v in values])
@@ -287,11 +289,10 @@ def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
     `dynamic_dims` names the tensor dims whose sizes are not guarded (see [Note: dynamic
     shapes] in output_graph.py).
     """
-    builder = GuardBuilder(f_locals, f_globals, dynamic_dims)
-    builder.tensor_guards = [g for g in guards if g.kind == "TENSOR_MATCH"]
+    tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
+    builder = GuardBuilder(f_locals, f_globals, dynamic_dims, tensors)
     for guard in guards:
         builder.add(guard)
-    tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
     if len(tensors) > 1:
         builder.tensor_aliasing(tensors)
     if builder.parts:
