@@ -49,6 +49,8 @@ class LLVMKernel(CompiledKernel):
         self._dtypes = tuple(dtypes[name].np for name in self._buffers)
         self._ranges = kernel.ranges  # ints, or Exprs over the size symbols
         self._reduction_ranges = kernel.reduction_ranges
+        if not sizes:  # static sizes: the thread split is the same on every call
+            self._outer, self._work = self._split({})
 
     @property
     def optimized_source(self) -> str:
@@ -79,17 +81,25 @@ class LLVMKernel(CompiledKernel):
             # Element (0, 0, ...): flat indices count from here, negative ones included.
             pointers[k] = array.ctypes.data
 
-        sizes = sizes or {}
-        if any(name not in sizes for name in self.sizes):
-            raise MinitorchError(f"{self.name} needs the sizes {self.sizes}, got {sizes}")
-        values = [sizes[name] for name in self.sizes]
-        ranges = [_value(n, sizes) for n in self._ranges]
-        work = math.prod(ranges) * math.prod(_value(n, sizes) for n in self._reduction_ranges)
+        if self.sizes:
+            sizes = sizes or {}
+            if any(name not in sizes for name in self.sizes):
+                raise MinitorchError(f"{self.name} needs the sizes {self.sizes}, got {sizes}")
+            values = [sizes[name] for name in self.sizes]
+            outer, work = self._split(sizes)
+        else:
+            values, outer, work = (), self._outer, self._work
 
         def run(start: int, end: int) -> None:
             self._function(pointers, start, end, *values)
 
-        parallel_for(run, ranges[0] if ranges else 1, work)
+        parallel_for(run, outer, work)
+
+    def _split(self, sizes: dict[str, int]) -> tuple[int, int]:
+        """(iterations of the outer loop, to split between threads; elements of work in all)."""
+        ranges = [_value(n, sizes) for n in self._ranges]
+        work = math.prod(ranges) * math.prod(_value(n, sizes) for n in self._reduction_ranges)
+        return (ranges[0] if ranges else 1), work
 
 
 class LLVMBackend(Backend):
