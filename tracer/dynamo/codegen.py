@@ -72,17 +72,13 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
                               input_sources: list[Source], has_graph: bool,
                               side_effects: SideEffects) -> TransformedCode:
     """The source of the function that returns `value`; raises Unsupported if it cannot."""
-    n = next(_counter)
-    stem = re.sub(r"\W", "_", code.co_name)  # '<lambda>' -> '_lambda_'
-    name = f"__transformed_{stem}_{n}"
-    namespace = _namespace()
-    out_index = {t.node: i for i, t in enumerate(graph_outputs)}
-    result = _reconstruct(value, out_index, namespace)
-    lines = [f"def {name}(L, G):"]
-    if has_graph:
-        args = ", ".join(source.name() for source in input_sources)
-        lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
-    lines += side_effects.codegen(lambda v: _reconstruct(v, out_index, namespace), out_index)
+    name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
+
+    def rebuild(v: VariableTracker) -> str:
+        return _reconstruct(v, out_index, namespace)
+
+    result = rebuild(value)
+    lines += side_effects.codegen(rebuild, out_index)
     lines.append(f"    return {result}")
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
 
@@ -105,11 +101,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
 
     See [Note: graph breaks] in graph_break.py. Raises Unsupported for a value it cannot rebuild.
     """
-    n = next(_counter)
-    stem = re.sub(r"\W", "_", code.co_name)
-    name = f"__transformed_{stem}_{n}"
-    namespace = _namespace()
-    out_index = {t.node: i for i, t in enumerate(graph_outputs)}
+    name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
 
     def rebuild(v: VariableTracker) -> str:
         return _reconstruct(v, out_index, namespace)
@@ -118,13 +110,9 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     live = [f"L[{local!r}]" if v is None else rebuild(v) for local, v in plan.live_locals.items()]
     resume_names = []
     for k, fn in enumerate(plan.resume):
-        resume_names.append(f"___resume_{stem}_{n}_{k}")
+        resume_names.append(f"{name.replace('__transformed', '___resume')}_{k}")
         namespace[resume_names[-1]] = fn
 
-    lines = [f"def {name}(L, G):"]
-    if has_graph:
-        args = ", ".join(source.name() for source in input_sources)
-        lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
     lines += side_effects.codegen(rebuild, out_index)  # before the break runs for real
     if plan.call is not None:
         fn, args, kwargs = plan.call
@@ -139,6 +127,21 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         lines.append(f"        return {resume_names[taken]}({arguments})")
         lines.append(f"    return {resume_names[not_taken]}({arguments})")
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
+
+
+def _begin(code: CodeType, graph_outputs: list[TensorVariable], input_sources: list[Source],
+           has_graph: bool) -> tuple[str, dict[str, Any], dict, list[str]]:
+    """A new transformed function's name, namespace, graph-output index, and first lines:
+    the `def` and the call of the compiled graph (bound later, by TransformedCode.finish)."""
+    n = next(_counter)
+    stem = re.sub(r"\W", "_", code.co_name)  # '<lambda>' -> '_lambda_'
+    name = f"__transformed_{stem}_{n}"
+    out_index = {t.node: i for i, t in enumerate(graph_outputs)}
+    lines = [f"def {name}(L, G):"]
+    if has_graph:
+        args = ", ".join(source.name() for source in input_sources)
+        lines.append(f"    graph_out = __compiled_fn_{stem}_{n}({args})")
+    return name, _namespace(), out_index, lines
 
 
 def _namespace() -> dict[str, Any]:
