@@ -15,6 +15,7 @@ import pytest
 
 import minitorch
 from minitorch.errors import CompileError
+from tests.tracer.dynamo.corpus import make_closure
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, fallback_reasons, optimize
 
@@ -186,15 +187,6 @@ def test_a_branch_on_a_shape_is_not_a_break():
 
 
 # ---- what a resume function sees ---------------------------------------------------------------
-
-def make_closure(scale):
-    def f(x):
-        y = x * scale
-        if y.sum() > 0:
-            return y + scale
-        return y - scale
-    return f
-
 
 def test_closures_keep_working_across_a_break():
     f = make_closure(3.0)
