@@ -10,10 +10,13 @@ they act on a call:
     instructions.py      read and normalise the bytecode (compat.py: the version differences)
     symbolic_convert.py  the InstructionTranslator: one method per opname
     opcodes.py           its tables (BINARY_OP's operators, ...) and opcode-family factories
+    container_opcodes.py tuples, lists, dicts, f-strings;  import_opcodes.py: `import` inside
     variables/           the tracked values (tensors, constants, tuples, functions, ...)
     source.py            where each value came from: L['x'], G['w'], L['x'].shape[0]
     output_graph.py      the fx graph being built; hands it to the backend
     guards.py            the guards, compiled into one function per cache entry
+    side_effects.py      writes to the caller's lists, dicts and attributes, replayed after
+    graph_break.py       an untraceable instruction: compile so far, run it, resume after it
     codegen.py           the code that replaces the frame: call the graph, rebuild the result
     resume_execution.py  after a graph break: real bytecode that continues the frame mid-way
     explain.py           explain(fn)(*args): one call in private caches; graphs, breaks, guards
