@@ -1,38 +1,58 @@
-"""The interface between the loop IR and a code generator: what a new target implements.
+"""The Backend protocol: what a code generator implements, and what it says it can do.
 
 [Note: writing a backend]
 A backend turns one `FusedKernel` (ir/scheduler.py) into something that runs. The kernel is a
 loop nest over `ranges` (and, for reductions, an inner nest over `reduction_ranges`) whose
 nodes each compute one value per iteration through `ops`; ir/interpreter.py says exactly what
-it means, and a backend is correct when it agrees with that interpreter.
+it means, and a backend is correct when it agrees with that interpreter. The conformance suite
+grades that: `pytest tests/conformance --backend NAME`.
 
-To add a target (C source, WebAssembly, a GPU):
+A backend is a small class: three capabilities and one method.
+
+    class MyBackend(Backend):
+        name = "mine"                      # how minitorch.compile(f, backend="mine") finds it
+        dtypes = frozenset({"float32", "float64", "bool"})   # element types it compiles
+        symbolic_sizes = False             # whether kernels may take sizes as arguments
+
+        def compile_kernel(self, kernel, dtypes, sizes=()):
+            ...                            # -> a CompiledKernel
+
+The compiler reads the capabilities: an op on a dtype the backend does not list runs as an
+extern step (its eager kernel, between compiled segments) instead of sending the whole frame
+back to eager mode; a backend without `symbolic_sizes` gets one compile per input shape where
+capture left a dim dynamic. Which loop-IR ops a backend implements is its ops handler's
+business: ir/ops_handler.py lists them all, and the ones that are compositions of others have
+default decompositions there, so a backend only has to implement the core ones.
+
+To write one (C source, WebAssembly, a GPU):
 
 1. Write an ops handler (a subclass of ir.ops_handler.OpsHandler) whose values are *your*
    values: C expression strings, LLVM registers, ... Its `load(name, index)` turns the
    symbolic flat index into your integer arithmetic with `index.evaluate(env)`, where `env`
-   maps 'i0', 'r0', ... to your loop counters (any type with + - * // % works).
+   maps 'i0', 'r0', ... (and the size symbols 's0', ... when `sizes` is not empty) to your
+   loop counters (any type with + - * // % works).
 2. Emit the loop nest, and inside it run each node's body under your handler:
        with set_ops_handler(handler):
            value = node.data.inner_fn(index)
    Remember each node's value: a later node's `load` of it (always at the same index; the
    scheduler guarantees that) must return the register, not read memory. Store only the
-   nodes in `kernel.writes`, at `node.layout.indexer()(index)`.
+   nodes in `kernel.writes`, at `store_index(node)`.
 3. Return a `CompiledKernel`: its `source` is what the course prints, and calling it with a
    dict of arrays (every name in `reads` and `writes`) fills the `writes` in place.
-4. Test it the way tests/codegen/ tests the LLVM backend: build kernels, run them through your
-   backend and through ir/interpreter.py, and compare.
+4. Register it, `minitorch._dynamo.register_backend("mine", MyBackend())`, and run the
+   conformance suite on it.
 
 A flat index counts elements from the array's element (0, 0, ...), and may be negative for an
 array with negative strides: the address is `data pointer + index * itemsize`.
 
-codegen/llvm/backend.py is the worked example.
+codegen/c/backend.py is the small worked example (C source, compiled by the system's `cc`);
+codegen/llvm/backend.py is the fast one.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,18 +65,39 @@ class CompiledKernel(ABC):
     """One kernel, compiled: call it with the arrays it reads and writes."""
 
     name: str  # the kernel's name, 'kernel0'
-    source: str  # the generated code the course shows: LLVM IR text, PTX, C, ...
+    source: str  # the generated code the course shows: LLVM IR text, C, PTX, ...
 
     @abstractmethod
-    def __call__(self, buffers: dict[str, np.ndarray]) -> None:
-        """Run the kernel: read `buffers[name]` for each read, fill each write in place."""
+    def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
+        """Run the kernel: read `buffers[name]` for each read, fill each write in place.
+
+        `sizes` binds the size symbols the kernel was compiled with ({'s0': 7}); None when it
+        was compiled for static sizes.
+        """
 
 
 class Backend(ABC):
-    """A code generator for one target."""
+    """A code generator for one target, and what it can compile."""
 
-    name: str  # 'llvm', 'cuda', ...
+    name: ClassVar[str]  # 'llvm', 'c', 'interpreter': its name in minitorch.compile(backend=)
+    device: ClassVar[str] = "cpu"  # where the arrays its kernels read and write live
+    dtypes: ClassVar[frozenset[str]] = frozenset({"float32", "float64", "bool"})
+    symbolic_sizes: ClassVar[bool] = False  # kernels may take sizes s0, s1, ... as arguments
 
     @abstractmethod
-    def compile_kernel(self, kernel: FusedKernel, dtypes: dict[str, DType]) -> CompiledKernel:
-        """Generate and compile `kernel`; `dtypes` gives the dtype of every buffer it touches."""
+    def compile_kernel(
+        self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
+    ) -> CompiledKernel:
+        """Generate and compile `kernel`; `dtypes` gives the dtype of every buffer it touches.
+
+        `sizes` names the size symbols ('s0', 's1', ...) that the kernel's ranges and index
+        expressions may mention; it is empty unless the backend has `symbolic_sizes`. The
+        compiled kernel is then called with their values.
+        """
+
+    def supports(self, dtype: DType) -> bool:
+        """Whether kernels over `dtype` elements compile here."""
+        return dtype.name in self.dtypes
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

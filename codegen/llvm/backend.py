@@ -106,6 +106,7 @@ class LLVMBackend(Backend):
     """Compiles kernels to machine code for the CPU this process runs on."""
 
     name = "llvm"
+    symbolic_sizes = True  # sizes become i64 arguments ([Note: symbolic sizes])
 
     def compile_kernel(
         self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()

@@ -1,0 +1,68 @@
+"""The code generators minitorch knows, by name, and which one a device gets by default.
+
+    get_backend("llvm")             # the LLVM CPU backend
+    default_backend("cpu")          # the one `minitorch.compile(f)` uses for CPU tensors
+    register_backend(MyBackend())   # then minitorch.compile(f, backend="mine") finds it
+
+Backends are made on first use (the LLVM one loads llvmlite), so naming them costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from codegen.backend import Backend
+from minitorch.errors import CompileError
+
+
+def _llvm() -> Backend:
+    from codegen.llvm.backend import LLVMBackend
+
+    return LLVMBackend()
+
+
+def _interpreter() -> Backend:
+    from codegen.interpreter import InterpreterBackend
+
+    return InterpreterBackend()
+
+
+# name -> a function that makes the backend (called once, on first use)
+_FACTORIES: dict[str, Callable[[], Backend]] = {"llvm": _llvm, "interpreter": _interpreter}
+_MADE: dict[str, Backend] = {}
+
+# device type -> the backend its tensors are compiled with by default
+DEFAULT_FOR_DEVICE = {"cpu": "llvm"}
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Make `backend` available under `backend.name`; a name can be registered once."""
+    if not isinstance(backend, Backend):
+        raise CompileError(f"register_backend: expected a codegen.backend.Backend, got "
+                           f"{type(backend).__name__}")
+    if backend.name in _FACTORIES:
+        raise CompileError(f"a backend named {backend.name!r} is already registered")
+    _FACTORIES[backend.name] = lambda: backend
+    return backend
+
+
+def backend_names() -> list[str]:
+    """Every registered backend's name."""
+    return sorted(_FACTORIES)
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called `name`; a CompileError listing the choices if there is none."""
+    if name not in _FACTORIES:
+        raise CompileError(f"unknown code generator {name!r}; expected one of {backend_names()}")
+    if name not in _MADE:
+        _MADE[name] = _FACTORIES[name]()
+    return _MADE[name]
+
+
+def default_backend(device: str = "cpu") -> Backend:
+    """The backend for tensors on `device` ('cpu', 'cuda')."""
+    if device not in DEFAULT_FOR_DEVICE:
+        raise CompileError(f"no code generator for device {device!r} yet; the compiler "
+                           f"has {sorted(DEFAULT_FOR_DEVICE)}")
+    return get_backend(DEFAULT_FOR_DEVICE[device])
