@@ -27,8 +27,18 @@ def _interpreter() -> Backend:
     return InterpreterBackend()
 
 
+def _numpy() -> Backend:
+    from codegen.numpy_source import NumpySourceBackend
+
+    return NumpySourceBackend()
+
+
 # name -> a function that makes the backend (called once, on first use)
-_FACTORIES: dict[str, Callable[[], Backend]] = {"llvm": _llvm, "interpreter": _interpreter}
+_FACTORIES: dict[str, Callable[[], Backend]] = {
+    "llvm": _llvm,
+    "interpreter": _interpreter,
+    "numpy": _numpy,
+}
 _MADE: dict[str, Backend] = {}
 
 # device type -> the backend its tensors are compiled with by default
