@@ -130,7 +130,7 @@ def _extern_nodes(graph: Graph, dtypes: Collection[str]) -> dict[Node, str]:
     for node in reversed(live):  # users first: a view's placement depends on them
         if node not in externs and node.target.kind == "view":
             if all(user in externs or user.op == "output" for user in node.users):
-                externs[node] = "a view read only by extern steps or the caller: free eagerly"
+                externs[node] = "a view only extern steps read: free eagerly"
     return externs
 
 

@@ -156,7 +156,7 @@ def compile_lowered(
         dtypes = program.dtypes()
         made = [backend.compile_kernel(k, dtypes, sizes) for k in kernels]
         compiled.append(KernelStep(segment, program, made, [w for k in kernels for w in k.writes]))
-    result = CompiledGraph(gm.graph, compiled, binding)
+    result = CompiledGraph(gm, compiled, binding)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
         title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "

@@ -1,6 +1,6 @@
 """The wrapper: what runs a compiled graph, for static and symbolic sizes alike.
 
-    compiled = CompiledGraph(graph, steps, binding)   # inductor.py builds it
+    compiled = CompiledGraph(gm, steps, binding)      # inductor.py builds it
     compiled(x, y)                  # bind sizes, then run each step: kernels or extern ops
     compiled.run([x, y], {"s0": 7}) # with the sizes already bound
 
@@ -27,7 +27,7 @@ from ir.segments import ExternStep, Segment
 from minitorch.compile.shapes import SizeBinding
 from minitorch.errors import CompileError
 from minitorch.tensor import Tensor
-from tracer.fx import Graph
+from tracer.fx import GraphModule
 from tracer.fx.node import Node, map_arg
 
 
@@ -60,9 +60,12 @@ class CompiledGraph:
     """Runs one compiled graph: binds the sizes, runs the steps, returns the output tuple."""
 
     def __init__(
-        self, graph: Graph, steps: list[KernelStep | ExternStep], binding: SizeBinding
+        self, gm: GraphModule, steps: list[KernelStep | ExternStep], binding: SizeBinding
     ) -> None:
+        graph = gm.graph
         self.placeholders = [node for node in graph.nodes if node.op == "placeholder"]
+        # the graph's constant tensors (get_attr nodes): values every step may read
+        self.constants = {n: getattr(gm, n.target) for n in graph.nodes if n.op == "get_attr"}
         self.results = graph.nodes[-1].args[0]
         self.steps = steps
         self.binding = binding
@@ -77,6 +80,7 @@ class CompiledGraph:
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
         env: dict[Node, Any] = dict(zip(self.placeholders, inputs, strict=True))
+        env.update(self.constants)
         for step in self.steps:
             if isinstance(step, KernelStep):
                 step.run(env, sizes)

@@ -6,7 +6,6 @@ scheduled, then run kernel by kernel through the backend and through ir/interpre
 
 from __future__ import annotations
 
-import functools
 import re
 import traceback
 
@@ -17,18 +16,18 @@ import codegen.numpy_source
 import minitorch
 import minitorch.dtype as dt
 from codegen.backend import Backend, CompiledKernel
-from codegen.inductor import compile_fx
 from codegen.numpy_source import NumpySourceBackend, NumpySourceKernel
 from codegen.registry import get_backend
-from codegen.symbolic import compile_dynamic
 from ir.interpreter import run_reference
 from ir.lowering import lower_graph
 from ir.memory import allocate
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Reduction
 from ir.ops_handler import ops
 from ir.scheduler import FusedKernel, schedule
+from minitorch.compile.inductor import compile_graphs
+from minitorch.compile.shapes import SizeBinding
 from minitorch.errors import CompileError
-from tracer.aot import aot_module, make_fx
+from tracer.aot import make_fx
 from tracer.fx import symbolic_trace
 
 BACKEND = NumpySourceBackend()
@@ -246,6 +245,12 @@ def rows(x, y):
     return (x.sin() * y + x.cos()).sum(0), (x * 2).reshape(-1), x.t() + 1, x.sum(1)
 
 
+def compile_dynamic(gm, inputs, dynamic_dims=None, backend=None):
+    """`gm` compiled once with every dim in `dynamic_dims` (all, if None) a size symbol."""
+    dims = dynamic_dims or [set(range(x.ndim)) for x in inputs]
+    return compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dims), backend)
+
+
 def test_one_compile_serves_every_size():
     y = minitorch.randn(4)
     generic = compile_dynamic(
@@ -273,20 +278,6 @@ def test_a_kernel_with_sizes_says_which_it_is_missing():
 # ---- the whole compiler --------------------------------------------------------------------
 
 
-def numpy_inductor(gm, example_inputs):
-    """A compiler backend: AOT autograd, then compile_fx with the numpy source backend."""
-    compile_numpy = functools.partial(compile_fx, backend=BACKEND)
-    return aot_module(gm, example_inputs, compile_numpy, compile_numpy)
-
-
-def numpy_inductor_dynamic(gm, example_inputs):
-    return compile_dynamic(gm, example_inputs, getattr(gm, "dynamic_dims", None), backend=BACKEND)
-
-
-numpy_inductor.specializes_shapes = True
-numpy_inductor.compile_dynamic = numpy_inductor_dynamic
-
-
 def model(x, w):
     return ((x * w).sum(1).tanh() + x.mean(1)).exp()
 
@@ -300,7 +291,7 @@ def test_minitorch_compile_trains_with_it_at_three_sizes(monkeypatch):
         return original(self, kernel, dtypes, sizes)
 
     monkeypatch.setattr(NumpySourceBackend, "compile_kernel", recording)
-    compiled = minitorch.compile(model, backend=numpy_inductor)
+    compiled = minitorch.compile(model, backend="numpy")
     w = minitorch.rand(5)
     for n in (3, 4, 7):  # the third size is where a backend that ignores sizes broke
         x = minitorch.rand(n, 5, requires_grad=True)

@@ -27,6 +27,23 @@ from tracer.dynamo import reset
 EXTERN = re.compile(r"^extern: +\w+ = minitorch\.ops\.(\w+)\(.*#\s*(.*)$", re.M)
 RANDOM = {"dropout", "dropout_mask"}  # values differ run to run: compare shapes and dtypes
 
+# Samples that capture cannot take whole yet, and why. Strict: each fails the test the day it
+# starts to compile, so that this list only shrinks.
+CAPTURE_LIMITS = {
+    ("index", i): "a slice or Ellipsis argument cannot be passed to a graph op yet"
+    for i in (0, 2, 4, 5, 6, 7)
+} | {
+    ("index_scatter", i): "a slice argument cannot be passed to a graph op yet" for i in (0, 2, 6)
+}
+
+
+def _cases():
+    for case in CASES:
+        name, index, _ = case.values
+        reason = CAPTURE_LIMITS.get((name, index))
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        yield pytest.param(*case.values, id=case.id, marks=marks)
+
 
 def _as_function(op, args, kwargs):
     """`op` called on the sample, as a function of its tensors alone (other arguments are
@@ -53,7 +70,7 @@ def _as_function(op, args, kwargs):
     return namespace["fn"], tensors
 
 
-@pytest.mark.parametrize("name, index, sample", CASES)
+@pytest.mark.parametrize("name, index, sample", list(_cases()))
 def test_every_op_compiles_through_every_stage(name, index, sample):
     op = OPS[name]
     args, kwargs = sample
