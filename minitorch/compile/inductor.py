@@ -227,13 +227,9 @@ def _device(inputs: Sequence) -> str:
     return devices.pop() if len(devices) == 1 else "cpu"
 
 
-@dataclass
-class CompiledAOT:
-    """The compiled forward (and backward) of one graph, at the sizes its binding serves."""
+class _Bound:
+    """A version's `bind`: which calls its `binding` serves (shapes.py, `Version`)."""
 
-    forward: CompiledGraph
-    backward: CompiledGraph | None  # None: compiled for inference
-    spec: object  # the JointSpec linking them (None for inference)
     binding: SizeBinding
 
     def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
@@ -241,6 +237,16 @@ class CompiledAOT:
 
     def bind_or_raise(self, inputs: Sequence[Tensor]) -> dict[str, int]:
         return self.binding.bind_or_raise(inputs)
+
+
+@dataclass
+class CompiledAOT(_Bound):
+    """The compiled forward (and backward) of one graph, at the sizes its binding serves."""
+
+    forward: CompiledGraph
+    backward: CompiledGraph | None  # None: compiled for inference
+    spec: object  # the JointSpec linking them (None for inference)
+    binding: SizeBinding
 
     def __call__(self, *inputs: Tensor) -> tuple:
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
@@ -260,17 +266,11 @@ class CompiledAOT:
 
 
 @dataclass
-class ShapeSpecific:
+class ShapeSpecific(_Bound):
     """A callable compiled for the inputs' exact shapes (AOT autograd traced at them)."""
 
     fn: Callable
     binding: SizeBinding
-
-    def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
-        return self.binding.bind(inputs)
-
-    def bind_or_raise(self, inputs: Sequence[Tensor]) -> dict[str, int]:
-        return self.binding.bind_or_raise(inputs)
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return self.fn(*inputs)
