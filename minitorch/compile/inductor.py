@@ -250,6 +250,8 @@ class CompiledAOT(_Bound):
 
     def __call__(self, *inputs: Tensor) -> tuple:
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
+        if self.backward is None:  # the common case, without one more call
+            return self.forward.run(inputs, sizes)
         return self.run(inputs, sizes)
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:

@@ -12,6 +12,7 @@ it keeps every version compiled so far and compiles a new one for a call no vers
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -48,7 +49,7 @@ class SizeBinding:
             ))
         return cls(tuple(symbols), tuple(tuple(x.shape) for x in inputs))
 
-    @property
+    @functools.cached_property
     def count(self) -> int:
         """How many size symbols there are."""
         return len({s for dims in self.symbols for s in dims if s is not None})

@@ -28,7 +28,7 @@ from minitorch.compile.shapes import SizeBinding
 from minitorch.errors import CompileError
 from minitorch.tensor import Tensor
 from tracer.fx import GraphModule
-from tracer.fx.node import Node, map_arg
+from tracer.fx.node import Node
 
 
 @dataclass
@@ -40,12 +40,16 @@ class KernelStep:
     kernels: list[CompiledKernel]
     writes: list[str]  # the buffers the kernels store, in order
 
+    def __post_init__(self) -> None:
+        # looked up once, not on every call: (buffer, the node holding its value, its layout)
+        self.inputs = [(buffer.name, node, buffer.layout) for buffer, node
+                       in zip(self.program.inputs, self.segment.inputs, strict=True)]
+        self.allocations = [(name, self.program.buffer(name).layout) for name in self.writes]
+
     def run(self, env: dict[Node, Any], sizes: dict[str, int]) -> None:
-        memory: dict[str, np.ndarray] = {}
-        for buffer, node in zip(self.program.inputs, self.segment.inputs, strict=True):
-            memory[buffer.name] = _as_layout(buffer.name, env[node]._data, buffer.layout, sizes)
-        for name in self.writes:  # fresh memory for what the kernels store (outputs too)
-            layout = self.program.buffer(name).layout
+        memory = {name: _as_layout(name, env[node]._data, layout, sizes)
+                  for name, node, layout in self.inputs}
+        for name, layout in self.allocations:  # fresh memory for what the kernels store
             memory[name] = allocator.empty(_evaluate(layout.size, sizes), layout.dtype.np)
         for kernel in self.kernels:
             kernel(memory, sizes)
@@ -66,7 +70,8 @@ class CompiledGraph:
         self.placeholders = [node for node in graph.nodes if node.op == "placeholder"]
         # the graph's constant tensors (get_attr nodes): values every step may read
         self.constants = {n: getattr(gm, n.target) for n in graph.nodes if n.op == "get_attr"}
-        self.results = graph.nodes[-1].args[0]
+        results = graph.nodes[-1].args[0]
+        self.results = tuple(results) if isinstance(results, (tuple, list)) else (results,)
         self.steps = steps
         self.binding = binding
         self.kernels = [k for s in steps if isinstance(s, KernelStep) for k in s.kernels]
@@ -80,20 +85,23 @@ class CompiledGraph:
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
         env: dict[Node, Any] = dict(zip(self.placeholders, inputs, strict=True))
-        env.update(self.constants)
+        if self.constants:
+            env.update(self.constants)
         for step in self.steps:
             if isinstance(step, KernelStep):
                 step.run(env, sizes)
             else:
                 step.run(env)
-        results = map_arg(self.results, env.__getitem__)
-        return tuple(results) if isinstance(results, (tuple, list)) else (results,)
+        # the outputs: computed values, and constants (a backward's None for no gradient)
+        return tuple(env[r] if isinstance(r, Node) else r for r in self.results)
 
     def __str__(self) -> str:
         return "\n".join(str(step) for step in self.steps)
 
 
 def _evaluate(values: Sequence[int | Expr], sizes: dict[str, int]) -> tuple[int, ...]:
+    if not sizes:  # static: already ints
+        return values
     return tuple(n.evaluate(sizes) if isinstance(n, Expr) else n for n in values)
 
 
@@ -101,14 +109,14 @@ def _as_layout(name: str, array: np.ndarray, layout: Layout, sizes: dict[str, in
     """`array` if it has the layout the kernels were compiled for (at these sizes); a
     contiguous copy if that layout was contiguous; otherwise a CompileError (the caller's
     guards should prevent it)."""
-    shape = _evaluate(layout.size, sizes)
+    shape = _evaluate(layout.size, sizes) if sizes else layout.size
     if array.shape != shape or array.dtype != layout.dtype.np:
         raise CompileError(
             f"compiled kernel input {name}: expected {layout.dtype.name}"
             f"{list(shape)}, got {array.dtype}{list(array.shape)}"
         )
     strides = tuple(s // array.itemsize for s in array.strides)
-    expected = _evaluate(layout.stride, sizes)
+    expected = _evaluate(layout.stride, sizes) if sizes else layout.stride
     if all(x == y for x, y, n in zip(strides, expected, shape) if n > 1):
         return array
     if expected == Layout.contiguous(shape, layout.dtype).stride:
