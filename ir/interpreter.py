@@ -41,7 +41,12 @@ from minitorch.ops import pointwise_kernels
 
 
 class NumpyHandler(OpsHandler):
-    """Values are numpy arrays holding one element per iteration of the kernel."""
+    """Values are numpy arrays holding one element per iteration of the kernel.
+
+    It implements every op, composite ones too: this handler is what the ops *mean* ([Note:
+    the loop-IR ops]), so each is one numpy function, or the eager kernel where the op
+    table has one (sigmoid, erf), never a decomposition that could round differently.
+    """
 
     def __init__(
         self, memory: dict[str, np.ndarray], loop_vars: dict[str, np.ndarray], shape: tuple
@@ -50,6 +55,8 @@ class NumpyHandler(OpsHandler):
         self.shape = shape  # the iteration space: ranges + reduction_ranges
         self.loop_vars = loop_vars  # 'i0' -> np.arange(n0) shaped to broadcast along axis 0
         self.registers: dict[str, tuple[Expr, np.ndarray]] = {}  # name -> (store index, value)
+
+    # -- core ops ------------------------------------------------------------------------------
 
     def load(self, name: str, index: Expr) -> np.ndarray:
         if name in self.registers:
@@ -66,14 +73,14 @@ class NumpyHandler(OpsHandler):
     def constant(self, value: float | int, dtype: DType) -> np.ndarray:
         return np.asarray(value, dtype=dtype.np)
 
+    def constant_like(self, value: float | int, like: np.ndarray) -> np.ndarray:
+        return np.asarray(value, dtype=np.result_type(like))
+
     def to_dtype(self, a: np.ndarray, dtype: DType) -> np.ndarray:
         return np.asarray(a).astype(dtype.np)
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.add(a, b, dtype=_same_dtype("add", a, b))
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.multiply(a, b, dtype=_same_dtype("mul", a, b))
@@ -81,8 +88,8 @@ class NumpyHandler(OpsHandler):
     def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.true_divide(a, b, dtype=_same_dtype("div", a, b))
 
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        return np.negative(a)
+    def abs(self, a: np.ndarray) -> np.ndarray:
+        return np.abs(a)
 
     def pow(self, a: np.ndarray, exponent: float | int) -> np.ndarray:
         return np.power(a, np.asarray(exponent, dtype=a.dtype))  # a.dtype, not float64
@@ -99,32 +106,13 @@ class NumpyHandler(OpsHandler):
     def log(self, a: np.ndarray) -> np.ndarray:
         return np.log(a)
 
-    def abs(self, a: np.ndarray) -> np.ndarray:
-        return np.abs(a)
-
-    def tanh(self, a: np.ndarray) -> np.ndarray:
-        return np.tanh(a)
-
-    # sigmoid and erf mean what eager mode computes: its kernels (written against numpy's API).
-    def sigmoid(self, a: np.ndarray) -> np.ndarray:
-        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
-
+    # erf means what eager mode computes: its kernel (written against numpy's API).
     def erf(self, a: np.ndarray) -> np.ndarray:
         return pointwise_kernels.erf(np, a).astype(a.dtype)
-
-    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
-
-    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
 
     def eq(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _same_dtype("eq", a, b)
         return np.equal(a, b)
-
-    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("ne", a, b)
-        return np.not_equal(a, b)
 
     def lt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _same_dtype("lt", a, b)
@@ -138,6 +126,59 @@ class NumpyHandler(OpsHandler):
         if np.result_type(condition) != np.bool_:
             raise CompileError(f"ops.where with a {np.result_type(condition)} condition")
         return np.where(condition, a, b).astype(_same_dtype("where", a, b), copy=False)
+
+    # -- composite ops -------------------------------------------------------------------------
+
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return np.negative(a)
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
+
+    def square(self, a: np.ndarray) -> np.ndarray:
+        return np.square(a)
+
+    def reciprocal(self, a: np.ndarray) -> np.ndarray:
+        return np.reciprocal(a)
+
+    def sqrt(self, a: np.ndarray) -> np.ndarray:
+        return np.sqrt(a)
+
+    def rsqrt(self, a: np.ndarray) -> np.ndarray:
+        return np.reciprocal(np.sqrt(a))
+
+    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("ne", a, b)
+        return np.not_equal(a, b)
+
+    def gt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("gt", a, b)
+        return np.greater(a, b)
+
+    def ge(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("ge", a, b)
+        return np.greater_equal(a, b)
+
+    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
+
+    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
+
+    def relu(self, a: np.ndarray) -> np.ndarray:
+        return np.where(a <= 0, np.zeros((), a.dtype), a)  # as the eager composite computes it
+
+    def sigmoid(self, a: np.ndarray) -> np.ndarray:  # the eager kernel, as erf
+        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
+
+    def log1p(self, a: np.ndarray) -> np.ndarray:
+        return np.log1p(a)
+
+    def expm1(self, a: np.ndarray) -> np.ndarray:
+        return np.expm1(a)
+
+    def tanh(self, a: np.ndarray) -> np.ndarray:
+        return np.tanh(a)
 
 
 def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:
@@ -202,6 +243,26 @@ def run_reference(
     for kernel in kernels:
         run_kernel(kernel, memory)
     return [memory[name] for name in program.outputs]
+
+
+def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndarray:
+    """Where a backend's `got` fails to agree with the interpreter's `want`, as a bool mask.
+
+    Agreeing is [Note: where backends must agree]: NaN where want is NaN, the same infinities
+    and signed zeros, other values within `ulps` units in the last place of want (ulps=0:
+    equal). ir/ops_handler.py's MATH_ULPS says how many ulps each op may be off.
+    """
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype:
+        raise DTypeError(f"got {got.dtype}, but the interpreter computes {want.dtype}")
+    if want.dtype == np.bool_:
+        return got != want
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got.astype(np.float64) - want)  # inf - inf is NaN: not <= anything
+    within = error <= ulps * np.spacing(np.abs(want)).astype(np.float64)
+    same = (got == want) & (np.signbit(got) == np.signbit(want))  # zeros, infinities, ...
+    finite = np.isfinite(want) & (want != 0)
+    return ~((np.isnan(got) & np.isnan(want)) | same | (finite & within))
 
 
 def _flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:
