@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var
+from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var, size_symbols
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import OpsHandler, WrapperHandler, current_ops_handler, set_ops_handler
 from ir.scheduler import FusedKernel
@@ -54,7 +54,7 @@ class Symbolizer:
 
     def __init__(self, primes: Sequence[int]) -> None:
         self.primes = tuple(primes)
-        self.symbols = tuple(Var(f"s{k}") for k in range(len(primes)))
+        self.symbols = size_symbols(len(primes))
 
     def int(self, value: int) -> int | Expr:
         """`value` as coefficient * product of symbols, or the int itself if no prime divides it."""
