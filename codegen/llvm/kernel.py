@@ -76,6 +76,11 @@ _REDUCTIONS = {
     "max": (-math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.maximum", acc, x)),
     "min": (math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.minimum", acc, x)),
 }
+# The same for bools (bytes 0 and 1): max is `any`, min is `all`.
+_BOOL_REDUCTIONS = {
+    "max": (0, lambda b, acc, x: b.or_(acc, x)),
+    "min": (1, lambda b, acc, x: b.and_(acc, x)),
+}
 
 
 def generate_kernel(
@@ -211,9 +216,12 @@ def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) ->
 
 def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
     """(the accumulator's start value, combine(builder, acc, term)) for data.reduction_type."""
-    if data.reduction_type not in _REDUCTIONS:
-        raise CompileError(f"the LLVM backend has no {data.reduction_type!r} reduction")
-    start_value, combine = _REDUCTIONS[data.reduction_type]
+    table = _BOOL_REDUCTIONS if data.dtype.name == "bool" else _REDUCTIONS
+    if data.reduction_type not in table:
+        raise CompileError(
+            f"the LLVM backend has no {data.reduction_type!r} reduction of {data.dtype.name}"
+        )
+    start_value, combine = table[data.reduction_type]
     return ir.Constant(ir_type(data.dtype), start_value), combine
 
 
