@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from codegen.interpreter import InterpreterBackend
 from codegen.llvm.backend import LLVMBackend
 from ir.indexing import Var
 from ir.symbolic import Symbolizer, sentinel_primes
@@ -85,8 +86,11 @@ def test_pointwise_and_reduction_graph_compiles_once_for_sizes_2_to_9(kernel_com
 
 
 def test_the_llvm_ir_takes_the_size_as_an_argument():
-    compiled = compile_dynamic(symbolic_trace(pointwise_and_reduction),
-                               [minitorch.randn(3, 4), minitorch.randn(4)], [{0}, set()])
+    compiled = compile_dynamic(
+        symbolic_trace(pointwise_and_reduction),
+        [minitorch.randn(3, 4), minitorch.randn(4)],
+        [{0}, set()],
+    )
     source = compiled.kernels[0].source
     assert 'define void @"kernel0"(ptr %"buffers", i64 %"start", i64 %"end", i64 %"s0")' in source
     assert "10007" not in source and "20011" not in source  # no sentinel left behind
@@ -94,8 +98,9 @@ def test_the_llvm_ir_takes_the_size_as_an_argument():
 
 def test_static_dims_are_checked_and_symbols_bind_from_the_inputs():
     y = minitorch.randn(4)
-    compiled = compile_dynamic(symbolic_trace(pointwise_and_reduction),
-                               [minitorch.randn(3, 4), y], [{0}, set()])
+    compiled = compile_dynamic(
+        symbolic_trace(pointwise_and_reduction), [minitorch.randn(3, 4), y], [{0}, set()]
+    )
     assert compiled.bind([minitorch.randn(7, 4), y]) == {"s0": 7}
     assert compiled.bind([minitorch.randn(7, 5), minitorch.randn(5)]) is None  # static 4
     assert compiled.bind([minitorch.randn(1, 4), y]) is None  # size 1 stays specialised
@@ -189,3 +194,17 @@ def test_symbolic_training_graph_runs_backward_at_the_forward_sizes():
         out.sum().backward()
         (x2.sin() * x2).sum(1).sum().backward()
         close(x.grad, x2.grad)
+
+
+def test_the_interpreter_backend_takes_sizes_too():
+    # The reference interpreter as a backend: one "compile", run at every size with s0 bound.
+    backend = InterpreterBackend()
+    assert backend.symbolic_sizes
+    y = minitorch.randn(4)
+    gm = symbolic_trace(pointwise_and_reduction)
+    compiled = compile_dynamic(gm, [minitorch.randn(3, 4), y], [{0}, set()], backend=backend)
+    assert compiled is not None
+    for n in (2, 6):
+        x = minitorch.randn(n, 4)
+        for actual, expected in zip(compiled(x, y), pointwise_and_reduction(x, y), strict=True):
+            close(actual, expected)
