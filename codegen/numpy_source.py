@@ -2,10 +2,9 @@
 
 [Note: the numpy source backend]
 The worked answer to [Note: writing a backend] (codegen/backend.py): ir/interpreter.py's way of
-running a kernel, written out as source. Each loop variable is an `np.arange` shaped to
-broadcast along its own axis, so `4*i0 + r0` is the array of every offset, a load is one
-gather, and one statement computes an op for every iteration. `(x.sin() * 2).sum(1)` of a
-(3, 4) x compiles to (`print(compiled.source)`)
+running a kernel, as source. Each loop variable is an `np.arange` shaped to broadcast along its
+own axis, so `4*i0 + r0` is every offset, a load one gather, and one statement one op.
+`(x.sin() * 2).sum(1)` of a (3, 4) x compiles to (`print(compiled.source)`)
 
     def kernel0(arg0_1, arg0_1_start, buf0, buf0_start):
         r0 = np.arange(4).reshape(-1, 1)
@@ -16,11 +15,9 @@ gather, and one statement computes an op for every iteration. `(x.sin() * 2).sum
         tmp3 = np.add.reduce(np.broadcast_to(tmp2, [4, 3]), axis=(0,), dtype=np.float32)
         buf0[buf0_start + i0] = tmp3
 
-Values are source text; a constant is a numpy scalar of its dtype, so float32 stays float32.
-Reduction variables take the *leading* axes: numpy broadcasts from the right, so reducing them
-away leaves an array shaped like `ranges`, to store or to be loaded by a later node. A buffer
-arrives as a 1-d view of the memory it spans and the position of its element (0, 0, ...) there
-(`buf0`, `buf0_start`): flat indices may be negative, and numpy reads x[-1] as the last element.
+A constant is a numpy scalar of its dtype (float32 stays float32). Reduction variables take the
+*leading* axes: numpy broadcasts from the right, so reducing them away leaves an array shaped
+like `ranges`. A buffer is a 1-d view of its memory and the place of its element 0 there.
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ import numpy as np
 
 from codegen.backend import Backend, CompiledKernel
 from ir.indexing import Expr, Var, index_vars
-from ir.interpreter import _flat_view as flat_view
+from ir.interpreter import flat_view
 from ir.nodes import Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, store_index
@@ -48,7 +45,8 @@ _OUR_NAMES = re.compile(r"np|kernels|(tmp|i|r|s)\d+")
 
 
 class NumpySourceHandler(OpsHandler):
-    """An ops handler whose values are Python expressions; each new op becomes one line."""
+    """An ops handler whose values are Python expressions; each new op becomes one line. It
+    implements the core ops (ir/ops_handler.py); the base class decomposes the others."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []  # the function's body, in order
@@ -70,23 +68,20 @@ class NumpySourceHandler(OpsHandler):
     def constant(self, value: float | int, dtype: DType) -> str:
         return f"np.{dtype.np.name}({_literal(value)})"
 
+    def constant_like(self, value: float | int, like: str) -> str:
+        return self.line(f"np.asarray({_literal(value)}, {like}.dtype)")
+
     def to_dtype(self, a: str, dtype: DType) -> str:
         return self.line(f"{a}.astype(np.{dtype.np.name})")
 
     def add(self, a: str, b: str) -> str:
         return self.line(f"{a} + {b}")
 
-    def sub(self, a: str, b: str) -> str:
-        return self.line(f"{a} - {b}")
-
     def mul(self, a: str, b: str) -> str:
         return self.line(f"{a} * {b}")
 
     def div(self, a: str, b: str) -> str:
         return self.line(f"{a} / {b}")
-
-    def neg(self, a: str) -> str:
-        return self.line(f"-{a}")
 
     def pow(self, a: str, exponent: float | int) -> str:
         # A Python number keeps a's dtype (numpy's weak scalars): float32 ** 2 is float32.
@@ -107,27 +102,11 @@ class NumpySourceHandler(OpsHandler):
     def abs(self, a: str) -> str:
         return self.line(f"np.abs({a})")
 
-    def tanh(self, a: str) -> str:
-        return self.line(f"np.tanh({a})")
-
-    # sigmoid and erf mean what eager mode computes, as in the interpreter: its kernels.
-    def sigmoid(self, a: str) -> str:
-        return self.line(f"kernels.sigmoid(np, {a}).astype({a}.dtype)")
-
-    def erf(self, a: str) -> str:
+    def erf(self, a: str) -> str:  # what eager mode computes, as in the interpreter
         return self.line(f"kernels.erf(np, {a}).astype({a}.dtype)")
-
-    def maximum(self, a: str, b: str) -> str:
-        return self.line(f"np.maximum({a}, {b})")
-
-    def minimum(self, a: str, b: str) -> str:
-        return self.line(f"np.minimum({a}, {b})")
 
     def eq(self, a: str, b: str) -> str:
         return self.line(f"{a} == {b}")
-
-    def ne(self, a: str, b: str) -> str:
-        return self.line(f"{a} != {b}")
 
     def lt(self, a: str, b: str) -> str:
         return self.line(f"{a} < {b}")
@@ -165,12 +144,10 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
                 value = data.inner_fn(index)
             elif data.reduction_type in _REDUCE:  # the leading axes of all the terms, folded
                 dtype = f"np.{data.dtype.np.name}"
-                # NOTE: a loop that never runs may index out of bounds: no terms, no body.
-                empty = 0 in kernel.reduction_ranges
+                empty = 0 in kernel.reduction_ranges  # no terms: its loads may be out of bounds
                 term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
-                terms = f"np.broadcast_to({term}, {shape})"
-                reduce = _REDUCE[data.reduction_type]
-                value = handler.line(f"{reduce}({terms}, axis={axes}, dtype={dtype})")
+                terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
+                value = handler.line(f"{_REDUCE[data.reduction_type]}({terms})")
             else:
                 raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
             handler.registers[node.name] = value
@@ -186,19 +163,16 @@ class NumpySourceKernel(CompiledKernel):
     def __init__(self, kernel: FusedKernel, source: str, sizes: tuple[str, ...]) -> None:
         self.name = kernel.name
         self.source = source
-        self.buffers = kernel.reads + kernel.writes  # in the order of the parameters
-        self.sizes = sizes  # the size symbols that follow them
-        filename = f"<numpy source of {kernel.name}>"
-        # Registered with linecache so that a traceback through the kernel shows its lines.
+        self.buffers, self.sizes = kernel.reads + kernel.writes, sizes  # the parameters, in order
+        filename = f"<numpy source of {kernel.name}>"  # in linecache: tracebacks show its lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace = {"np": np, "kernels": pointwise_kernels}
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
         self.function = namespace[kernel.name]
 
     def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
-        arguments: list = []
-        for name in self.buffers:
-            arguments += flat_view(buffers[name])  # the memory, and where element 0 is in it
+        # each buffer: the memory it spans, and where its element 0 is in it
+        arguments = [a for name in self.buffers for a in flat_view(buffers[name])]
         arguments += [(sizes or {})[name] for name in self.sizes]  # a KeyError names a missing one
         with np.errstate(all="ignore"):  # log(0) is -inf, as IEEE arithmetic (and LLVM) has it
             self.function(*arguments)
@@ -211,9 +185,7 @@ class NumpySourceBackend(Backend):
     dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
     symbolic_sizes = True  # a size is one more argument of the function
 
-    def compile_kernel(
-        self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
-    ) -> NumpySourceKernel:
+    def compile_kernel(self, kernel: FusedKernel, dtypes: dict, sizes: tuple = ()):
         return NumpySourceKernel(kernel, generate_source(kernel, sizes), sizes)
 
 

@@ -69,7 +69,7 @@ class NumpyHandler(OpsHandler):
                     f"load of {name} at {index}, but this kernel has it at {stored_at}"
                 )
             return value
-        flat, start = _flat_view(self.memory[name])
+        flat, start = flat_view(self.memory[name])
         offsets = np.broadcast_to(index.evaluate(self.loop_vars), self.shape)
         return flat[start + offsets]
 
@@ -225,7 +225,7 @@ def run_kernel(
                 raise CompileError(f"{node.name} computes {value.dtype}, not {data.dtype.name}")
             handler.registers[node.name] = (store_index(node), value)
             if node.name in kernel.writes:
-                flat, start = _flat_view(memory[node.name])
+                flat, start = flat_view(memory[node.name])
                 offsets = start + store_index(node).evaluate(loop_vars)
                 offsets, value = np.broadcast_arrays(offsets, value)
                 flat[offsets] = value
@@ -304,7 +304,7 @@ def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndar
     return ~((np.isnan(got) & np.isnan(want)) | same | (finite & within))
 
 
-def _flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:
+def flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:
     """(flat, start): a 1-d view of all the memory `array` spans, and where its element 0 is.
 
     The element `k` elements away from array's first element (k < 0 with negative strides) is

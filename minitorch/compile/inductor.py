@@ -146,7 +146,7 @@ def compile_lowered(
 ) -> CompiledGraph:
     """Compile each fused kernel with the backend; the wrapper runs them."""
     start = time.perf_counter()
-    sizes = binding.names()
+    sizes = binding.names
     compiled: list[KernelStep | ExternStep] = []
     for step in steps:
         if isinstance(step, ExternStep):

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ir.indexing import size_symbols
 from minitorch.errors import CompileError
 from minitorch.tensor import Tensor
 
@@ -54,8 +55,10 @@ class SizeBinding:
         """How many size symbols there are."""
         return len({s for dims in self.symbols for s in dims if s is not None})
 
+    @functools.cached_property
     def names(self) -> tuple[str, ...]:
-        return tuple(f"s{k}" for k in range(self.count))
+        """The size symbols' names, 's0', 's1', ...: what the kernels take."""
+        return tuple(symbol.name for symbol in size_symbols(self.count))
 
     def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
         """The value of each size symbol for these inputs; None if they do not fit (a static
@@ -70,7 +73,7 @@ class SizeBinding:
                 if symbol is None:
                     if n != m:
                         return None
-                elif n < 2 or sizes.setdefault(f"s{symbol}", n) != n:
+                elif n < 2 or sizes.setdefault(self.names[symbol], n) != n:
                     return None
         return sizes
 

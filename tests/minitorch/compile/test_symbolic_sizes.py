@@ -37,11 +37,12 @@ def kernel_compiles(monkeypatch):
     return calls
 
 
-def compile_dynamic(gm, inputs, dynamic_dims=None):
-    """`gm` compiled with the LLVM backend, every dim in `dynamic_dims` (all, if None) a size
-    symbol; None where the sizes cannot be arguments."""
+def compile_dynamic(gm, inputs, dynamic_dims=None, backend=None):
+    """`gm` compiled with `backend` (LLVM by default), every dim in `dynamic_dims` (all, if
+    None) a size symbol; None where the sizes cannot be arguments."""
     dims = dynamic_dims or [set(range(x.ndim)) for x in inputs]
-    return compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dims), LLVMBackend())
+    binding = SizeBinding.symbolic(inputs, dims)
+    return compile_graphs(gm, inputs, binding, backend or LLVMBackend())
 
 
 def close(actual, expected) -> None:
