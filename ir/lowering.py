@@ -462,15 +462,10 @@ def _substitute(arg: Any, values: dict[Any, TensorValue]) -> Any:
     """`arg` with the nodes in `values` replaced by their TensorValues (inside lists too)."""
     if isinstance(arg, (tuple, list)):
         return type(arg)(_substitute(a, values) for a in arg)
-    return values.get(arg, arg) if _hashable(arg) else arg
-
-
-def _hashable(arg: Any) -> bool:
     try:
-        hash(arg)
-    except TypeError:
-        return False
-    return True
+        return values.get(arg, arg)
+    except TypeError:  # unhashable, so not a node: a slice on Python 3.11
+        return arg
 
 
 def _users(nodes: list[Any]) -> dict[Any, list[Any]]:

@@ -128,3 +128,39 @@ def test_a_view_read_only_by_the_output_stays_a_compiled_copy():
     (out,) = compiled(x)
     assert out.is_contiguous()
     np.testing.assert_array_equal(out.numpy(), x.numpy().T)
+
+
+def _steps_of(fn, *inputs, backend="inductor"):
+    """The loop_ir stage's report of compiling `fn` whole: its extern and segment lines."""
+    minitorch._dynamo.reset()
+    with warnings.catch_warnings(), minitorch._logging.Recorder() as recorder:
+        warnings.simplefilter("error")  # no "runs eagerly because ..."
+        out = minitorch.compile(fn, backend=backend, fullgraph=True)(*inputs)
+    text = "\n".join(a.text for a in recorder.artifacts if a.stage == "loop_ir")
+    return out, text
+
+
+def test_a_tensor_power_after_matmul_is_an_extern_step_not_a_whole_frame_fallback():
+    def f(x, w, y):
+        return (x @ w).sin() ** y
+
+    # x @ w in [0, 2], so sin is positive and a fractional power of it a number
+    x, w, y = _rand(3, 2).abs(), _rand(2, 5, seed=1).abs(), _rand(3, 5, seed=2)
+    out, text = _steps_of(f, x, w, y)
+    np.testing.assert_allclose(out.numpy(), f(x, w, y).numpy(), rtol=1e-5)
+    assert "extern:   mm = minitorch.ops.mm" in text
+    assert "= minitorch.ops.pow(sin, arg2_1)  # pow with a tensor exponent" in text
+    assert "segment:  sin = part" in text  # sin still compiles, between mm and pow
+
+
+def test_a_dtype_the_backend_does_not_compile_runs_as_extern_steps():
+    def f(x, i):
+        return x.sin() + (i * 2).sum()
+
+    x, i = _rand(3, 4), minitorch.tensor([[1, 2], [3, 4]])  # int64: LLVM compiles floats only
+    out, text = _steps_of(f, x, i)
+    np.testing.assert_allclose(out.numpy(), f(x, i).numpy(), rtol=1e-6)
+    assert "the code generator does not compile int64" in text and "segment:" in text
+    out, text = _steps_of(f, x, i, backend="numpy")  # the numpy backend compiles int64
+    np.testing.assert_allclose(out.numpy(), f(x, i).numpy(), rtol=1e-6)
+    assert "extern:" not in text
