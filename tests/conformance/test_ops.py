@@ -1,0 +1,259 @@
+"""Every loop-IR op, on every dtype the backend claims, on the edge cases of each dtype.
+
+One kernel per (op, dtype): its input holds every special value of the dtype (±0, ±inf, NaN,
+subnormals, the extremes, the edges of exp's range) and a few hundred ordinary ones; a binary
+op gets every pair of special values. The answer must agree with the reference interpreter
+(ir/interpreter.py) to within the op's tolerance in `OP_CASES`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from codegen.backend import Backend
+from ir.nodes import LoweredProgram, Pointwise
+from ir.ops_handler import OpsHandler, ops
+from minitorch.dtype import get_dtype
+from tests.conformance.kernels import (
+    SIN_COS_DOMAIN,
+    assert_agrees,
+    computed,
+    input_buffer,
+    load,
+    program_of,
+    random_values,
+    run_backend,
+    run_reference,
+    special_values,
+)
+
+# Every op a loop body may call.
+LOOP_IR_OPS = sorted(name for name in vars(OpsHandler) if not name.startswith("_"))
+
+FLOATS = frozenset({"float32", "float64"})
+INTS = frozenset({"int32", "int64"})
+ALL = FLOATS | INTS | {"bool"}
+
+# Tolerances, in units in the last place of the result, against the reference interpreter
+# (numpy). Both sides may round: a backend within 2 ulp of the exact answer and numpy within
+# 1 ulp of it can be 3 ulp apart. 0 asks for the same bits, which IEEE 754 fixes for +-*/,
+# comparisons, conversions and copies.
+EXACT = 0
+MATH_ULPS = 4  # sin cos exp log: LLVM's are within 1.5 ulp of exact (codegen/llvm/mathlib.py)
+# tanh sigmoid erf: the reference computes the eager kernels' formulas, which themselves are up
+# to 4 ulp from the exact value (float64 erf), and a backend's formulas may err as much again.
+ACTIVATION_ULPS = 8
+
+
+@dataclass(frozen=True)
+class OpCase:
+    """How an op is graded."""
+
+    kind: str  # which kernel tries it: 'unary', 'binary', 'compare', 'where', 'pow', ...
+    dtypes: frozenset[str]  # the dtypes it is graded on (if the backend claims them)
+    ulps: float = EXACT  # the error allowed, see above
+    domain: float = math.inf  # finite inputs with |x| > domain are left out
+    signed_zero: bool = True  # whether -0.0 and +0.0 answers must match too
+
+
+OP_CASES = {
+    "load": OpCase("load", ALL),
+    "constant": OpCase("constant", ALL),
+    "to_dtype": OpCase("to_dtype", ALL),  # graded by test_to_dtype, for every pair of dtypes
+    "add": OpCase("binary", FLOATS | INTS),
+    "sub": OpCase("binary", FLOATS | INTS),
+    "mul": OpCase("binary", FLOATS | INTS),
+    "div": OpCase("binary", FLOATS),
+    "neg": OpCase("unary", FLOATS | INTS),
+    "abs": OpCase("unary", FLOATS | INTS),
+    "pow": OpCase("pow", FLOATS),  # tolerance per exponent: pow_ulps
+    "sin": OpCase("unary", FLOATS, MATH_ULPS, SIN_COS_DOMAIN),
+    "cos": OpCase("unary", FLOATS, MATH_ULPS, SIN_COS_DOMAIN),
+    "exp": OpCase("unary", FLOATS, MATH_ULPS),
+    "log": OpCase("unary", FLOATS, MATH_ULPS),
+    "tanh": OpCase("unary", FLOATS, ACTIVATION_ULPS),
+    "sigmoid": OpCase("unary", FLOATS, ACTIVATION_ULPS),
+    "erf": OpCase("unary", FLOATS, ACTIVATION_ULPS),
+    # NOTE: which zero max(-0.0, +0.0) gives is left open: numpy's maximum returns its first
+    # argument, IEEE 754-2019's maximum (llvm.maximum) returns +0.0.
+    "maximum": OpCase("binary", ALL, signed_zero=False),
+    "minimum": OpCase("binary", ALL, signed_zero=False),
+    "eq": OpCase("compare", ALL),
+    "ne": OpCase("compare", ALL),
+    "lt": OpCase("compare", ALL),
+    "le": OpCase("compare", ALL),
+    "where": OpCase("where", ALL),
+}
+
+# pow's exponent is a number fixed in the kernel; each is tried on every input.
+EXPONENTS = (0, 1, 2, 3, -1, -2, 7, -3, 0.5, -0.5, 1.5, 2.5, 1 / 3, 2.0, 65, 100)
+
+RANDOM_COUNT = 256  # ordinary values per kernel, besides the special ones
+
+
+def pow_ulps(x: np.ndarray, exponent: float) -> np.ndarray:
+    """The tolerance of x ** c, per element: MATH_ULPS + 2 |c| max(1, |ln |x||).
+
+    x ** n by repeated squaring errs by ~|n| ulp (each squaring doubles the error before it);
+    exp(c * log x) turns the relative error of y = c * log x (log's ulp, and the product's
+    rounding: ~2 ulp) into a relative error of the result of ~2|y| ulp.
+    """
+    with np.errstate(divide="ignore"):
+        log_x = np.abs(np.log(np.abs(x.astype(np.float64))))
+    log_x[~np.isfinite(log_x)] = 0  # x = 0 or inf: the answer is exact (0, 1 or inf)
+    return MATH_ULPS + 2 * abs(exponent) * np.maximum(1.0, log_x)
+
+
+def op_cases(backend: Backend) -> list[tuple[str, str]]:
+    """(op, dtype) for every op but to_dtype, on every dtype the backend claims that it takes."""
+    return [
+        (op, dtype)
+        for op in LOOP_IR_OPS
+        if op != "to_dtype"
+        for dtype in sorted(OP_CASES[op].dtypes & backend.dtypes)
+    ]
+
+
+def test_every_loop_ir_op_is_graded():
+    assert sorted(OP_CASES) == LOOP_IR_OPS
+
+
+@pytest.mark.backend_cases("op, dtype", op_cases)
+def test_op(backend: Backend, op: str, dtype: str):
+    case = OP_CASES[op]
+    program, inputs, where = BUILDERS[case.kind](op, np.dtype(dtype), case.domain)
+    expected = run_reference(program, inputs)
+    got = run_backend(backend, program, inputs, expected)
+    if case.kind == "pow":
+        for k, exponent in enumerate(EXPONENTS):
+            name = f"buf{k}"
+            ulps = pow_ulps(inputs["x"], exponent)
+            assert_agrees(
+                {name: got[name]}, {name: expected[name]}, ulps, {**where, "exponent": exponent}
+            )
+        return
+    if not case.signed_zero:
+        got = {name: _unsigned_zero(value) for name, value in got.items()}
+        expected = {name: _unsigned_zero(value) for name, value in expected.items()}
+    assert_agrees(got, expected, case.ulps, where)
+
+
+def to_dtype_cases(backend: Backend) -> list[tuple[str, str]]:
+    claimed = sorted(OP_CASES["to_dtype"].dtypes & backend.dtypes)
+    return [(source, target) for source in claimed for target in claimed]
+
+
+@pytest.mark.backend_cases("source, target", to_dtype_cases)
+def test_to_dtype(backend: Backend, source: str, target: str):
+    x = _values(np.dtype(source))
+    if np.dtype(source).kind == "f" and np.dtype(target).kind == "i":
+        info = np.iinfo(target)  # a float out of the int's range has no defined conversion
+        x = x[np.isfinite(x) & (x > info.min) & (x < info.max)]
+    program, inputs = _pointwise(
+        [x], get_dtype(target), lambda a: ops.to_dtype(a, get_dtype(target))
+    )
+    expected = run_reference(program, inputs)
+    got = run_backend(backend, program, inputs, expected)
+    assert_agrees(got, expected, EXACT, {"x": x})
+
+
+# ---- the kernels -------------------------------------------------------------------------
+
+
+def _values(dtype: np.dtype, domain: float = math.inf) -> np.ndarray:
+    """The special values of `dtype` and RANDOM_COUNT ordinary ones, within the domain."""
+    x = np.concatenate([special_values(dtype), random_values(dtype, RANDOM_COUNT, seed=1)])
+    if dtype.kind == "f":
+        x = x[~(np.abs(x) > domain) | ~np.isfinite(x)]
+    return x
+
+
+def _pairs(dtype: np.dtype, domain: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of special values, then pairs of ordinary values, as two flat arrays."""
+    special = special_values(dtype)
+    x, y = (a.ravel() for a in np.meshgrid(special, special, indexing="ij"))
+    return (
+        np.concatenate([x, random_values(dtype, RANDOM_COUNT, seed=2)]),
+        np.concatenate([y, random_values(dtype, RANDOM_COUNT, seed=3)]),
+    )
+
+
+def _pointwise(arrays, dtype, body) -> tuple[LoweredProgram, dict[str, np.ndarray]]:
+    """buf0[i] = body(x[i], y[i], ...) over 1-d inputs named x, y, c, ..."""
+    names = ["x", "y", "z"][: len(arrays)]
+    buffers = [input_buffer(name, a) for name, a in zip(names, arrays, strict=True)]
+
+    def inner_fn(index):
+        return body(*(load(b, index) for b in buffers))
+
+    out = computed("buf0", Pointwise(dtype, arrays[0].shape, inner_fn))
+    return program_of(buffers, [out]), dict(zip(names, arrays, strict=True))
+
+
+def _load(op, dtype, domain):
+    x = _values(dtype)
+    return (*_pointwise([x], get_dtype(dtype.name), lambda a: a), {"x": x})
+
+
+def _constant(op, dtype, domain):
+    values = special_values(dtype).tolist()
+    if dtype.kind == "f":
+        values += [0.1, 1 / 3, 1e-40, -2.5e-310]  # rounded to the dtype: 1e-40 is subnormal
+    buffers = [
+        computed(f"buf{k}", Pointwise(get_dtype(dtype.name), (3,),
+                                      lambda index, v=v: ops.constant(v, get_dtype(dtype.name))))
+        for k, v in enumerate(values)
+    ]  # fmt: skip
+    return program_of([], buffers), {}, {}
+
+
+def _unary(op, dtype, domain):
+    x = _values(dtype, domain)
+    return (*_pointwise([x], get_dtype(dtype.name), getattr(ops, op)), {"x": x})
+
+
+def _binary(op, dtype, domain):
+    x, y = _pairs(dtype, domain)
+    return (*_pointwise([x, y], get_dtype(dtype.name), getattr(ops, op)), {"x": x, "y": y})
+
+
+def _compare(op, dtype, domain):
+    x, y = _pairs(dtype, domain)
+    return (*_pointwise([x, y], get_dtype("bool"), getattr(ops, op)), {"x": x, "y": y})
+
+
+def _where(op, dtype, domain):
+    a, b = _pairs(dtype, domain)
+    condition = random_values(np.dtype(bool), a.size, seed=4)
+    program, inputs = _pointwise([condition, a, b], get_dtype(dtype.name), ops.where)
+    return program, inputs, {"condition": condition, "a": a, "b": b}
+
+
+def _pow(op, dtype, domain):
+    x = _values(dtype, domain)
+    base = input_buffer("x", x)
+    buffers = [
+        computed(f"buf{k}", Pointwise(get_dtype(dtype.name), x.shape,
+                                      lambda index, e=e: ops.pow(load(base, index), e)))
+        for k, e in enumerate(EXPONENTS)
+    ]  # fmt: skip
+    return program_of([base], buffers), {"x": x}, {"x": x}
+
+
+BUILDERS = {
+    "load": _load,
+    "constant": _constant,
+    "unary": _unary,
+    "binary": _binary,
+    "compare": _compare,
+    "where": _where,
+    "pow": _pow,
+}
+
+
+def _unsigned_zero(a: np.ndarray) -> np.ndarray:
+    return a + 0 if a.dtype.kind == "f" else a  # -0.0 + 0 is +0.0
