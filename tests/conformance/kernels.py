@@ -169,6 +169,30 @@ def _dtype(program: LoweredProgram, name: str) -> np.dtype:
     return program.buffer(name).layout.dtype.np
 
 
+# ---- tolerances ---------------------------------------------------------------------------
+
+# Tolerances, in units in the last place (ulp) of the result, against the reference interpreter
+# (numpy). Both sides may round: a backend within 2 ulp of the exact answer and numpy within
+# 1 ulp of it can be 3 ulp apart. 0 asks for the same bits, which IEEE 754 fixes for +-*/,
+# comparisons, conversions and copies.
+EXACT = 0
+MATH_ULPS = 4  # sin cos exp log: LLVM's are within 1.5 ulp of exact (codegen/llvm/mathlib.py)
+# tanh sigmoid erf: the reference computes the eager kernels' formulas, which themselves are up
+# to 4 ulp from the exact value (float64 erf), and a backend's formulas may err as much again.
+ACTIVATION_ULPS = 8
+
+
+def sum_ulps(terms: np.ndarray, dims: Sequence[int], keepdim: bool, want: np.ndarray) -> Any:
+    """The tolerance of a sum of `terms` over `dims`, in ulp of each result `want`:
+    count * eps * sum |term| (the bound on adding the same terms in any order), plus an ulp
+    for the final rounding. A reduction's order is not fixed, so this is what may differ."""
+    count = int(np.prod([terms.shape[d] for d in dims]))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        magnitude = np.sum(np.abs(terms.astype(np.float64)), axis=tuple(dims), keepdims=keepdim)
+        bound = count * np.finfo(terms.dtype).eps * magnitude
+        return 1 + bound / np.spacing(np.abs(want)).astype(np.float64)
+
+
 # ---- comparing ----------------------------------------------------------------------------
 
 
@@ -233,12 +257,6 @@ def assert_agrees(
                 f"  at {tuple(map(int, where))}: {at} got {g[where]!r}, want {w[where]!r}{error}"
             )
         raise AssertionError("\n".join(lines))
-
-
-def sum_tolerance(terms_abs_sum: np.ndarray, count: int, dtype: np.dtype) -> np.ndarray:
-    """How far two sums of the same `count` terms may differ when added in different orders:
-    count * eps * sum |term| (the classic bound, gamma_n, for any order of summation)."""
-    return max(count, 1) * float(np.finfo(dtype).eps) * terms_abs_sum
 
 
 # ---- values -------------------------------------------------------------------------------

@@ -19,6 +19,9 @@ from ir.nodes import LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, ops
 from minitorch.dtype import get_dtype
 from tests.conformance.kernels import (
+    ACTIVATION_ULPS,
+    EXACT,
+    MATH_ULPS,
     SIN_COS_DOMAIN,
     assert_agrees,
     computed,
@@ -37,16 +40,6 @@ LOOP_IR_OPS = sorted(name for name in vars(OpsHandler) if not name.startswith("_
 FLOATS = frozenset({"float32", "float64"})
 INTS = frozenset({"int32", "int64"})
 ALL = FLOATS | INTS | {"bool"}
-
-# Tolerances, in units in the last place of the result, against the reference interpreter
-# (numpy). Both sides may round: a backend within 2 ulp of the exact answer and numpy within
-# 1 ulp of it can be 3 ulp apart. 0 asks for the same bits, which IEEE 754 fixes for +-*/,
-# comparisons, conversions and copies.
-EXACT = 0
-MATH_ULPS = 4  # sin cos exp log: LLVM's are within 1.5 ulp of exact (codegen/llvm/mathlib.py)
-# tanh sigmoid erf: the reference computes the eager kernels' formulas, which themselves are up
-# to 4 ulp from the exact value (float64 erf), and a backend's formulas may err as much again.
-ACTIVATION_ULPS = 8
 
 
 @dataclass(frozen=True)
