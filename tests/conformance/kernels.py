@@ -94,6 +94,51 @@ def reduction(
     return Reduction(x.layout.dtype, ranges, reduction_ranges, reduction_type, inner_fn)
 
 
+# ---- values -------------------------------------------------------------------------------
+
+# Finite inputs of sin and cos are tried up to this magnitude: the range where every backend
+# must agree with the reference (LLVM's are good to 2**50, see codegen/llvm/mathlib.py).
+SIN_COS_DOMAIN = 1e4
+
+
+def special_values(dtype: np.dtype) -> np.ndarray:
+    """The edge cases of a dtype: for floats ±0, ±inf, NaN, subnormals, the extremes, the
+    edges of exp's range, and a few ordinary numbers; for ints the extremes."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return np.array([False, True])
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        extremes = [info.min, info.min + 1, info.max - 1, info.max]
+        return np.array([0, 1, -1, 2, -2, 3, 7, -100, 1000, *extremes], dtype)
+    info = np.finfo(dtype)
+    tiny = info.smallest_subnormal
+    values = [
+        0.0, -0.0, np.inf, -np.inf, np.nan,
+        tiny, -tiny, info.smallest_normal - tiny, info.smallest_normal, -info.smallest_normal,
+        1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, np.pi, -np.e, 10.0, -10.0,
+        info.eps, 1.0 + info.eps, 1.0 - info.epsneg, 1e-3,
+        88.5, -88.5, 104.0, -104.0, 709.5, -709.5, 746.0, -746.0,  # where exp overflows
+        SIN_COS_DOMAIN, -SIN_COS_DOMAIN, 1e30, -1e30, info.max, -info.max,
+    ]  # fmt: skip
+    with np.errstate(over="ignore"):
+        return np.array(values, dtype=np.float64).astype(dtype)
+
+
+def random_values(dtype: np.dtype, n: int, seed: int) -> np.ndarray:
+    """`n` ordinary values, the same for the same seed: half within ±4, half of magnitudes
+    spread evenly over 1e-5 .. 1e5 (log-uniform) with random signs."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    if dtype.kind == "b":
+        return rng.random(n) < 0.5
+    if dtype.kind == "i":
+        return rng.integers(-1000, 1000, n).astype(dtype)
+    near = rng.uniform(-4, 4, n - n // 2)
+    far = np.exp(rng.uniform(np.log(1e-5), np.log(1e5), n // 2)) * rng.choice([-1, 1], n // 2)
+    return np.concatenate([near, far]).astype(dtype)
+
+
 # ---- running them -------------------------------------------------------------------------
 
 
@@ -252,53 +297,12 @@ def assert_agrees(
             at = ", ".join(
                 f"{k}={np.broadcast_to(v, w.shape)[where]!r}" for k, v in (inputs or {}).items()
             )
-            error = f" ({ulp_distance(g[where], w[where]):.3g} ulp)" if w.dtype.kind == "f" else ""
+            error = ""
+            if w.dtype.kind == "f":
+                error = f" ({ulp_distance(g[where], w[where]):.3g} ulp)"
+                if g[where] == w[where]:
+                    error = " (the other zero)"
             lines.append(
                 f"  at {tuple(map(int, where))}: {at} got {g[where]!r}, want {w[where]!r}{error}"
             )
         raise AssertionError("\n".join(lines))
-
-
-# ---- values -------------------------------------------------------------------------------
-
-# Finite inputs of sin and cos are tried up to this magnitude: the range where every backend
-# must agree with the reference (LLVM's are good to 2**50, see codegen/llvm/mathlib.py).
-SIN_COS_DOMAIN = 1e4
-
-
-def special_values(dtype: np.dtype) -> np.ndarray:
-    """The edge cases of a dtype: for floats ±0, ±inf, NaN, subnormals, the extremes, the
-    edges of exp's range, and a few ordinary numbers; for ints the extremes."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return np.array([False, True])
-    if dtype.kind == "i":
-        info = np.iinfo(dtype)
-        extremes = [info.min, info.min + 1, info.max - 1, info.max]
-        return np.array([0, 1, -1, 2, -2, 3, 7, -100, 1000, *extremes], dtype)
-    info = np.finfo(dtype)
-    tiny = info.smallest_subnormal
-    values = [
-        0.0, -0.0, np.inf, -np.inf, np.nan,
-        tiny, -tiny, info.smallest_normal - tiny, info.smallest_normal, -info.smallest_normal,
-        1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, np.pi, -np.e, 10.0, -10.0,
-        info.eps, 1.0 + info.eps, 1.0 - info.epsneg, 1e-3,
-        88.5, -88.5, 104.0, -104.0, 709.5, -709.5, 746.0, -746.0,  # where exp overflows
-        SIN_COS_DOMAIN, -SIN_COS_DOMAIN, 1e30, -1e30, info.max, -info.max,
-    ]  # fmt: skip
-    with np.errstate(over="ignore"):
-        return np.array(values, dtype=np.float64).astype(dtype)
-
-
-def random_values(dtype: np.dtype, n: int, seed: int) -> np.ndarray:
-    """`n` ordinary values, the same for the same seed: half within ±4, half of magnitudes
-    spread evenly over 1e-5 .. 1e5 (log-uniform) with random signs."""
-    dtype = np.dtype(dtype)
-    rng = np.random.default_rng(seed)
-    if dtype.kind == "b":
-        return rng.random(n) < 0.5
-    if dtype.kind == "i":
-        return rng.integers(-1000, 1000, n).astype(dtype)
-    near = rng.uniform(-4, 4, n - n // 2)
-    far = np.exp(rng.uniform(np.log(1e-5), np.log(1e5), n // 2)) * rng.choice([-1, 1], n // 2)
-    return np.concatenate([near, far]).astype(dtype)

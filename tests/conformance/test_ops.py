@@ -34,7 +34,7 @@ from tests.conformance.kernels import (
     special_values,
 )
 
-# Every op a loop body may call.
+# Every op a loop body may call: the methods of OpsHandler.
 LOOP_IR_OPS = sorted(name for name in vars(OpsHandler) if not name.startswith("_"))
 
 FLOATS = frozenset({"float32", "float64"})
@@ -48,7 +48,7 @@ class OpCase:
 
     kind: str  # which kernel tries it: 'unary', 'binary', 'compare', 'where', 'pow', ...
     dtypes: frozenset[str]  # the dtypes it is graded on (if the backend claims them)
-    ulps: float = EXACT  # the error allowed, see above
+    ulps: float = EXACT  # the error allowed (the tolerances in kernels.py)
     domain: float = math.inf  # finite inputs with |x| > domain are left out
     signed_zero: bool = True  # whether -0.0 and +0.0 answers must match too
 
@@ -118,7 +118,7 @@ def test_every_loop_ir_op_is_graded():
 @pytest.mark.backend_cases("op, dtype", op_cases)
 def test_op(backend: Backend, op: str, dtype: str):
     case = OP_CASES[op]
-    program, inputs, where = BUILDERS[case.kind](op, np.dtype(dtype), case.domain)
+    program, inputs, shown = BUILDERS[case.kind](op, np.dtype(dtype), case.domain)
     expected = run_reference(program, inputs)
     got = run_backend(backend, program, inputs, expected)
     if case.kind == "pow":
@@ -126,13 +126,13 @@ def test_op(backend: Backend, op: str, dtype: str):
             name = f"buf{k}"
             ulps = pow_ulps(inputs["x"], exponent)
             assert_agrees(
-                {name: got[name]}, {name: expected[name]}, ulps, {**where, "exponent": exponent}
+                {name: got[name]}, {name: expected[name]}, ulps, {**shown, "exponent": exponent}
             )
         return
     if not case.signed_zero:
         got = {name: _unsigned_zero(value) for name, value in got.items()}
         expected = {name: _unsigned_zero(value) for name, value in expected.items()}
-    assert_agrees(got, expected, case.ulps, where)
+    assert_agrees(got, expected, case.ulps, shown)
 
 
 def to_dtype_cases(backend: Backend) -> list[tuple[str, str]]:
@@ -155,6 +155,8 @@ def test_to_dtype(backend: Backend, source: str, target: str):
 
 
 # ---- the kernels -------------------------------------------------------------------------
+# BUILDERS[kind](op, dtype, domain) -> (program, its inputs by name, the inputs to show for each
+# output element when it is wrong)
 
 
 def _values(dtype: np.dtype, domain: float = math.inf) -> np.ndarray:
@@ -165,7 +167,7 @@ def _values(dtype: np.dtype, domain: float = math.inf) -> np.ndarray:
     return x
 
 
-def _pairs(dtype: np.dtype, domain: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+def _pairs(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of special values, then pairs of ordinary values, as two flat arrays."""
     special = special_values(dtype)
     x, y = (a.ravel() for a in np.meshgrid(special, special, indexing="ij"))
@@ -176,7 +178,7 @@ def _pairs(dtype: np.dtype, domain: float = math.inf) -> tuple[np.ndarray, np.nd
 
 
 def _pointwise(arrays, dtype, body) -> tuple[LoweredProgram, dict[str, np.ndarray]]:
-    """buf0[i] = body(x[i], y[i], ...) over 1-d inputs named x, y, c, ..."""
+    """buf0[i] = body(x[i], y[i], ...) over 1-d inputs, named x, y, z in order."""
     names = ["x", "y", "z"][: len(arrays)]
     buffers = [input_buffer(name, a) for name, a in zip(names, arrays, strict=True)]
 
@@ -195,7 +197,8 @@ def _load(op, dtype, domain):
 def _constant(op, dtype, domain):
     values = special_values(dtype).tolist()
     if dtype.kind == "f":
-        values += [0.1, 1 / 3, 1e-40, -2.5e-310]  # rounded to the dtype: 1e-40 is subnormal
+        # rounded to the dtype: in float32 1e-40 is subnormal and -2.5e-310 is -0.0
+        values += [0.1, 1 / 3, 1e-40, -2.5e-310]
     buffers = [
         computed(f"buf{k}", Pointwise(get_dtype(dtype.name), (3,),
                                       lambda index, v=v: ops.constant(v, get_dtype(dtype.name))))
@@ -210,17 +213,17 @@ def _unary(op, dtype, domain):
 
 
 def _binary(op, dtype, domain):
-    x, y = _pairs(dtype, domain)
+    x, y = _pairs(dtype)
     return (*_pointwise([x, y], get_dtype(dtype.name), getattr(ops, op)), {"x": x, "y": y})
 
 
 def _compare(op, dtype, domain):
-    x, y = _pairs(dtype, domain)
+    x, y = _pairs(dtype)
     return (*_pointwise([x, y], get_dtype("bool"), getattr(ops, op)), {"x": x, "y": y})
 
 
 def _where(op, dtype, domain):
-    a, b = _pairs(dtype, domain)
+    a, b = _pairs(dtype)
     condition = random_values(np.dtype(bool), a.size, seed=4)
     program, inputs = _pointwise([condition, a, b], get_dtype(dtype.name), ops.where)
     return program, inputs, {"condition": condition, "a": a, "b": b}
