@@ -71,8 +71,9 @@ OP_CASES = {
     "tanh": OpCase("unary", FLOATS, ACTIVATION_ULPS),
     "sigmoid": OpCase("unary", FLOATS, ACTIVATION_ULPS),
     "erf": OpCase("unary", FLOATS, ACTIVATION_ULPS),
-    # NOTE: which zero max(-0.0, +0.0) gives is left open: numpy's maximum returns its first
-    # argument, IEEE 754-2019's maximum (llvm.maximum) returns +0.0.
+    # NOTE: which zero max(-0.0, +0.0) gives is left open: numpy's maximum goes by argument
+    # order (max(-0.0, 0.0) is 0.0, max(0.0, -0.0) is -0.0), IEEE 754-2019's (llvm.maximum)
+    # always gives +0.0, and its minimum -0.0.
     "maximum": OpCase("binary", ALL, signed_zero=False),
     "minimum": OpCase("binary", ALL, signed_zero=False),
     "eq": OpCase("compare", ALL),
