@@ -62,6 +62,11 @@ def load(buffer: InputBuffer | ComputedBuffer, index: Sequence[Expr]) -> Any:
     return ops.load(buffer.name, buffer.layout.indexer()(tuple(index)))
 
 
+def float_dtypes(backend: Backend) -> list[str]:
+    """The float dtypes `backend` claims, in order."""
+    return sorted({"float32", "float64"} & backend.dtypes)
+
+
 def program_of(inputs: Sequence[InputBuffer], buffers: Sequence[ComputedBuffer]) -> LoweredProgram:
     """A program that computes `buffers` in order and returns every one of them."""
     return LoweredProgram(tuple(inputs), tuple(buffers), tuple(b.name for b in buffers))

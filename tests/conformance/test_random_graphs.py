@@ -19,7 +19,7 @@ import minitorch
 from codegen.backend import Backend
 from codegen.fallback import has_fallbacks
 from ir.lowering import lower_graph
-from tests.conformance.kernels import assert_agrees, run_backend, run_reference
+from tests.conformance.kernels import assert_agrees, float_dtypes, run_backend, run_reference
 from tracer.aot import make_fx
 
 SEEDS = range(50)
@@ -129,7 +129,7 @@ def _random_step(rng: np.random.Generator, values: list) -> Callable | None:
 
 def random_graph_cases(backend: Backend) -> list[tuple[int, str]]:
     """One dtype per seed, taking turns among the float dtypes the backend claims."""
-    dtypes = sorted({"float32", "float64"} & backend.dtypes)
+    dtypes = float_dtypes(backend)
     return [(seed, dtypes[seed % len(dtypes)]) for seed in SEEDS] if dtypes else []
 
 

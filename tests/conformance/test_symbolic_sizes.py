@@ -46,9 +46,9 @@ STATIC_SIZES = [(0, 3), (3, 0), (1, 1), (1, 5), (7, 1)]
 
 def _inputs(s0: Size, s1: Size) -> tuple[InputBuffer, InputBuffer]:
     """x: (s0, s1) and y: (s1,), row-major."""
-    return InputBuffer("x", contiguous((s0, s1), float32)), InputBuffer(
-        "y", contiguous((s1,), float32)
-    )
+    x = InputBuffer("x", contiguous((s0, s1), float32))
+    y = InputBuffer("y", contiguous((s1,), float32))
+    return x, y
 
 
 def broadcast_pointwise(s0: Size, s1: Size) -> LoweredProgram:
@@ -120,9 +120,11 @@ def test_one_program_at_every_size(backend: Backend, case: str):
             assert_agrees({name: got[name]}, {name: want}, ulps, {"sizes": f"s0={s0}, s1={s1}"})
 
 
-def _sum_ulps(name: str, x: np.ndarray, want: np.ndarray) -> np.ndarray | int:
-    dims, keepdim = {"buf0": ((1,), False), "buf1": ((0,), True), "buf2": ((0, 1), False)}.get(
-        name,
-        ((0,), True),  # buf3 = x - the column sums: the sums' error, and one rounding
-    )
+# row_and_column_sums' outputs -> the dims and keepdim of the sum each holds or reads; buf3
+# = x - the column sums carries their error, and one more rounding
+SUMS = {"buf0": ((1,), False), "buf1": ((0,), True), "buf2": ((0, 1), False), "buf3": ((0,), True)}
+
+
+def _sum_ulps(name: str, x: np.ndarray, want: np.ndarray) -> np.ndarray:
+    dims, keepdim = SUMS[name]
     return sum_ulps(x, dims, keepdim, want) + (name == "buf3")
