@@ -1,5 +1,6 @@
 # make demo: create .venv if needed, install, run the sincos walkthrough
-# make test: install the dev extras, run ruff and the whole suite on Python 3.11, then the
+# make test: install the dev extras, run ruff, lint-imports (the direction of imports between
+#            the stages; contracts in pyproject.toml) and the whole suite on Python 3.11, then the
 #            bytecode-capture tests on 3.12 and 3.13 where those interpreters exist
 
 # A working Python 3.11 if this machine has one, else python3.
@@ -24,6 +25,7 @@ demo: $(VENV)/.installed
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 test: lint
 	$(VENV)/bin/python --version

@@ -1,7 +1,13 @@
 """Stage 4 of the pipeline: code generation, from fused kernels to something that runs.
 
-    backend.py    the interface a target implements (Backend, CompiledKernel); how to add one
-    inductor.py   the back half of the compiler: lower, schedule, compile each kernel, run
-    allocator.py  a caching allocator for the buffers compiled graphs fill
-    llvm/         the CPU backend: LLVM IR through llvmlite, vectorized, multi-threaded
+Imports only `ir` and the eager core: a code generator never sees a graph.
+
+    backend.py       the Backend protocol a target implements (capabilities, compile_kernel)
+    registry.py      the code generators by name, and the default one per device
+    interpreter.py   the reference interpreter as a backend: the definition, slow
+    numpy_source.py  numpy source code, compiled with exec: the course's worked backend
+    allocator.py     a caching allocator for the buffers compiled graphs fill
+    llvm/            the CPU backend: LLVM IR through llvmlite, vectorized, multi-threaded
+
+The driver that calls them (lower, schedule, compile each kernel, run) is minitorch/compile/.
 """

@@ -45,8 +45,8 @@ To write one (C source, WebAssembly, a GPU):
 A flat index counts elements from the array's element (0, 0, ...), and may be negative for an
 array with negative strides: the address is `data pointer + index * itemsize`.
 
-codegen/c/backend.py is the small worked example (C source, compiled by the system's `cc`);
-codegen/llvm/backend.py is the fast one.
+codegen/numpy_source.py is the small worked example (Python source over numpy, compiled with
+`exec`); codegen/llvm/backend.py is the fast one.
 """
 
 from __future__ import annotations

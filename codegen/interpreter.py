@@ -29,17 +29,16 @@ class InterpretedKernel(CompiledKernel):
         self.kernel = kernel
 
     def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
-        run_kernel(self.kernel, buffers)
+        run_kernel(self.kernel, buffers, sizes)
 
 
 class InterpreterBackend(Backend):
     """Runs every kernel through ir/interpreter.py."""
 
     name = "interpreter"
+    symbolic_sizes = True  # run_kernel evaluates ranges and indices at the sizes it is given
 
     def compile_kernel(
         self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
     ) -> InterpretedKernel:
         return InterpretedKernel(kernel)
-
-

@@ -27,22 +27,34 @@ def _interpreter() -> Backend:
     return InterpreterBackend()
 
 
+def _numpy() -> Backend:
+    from codegen.numpy_source import NumpySourceBackend
+
+    return NumpySourceBackend()
+
+
 # name -> a function that makes the backend (called once, on first use)
-_FACTORIES: dict[str, Callable[[], Backend]] = {"llvm": _llvm, "interpreter": _interpreter}
+_FACTORIES: dict[str, Callable[[], Backend]] = {
+    "llvm": _llvm,
+    "interpreter": _interpreter,
+    "numpy": _numpy,
+}
 _MADE: dict[str, Backend] = {}
 
 # device type -> the backend its tensors are compiled with by default
 DEFAULT_FOR_DEVICE = {"cpu": "llvm"}
 
 
-def register_backend(backend: Backend) -> Backend:
-    """Make `backend` available under `backend.name`; a name can be registered once."""
+def register_backend(backend: Backend, name: str | None = None) -> Backend:
+    """Make `backend` available under `name` (its own `backend.name` by default); a name can be
+    registered once."""
     if not isinstance(backend, Backend):
         raise CompileError(f"register_backend: expected a codegen.backend.Backend, got "
                            f"{type(backend).__name__}")
-    if backend.name in _FACTORIES:
-        raise CompileError(f"a backend named {backend.name!r} is already registered")
-    _FACTORIES[backend.name] = lambda: backend
+    name = name or backend.name
+    if name in _FACTORIES:
+        raise CompileError(f"a backend named {name!r} is already registered")
+    _FACTORIES[name] = lambda: backend
     return backend
 
 

@@ -1,15 +1,18 @@
 """Stage 3 of the pipeline: the loop-level IR (Inductor's IR, made small).
 
-The files, in the order they run:
+Imports only the eager core and `tracer.fx` (the graph IR it lowers). The files, in the order
+they run:
 
     indexing.py     symbolic integer index expressions (`4*i0 + i1`)
     ops_handler.py  the swappable `ops` that gives loop bodies their meaning
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
+    segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     scheduler.py    buffers -> fused kernels (one loop nest each)
     memory.py       which buffers a kernel must store, and which live in registers only
     interpreter.py  the reference meaning of all of the above, in numpy
+    symbolic.py     sizes read back as symbols s0, s1, ... from sentinel-size traces
 
 The stage in three calls, each importable from its module:
 

@@ -29,6 +29,7 @@ classes below unless it wants to.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union
@@ -208,6 +209,21 @@ class Mod(Expr):
 def index_vars(prefix: str, n: int) -> tuple[Var, ...]:
     """The loop variables of an n-deep loop nest: index_vars('i', 2) == (Var('i0'), Var('i1'))."""
     return tuple(Var(f"{prefix}{k}") for k in range(n))
+
+
+def size_symbols(n: int) -> tuple[Var, ...]:
+    """The first n size symbols, s0, s1, ...: the sizes of a kernel compiled for any size
+    ([Note: symbolic sizes] in ir/symbolic.py)."""
+    return index_vars("s", n)
+
+
+def is_size_symbol(name: str) -> bool:
+    """Whether `name` is a size symbol: 's' then digits ('s0', 's12'), never 'scale' or 's_buf'.
+
+    A backend that is handed the symbols a kernel takes (compile_kernel's `sizes`) should use
+    those instead; this is for checking such a list.
+    """
+    return re.fullmatch(r"s[0-9]+", name) is not None
 
 
 def as_expr(value: IntLike) -> Expr:

@@ -6,19 +6,22 @@ This file is the definition of the loop IR; every backend is tested against it. 
     for index in product(ranges):                       # row-major
         for node in nodes:
             Pointwise: v = inner_fn(index)
-            Reduction: acc = 0; for rindex in product(reduction_ranges):
-                                    acc = acc + inner_fn(index, rindex)
+            Reduction: acc = identity; for rindex in product(reduction_ranges):
+                                           acc = combine(acc, inner_fn(index, rindex))
                        v = acc
             remember v as the value of node.name at this index
             if node.name in writes: store v at node.layout.indexer()(index)
 
-and a load of a node remembered at this index returns the remembered value.
+and a load of a node remembered at this index returns the remembered value. The reductions
+(`sum`, `max`, `min`: ir/ops_handler.py's REDUCTIONS) and every op a body may call are defined
+by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and index expressions may
+mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel` takes their values.
 
 We run all iterations at once instead of one by one: each loop variable is an `np.arange`
 shaped to broadcast along its own axis (i0 has shape (n0, 1), i1 shape (1, n1)), so an index
 expression like `4*i0 + i1` evaluates to the array of every offset, a load is one gather, and
 `ops.sin` is one `np.sin` over the whole iteration space. A reduction evaluates its body over
-ranges + reduction_ranges and sums the reduction axes away.
+ranges + reduction_ranges and reduces the reduction axes away.
 
 Values carry their dtype, and the ops check what a typed backend would need: both operands of a
 binary op have the same dtype, and a node computes exactly its declared dtype.
@@ -30,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ir.indexing import Expr, index_vars
+from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.memory import allocate
 from ir.nodes import Layout, LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
@@ -41,15 +44,22 @@ from minitorch.ops import pointwise_kernels
 
 
 class NumpyHandler(OpsHandler):
-    """Values are numpy arrays holding one element per iteration of the kernel."""
+    """Values are numpy arrays holding one element per iteration of the kernel.
+
+    It implements every op, composite ones too: this handler is what the ops *mean* ([Note:
+    the loop-IR ops]), so each is one numpy function, or the eager kernel where the op
+    table has one (sigmoid, erf), never a decomposition that could round differently.
+    """
 
     def __init__(
-        self, memory: dict[str, np.ndarray], loop_vars: dict[str, np.ndarray], shape: tuple
+        self, memory: dict[str, np.ndarray], loop_vars: dict[str, np.ndarray | int], shape: tuple
     ) -> None:
         self.memory = memory  # buffer name -> the array holding it (any strides)
         self.shape = shape  # the iteration space: ranges + reduction_ranges
-        self.loop_vars = loop_vars  # 'i0' -> np.arange(n0) shaped to broadcast along axis 0
+        self.loop_vars = loop_vars  # 'i0' -> np.arange(n0) shaped along axis 0; 's0' -> 7
         self.registers: dict[str, tuple[Expr, np.ndarray]] = {}  # name -> (store index, value)
+
+    # -- core ops ------------------------------------------------------------------------------
 
     def load(self, name: str, index: Expr) -> np.ndarray:
         if name in self.registers:
@@ -66,14 +76,14 @@ class NumpyHandler(OpsHandler):
     def constant(self, value: float | int, dtype: DType) -> np.ndarray:
         return np.asarray(value, dtype=dtype.np)
 
+    def constant_like(self, value: float | int, like: np.ndarray) -> np.ndarray:
+        return np.asarray(value, dtype=np.result_type(like))
+
     def to_dtype(self, a: np.ndarray, dtype: DType) -> np.ndarray:
         return np.asarray(a).astype(dtype.np)
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.add(a, b, dtype=_same_dtype("add", a, b))
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
 
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.multiply(a, b, dtype=_same_dtype("mul", a, b))
@@ -81,8 +91,8 @@ class NumpyHandler(OpsHandler):
     def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.true_divide(a, b, dtype=_same_dtype("div", a, b))
 
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        return np.negative(a)
+    def abs(self, a: np.ndarray) -> np.ndarray:
+        return np.abs(a)
 
     def pow(self, a: np.ndarray, exponent: float | int) -> np.ndarray:
         return np.power(a, np.asarray(exponent, dtype=a.dtype))  # a.dtype, not float64
@@ -99,32 +109,13 @@ class NumpyHandler(OpsHandler):
     def log(self, a: np.ndarray) -> np.ndarray:
         return np.log(a)
 
-    def abs(self, a: np.ndarray) -> np.ndarray:
-        return np.abs(a)
-
-    def tanh(self, a: np.ndarray) -> np.ndarray:
-        return np.tanh(a)
-
-    # sigmoid and erf mean what eager mode computes: its kernels (written against numpy's API).
-    def sigmoid(self, a: np.ndarray) -> np.ndarray:
-        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
-
+    # erf means what eager mode computes: its kernel (written against numpy's API).
     def erf(self, a: np.ndarray) -> np.ndarray:
         return pointwise_kernels.erf(np, a).astype(a.dtype)
-
-    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
-
-    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
 
     def eq(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _same_dtype("eq", a, b)
         return np.equal(a, b)
-
-    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("ne", a, b)
-        return np.not_equal(a, b)
 
     def lt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _same_dtype("lt", a, b)
@@ -139,20 +130,85 @@ class NumpyHandler(OpsHandler):
             raise CompileError(f"ops.where with a {np.result_type(condition)} condition")
         return np.where(condition, a, b).astype(_same_dtype("where", a, b), copy=False)
 
+    # -- composite ops -------------------------------------------------------------------------
 
-def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:
-    """Run one kernel: read `kernel.reads` from memory and store `kernel.writes` into it."""
-    shape = kernel.ranges + kernel.reduction_ranges  # the whole iteration space
-    if 0 in kernel.ranges:
+    def neg(self, a: np.ndarray) -> np.ndarray:
+        return np.negative(a)
+
+    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
+
+    def square(self, a: np.ndarray) -> np.ndarray:
+        return np.square(a)
+
+    def reciprocal(self, a: np.ndarray) -> np.ndarray:
+        return np.reciprocal(a)
+
+    def sqrt(self, a: np.ndarray) -> np.ndarray:
+        return np.sqrt(a)
+
+    def rsqrt(self, a: np.ndarray) -> np.ndarray:
+        return np.reciprocal(np.sqrt(a))
+
+    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("ne", a, b)
+        return np.not_equal(a, b)
+
+    def gt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("gt", a, b)
+        return np.greater(a, b)
+
+    def ge(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _same_dtype("ge", a, b)
+        return np.greater_equal(a, b)
+
+    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
+
+    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
+
+    def relu(self, a: np.ndarray) -> np.ndarray:
+        return np.where(a <= 0, np.zeros((), a.dtype), a)  # as the eager composite computes it
+
+    def sigmoid(self, a: np.ndarray) -> np.ndarray:  # the eager kernel, as erf
+        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
+
+    def log1p(self, a: np.ndarray) -> np.ndarray:
+        return np.log1p(a)
+
+    def expm1(self, a: np.ndarray) -> np.ndarray:
+        return np.expm1(a)
+
+    def tanh(self, a: np.ndarray) -> np.ndarray:
+        return np.tanh(a)
+
+
+def run_kernel(
+    kernel: FusedKernel, memory: dict[str, np.ndarray], sizes: dict[str, int] | None = None
+) -> None:
+    """Run one kernel: read `kernel.reads` from memory and store `kernel.writes` into it.
+
+    `sizes` gives the size symbols the kernel mentions their values ({'s0': 7}); the arrays
+    in `memory` must already have those sizes.
+    """
+    sizes = sizes or {}
+    not_sizes = [name for name in sizes if not is_size_symbol(name)]
+    if not_sizes:
+        raise CompileError(f"{kernel.name}: {not_sizes} are not size symbols (s0, s1, ...)")
+    ranges = tuple(_size(n, sizes) for n in kernel.ranges)
+    reduction_ranges = tuple(_size(n, sizes) for n in kernel.reduction_ranges)
+    shape = ranges + reduction_ranges  # the whole iteration space
+    if 0 in ranges:
         return  # no iterations, nothing to store
-    index = index_vars("i", len(kernel.ranges))
-    rindex = index_vars("r", len(kernel.reduction_ranges))
-    reduction_axes = tuple(range(len(kernel.ranges), len(shape)))
-    loop_vars = {}  # 'i1' -> np.arange(n1) with shape (1, n1, 1, ...)
+    index = index_vars("i", len(ranges))
+    rindex = index_vars("r", len(reduction_ranges))
+    reduction_axes = tuple(range(len(ranges), len(shape)))
+    loop_vars: dict[str, np.ndarray | int] = dict(sizes)  # 's0' -> 7, for index expressions
     for axis, (var, n) in enumerate(zip(index + rindex, shape, strict=True)):
         axes = [1] * len(shape)
         axes[axis] = n
-        loop_vars[var.name] = np.arange(n).reshape(axes)
+        loop_vars[var.name] = np.arange(n).reshape(axes)  # 'i1' -> shape (1, n1, 1, ...)
 
     handler = NumpyHandler(memory, loop_vars, shape)
     with set_ops_handler(handler):
@@ -161,6 +217,8 @@ def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:
             if isinstance(data, Pointwise):
                 value = np.broadcast_to(data.inner_fn(index), shape)
             else:
+                if data.reduction_type not in _REDUCE:
+                    raise CompileError(f"{node.name}: no reduction {data.reduction_type!r}")
                 terms = np.broadcast_to(data.inner_fn(index, rindex), shape)
                 value = _REDUCE[data.reduction_type](terms, reduction_axes, data.dtype)
             if value.dtype != data.dtype.np:
@@ -173,12 +231,34 @@ def run_kernel(kernel: FusedKernel, memory: dict[str, np.ndarray]) -> None:
                 flat[offsets] = value
 
 
+def _size(n: int | Expr, sizes: dict[str, int]) -> int:
+    """A loop size: an int as is, an Expr over the size symbols evaluated at `sizes`."""
+    if not isinstance(n, Expr):
+        return n
+    missing = n.free_vars() - set(sizes)
+    if missing:
+        raise CompileError(f"the size {n} needs values for {sorted(missing)}: pass sizes=")
+    return n.evaluate(sizes)
+
+
+# The reductions. keepdims: the result stays broadcastable against the iteration space, for
+# later loads. max and min start from their identities, so zero terms give -inf and inf (the
+# eager amax refuses empty dims, so lowering never asks), and NaN propagates as in np.max.
 def _sum(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
-    # keepdims: the sum stays broadcastable against the iteration space for later loads.
     return np.sum(terms, axis=axes, dtype=dtype.np, keepdims=True)
 
 
-_REDUCE = {"sum": _sum}  # reduction_type -> how to reduce the terms
+def _max(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
+    lowest = False if dtype.np == np.bool_ else -np.inf  # bool: max is `any`
+    return np.max(terms, axis=axes, keepdims=True, initial=lowest)
+
+
+def _min(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
+    highest = True if dtype.np == np.bool_ else np.inf  # bool: min is `all`
+    return np.min(terms, axis=axes, keepdims=True, initial=highest)
+
+
+_REDUCE = {"sum": _sum, "max": _max, "min": _min}  # reduction_type -> how to reduce the terms
 
 
 def run_reference(
@@ -202,6 +282,26 @@ def run_reference(
     for kernel in kernels:
         run_kernel(kernel, memory)
     return [memory[name] for name in program.outputs]
+
+
+def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndarray:
+    """Where a backend's `got` fails to agree with the interpreter's `want`, as a bool mask.
+
+    Agreeing is [Note: where backends must agree]: NaN where want is NaN, the same infinities
+    and signed zeros, other values within `ulps` units in the last place of want (ulps=0:
+    equal). ir/ops_handler.py's MATH_ULPS says how many ulps each op may be off.
+    """
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype:
+        raise DTypeError(f"got {got.dtype}, but the interpreter computes {want.dtype}")
+    if want.dtype == np.bool_:
+        return got != want
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got.astype(np.float64) - want)  # inf - inf is NaN: not <= anything
+    within = error <= ulps * np.spacing(np.abs(want)).astype(np.float64)
+    same = (got == want) & (np.signbit(got) == np.signbit(want))  # zeros, infinities, ...
+    finite = np.isfinite(want) & (want != 0)
+    return ~((np.isnan(got) & np.isnan(want)) | same | (finite & within))
 
 
 def _flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:

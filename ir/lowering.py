@@ -40,15 +40,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ir.indexing import Const, Expr, index_vars
+import minitorch.ops as table
+from ir.indexing import Const, Expr
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
-from ir.ops_handler import ops, set_ops_handler
-from ir.printer import PrintingHandler
+from ir.ops_handler import ops
 from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
 from minitorch.ops.meta import normalize_dims
-from minitorch.ops.registry import TensorMeta
+from minitorch.ops.registry import OpDef, TensorMeta
 from minitorch.ops.views_meta import normalize_permutation
+from minitorch.tensor import Tensor
 
 Index = Sequence[Expr]
 Loader = Callable[[Index], Any]
@@ -63,6 +64,7 @@ class TensorValue:
     loader: Loader  # logical index -> the element there, through `ops`
     buffer: str | None = None  # the buffer holding it; None while it is inlined
     depth: int = 0  # how many inlined ops its loader nests (0 for a buffer)
+    single_load: bool = True  # its loader is one load of a buffer (a buffer, or a view of one)
 
 
 # ---- loaders: how a consumer reads an operand --------------------------------------------
@@ -212,7 +214,7 @@ def _pow(out: TensorMeta, x: TensorValue | float, exponent: Any) -> Pointwise:
             lambda index: ops.exp(ops.mul(load_y(index), ops.constant(log_c, out.dtype))),
         )
     if not isinstance(x, TensorValue) or isinstance(exponent, TensorValue):
-        raise CompileError("no lowering for op 'pow' with a tensor exponent")
+        raise Extern("pow with a tensor exponent is not a loop of ours")
     load = operand(x, out.shape, out.dtype)
     return Pointwise(out.dtype, out.shape, lambda index: ops.pow(load(index), exponent))
 
@@ -220,7 +222,7 @@ def _pow(out: TensorMeta, x: TensorValue | float, exponent: Any) -> Pointwise:
 def _to_copy(out: TensorMeta, x: TensorValue, dtype: Any = None, device: Any = None) -> Pointwise:
     """A dtype conversion; moving between devices is not a loop."""
     if device is not None:
-        raise CompileError(f"no lowering for op 'to_copy' to device {device}")
+        raise Extern(f"to_copy to device {device} moves memory; it is not a loop")
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 
 
@@ -276,34 +278,61 @@ def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
     return Pointwise(out.dtype, out.shape, load)
 
 
-LOWERINGS: dict[str, Callable[..., Pointwise | Reduction]] = {
-    "add": _binary(ops.add),
-    "sub": _binary(ops.sub),
-    "mul": _binary(ops.mul),
-    "div": _binary(ops.div),
-    "neg": _unary(ops.neg),
-    "sin": _unary(ops.sin),
-    "cos": _unary(ops.cos),
-    "exp": _unary(ops.exp),
-    "log": _unary(ops.log),
-    "abs": _unary(ops.abs),
-    "tanh": _unary(ops.tanh),
-    "sigmoid": _unary(ops.sigmoid),
-    "erf": _unary(ops.erf),
-    "maximum": _binary(ops.maximum),
-    "minimum": _binary(ops.minimum),
-    "eq": _compare(ops.eq),
-    "ne": _compare(ops.ne),
-    "lt": _compare(ops.lt),
-    "le": _compare(ops.le),
-    "where": _where,
-    "pow": _pow,
-    "to_copy": _to_copy,
-    "sum": _sum,
-    "expand": _expand,
-    "reshape": _reshape,
-    "permute": _permute,
+# The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
+# the row itself. Every other primitive runs as an extern kernel (ir/segments.py).
+LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
+    table.add: _binary(ops.add),
+    table.sub: _binary(ops.sub),
+    table.mul: _binary(ops.mul),
+    table.div: _binary(ops.div),
+    table.neg: _unary(ops.neg),
+    table.sin: _unary(ops.sin),
+    table.cos: _unary(ops.cos),
+    table.exp: _unary(ops.exp),
+    table.log: _unary(ops.log),
+    table.abs: _unary(ops.abs),
+    table.tanh: _unary(ops.tanh),
+    table.sigmoid: _unary(ops.sigmoid),
+    table.erf: _unary(ops.erf),
+    table.maximum: _binary(ops.maximum),
+    table.minimum: _binary(ops.minimum),
+    table.eq: _compare(ops.eq),
+    table.ne: _compare(ops.ne),
+    table.lt: _compare(ops.lt),
+    table.le: _compare(ops.le),
+    table.where: _where,
+    table.pow: _pow,
+    table.to_copy: _to_copy,
+    table.sum: _sum,
+    table.expand: _expand,
+    table.reshape: _reshape,
+    table.permute: _permute,
 }
+
+
+class Extern(CompileError):
+    """A lowering's answer for a call it cannot turn into loops: run the op's eager kernel."""
+
+
+def extern_reason(node: Any) -> str | None:
+    """None if `node` lowers to loops; else why it runs as an extern kernel instead.
+
+    Asks the lowering itself, on the node's metadata: a lowering may answer `Extern` for one
+    call of an op it otherwise lowers (`pow` with a tensor exponent)."""
+    op = node.target
+    if op not in LOWERINGS:
+        return f"{op!r} has no lowering"
+    values = [n.meta.get("val") for n in (node, *node.all_input_nodes)]
+    if not all(isinstance(v, Tensor) for v in values):
+        return f"{node.name} reads or makes a value that is not a tensor"
+    inputs = {n: _buffer_value(n.name, _layout(n.meta["val"])) for n in node.all_input_nodes}
+    args = [_substitute(a, inputs) for a in node.args]
+    kwargs = {k: _substitute(v, inputs) for k, v in node.kwargs.items()}
+    try:
+        LOWERINGS[op](_meta(node), *args, **kwargs)
+    except Extern as e:
+        return str(e)
+    return None
 
 
 # ---- the driver ---------------------------------------------------------------------------
@@ -339,8 +368,7 @@ class _GraphLowering:
         return LoweredProgram(tuple(self.inputs), tuple(self.buffers), self.outputs)
 
     def placeholder(self, node: Any) -> None:
-        meta = node.meta["val"]
-        layout = Layout(tuple(int(n) for n in meta.shape), _strides(meta), meta.dtype)
+        layout = _layout(node.meta["val"])
         self.inputs.append(InputBuffer(node.name, layout))
         self.values[node] = _buffer_value(node.name, layout)
 
@@ -348,13 +376,12 @@ class _GraphLowering:
         if not self.users[node]:
             return  # dead code: nothing reads it
         name = getattr(node.target, "name", repr(node.target))
-        if name not in LOWERINGS:
+        if node.target not in LOWERINGS:
             raise CompileError(f"no lowering for op '{name}' (node {node.name})")
-        val = node.meta["val"]
-        meta = TensorMeta(tuple(int(n) for n in val.shape), val.dtype)  # plain tuple shape
+        meta = _meta(node)
         args = [self._value(a) for a in node.args]
         kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
-        data = LOWERINGS[name](meta, *args, **kwargs)
+        data = LOWERINGS[node.target](meta, *args, **kwargs)
         if data.ranges != tuple(meta.shape) or data.dtype is not meta.dtype:
             raise CompileError(
                 f"lowering of {name} made {data.dtype.name}{data.ranges}, "
@@ -362,12 +389,17 @@ class _GraphLowering:
             )
         users = self.users[node]
         is_output = any(u.op == "output" for u in users)
-        shared = len(users) > 1 and not _is_a_single_load(data)
+        # a view of a buffer is one load: re-reading it costs what reading a copy would
+        single_load = node.target.kind == "view" and all(
+            v.single_load for v in _tensor_values((args, kwargs))
+        )
+        shared = len(users) > 1 and not single_load
         depth = 1 + max((a.depth for a in _tensor_values((args, kwargs))), default=0)
         if isinstance(data, Reduction) or is_output or shared or depth > MAX_INLINE_DEPTH:
             self.values[node] = self._realize(data)
         else:
-            self.values[node] = TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth)
+            self.values[node] = TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth,
+                                            single_load)
 
     def get_attr(self, node: Any) -> None:
         raise CompileError(f"constant tensor {node.target} in the graph: pass it as an input")
@@ -415,14 +447,30 @@ def _tensor_values(arg: Any) -> list[TensorValue]:
     return []
 
 
-def _is_a_single_load(data: Pointwise | Reduction) -> bool:
-    """Whether the body is one `ops.load` and nothing else, as a view of a buffer is."""
-    if isinstance(data, Reduction):
+def _meta(node: Any) -> TensorMeta:
+    """A node's result as lowerings see it: a plain tuple of ints and a dtype."""
+    val = node.meta["val"]
+    return TensorMeta(tuple(int(n) for n in val.shape), val.dtype)
+
+
+def _layout(val: Any) -> Layout:
+    """The layout of an input buffer holding `val` (a real or fake tensor)."""
+    return Layout(tuple(int(n) for n in val.shape), _strides(val), val.dtype)
+
+
+def _substitute(arg: Any, values: dict[Any, TensorValue]) -> Any:
+    """`arg` with the nodes in `values` replaced by their TensorValues (inside lists too)."""
+    if isinstance(arg, (tuple, list)):
+        return type(arg)(_substitute(a, values) for a in arg)
+    return values.get(arg, arg) if _hashable(arg) else arg
+
+
+def _hashable(arg: Any) -> bool:
+    try:
+        hash(arg)
+    except TypeError:
         return False
-    printer = PrintingHandler()
-    with set_ops_handler(printer):
-        data.inner_fn(index_vars("i", len(data.ranges)))
-    return len(printer.lines) == 1 and printer.lines[0].startswith("tmp0 = ops.load(")
+    return True
 
 
 def _users(nodes: list[Any]) -> dict[Any, list[Any]]:

@@ -15,9 +15,10 @@ computes one element through the `ops` handler (see [Note: ops handlers]). For y
         return tmp2
 
 A Pointwise means: for every index in ranges, buffer[layout.indexer()(index)] = inner_fn(index).
-A Reduction means: for every index in ranges, buffer[...] = sum over every rindex in
-reduction_ranges of inner_fn(index, rindex). Loads take a flat element offset, which the body
-computes from the source buffer's `Layout`. ir/interpreter.py is the executable definition.
+A Reduction means: for every index in ranges, buffer[...] = the sum (or max, or min: its
+reduction_type) over every rindex in reduction_ranges of inner_fn(index, rindex). Loads take a
+flat element offset, which the body computes from the source buffer's `Layout`.
+ir/interpreter.py is the executable definition.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class Reduction:
     dtype: DType  # of the result and of the accumulator
     ranges: tuple[int, ...]  # the kept dims (size 1 where keepdim kept a reduced dim)
     reduction_ranges: tuple[int, ...]  # the sizes of the reduced dims
-    reduction_type: str  # 'sum' ('max', 'min' later)
+    reduction_type: str  # 'sum', 'max' or 'min' (ir/ops_handler.py's REDUCTIONS)
     inner_fn: Callable[[tuple[Expr, ...], tuple[Expr, ...]], Any]  # (index, rindex) -> value
 
     def __str__(self) -> str:

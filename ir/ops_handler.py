@@ -24,10 +24,104 @@ current handler is one module-level variable, changed only by the context manage
 
     with set_ops_handler(PrintingHandler()):
         inner_fn((Var("i0"),))
+
+[Note: the loop-IR ops]
+The methods of `OpsHandler` below are the whole vocabulary of a loop body, a closed list:
+CORE_OPS and COMPOSITE_OPS name them all. ir/interpreter.py is their definition: whatever it
+computes for an op, with numpy, is what the op means, and every backend is tested against it.
+
+A *core* op is one that cannot be written with the others (or only by losing accuracy). A
+handler must implement each one; the base class raises NotImplementedError naming the handler
+and the op.
+
+    core            meaning (a, b are values of one dtype; bool results are the dtype bool)
+    --------------  ---------------------------------------------------------------------------
+    load            element `index` (a flat offset, in elements) of a buffer
+    constant        a literal of a given dtype
+    constant_like   a literal of the dtype of another value (what defaults make constants with)
+    to_dtype        conversion between float32, float64 and bool (numpy's astype)
+    add mul div     a + b, a * b, a / b
+    abs             |a|: clears the sign bit, so abs(-0.0) = 0.0 (no where() can do that)
+    pow             a ** c for a Python number c (exp(c log a) fails for negative a)
+    sin cos         transcendental functions
+    exp log
+    erf             a special function; accurate float32 needs float64 inside, and a
+                    decomposition cannot name its operand's dtype to convert back
+    eq lt le        a == b, a < b, a <= b: False where either is NaN
+    where           a where the bool `condition` is True, else b
+
+A *composite* op has a default right here, written with other ops on `self`, so a handler gets
+it for free, and the handler's own version of any op the default uses is the one that runs.
+A handler overrides a composite only to do better: LLVM has one instruction for sub and an
+intrinsic for maximum, and its own tanh and sigmoid. So adding an op with a default to this
+list never breaks a backend that does not know the op.
+
+    composite       default
+    --------------  ---------------------------------------------------------------------------
+    neg             a * -1 (exact, and -0.0 for 0.0, which 0 - a would not give)
+    sub             a + (-b) (exact)
+    square          a * a
+    reciprocal      1 / a
+    sqrt            a ** 0.5
+    rsqrt           1 / sqrt(a), as PyTorch computes it
+    ne gt ge        eq(eq(a, b), False); lt and le with the operands swapped
+    maximum         b < a ? a : (a is NaN ? a : b): NaN propagates, a tie gives b (numpy's)
+    minimum         a < b ? a : (a is NaN ? a : b)
+    relu            a <= 0 ? 0 : a (relu(-0.0) = 0.0, relu(NaN) = NaN)
+    sigmoid         e^min(a, 0) / (1 + e^-|a|): never overflows (the eager kernel's formula)
+    log1p           log(u) * a / (u - 1), u = 1 + a, and a where u == 1 (Goldberg's trick:
+                    the rounding error of u cancels)
+    expm1           (u - 1) * a / log(u), u = e^a, and a where u == 1 (Kahan's trick)
+    tanh            -t / (t + 2) with t = expm1(-2|a|), and the sign of a: never overflows
+
+A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
+
+    sum   the sum of the terms, in any order (backends reassociate)
+    max   the largest term; NaN if any term is NaN, as numpy's max and eager amax
+    min   the smallest term; NaN if any term is NaN
+    Over zero terms: 0, -inf and inf (the identities); for bool, max is `any` and min `all`.
+
+[Note: where backends must agree]
+Backends compute transcendental functions their own way (LLVM's are polynomials in
+codegen/llvm/mathlib.py and activations.py), so they agree with the interpreter to within a
+few units in the last place (ulps), on a domain of inputs. The conformance tests check this
+and nothing stricter; outside the domain a backend may answer anything, NaN included.
+
+Everywhere in the domain: NaN exactly where the interpreter has NaN, the same infinities,
+zeros of the same sign (except maximum and minimum: llvm.maximum orders -0.0 below 0.0, numpy
+gives b at a tie), and finite results with |got - want| <= ulps * spacing(|want|) in the
+result's dtype.
+
+    op                        domain (float32, float64)    ulps
+    ------------------------  ---------------------------  ---------------------------------
+    sin cos                   |a| <= 2**50                 4   (beyond, mathlib's reduction
+                                                                by pi/2 runs out of bits: NaN)
+    exp log                   every a                      4
+    sqrt rsqrt                every a                      4
+    erf sigmoid               every a                      8
+    tanh log1p expm1          every a                      16  (their defaults chain exp,
+                                                                log and a division)
+    pow(a, c)  float32        every a and c                4
+    pow(a, c)  float64        integral c, |c| <= 64        4 + |c|  (|c| multiplications)
+                              any other c                  4 + 2|c ln|a||  (exp(c log a))
+    sum of n terms            every term                   any order of adding: within
+                                                           (n - 1) eps sum |term|
+    everything else           every a                      0: one IEEE rounding, the same
+                                                           bits everywhere
+
+pow(a, 0.5) is a square root in the interpreter (numpy's power computes it so: pow(-0.0,
+0.5) = -0.0, pow(-inf, 0.5) = NaN), which is what makes sqrt's default exact; LLVM agrees.
+The measured worst cases, LLVM against the interpreter: 1 ulp for sin and cos, 2 for exp and
+log in float32, 3 for tanh, sigmoid and log1p, 4 for expm1, 5 for erf in float64; the
+defaults, run on numpy's core ops: 8 for tanh, 6 for expm1 and 5 for log1p in float32, and
+sigmoid exactly (tests/codegen/test_agreement.py holds LLVM to the table).
+
+MATH_DOMAINS and MATH_ULPS hold the same table for tests to read.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -36,111 +130,323 @@ if TYPE_CHECKING:
     from ir.indexing import Expr
     from minitorch.dtype import DType
 
+# The closed list of loop-IR ops ([Note: the loop-IR ops]), in the order OpsHandler has them.
+CORE_OPS = (
+    "load", "constant", "constant_like", "to_dtype",
+    "add", "mul", "div", "abs", "pow",
+    "sin", "cos", "exp", "log", "erf",
+    "eq", "lt", "le", "where",
+)  # fmt: skip
+COMPOSITE_OPS = (
+    "neg", "sub", "square", "reciprocal", "sqrt", "rsqrt",
+    "ne", "gt", "ge", "maximum", "minimum", "relu",
+    "sigmoid", "log1p", "expm1", "tanh",
+)  # fmt: skip
+REDUCTIONS = ("sum", "max", "min")  # the values of Reduction.reduction_type
+
+# op -> the largest |a| on which backends must agree with the interpreter ([Note: where
+# backends must agree]); the other ops agree on every input.
+MATH_DOMAINS = {"sin": 2.0**50, "cos": 2.0**50}
+# op -> how many ulps a backend may be from the interpreter on that domain; float64 pow may
+# be further (see the note); ops not listed are exact.
+MATH_ULPS = {
+    "sin": 4, "cos": 4, "exp": 4, "log": 4, "sqrt": 4, "rsqrt": 4, "pow": 4,
+    "erf": 8, "sigmoid": 8, "tanh": 16, "log1p": 16, "expm1": 16,
+}  # fmt: skip
+
+
+def _missing(handler: OpsHandler, op: str) -> NotImplementedError:
+    return NotImplementedError(f"{type(handler).__name__} does not implement ops.{op}")
+
 
 class OpsHandler:
-    """The operations a loop body may use; a handler subclasses this and overrides them all.
+    """The operations a loop body may use: a handler implements the core ones, at least.
 
     Values (`a`, `b` below) are whatever the handler makes them: arrays, names, LLVM values.
     Every op is elementwise; the body computes one element at the index it was given.
     """
 
+    # -- core ops: every handler implements these ------------------------------------------
+
     def load(self, name: str, index: Expr) -> Any:
         """Element `index` (a flat offset in elements from the buffer's start) of buffer `name`."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.load")
+        raise _missing(self, "load")
 
     def constant(self, value: float | int, dtype: DType) -> Any:
         """A literal of the given dtype."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.constant")
+        raise _missing(self, "constant")
+
+    def constant_like(self, value: float | int, like: Any) -> Any:
+        """A literal of the same dtype as the value `like` (which it does not otherwise use)."""
+        raise _missing(self, "constant_like")
 
     def to_dtype(self, a: Any, dtype: DType) -> Any:
         """`a` converted to `dtype` (float32 <-> float64 <-> bool), for ops whose inputs' dtypes
         differ; a float becomes True where it is not 0 (NaN included), as numpy's astype does."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.to_dtype")
+        raise _missing(self, "to_dtype")
 
     def add(self, a: Any, b: Any) -> Any:
         """a + b"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.add")
-
-    def sub(self, a: Any, b: Any) -> Any:
-        """a - b"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.sub")
+        raise _missing(self, "add")
 
     def mul(self, a: Any, b: Any) -> Any:
         """a * b"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.mul")
+        raise _missing(self, "mul")
 
     def div(self, a: Any, b: Any) -> Any:
         """a / b (true division)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.div")
-
-    def neg(self, a: Any) -> Any:
-        """-a"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.neg")
-
-    def pow(self, a: Any, exponent: float | int) -> Any:
-        """a ** exponent, where the exponent is a Python number fixed when the graph was traced."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.pow")
-
-    def sin(self, a: Any) -> Any:
-        """sin(a)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.sin")
-
-    def cos(self, a: Any) -> Any:
-        """cos(a)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.cos")
-
-    def exp(self, a: Any) -> Any:
-        """e ** a"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.exp")
-
-    def log(self, a: Any) -> Any:
-        """the natural logarithm of a"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.log")
+        raise _missing(self, "div")
 
     def abs(self, a: Any) -> Any:
         """|a|"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.abs")
+        raise _missing(self, "abs")
 
-    def tanh(self, a: Any) -> Any:
-        """tanh(a)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.tanh")
+    def pow(self, a: Any, exponent: float | int) -> Any:
+        """a ** exponent, where the exponent is a Python number fixed when the graph was traced."""
+        raise _missing(self, "pow")
 
-    def sigmoid(self, a: Any) -> Any:
-        """1 / (1 + e ** -a)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.sigmoid")
+    def sin(self, a: Any) -> Any:
+        """sin(a)"""
+        raise _missing(self, "sin")
+
+    def cos(self, a: Any) -> Any:
+        """cos(a)"""
+        raise _missing(self, "cos")
+
+    def exp(self, a: Any) -> Any:
+        """e ** a"""
+        raise _missing(self, "exp")
+
+    def log(self, a: Any) -> Any:
+        """the natural logarithm of a"""
+        raise _missing(self, "log")
 
     def erf(self, a: Any) -> Any:
         """the error function of a"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.erf")
-
-    def maximum(self, a: Any, b: Any) -> Any:
-        """the larger of a and b; NaN if either is NaN"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.maximum")
-
-    def minimum(self, a: Any, b: Any) -> Any:
-        """the smaller of a and b; NaN if either is NaN"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.minimum")
+        raise _missing(self, "erf")
 
     # Comparisons take two values of one dtype and give a bool.
     def eq(self, a: Any, b: Any) -> Any:
         """a == b (False for NaN)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.eq")
-
-    def ne(self, a: Any, b: Any) -> Any:
-        """a != b (True for NaN)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.ne")
+        raise _missing(self, "eq")
 
     def lt(self, a: Any, b: Any) -> Any:
         """a < b (False for NaN)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.lt")
+        raise _missing(self, "lt")
 
     def le(self, a: Any, b: Any) -> Any:
         """a <= b (False for NaN)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.le")
+        raise _missing(self, "le")
 
     def where(self, condition: Any, a: Any, b: Any) -> Any:
         """a if the bool `condition` is True, else b (a and b of one dtype)"""
-        raise NotImplementedError(f"{type(self).__name__} does not implement ops.where")
+        raise _missing(self, "where")
+
+    # -- composite ops: defaults in core ops, overridden where a handler does better --------
+
+    def neg(self, a: Any) -> Any:
+        """-a"""
+        return self.mul(a, self.constant_like(-1, a))
+
+    def sub(self, a: Any, b: Any) -> Any:
+        """a - b"""
+        return self.add(a, self.neg(b))
+
+    def square(self, a: Any) -> Any:
+        """a * a"""
+        return self.mul(a, a)
+
+    def reciprocal(self, a: Any) -> Any:
+        """1 / a"""
+        return self.div(self.constant_like(1, a), a)
+
+    def sqrt(self, a: Any) -> Any:
+        """the square root of a (NaN for a < 0; sqrt(-0.0) = -0.0)"""
+        return self.pow(a, 0.5)
+
+    def rsqrt(self, a: Any) -> Any:
+        """1 / sqrt(a)"""
+        return self.reciprocal(self.sqrt(a))
+
+    def ne(self, a: Any, b: Any) -> Any:
+        """a != b (True for NaN): a == b is False"""
+        equal = self.eq(a, b)
+        return self.eq(equal, self.constant_like(False, equal))
+
+    def gt(self, a: Any, b: Any) -> Any:
+        """a > b (False for NaN): b < a"""
+        return self.lt(b, a)
+
+    def ge(self, a: Any, b: Any) -> Any:
+        """a >= b (False for NaN): b <= a"""
+        return self.le(b, a)
+
+    def maximum(self, a: Any, b: Any) -> Any:
+        """the larger of a and b; NaN if either is NaN; b at a tie (so maximum(0.0, -0.0) is
+        -0.0, as numpy's)"""
+        a_is_nan = self.ne(a, a)
+        return self.where(self.lt(b, a), a, self.where(a_is_nan, a, b))
+
+    def minimum(self, a: Any, b: Any) -> Any:
+        """the smaller of a and b; NaN if either is NaN; b at a tie"""
+        a_is_nan = self.ne(a, a)
+        return self.where(self.lt(a, b), a, self.where(a_is_nan, a, b))
+
+    def relu(self, a: Any) -> Any:
+        """max(a, 0), with relu(NaN) = NaN and relu(-0.0) = 0.0"""
+        zero = self.constant_like(0, a)
+        return self.where(self.le(a, zero), zero, a)
+
+    def sigmoid(self, a: Any) -> Any:
+        """1 / (1 + e ** -a)"""
+        # e^a / (1 + e^a) for a < 0, where e^-a would overflow; 1 / (1 + e^-a) for a >= 0.
+        numerator = self.exp(self.minimum(a, self.constant_like(0, a)))
+        denominator = self.add(self.constant_like(1, a), self.exp(self.neg(self.abs(a))))
+        return self.div(numerator, denominator)
+
+    def log1p(self, a: Any) -> Any:
+        """log(1 + a), accurate for small a"""
+        u = self.add(self.constant_like(1, a), a)
+        # u = 1 + a rounded; log(u) / (u - 1) is smooth, so its error from rounding u is
+        # second order, and multiplying by the exact a gives log(1 + a) to a few ulps.
+        scaled = self.mul(self.log(u), self.div(a, self.sub(u, self.constant_like(1, a))))
+        at_inf = self.where(self.eq(u, self.constant_like(math.inf, a)), u, scaled)  # not inf/inf
+        return self.where(self.eq(u, self.constant_like(1, a)), a, at_inf)  # a tiny (or -0.0)
+
+    def expm1(self, a: Any) -> Any:
+        """e ** a - 1, accurate for small a"""
+        u = self.exp(a)
+        u_minus_1 = self.sub(u, self.constant_like(1, a))
+        # The mirror of log1p's trick: (u - 1) / log(u) is smooth in u.
+        scaled = self.mul(u_minus_1, self.div(a, self.log(u)))
+        result = self.where(self.eq(u, self.constant_like(math.inf, a)), u, scaled)
+        minus_one = self.constant_like(-1, a)
+        result = self.where(self.eq(u_minus_1, minus_one), minus_one, result)  # e^a rounds to 0
+        return self.where(self.eq(u, self.constant_like(1, a)), a, result)  # a tiny (or -0.0)
+
+    def tanh(self, a: Any) -> Any:
+        """(e^a - e^-a) / (e^a + e^-a)"""
+        # tanh|a| = -t / (t + 2), t = e^-2|a| - 1 in (-1, 0]: nothing overflows, and for small
+        # |a| expm1 keeps the digits that 1 - e^-2|a| would cancel.
+        t = self.expm1(self.mul(self.abs(a), self.constant_like(-2, a)))
+        magnitude = self.div(self.neg(t), self.add(t, self.constant_like(2, a)))
+        signed = self.where(self.lt(a, self.constant_like(0, a)), self.neg(magnitude), magnitude)
+        return self.where(self.eq(a, self.constant_like(0, a)), a, signed)  # tanh(-0.0) = -0.0
+
+
+class WrapperHandler(OpsHandler):
+    """A handler in front of another: every op, composite ones included, goes to `inner`.
+
+    Subclass it and override the ops to intercept; ir/symbolic.py rewrites the index of every
+    load this way, and `ops` itself is a wrapper around whichever handler is current. Every op
+    is forwarded explicitly (a test checks that none is missing), so a composite op reaches
+    the inner handler as itself and is not decomposed on the way.
+    """
+
+    def __init__(self, inner: OpsHandler) -> None:
+        self.inner = inner
+
+    def load(self, name: str, index: Expr) -> Any:
+        return self.inner.load(name, index)
+
+    def constant(self, value: float | int, dtype: DType) -> Any:
+        return self.inner.constant(value, dtype)
+
+    def constant_like(self, value: float | int, like: Any) -> Any:
+        return self.inner.constant_like(value, like)
+
+    def to_dtype(self, a: Any, dtype: DType) -> Any:
+        return self.inner.to_dtype(a, dtype)
+
+    def add(self, a: Any, b: Any) -> Any:
+        return self.inner.add(a, b)
+
+    def mul(self, a: Any, b: Any) -> Any:
+        return self.inner.mul(a, b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        return self.inner.div(a, b)
+
+    def abs(self, a: Any) -> Any:
+        return self.inner.abs(a)
+
+    def pow(self, a: Any, exponent: float | int) -> Any:
+        return self.inner.pow(a, exponent)
+
+    def sin(self, a: Any) -> Any:
+        return self.inner.sin(a)
+
+    def cos(self, a: Any) -> Any:
+        return self.inner.cos(a)
+
+    def exp(self, a: Any) -> Any:
+        return self.inner.exp(a)
+
+    def log(self, a: Any) -> Any:
+        return self.inner.log(a)
+
+    def erf(self, a: Any) -> Any:
+        return self.inner.erf(a)
+
+    def eq(self, a: Any, b: Any) -> Any:
+        return self.inner.eq(a, b)
+
+    def lt(self, a: Any, b: Any) -> Any:
+        return self.inner.lt(a, b)
+
+    def le(self, a: Any, b: Any) -> Any:
+        return self.inner.le(a, b)
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        return self.inner.where(condition, a, b)
+
+    def neg(self, a: Any) -> Any:
+        return self.inner.neg(a)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return self.inner.sub(a, b)
+
+    def square(self, a: Any) -> Any:
+        return self.inner.square(a)
+
+    def reciprocal(self, a: Any) -> Any:
+        return self.inner.reciprocal(a)
+
+    def sqrt(self, a: Any) -> Any:
+        return self.inner.sqrt(a)
+
+    def rsqrt(self, a: Any) -> Any:
+        return self.inner.rsqrt(a)
+
+    def ne(self, a: Any, b: Any) -> Any:
+        return self.inner.ne(a, b)
+
+    def gt(self, a: Any, b: Any) -> Any:
+        return self.inner.gt(a, b)
+
+    def ge(self, a: Any, b: Any) -> Any:
+        return self.inner.ge(a, b)
+
+    def maximum(self, a: Any, b: Any) -> Any:
+        return self.inner.maximum(a, b)
+
+    def minimum(self, a: Any, b: Any) -> Any:
+        return self.inner.minimum(a, b)
+
+    def relu(self, a: Any) -> Any:
+        return self.inner.relu(a)
+
+    def sigmoid(self, a: Any) -> Any:
+        return self.inner.sigmoid(a)
+
+    def log1p(self, a: Any) -> Any:
+        return self.inner.log1p(a)
+
+    def expm1(self, a: Any) -> Any:
+        return self.inner.expm1(a)
+
+    def tanh(self, a: Any) -> Any:
+        return self.inner.tanh(a)
 
 
 # None outside every `set_ops_handler` block, so that a stray `ops.sin(x)` fails loudly.
@@ -171,80 +477,15 @@ def current_ops_handler() -> OpsHandler:
     return _current_handler
 
 
-class _Ops(OpsHandler):
-    """The type of `ops`: each method forwards the call to the current handler."""
+class _Ops(WrapperHandler):
+    """The type of `ops`: a wrapper whose inner handler is whichever one is current."""
 
-    def load(self, name: str, index: Expr) -> Any:
-        return current_ops_handler().load(name, index)
+    def __init__(self) -> None:
+        pass  # no fixed inner handler: see the property
 
-    def constant(self, value: float | int, dtype: DType) -> Any:
-        return current_ops_handler().constant(value, dtype)
-
-    def to_dtype(self, a: Any, dtype: DType) -> Any:
-        return current_ops_handler().to_dtype(a, dtype)
-
-    def add(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().add(a, b)
-
-    def sub(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().sub(a, b)
-
-    def mul(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().mul(a, b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().div(a, b)
-
-    def neg(self, a: Any) -> Any:
-        return current_ops_handler().neg(a)
-
-    def pow(self, a: Any, exponent: float | int) -> Any:
-        return current_ops_handler().pow(a, exponent)
-
-    def sin(self, a: Any) -> Any:
-        return current_ops_handler().sin(a)
-
-    def cos(self, a: Any) -> Any:
-        return current_ops_handler().cos(a)
-
-    def exp(self, a: Any) -> Any:
-        return current_ops_handler().exp(a)
-
-    def log(self, a: Any) -> Any:
-        return current_ops_handler().log(a)
-
-    def abs(self, a: Any) -> Any:
-        return current_ops_handler().abs(a)
-
-    def tanh(self, a: Any) -> Any:
-        return current_ops_handler().tanh(a)
-
-    def sigmoid(self, a: Any) -> Any:
-        return current_ops_handler().sigmoid(a)
-
-    def erf(self, a: Any) -> Any:
-        return current_ops_handler().erf(a)
-
-    def maximum(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().maximum(a, b)
-
-    def minimum(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().minimum(a, b)
-
-    def eq(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().eq(a, b)
-
-    def ne(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().ne(a, b)
-
-    def lt(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().lt(a, b)
-
-    def le(self, a: Any, b: Any) -> Any:
-        return current_ops_handler().le(a, b)
-
-    def where(self, condition: Any, a: Any, b: Any) -> Any:
-        return current_ops_handler().where(condition, a, b)
+    @property
+    def inner(self) -> OpsHandler:
+        return current_ops_handler()
 
 
 ops = _Ops()

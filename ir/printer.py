@@ -42,11 +42,16 @@ class PrintingHandler(OpsHandler):
             self.lines.append(f"{self._name_of[call]} = {call}")
         return self._name_of[call]
 
+    # Every op, composite ones too: the printout shows the IR as lowering wrote it.
+
     def load(self, name: str, index: Expr) -> str:
         return self._line(f"ops.load({name!r}, {index})")
 
     def constant(self, value: float | int, dtype: DType) -> str:
         return self._line(f"ops.constant({value!r}, {dtype.name})")
+
+    def constant_like(self, value: float | int, like: str) -> str:
+        return self._line(f"ops.constant_like({value!r}, {like})")
 
     def to_dtype(self, a: str, dtype: DType) -> str:
         return self._line(f"ops.to_dtype({a}, {dtype.name})")
@@ -54,17 +59,14 @@ class PrintingHandler(OpsHandler):
     def add(self, a: str, b: str) -> str:
         return self._line(f"ops.add({a}, {b})")
 
-    def sub(self, a: str, b: str) -> str:
-        return self._line(f"ops.sub({a}, {b})")
-
     def mul(self, a: str, b: str) -> str:
         return self._line(f"ops.mul({a}, {b})")
 
     def div(self, a: str, b: str) -> str:
         return self._line(f"ops.div({a}, {b})")
 
-    def neg(self, a: str) -> str:
-        return self._line(f"ops.neg({a})")
+    def abs(self, a: str) -> str:
+        return self._line(f"ops.abs({a})")
 
     def pow(self, a: str, exponent: float | int) -> str:
         return self._line(f"ops.pow({a}, {exponent!r})")
@@ -81,29 +83,11 @@ class PrintingHandler(OpsHandler):
     def log(self, a: str) -> str:
         return self._line(f"ops.log({a})")
 
-    def abs(self, a: str) -> str:
-        return self._line(f"ops.abs({a})")
-
-    def tanh(self, a: str) -> str:
-        return self._line(f"ops.tanh({a})")
-
-    def sigmoid(self, a: str) -> str:
-        return self._line(f"ops.sigmoid({a})")
-
     def erf(self, a: str) -> str:
         return self._line(f"ops.erf({a})")
 
-    def maximum(self, a: str, b: str) -> str:
-        return self._line(f"ops.maximum({a}, {b})")
-
-    def minimum(self, a: str, b: str) -> str:
-        return self._line(f"ops.minimum({a}, {b})")
-
     def eq(self, a: str, b: str) -> str:
         return self._line(f"ops.eq({a}, {b})")
-
-    def ne(self, a: str, b: str) -> str:
-        return self._line(f"ops.ne({a}, {b})")
 
     def lt(self, a: str, b: str) -> str:
         return self._line(f"ops.lt({a}, {b})")
@@ -113,6 +97,54 @@ class PrintingHandler(OpsHandler):
 
     def where(self, condition: str, a: str, b: str) -> str:
         return self._line(f"ops.where({condition}, {a}, {b})")
+
+    def neg(self, a: str) -> str:
+        return self._line(f"ops.neg({a})")
+
+    def sub(self, a: str, b: str) -> str:
+        return self._line(f"ops.sub({a}, {b})")
+
+    def square(self, a: str) -> str:
+        return self._line(f"ops.square({a})")
+
+    def reciprocal(self, a: str) -> str:
+        return self._line(f"ops.reciprocal({a})")
+
+    def sqrt(self, a: str) -> str:
+        return self._line(f"ops.sqrt({a})")
+
+    def rsqrt(self, a: str) -> str:
+        return self._line(f"ops.rsqrt({a})")
+
+    def ne(self, a: str, b: str) -> str:
+        return self._line(f"ops.ne({a}, {b})")
+
+    def gt(self, a: str, b: str) -> str:
+        return self._line(f"ops.gt({a}, {b})")
+
+    def ge(self, a: str, b: str) -> str:
+        return self._line(f"ops.ge({a}, {b})")
+
+    def maximum(self, a: str, b: str) -> str:
+        return self._line(f"ops.maximum({a}, {b})")
+
+    def minimum(self, a: str, b: str) -> str:
+        return self._line(f"ops.minimum({a}, {b})")
+
+    def relu(self, a: str) -> str:
+        return self._line(f"ops.relu({a})")
+
+    def sigmoid(self, a: str) -> str:
+        return self._line(f"ops.sigmoid({a})")
+
+    def log1p(self, a: str) -> str:
+        return self._line(f"ops.log1p({a})")
+
+    def expm1(self, a: str) -> str:
+        return self._line(f"ops.expm1({a})")
+
+    def tanh(self, a: str) -> str:
+        return self._line(f"ops.tanh({a})")
 
 
 def format_inner_fn(

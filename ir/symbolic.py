@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var
+from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var, size_symbols
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
-from ir.ops_handler import current_ops_handler, set_ops_handler
+from ir.ops_handler import OpsHandler, WrapperHandler, current_ops_handler, set_ops_handler
 from ir.scheduler import FusedKernel
 
 
@@ -54,7 +54,7 @@ class Symbolizer:
 
     def __init__(self, primes: Sequence[int]) -> None:
         self.primes = tuple(primes)
-        self.symbols = tuple(Var(f"s{k}") for k in range(len(primes)))
+        self.symbols = size_symbols(len(primes))
 
     def int(self, value: int) -> int | Expr:
         """`value` as coefficient * product of symbols, or the int itself if no prime divides it."""
@@ -94,8 +94,12 @@ class Symbolizer:
         return tuple(self.int(v) for v in values)
 
     def layout(self, layout: Layout) -> Layout:
-        return Layout(self.sizes(layout.size), self.sizes(layout.stride), layout.dtype,
-                      self.int(layout.offset))
+        return Layout(
+            self.sizes(layout.size),
+            self.sizes(layout.stride),
+            layout.dtype,
+            self.int(layout.offset),
+        )
 
     def inner_fn(self, inner_fn: Callable[..., Any]) -> Callable[..., Any]:
         """The body, with its loads' indices symbolized on the way to whatever handler runs it."""
@@ -111,30 +115,38 @@ class Symbolizer:
         if isinstance(data, Pointwise):
             new = Pointwise(data.dtype, self.sizes(data.ranges), self.inner_fn(data.inner_fn))
         else:
-            new = Reduction(data.dtype, self.sizes(data.ranges), self.sizes(data.reduction_ranges),
-                            data.reduction_type, self.inner_fn(data.inner_fn))
+            new = Reduction(
+                data.dtype,
+                self.sizes(data.ranges),
+                self.sizes(data.reduction_ranges),
+                data.reduction_type,
+                self.inner_fn(data.inner_fn),
+            )
         return ComputedBuffer(buffer.name, self.layout(buffer.layout), new)
 
     def program(self, program: LoweredProgram) -> LoweredProgram:
         inputs = tuple(InputBuffer(b.name, self.layout(b.layout)) for b in program.inputs)
-        return LoweredProgram(inputs, tuple(self.buffer(b) for b in program.buffers),
-                              program.outputs)
+        return LoweredProgram(
+            inputs, tuple(self.buffer(b) for b in program.buffers), program.outputs
+        )
 
     def kernel(self, kernel: FusedKernel) -> FusedKernel:
-        return FusedKernel(kernel.name, tuple(self.buffer(b) for b in kernel.nodes),
-                           self.sizes(kernel.ranges), self.sizes(kernel.reduction_ranges),
-                           kernel.reads, kernel.writes)
+        return FusedKernel(
+            kernel.name,
+            tuple(self.buffer(b) for b in kernel.nodes),
+            self.sizes(kernel.ranges),
+            self.sizes(kernel.reduction_ranges),
+            kernel.reads,
+            kernel.writes,
+        )
 
 
-class _SymbolizingLoads:
+class _SymbolizingLoads(WrapperHandler):
     """An ops handler in front of another: loads get symbolic indices, the rest passes through."""
 
-    def __init__(self, inner: Any, symbolizer: Symbolizer) -> None:
-        self.inner = inner
+    def __init__(self, inner: OpsHandler, symbolizer: Symbolizer) -> None:
+        super().__init__(inner)
         self.symbolizer = symbolizer
 
     def load(self, name: str, index: Expr) -> Any:
         return self.inner.load(name, self.symbolizer.expr(index))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)

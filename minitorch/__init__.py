@@ -3,9 +3,18 @@
 `import minitorch as torch` works for the subset in the SPEC. The pipeline, in order:
 minitorch (this package: tensors, the op table, autograd) -> tracer (graphs, bytecode
 capture, AOT autograd) -> ir (loop-level IR, fusion) -> codegen (LLVM for the CPU).
+
+[Note: lazy facades] `minitorch.fx`, `.compile`, `.export`, `.jit` and `._dynamo` are the way up
+into the stages built on this package, as torch.fx and torch.compile are in PyTorch. They reach
+into tracer (and beyond) only when used, so that `import minitorch` loads the eager core alone:
+the functions import inside their bodies, and `fx`, whose names are tracer.fx's classes
+themselves, is imported on first access (`__getattr__` below). tests/test_layering.py checks.
 """
 
-from minitorch import _dynamo, autograd, export, functional, fx, jit, nn, ops, optim
+import importlib
+from types import ModuleType
+
+from minitorch import _dynamo, autograd, export, functional, jit, nn, ops, optim
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.compile import compile  # the function; `python -m` still finds the package
 from minitorch.device import device
@@ -43,12 +52,20 @@ from minitorch.tensor import Size, Tensor
 float = float32  # noqa: A001 - PyTorch's alias
 double = float64
 
+# NOTE: not "fx": a star import would load it, and tracer with it ([Note: lazy facades]).
 __all__ = [
     "AutogradError", "CompileError", "DeviceError", "DTypeError", "DType", "DataDependentError",
     "MinitorchError", "ShapeError", "Size", "Tensor", "_dynamo", "arange", "autograd", "bool",
     "compile", "device", "double", "empty", "enable_grad", "export", "float", "float32", "float64",
-    "from_numpy", "full", "functional", "fx", "int32", "int64", "is_grad_enabled", "jit",
+    "from_numpy", "full", "functional", "int32", "int64", "is_grad_enabled", "jit",
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "ops", "optim", "rand", "rand_like",
     "randint", "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",
     *functional.__all__,  # add, sin, sum, ...: one list per family of ops
 ]
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`minitorch.fx` on first access (PEP 562); see [Note: lazy facades]."""
+    if name == "fx":
+        return importlib.import_module("minitorch.fx")  # which also sets minitorch.fx
+    raise AttributeError(f"module 'minitorch' has no attribute {name!r}")

@@ -2,6 +2,8 @@
 
     minitorch._dynamo.reset()                       # forget every compiled frame
     print(minitorch._dynamo.explain(f)(x))          # graphs, graph breaks, guards of one call
+    minitorch._dynamo.register_backend("mine", MyBackend())   # then compile(f, backend="mine")
+    minitorch._dynamo.list_backends()               # every name compile(backend=) accepts
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ def explain(fn: Callable) -> Callable[..., Any]:
     from tracer.dynamo.explain import explain as _explain  # tracer imports minitorch: not above
 
     return _explain(fn)
+
+
+def register_backend(name: str, backend: Any) -> None:
+    """Make `minitorch.compile(f, backend=name)` use `backend`: a code generator (a
+    codegen.backend.Backend), or a function backend(gm, example_inputs) -> callable."""
+    from minitorch.compile.backends import register_backend as _register
+
+    _register(name, backend)
+
+
+def list_backends() -> list[str]:
+    """Every name `minitorch.compile(f, backend=...)` accepts."""
+    from minitorch.compile.backends import list_backends as _list
+
+    return _list()
 
 
 def __getattr__(name: str) -> Any:

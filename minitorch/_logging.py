@@ -2,7 +2,7 @@
 
 Each stage of the pipeline reports what it built with `artifact(stage, title, text, seconds)`:
 the captured graph and its guards, the joint graph, the forward and backward graphs, the
-loop-level IR, the LLVM IR. Bytecode capture also reports *events* with `log(event, title,
+loop-level IR, each kernel's source. Bytecode capture also reports *events* with `log(event, title,
 text)` as they happen: a graph captured, the guards of a new cache entry, a recompile and its
 reason, a graph break and its line, the original and transformed bytecode. Nothing is kept or
 printed unless a `Recorder` is installed (the walkthrough installs one) or MINITORCH_LOGS
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from minitorch import config
 
-STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "llvm_ir")  # the walkthrough's
+STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "kernels")  # the walkthrough's
 EVENTS = ("graph", "guards", "recompiles", "graph_breaks", "bytecode")  # bytecode capture's
 NAMES = frozenset(STAGES) | frozenset(EVENTS)  # what MINITORCH_LOGS may name
 

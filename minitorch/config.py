@@ -12,7 +12,7 @@ num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big 
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
 
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
-# backward, loop_ir, llvm_ir) and capture events (graph, guards, recompiles, graph_breaks,
+# backward, loop_ir, kernels) and capture events (graph, guards, recompiles, graph_breaks,
 # bytecode); minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
 def parse_logs(text: str) -> set[str]:
     """The names in a MINITORCH_LOGS value: parse_logs("graph, guards") == {"graph", "guards"}."""

@@ -144,7 +144,7 @@ def _eager_version(fn: Callable) -> Callable:
     Compiled kernels compute without dispatching ops, so the trace would see their outputs as
     tensors from nowhere and freeze them as constants.
     """
-    from minitorch.compile import OptimizedModule
+    from tracer.dynamo.eval_frame import OptimizedModule
 
     if isinstance(fn, OptimizedModule):
         return fn._orig_mod

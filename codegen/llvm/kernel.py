@@ -58,7 +58,7 @@ from llvmlite import ir
 
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
 from codegen.llvm.ops import Lanes, LLVMOps, call_intrinsic, ir_type
-from ir.indexing import Expr, index_vars
+from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
 from ir.scheduler import FusedKernel, loads, store_index
@@ -76,6 +76,11 @@ _REDUCTIONS = {
     "max": (-math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.maximum", acc, x)),
     "min": (math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.minimum", acc, x)),
 }
+# The same for bools (bytes 0 and 1): max is `any`, min is `all`.
+_BOOL_REDUCTIONS = {
+    "max": (0, lambda b, acc, x: b.or_(acc, x)),
+    "min": (1, lambda b, acc, x: b.and_(acc, x)),
+}
 
 
 def generate_kernel(
@@ -86,6 +91,9 @@ def generate_kernel(
     `sizes` names the size symbols (s0, s1, ...) the kernel's ranges and indices may mention;
     each becomes one more i64 argument ([Note: symbolic sizes] in ir/symbolic.py).
     """
+    not_sizes = [name for name in sizes if not is_size_symbol(name)]
+    if not_sizes:
+        raise CompileError(f"{kernel.name}: {not_sizes} are not size symbols (s0, s1, ...)")
     module = ir.Module(name=kernel.name)
     # Declared before the body so that it prints first; the math functions print last.
     signature = ir.FunctionType(ir.VoidType(), [PTR, I64, I64] + [I64] * len(sizes))
@@ -126,7 +134,7 @@ def _define_body(
     fn = ir.Function(module, signature, f"{kernel.name}.body")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    pointers, (start, end, *symbols) = fn.args[: len(names)], fn.args[len(names):]
+    pointers, (start, end, *symbols) = fn.args[: len(names)], fn.args[len(names) :]
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -145,7 +153,7 @@ def _define_body(
         builder.call(module.declare_intrinsic("llvm.assume"), [at_least_2])
         handler.index_env[name] = IndexValue(builder, symbol)
     with set_ops_handler(handler):
-        if _reduces_across_outputs(kernel):
+        if _reduces_across_outputs(kernel, sizes):
             _emit_output_tiles(handler, kernel, start, end)
         else:
             _emit_loop_nest(handler, kernel, start, end)
@@ -208,9 +216,12 @@ def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) ->
 
 def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
     """(the accumulator's start value, combine(builder, acc, term)) for data.reduction_type."""
-    if data.reduction_type not in _REDUCTIONS:
-        raise CompileError(f"the LLVM backend has no {data.reduction_type!r} reduction")
-    start_value, combine = _REDUCTIONS[data.reduction_type]
+    table = _BOOL_REDUCTIONS if data.dtype.name == "bool" else _REDUCTIONS
+    if data.reduction_type not in table:
+        raise CompileError(
+            f"the LLVM backend has no {data.reduction_type!r} reduction of {data.dtype.name}"
+        )
+    start_value, combine = table[data.reduction_type]
     return ir.Constant(ir_type(data.dtype), start_value), combine
 
 
@@ -261,7 +272,7 @@ def _checked(node: ComputedBuffer, value: ir.Value) -> ir.Value:
 _OUTPUT_TILE = 4096
 
 
-def _reduces_across_outputs(kernel: FusedKernel) -> bool:
+def _reduces_across_outputs(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> bool:
     """Whether some load walks memory along the last kept index and none along the last
     reduced index: then the reduction loop goes outside a loop over outputs."""
     if not kernel.ranges or not kernel.reduction_ranges:
@@ -270,7 +281,7 @@ def _reduces_across_outputs(kernel: FusedKernel) -> bool:
     last_reduced = f"r{len(kernel.reduction_ranges) - 1}"
     computed_here = {node.name for node in kernel.nodes}
     strides = [
-        (_stride(index, last_kept), _stride(index, last_reduced))
+        (_stride(index, last_kept, sizes), _stride(index, last_reduced, sizes))
         for node in kernel.nodes
         for name, index in loads(node)
         if name not in computed_here
@@ -280,10 +291,15 @@ def _reduces_across_outputs(kernel: FusedKernel) -> bool:
     return along_outputs and not along_reduction
 
 
-def _stride(index: Expr, var: str) -> int:
+# What _stride takes a size symbol to be: sizes are never 1, and a large one keeps `i0 % s0`
+# from wrapping around while i0 steps.
+_LARGE_SIZE = 1 << 20
+
+
+def _stride(index: Expr, var: str, sizes: tuple[str, ...] = ()) -> int:
     """How far the flat index moves when `var` goes from 0 to 1, the other loop variables at 0
-    (and size symbols, which are never 1, at a large size)."""
-    at = {v: 1 << 20 if v.startswith("s") else 0 for v in index.free_vars() | {var}}
+    and the size symbols (the names in `sizes`) at a large size."""
+    at = {v: _LARGE_SIZE if v in sizes else 0 for v in index.free_vars() | {var}}
     before = index.evaluate(at)
     at[var] = 1
     return index.evaluate(at) - before

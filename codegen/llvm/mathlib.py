@@ -359,7 +359,8 @@ def power(builder: ir.IRBuilder, x: ir.Value, exponent: float) -> ir.Value:
     if exponent in (-1, 0, 1, 2):
         return _integer_power(m, x, int(exponent))  # one rounding at most, in any precision
     if m.type == F32:
-        wide = power(builder, builder.fpext(x, F64), exponent)
+        # The exponent is a float32 too, as in numpy and the interpreter: 1/3 is 0.33333334.
+        wide = power(builder, builder.fpext(x, F64), float(np.float32(exponent)))
         return builder.fptrunc(wide, F32)
     if exponent == 0.5:
         return m.sqrt(x)  # numpy's power does the same (so x = -0.0 gives -0.0, not C's +0.0)
@@ -376,7 +377,21 @@ def power(builder: ir.IRBuilder, x: ir.Value, exponent: float) -> ir.Value:
 
 
 def _integer_power(m: Emitter, x: ir.Value, n: int) -> ir.Value:
-    """x^n by repeated squaring: multiply in x^(2^k) for every bit k set in |n|."""
+    """x^n by repeated squaring: multiply in x^(2^k) for every bit k set in |n|; for n < 0,
+    1 / x^|n|, or (1/x)^|n| where x^|n| overflows but x^n is a subnormal."""
+    if n >= -1:
+        return _squarings(m, x, n)
+    direct = _squarings(m, x, n)  # 1 / x^|n|: rounds 1/x once, at the end
+    # (1/x)^|n| would round 1/x first and raise its error to the |n|th power, but when x^|n|
+    # is inf it is the only way to reach a subnormal result instead of 0 (x = 1e45, n = -7).
+    small = _squarings(m, m.div(m.const(1.0), x), -n)
+    overflowed = m.cmp("==", m.fabs(_squarings(m, x, -n)), math.inf)
+    return m.select(overflowed, small, direct)
+
+
+def _squarings(m: Emitter, x: ir.Value, n: int) -> ir.Value:
+    """x^n by repeated squaring: multiply in x^(2^k) for every bit k set in |n| (1/x^|n| for
+    n < 0)."""
     result = None
     square = x  # x^(2^k)
     bits = abs(n)

@@ -7,6 +7,11 @@ emits its code (see [Note: the LLVM kernel] in kernel.py for the loops around it
 Each op is one instruction or intrinsic where LLVM has one (fadd, fcmp, select, llvm.fabs,
 llvm.maximum), and otherwise a call of one of our own vectorizable math functions
 (mathlib.py, activations.py).
+
+Besides the core ops, LLVMOps implements the composite ops it does better than their
+defaults in ir/ops_handler.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
+ne (one fcmp), maximum and minimum (intrinsics), tanh and sigmoid (activations.py). The other
+composites (sqrt, relu, log1p, ...) run as their defaults, which call the methods here.
 """
 
 from __future__ import annotations
@@ -37,6 +42,13 @@ def ir_type(dtype: DType) -> ir.Type:
     if dtype.name not in _IR_TYPES:
         raise DTypeError(f"the LLVM backend does not support dtype {dtype.name} yet")
     return _IR_TYPES[dtype.name]
+
+
+def _literal(value: float | int, type_: ir.Type) -> ir.Constant:
+    """`value` as a constant of an element type: a float, or a bool byte (0 or 1)."""
+    if type_ == I8:
+        return ir.Constant(I8, int(bool(value)))
+    return ir.Constant(type_, float(value))
 
 
 def call_intrinsic(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
@@ -127,9 +139,10 @@ class LLVMOps(OpsHandler):
         )
 
     def constant(self, value: float | int, dtype: DType) -> ir.Value:
-        if ir_type(dtype) == I8:
-            return ir.Constant(I8, int(bool(value)))
-        return ir.Constant(ir_type(dtype), float(value))
+        return _literal(value, ir_type(dtype))
+
+    def constant_like(self, value: float | int, like: ir.Value) -> ir.Value:
+        return _literal(value, like.type)
 
     def to_dtype(self, a: ir.Value, dtype: DType) -> ir.Value:
         target = ir_type(dtype)
@@ -255,4 +268,3 @@ class LLVMOps(OpsHandler):
         """A call of `library`'s function `name` (mathlib.py or activations.py)."""
         fn = library.math_function(self.builder.module, name, a.type)
         return self._once((name, a), lambda: self.builder.call(fn, [a], name=name))
-

@@ -1,12 +1,23 @@
 """`minitorch.compile(fn)`: the entry to the whole pipeline.
 
-This package is also the walkthrough CLI: `python -m minitorch.compile examples/sincos.py`
-(see __main__.py). `minitorch.compile` the *function* is re-exported by `minitorch/__init__.py`;
-`python -m` finds the package through `sys.modules`, so both work.
-
     compiled = minitorch.compile(f)                 # backend="inductor": the full pipeline
     compiled = minitorch.compile(f, backend="eager")      # capture only, run the fx graph
+    compiled = minitorch.compile(f, backend="numpy")      # the full pipeline, numpy kernels
     compiled = minitorch.compile(f, backend=my_backend)   # my_backend(gm, example_inputs)
+
+This package is the driver that ties the stages together, above all of them: it hands
+`tracer.dynamo` (capture) a compiler for each graph, and that compiler runs AOT autograd, the
+loop IR and a code generator. It is imported with `minitorch` (for the `compile` function), so
+this file imports the stages lazily, inside `compile`.
+
+    backends.py     the backends by name, register_backend
+    inductor.py     the driver: the passes from a captured graph to compiled kernels
+    wrapper.py      CompiledGraph: runs a compiled graph's kernels and extern steps
+    shapes.py       size symbols' binding; compiling again per shape where needed
+    walkthrough.py  `python -m minitorch.compile script.py` (__main__.py): every stage shown
+
+`minitorch.compile` the *function* is re-exported by `minitorch/__init__.py`; `python -m` finds
+the package through `sys.modules`, so both work.
 """
 
 from __future__ import annotations
@@ -19,7 +30,7 @@ from minitorch.nn.module import Module
 def compile(
     model: Callable | None = None,
     *,
-    backend: str | Callable = "inductor",
+    backend: str | Callable = "inductor",  # a name (backends.py) or backend(gm, inputs)
     fullgraph: bool = False,
     dynamic: bool | None = None,
 ):
@@ -29,26 +40,15 @@ def compile(
     reuses the compiled code while they hold. Used bare or as `@minitorch.compile(...)`.
     """
     from minitorch import config
-    from tracer.backends import lookup_backend
+    from minitorch.compile.backends import lookup_backend
     from tracer.dynamo import optimize
+    from tracer.dynamo.eval_frame import OptimizedModule
 
     backend = config.force_backend or backend
     if model is None:
         return lambda fn: compile(fn, backend=backend, fullgraph=fullgraph, dynamic=dynamic)
-    lookup_backend(backend)  # an unknown backend name fails here, not on the first call
+    compiler = lookup_backend(backend)  # an unknown backend name fails here, not on a call
     if isinstance(model, Module):
-        return OptimizedModule(model, optimize(model.forward, backend=backend,
+        return OptimizedModule(model, optimize(model.forward, backend=compiler,
                                                fullgraph=fullgraph, dynamic=dynamic))
-    return optimize(model, backend=backend, fullgraph=fullgraph, dynamic=dynamic)
-
-
-class OptimizedModule(Module):
-    """A compiled module: calls go through the compiled forward; parameters are shared."""
-
-    def __init__(self, orig_mod: Module, compiled_forward: Callable) -> None:
-        super().__init__()
-        self._orig_mod = orig_mod  # registered as a submodule, so parameters() finds them
-        object.__setattr__(self, "_compiled_forward", compiled_forward)
-
-    def forward(self, *args, **kwargs):
-        return self._compiled_forward(*args, **kwargs)
+    return optimize(model, backend=compiler, fullgraph=fullgraph, dynamic=dynamic)

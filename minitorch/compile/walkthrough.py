@@ -7,7 +7,8 @@ Stages are shown in pipeline order, each with the time it took:
     forward   the forward half of the partitioned joint graph, and what it saves
     backward  the backward half
     loop_ir   loop-level IR: buffers, fused kernels, `def inner_fn(index)` bodies (ir)
-    llvm_ir   the LLVM IR of each kernel                                        (codegen/llvm)
+    kernels   each kernel's source, in the code generator's own language: LLVM IR for
+              "llvm", Python for "numpy", the loop IR for "interpreter"         (codegen)
 
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
 the values and gradients are compared.
@@ -154,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Run a script and show every stage of each function it compiles.",
     )
     parser.add_argument("script", help="a Python script that calls minitorch.compile")
-    parser.add_argument("--backend", help="compile with this backend instead "
-                        "(inductor, aot_eager, eager)")
+    parser.add_argument("--backend", help="compile with this backend instead: eager, "
+                        "aot_eager, inductor, or a code generator (llvm, interpreter, numpy, "
+                        "or one you registered)")
     parser.add_argument("--stage", choices=[*_logging.STAGES, "check", "time"],
                         help="show only this stage")
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
@@ -165,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"minitorch.compile: no such script: {args.script}", file=sys.stderr)
         return 2
     if args.backend:
+        from minitorch.compile.backends import lookup_backend
         from minitorch.errors import CompileError
-        from tracer.backends import lookup_backend
 
         try:
             lookup_backend(args.backend)

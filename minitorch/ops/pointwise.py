@@ -74,16 +74,19 @@ add = register(OpDef(
     "add", "pointwise", m.binary("add"),
     impl=lambda xp, a, b: xp.add(a, b),
     backward=lambda g, out, a, b: (sum_to(g, a), sum_to(g, b)),
+    lowering="lowered",
 ))
 sub = register(OpDef(
     "sub", "pointwise", m.binary("sub"),
     impl=lambda xp, a, b: xp.subtract(a, b),
     backward=lambda g, out, a, b: (sum_to(g, a), sum_to(neg(g), b)),
+    lowering="lowered",
 ))
 mul = register(OpDef(
     "mul", "pointwise", m.binary("mul"),
     impl=lambda xp, a, b: xp.multiply(a, b),
     backward=lambda g, out, a, b: (sum_to(mul(g, b), a), sum_to(mul(g, a), b)),
+    lowering="lowered",
 ))
 
 
@@ -97,11 +100,13 @@ div = register(OpDef(
     "div", "pointwise", m.binary("div", float_result=True),
     impl=lambda xp, a, b: xp.true_divide(a, b),
     backward=_div_backward,
+    lowering="lowered",
 ))
 neg = register(OpDef(
     "neg", "pointwise", m.unary_same("neg"),
     impl=lambda xp, a: xp.negative(a),
     backward=lambda g, out, a: (neg(g),),
+    lowering="lowered",
 ))
 
 
@@ -115,6 +120,7 @@ abs = register(OpDef(
     "abs", "pointwise", m.unary_same("abs"),
     impl=lambda xp, a: xp.abs(a),
     backward=_abs_backward,
+    lowering="lowered",
 ))
 
 # ---- powers ------------------------------------------------------------------------------
@@ -144,6 +150,7 @@ pow = register(OpDef(
     "pow", "pointwise", pm.pow_meta,
     impl=k.power,
     backward=_pow_backward,
+    lowering="lowered",
 ))
 sqrt = register(OpDef("sqrt", "composite", None, decomposition=lambda x: pow(x, 0.5)))
 rsqrt = register(OpDef("rsqrt", "composite", None, decomposition=lambda x: div(1.0, sqrt(x))))
@@ -155,39 +162,46 @@ sin = register(OpDef(
     "sin", "pointwise", m.unary_float("sin"),
     impl=lambda xp, a: xp.sin(k.as_float(xp, a)),
     backward=lambda g, out, x: (mul(g, cos(x)),),
+    lowering="lowered",
 ))
 cos = register(OpDef(
     "cos", "pointwise", m.unary_float("cos"),
     impl=lambda xp, a: xp.cos(k.as_float(xp, a)),
     backward=lambda g, out, x: (mul(g, neg(sin(x))),),
+    lowering="lowered",
 ))
 exp = register(OpDef(
     "exp", "pointwise", m.unary_float("exp"),
     impl=lambda xp, a: xp.exp(k.as_float(xp, a)),
     backward=lambda g, out, x: (mul(g, out),),
+    lowering="lowered",
 ))
 log = register(OpDef(
     "log", "pointwise", m.unary_float("log"),
     impl=lambda xp, a: xp.log(k.as_float(xp, a)),
     backward=lambda g, out, x: (div(g, x),),
+    lowering="lowered",
 ))
 # why primitive: see [Note: the pointwise primitives] (accuracy near 0)
 tanh = register(OpDef(
     "tanh", "pointwise", m.unary_float("tanh"),
     impl=lambda xp, a: xp.tanh(k.as_float(xp, a)),
     backward=lambda g, out, x: (mul(g, sub(1.0, mul(out, out))),),  # 1 - tanh(x)^2
+    lowering="lowered",
 ))
 # why primitive: see [Note: the pointwise primitives] (a derivative that never overflows)
 sigmoid = register(OpDef(
     "sigmoid", "pointwise", m.unary_float("sigmoid"),
     impl=k.sigmoid,
     backward=lambda g, out, x: (mul(g, mul(out, sub(1.0, out))),),  # s (1 - s)
+    lowering="lowered",
 ))
 # why primitive: see [Note: the pointwise primitives] (a special function)
 erf = register(OpDef(
     "erf", "pointwise", m.unary_float("erf"),
     impl=k.erf,
     backward=lambda g, out, x: (mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))),),
+    lowering="lowered",
 ))
 
 # ---- comparisons and selection -----------------------------------------------------------
@@ -198,18 +212,22 @@ erf = register(OpDef(
 eq = register(OpDef(
     "eq", "pointwise", pm.compare("eq"),
     impl=lambda xp, a, b: xp.equal(*k.promoted(xp, a, b)),
+    lowering="lowered",
 ))
 ne = register(OpDef(
     "ne", "pointwise", pm.compare("ne"),
     impl=lambda xp, a, b: xp.not_equal(*k.promoted(xp, a, b)),
+    lowering="lowered",
 ))
 lt = register(OpDef(
     "lt", "pointwise", pm.compare("lt"),
     impl=lambda xp, a, b: xp.less(*k.promoted(xp, a, b)),
+    lowering="lowered",
 ))
 le = register(OpDef(
     "le", "pointwise", pm.compare("le"),
     impl=lambda xp, a, b: xp.less_equal(*k.promoted(xp, a, b)),
+    lowering="lowered",
 ))
 
 
@@ -241,6 +259,7 @@ where = register(OpDef(
     "where", "pointwise", pm.where_meta,
     impl=lambda xp, condition, a, b: xp.where(condition, a, b),
     backward=_where_backward,
+    lowering="lowered",
 ))
 
 
@@ -264,12 +283,14 @@ maximum = register(OpDef(
     "maximum", "pointwise", m.binary("maximum"),
     impl=lambda xp, a, b: xp.maximum(a, b),
     backward=_extremum_backward(lt),
+    lowering="lowered",
 ))
 # why primitive: as maximum
 minimum = register(OpDef(
     "minimum", "pointwise", m.binary("minimum"),
     impl=lambda xp, a, b: xp.minimum(a, b),
     backward=_extremum_backward(gt),
+    lowering="lowered",
 ))
 
 # ---- composites of selection -------------------------------------------------------------
@@ -392,4 +413,5 @@ to_copy = register(OpDef(
     "to_copy", "pointwise", _to_copy_meta,
     impl=_to_copy_impl,
     backward=_to_copy_backward,
+    lowering="lowered",
 ))

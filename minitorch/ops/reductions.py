@@ -56,6 +56,7 @@ sum = register(OpDef(
     "sum", "reduction", m.sum_meta,
     impl=_sum_impl,
     backward=_sum_backward,
+    lowering="lowered",
 ))
 
 

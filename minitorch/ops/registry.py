@@ -9,7 +9,14 @@ Every op minitorch knows is one `OpDef`, and every stage of the pipeline reads t
     tracing (fake/AOT)  meta(*args) -> TensorMeta same shape, float dtype
     autograd            backward(grad, out, *a)   grad * cos(x)   (in minitorch ops)
     AOT autograd        decomposition             (none: sin is a primitive)
-    loop-level IR       ir/lowering.py LOWERINGS  ops.sin(load(x))
+    the compiler        lowering                  "lowered": a loop in ir/lowering.py LOWERINGS
+    loop-level IR       LOWERINGS[op]             ops.sin(load(x))
+
+`lowering` says how the compiler handles the op: "lowered" (ir/lowering.py has its loop-IR
+lowering, keyed by this row), "extern" (an extern kernel: its eager `impl` runs between
+compiled segments, [Note: extern kernels] in ir/segments.py), or "decomposed" (a composite:
+every stage after tracing sees its decomposition). tests/test_op_coverage.py holds every row to
+what it says.
 
 A *primitive* has an `impl`; a *composite* has only a `decomposition`, written in other ops,
 so every later stage sees primitives only. Derivatives are written with the ops themselves, so
@@ -49,6 +56,7 @@ class OpDef:
     impl: Callable[..., Any] | None = None  # eager kernel over arrays: impl(xp, *args, **kw)
     backward: Callable[..., tuple] | None = None  # grads of each arg, written in minitorch ops
     decomposition: Callable[..., Any] | None = None  # composites only: the op in primitives
+    lowering: str = "extern"  # "lowered", "extern", or (composites) "decomposed"
 
     @property
     def is_primitive(self) -> bool:
@@ -76,6 +84,9 @@ def register(op: OpDef) -> OpDef:
     """Add a row to the table; names are unique."""
     assert op.name not in OPS, f"op {op.name!r} registered twice"
     assert (op.impl is None) != (op.decomposition is None), op.name
+    if op.decomposition is not None:
+        object.__setattr__(op, "lowering", "decomposed")  # frozen: set once, at registration
+    assert op.lowering in ("lowered", "extern", "decomposed"), (op.name, op.lowering)
     OPS[op.name] = op
     return op
 

@@ -41,6 +41,7 @@ expand = register(OpDef(
     "expand", "view", m.expand_meta,
     impl=lambda xp, a, shape: xp.broadcast_to(a, m.expand_meta(ArrayMeta(a), shape).shape),
     backward=lambda g, out, x, shape: (sum_to(g, x),),
+    lowering="lowered",
 ))
 # why primitive: regrouping dims changes the index arithmetic (split/merge); a view when the
 # strides allow (numpy's reshape decides exactly as views_meta.view_is_possible), else a copy
@@ -48,6 +49,7 @@ reshape = register(OpDef(
     "reshape", "view", m.reshape_meta,
     impl=lambda xp, a, shape: xp.reshape(a, shape),  # numpy resolves -1 as infer_reshape does
     backward=lambda g, out, x, shape: (reshape(g, tuple(x.shape)),),
+    lowering="lowered",
 ))
 
 
@@ -65,6 +67,7 @@ permute = register(OpDef(
     "permute", "view", vm.permute_meta,
     impl=lambda xp, a, dims: xp.transpose(a, dims),  # numpy reads negative dims too
     backward=_permute_backward,
+    lowering="lowered",
 ))
 
 

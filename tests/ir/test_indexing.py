@@ -7,7 +7,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var, as_expr, index_vars
+from ir.indexing import (
+    Add,
+    Const,
+    Expr,
+    FloorDiv,
+    Mod,
+    Mul,
+    Var,
+    as_expr,
+    index_vars,
+    is_size_symbol,
+    size_symbols,
+)
 
 i0, i1, i2 = index_vars("i", 3)
 
@@ -15,6 +27,13 @@ i0, i1, i2 = index_vars("i", 3)
 def test_index_vars():
     assert index_vars("r", 2) == (Var("r0"), Var("r1"))
     assert index_vars("i", 0) == ()
+
+
+def test_size_symbols_are_s_and_digits_only():
+    assert size_symbols(2) == (Var("s0"), Var("s1"))
+    assert all(is_size_symbol(name) for name in ("s0", "s1", "s12"))
+    for name in ("scale", "s_buf", "s", "s1a", "S0", "i0", "r0", "buf0", "s\u00b2"):
+        assert not is_size_symbol(name), name
 
 
 @pytest.mark.parametrize(

@@ -1,15 +1,18 @@
-"""The reference interpreter against numpy: strided inputs, registers, and its own checks."""
+"""The reference interpreter against numpy: strided inputs, registers, reductions, sizes given
+as symbols, and its own checks."""
 
 import numpy as np
 import pytest
 from ir_testing import GraphBuilder, check
 
+import minitorch
 import minitorch.dtype as dt
 from ir.indexing import Var, index_vars
-from ir.interpreter import run_kernel, run_reference
+from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
-from ir.ops_handler import ops
+from ir.ops_handler import REDUCTIONS, ops
 from ir.scheduler import FusedKernel
+from minitorch.dtype import from_numpy_dtype
 from minitorch.errors import CompileError, DTypeError, ShapeError
 
 rng = np.random.default_rng(0)
@@ -160,3 +163,108 @@ def test_index_vars_broadcast_over_the_iteration_space():
     run_kernel(FusedKernel("k", (node,), (2, 3), (), (), ("buf0",)), memory)
     np.testing.assert_array_equal(memory["buf0"], 5.0)
     assert Var("i0") in index_vars("i", 1)
+
+
+# -- reductions: the interpreter defines every reduction_type ---------------------------------
+
+
+def _reduce_rows(x: np.ndarray, kind: str) -> np.ndarray:
+    """buf0[i] = the `kind` reduction of row i of x, through run_kernel."""
+    m, n = x.shape
+    dtype = from_numpy_dtype(x.dtype)
+    body = lambda i, r: ops.load("x", n * i[0] + r[0])  # noqa: E731
+    node = ComputedBuffer(
+        "buf0", Layout.contiguous((m,), dtype), Reduction(dtype, (m,), (n,), kind, body)
+    )
+    memory = {"x": x, "buf0": np.zeros(m, x.dtype)}
+    run_kernel(_kernel([node], ("buf0",), (m,), (n,)), memory)
+    return memory["buf0"]
+
+
+def test_every_reduction_is_defined():
+    assert set(REDUCTIONS) == {"sum", "max", "min"}
+    for kind in REDUCTIONS:
+        _reduce_rows(np.ones((2, 3)), kind)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_and_min_match_numpy_and_propagate_nan(kind, dtype):
+    # NaN wins, as in numpy's max and eager amax; infinities are ordinary values.
+    x = rng.standard_normal((5, 7)).astype(dtype)
+    x[1, 3] = np.nan
+    x[2, 0], x[3, 6] = np.inf, -np.inf
+    got = _reduce_rows(x, kind)
+    np.testing.assert_array_equal(got, getattr(np, kind)(x, axis=1))
+    assert np.isnan(got[1]) and not np.isnan(got[[0, 2, 3, 4]]).any()
+    eager = getattr(minitorch, f"a{kind}")(minitorch.tensor(x), 1).numpy()
+    np.testing.assert_array_equal(got, eager)  # the op that lowers to it
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_and_min_of_bools_are_any_and_all(kind):
+    x = np.array([[True, False], [False, False], [True, True]])
+    np.testing.assert_array_equal(_reduce_rows(x, kind), getattr(np, kind)(x, axis=1))
+
+
+def test_reductions_over_no_terms_give_their_identity():
+    x = np.zeros((3, 0))
+    assert _reduce_rows(x, "sum").tolist() == [0.0] * 3
+    assert _reduce_rows(x, "max").tolist() == [-np.inf] * 3
+    assert _reduce_rows(x, "min").tolist() == [np.inf] * 3
+
+
+def test_an_unknown_reduction_is_an_error():
+    with pytest.raises(CompileError, match="no reduction 'prod'"):
+        _reduce_rows(np.ones((2, 2)), "prod")
+
+
+# -- size symbols ----------------------------------------------------------------------------
+
+
+def symbolic_kernel() -> FusedKernel:
+    """x: (s0, 4) -> buf0 = sin of x's rows in reverse order; ranges and indices mention s0."""
+    s0 = Var("s0")
+    layout = Layout((s0, 4), (4, 1), dt.float64)
+    flipped = lambda i: ops.sin(ops.load("x", (s0 - 1 - i[0]) * 4 + i[1]))  # noqa: E731
+    node = ComputedBuffer("buf0", layout, Pointwise(dt.float64, (s0, 4), flipped))
+    return FusedKernel("kernel0", (node,), (s0, 4), (), ("x",), ("buf0",))
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_run_kernel_with_sizes(n):
+    x = rng.standard_normal((n, 4))
+    memory = {"x": x, "buf0": np.zeros((n, 4))}
+    run_kernel(symbolic_kernel(), memory, sizes={"s0": n})
+    np.testing.assert_array_equal(memory["buf0"], np.sin(x[::-1]))
+
+
+def test_a_symbolic_reduction_range():
+    s0 = Var("s0")
+    body = lambda i, r: ops.load("x", 3 * r[0] + i[0])  # noqa: E731  column sums of (s0, 3)
+    data = Reduction(dt.float64, (3,), (s0,), "max", body)
+    node = ComputedBuffer("buf0", Layout.contiguous((3,), dt.float64), data)
+    x = rng.standard_normal((6, 3))
+    memory = {"x": x, "buf0": np.zeros(3)}
+    run_kernel(FusedKernel("k", (node,), (3,), (s0,), ("x",), ("buf0",)), memory, {"s0": 6})
+    np.testing.assert_array_equal(memory["buf0"], x.max(axis=0))
+
+
+def test_sizes_must_be_given_and_be_size_symbols():
+    memory = {"x": np.zeros((2, 4)), "buf0": np.zeros((2, 4))}
+    with pytest.raises(CompileError, match=r"needs values for \['s0'\]"):
+        run_kernel(symbolic_kernel(), memory)
+    with pytest.raises(CompileError, match="not size symbols"):
+        run_kernel(symbolic_kernel(), memory, sizes={"s0": 2, "scale": 2})
+
+
+def test_disagreements_is_the_agreement_rule():
+    want = np.array([1.0, np.nan, np.inf, -0.0, 0.0, 1e-40], np.float32)  # 1e-40: subnormal
+    assert not disagreements(want.copy(), want).any()
+    got = np.array([np.nextafter(np.float32(1), 2), np.nan, np.inf, -0.0, 0.0, 1e-40], np.float32)
+    assert disagreements(got, want).tolist() == [True] + [False] * 5
+    assert not disagreements(got, want, ulps=1).any()
+    swapped = np.array([1.0, 0.0, -np.inf, 0.0, -0.0, np.nan], np.float32)
+    assert disagreements(swapped, want, ulps=4).tolist() == [False] + [True] * 5
+    with pytest.raises(DTypeError):
+        disagreements(want.astype(np.float64), want)

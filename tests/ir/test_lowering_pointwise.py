@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from ir_testing import GraphBuilder, check
 
-from ir.lowering import lower_graph
+import minitorch
+from ir.lowering import Extern, extern_reason, lower_graph
 from ir.printer import format_inner_fn
 from minitorch.dtype import bool_, float32, float64
-from minitorch.errors import CompileError
+from tracer.aot import make_fx
 
 rng = np.random.default_rng(3)
 
@@ -109,13 +110,22 @@ def test_to_copy_converts(dtype):
     check(g)
 
 
-def test_pow_with_a_tensor_exponent_is_not_lowered():
+def test_pow_with_a_tensor_exponent_is_not_lowered_but_extern():
     g = GraphBuilder()
     x = g.placeholder("x", rand(3, low=0.5, high=2.0))
     y = g.placeholder("y", rand(3))
     g.output(g.call("pow", x, y))
-    with pytest.raises(CompileError, match="no lowering for op 'pow' with a tensor exponent"):
+    with pytest.raises(Extern, match="pow with a tensor exponent"):
         lower_graph(g)
+
+
+def test_the_lowering_itself_says_which_calls_run_as_extern_kernels():
+    x, y = minitorch.rand(3, 3) + 0.5, minitorch.rand(3, 3)
+    gm = make_fx(lambda x, y: (x**y, x**2.0, 2.0**y, x @ y))(x, y)
+    reasons = [extern_reason(n) for n in gm.graph.nodes if n.op == "call_function"]
+    assert "tensor exponent" in reasons[0]
+    assert reasons[1:3] == [None, None]
+    assert reasons[3] == "minitorch.ops.mm has no lowering"
 
 
 def test_a_positive_number_to_a_tensor_power_is_an_exp():

@@ -14,7 +14,7 @@ from minitorch.compile.walkthrough import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SINCOS = str(ROOT / "examples" / "sincos.py")
-HEADERS = ["[graph]", "[joint]", "[forward]", "[backward]", "[loop_ir]", "[llvm_ir]",
+HEADERS = ["[graph]", "[joint]", "[forward]", "[backward]", "[loop_ir]", "[kernels]",
            "[check]", "[time]"]
 
 
@@ -35,6 +35,17 @@ def test_one_stage_and_a_dump_dir(capsys, tmp_path):
     assert "[loop_ir]" in out and "[graph]" not in out and "[check]" not in out
     dumped = sorted(p.name for p in tmp_path.iterdir())
     assert len(dumped) == 2 and all("loop_ir" in name for name in dumped)  # forward, backward
+
+
+@pytest.mark.parametrize("backend, source", [
+    ("llvm", "define internal void"),
+    ("numpy", "def kernel0("),
+    ("interpreter", "def inner_fn(index):"),
+])
+def test_a_code_generator_by_name_shows_its_kernels_under_its_own_name(capsys, backend, source):
+    assert main([SINCOS, "--backend", backend, "--stage", "kernels"]) == 0
+    out = capsys.readouterr().out
+    assert f"1 {backend} kernel(s)" in out and source in out
 
 
 def test_another_backend(capsys):

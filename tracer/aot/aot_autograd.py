@@ -1,7 +1,8 @@
 """AOT autograd as a backend: compile the forward and backward graphs ahead of time.
 
+    graphs = aot_trace(gm, example_inputs)           # traces and partitions; compiles nothing
     aot = aot_autograd(fw_compiler, bw_compiler)     # a backend(gm, example_inputs)
-    compiled = aot(gm, example_inputs)               # traces, partitions, compiles both
+    compiled = aot(gm, example_inputs)               # aot_trace, then compiles both graphs
 
     1. trace_joint      forward + backward through the dispatcher, as one graph (joint.py)
     2. partition_joint  forward graph and backward graph, with the values to save (partition.py)
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from minitorch import _logging
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
@@ -31,14 +33,74 @@ Compiler = Callable[[GraphModule, list], Callable]
 
 
 def aot_autograd(fw_compiler: Compiler, bw_compiler: Compiler | None = None) -> Callable:
-    """A backend that runs AOT autograd, then hands each graph to the given compilers."""
+    """A backend(gm, example_inputs) that runs AOT autograd, then hands each graph to the
+    given compilers. The graphs are traced at the example's sizes: the result serves those."""
     bw_compiler = bw_compiler or fw_compiler
 
     def backend(gm: GraphModule, example_inputs: Sequence[Tensor]) -> Callable:
         return aot_module(gm, example_inputs, fw_compiler, bw_compiler)
 
-    backend.specializes_shapes = True  # the joint graph is traced at the example's sizes
     return backend
+
+
+@dataclass
+class AOTGraphs:
+    """What AOT autograd traced from one function: its inference graph, or its training
+    forward (which also returns what backward saves) and backward graphs."""
+
+    forward: GraphModule
+    backward: GraphModule | None = None  # None: an inference graph
+    spec: JointSpec | None = None  # how the training graphs' values line up
+
+    @property
+    def training(self) -> bool:
+        return self.backward is not None
+
+    def all(self) -> list[GraphModule]:
+        """The graphs, forward first."""
+        return [self.forward] if self.backward is None else [self.forward, self.backward]
+
+
+def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) -> AOTGraphs:
+    """The one entry to AOT autograd: trace `fn` (returning a tensor or a tuple of them) at
+    `example_inputs` (real or fake tensors), for training when grad mode is on and an input
+    requires grad, else for inference. Compiles nothing; `log` reports the graphs to the
+    walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
+    flat = _as_tuple(fn)
+    name = getattr(fn, "meta", {}).get("name", "graph")
+    if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
+        start = time.perf_counter()
+        inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
+            *example_inputs)
+        inference.meta["name"] = f"{name}, inference"
+        if log:
+            _record("forward", inference, start)
+        return AOTGraphs(inference)
+
+    start = time.perf_counter()
+    joint, spec = trace_joint(flat, example_inputs)
+    joint.meta["name"] = f"{name}, joint forward+backward"
+    if log:
+        _record("joint", joint, start)
+    start = time.perf_counter()
+    parts = partition_joint(joint, spec)
+    parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
+    parts.backward.meta["name"] = f"{name}, backward"
+    if log:
+        _record("forward", parts.forward, start)
+        _record("backward", parts.backward, None)
+    return AOTGraphs(parts.forward, parts.backward, spec)
+
+
+def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
+               bw_compiler: Compiler) -> Callable:
+    """Trace `gm` with `aot_trace`, compile each graph, and link them for autograd."""
+    graphs = aot_trace(gm, example_inputs)
+    compiled_fw = fw_compiler(graphs.forward, fake_inputs(graphs.forward))
+    if not graphs.training:
+        return lambda *args: tuple(compiled_fw(*args))
+    compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
+    return CompiledFunction(compiled_fw, compiled_bw, graphs.spec)
 
 
 def _as_tuple(fn: Callable) -> Callable:
@@ -49,36 +111,7 @@ def _as_tuple(fn: Callable) -> Callable:
     return flat
 
 
-def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
-               bw_compiler: Compiler) -> Callable:
-    """Compile `gm` (returning a tuple of tensors) for inference or training."""
-    flat = _as_tuple(gm)
-    name = getattr(gm, "meta", {}).get("name", "graph")
-    if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
-        start = time.perf_counter()
-        inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
-            *example_inputs)
-        inference.meta["name"] = f"{name}, inference"
-        _record("forward", inference, start)
-        compiled = fw_compiler(inference, _fake_inputs(inference))
-        return lambda *args: tuple(compiled(*args))
-
-    start = time.perf_counter()
-    joint, spec = trace_joint(flat, example_inputs)
-    joint.meta["name"] = f"{name}, joint forward+backward"
-    _record("joint", joint, start)
-    start = time.perf_counter()
-    parts = partition_joint(joint, spec)
-    parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
-    parts.backward.meta["name"] = f"{name}, backward"
-    _record("forward", parts.forward, start)
-    _record("backward", parts.backward, None)
-    compiled_fw = fw_compiler(parts.forward, _fake_inputs(parts.forward))
-    compiled_bw = bw_compiler(parts.backward, _fake_inputs(parts.backward))
-    return CompiledFunction(compiled_fw, compiled_bw, spec)
-
-
-def _fake_inputs(gm: GraphModule) -> list:
+def fake_inputs(gm: GraphModule) -> list:
     """The graph's placeholders' fake values: what a graph compiler specialises on."""
     return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
 
@@ -142,4 +175,5 @@ class CompiledFunctionBackward(Node):
         self.saved = None
 
 
-__all__ = ["aot_autograd", "aot_module"]
+__all__ = ["AOTGraphs", "CompiledFunction", "aot_autograd", "aot_module", "aot_trace",
+           "fake_inputs"]

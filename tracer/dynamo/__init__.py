@@ -13,7 +13,8 @@ they act on a call:
     container_opcodes.py tuples, lists, dicts, f-strings;  import_opcodes.py: `import` inside
     variables/           the tracked values (tensors, constants, tuples, functions, ...)
     source.py            where each value came from: L['x'], G['w'], L['x'].shape[0]
-    output_graph.py      the fx graph being built; hands it to the backend
+    output_graph.py      the fx graph being built; hands it to the compiler
+    compiler.py          GraphCompiler: what a captured graph is handed to (EAGER: run it)
     guards.py            the guards, compiled into one function per cache entry
     side_effects.py      writes to the caller's lists, dicts and attributes, replayed after
     graph_break.py       an untraceable instruction: compile so far, run it, resume after it
@@ -23,6 +24,7 @@ they act on a call:
     exc.py               Unsupported(reason)
 """
 
+from tracer.dynamo.compiler import EAGER, CallableCompiler, GraphCompiler
 from tracer.dynamo.eval_frame import (
     cache_entries,
     fallback_reasons,
@@ -34,6 +36,6 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.explain import ExplainOutput, explain
 
 __all__ = [
-    "ExplainOutput", "Unsupported", "cache_entries", "explain", "fallback_reasons", "optimize",
-    "recompile_reasons", "reset",
+    "EAGER", "CallableCompiler", "ExplainOutput", "GraphCompiler", "Unsupported",
+    "cache_entries", "explain", "fallback_reasons", "optimize", "recompile_reasons", "reset",
 ]

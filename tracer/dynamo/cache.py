@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
 from tracer.dynamo.codegen import TransformedCode
+from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.guards import GuardFunction
 from tracer.dynamo.source import Source
 from tracer.fx import GraphModule
@@ -55,7 +56,7 @@ class CacheEntry:
     guard: GuardFunction
     transformed: TransformedCode | None  # None: this version runs the original eagerly
     graph_module: GraphModule | None  # the captured graph, if any op was captured
-    compiler_fn: Callable  # the backend it was compiled for
+    compiler: GraphCompiler  # the backend it was compiled for
     fullgraph: bool
     fallback_reason: str | None = None  # why it runs eagerly, if it does
     graph_breaks: list[GraphBreak] = field(default_factory=list)  # where capture stopped
@@ -65,15 +66,15 @@ class CacheEntry:
     tensor_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)  # when traced
 
     def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                compiler_fn: Callable, fullgraph: bool, dynamic: bool | None = None) -> bool:
+                compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> bool:
         """Was it compiled the same way, and do its guards hold for this frame?"""
-        if not self.same_settings(compiler_fn, fullgraph, dynamic):
+        if not self.same_settings(compiler, fullgraph, dynamic):
             return False
         return self.guard(f_locals, f_globals)
 
-    def same_settings(self, compiler_fn: Callable, fullgraph: bool,
+    def same_settings(self, compiler: GraphCompiler, fullgraph: bool,
                       dynamic: bool | None) -> bool:
-        return (self.compiler_fn is compiler_fn and self.fullgraph == fullgraph
+        return (self.compiler == compiler and self.fullgraph == fullgraph
                 and self.dynamic is dynamic)
 
 
@@ -89,22 +90,22 @@ class CodeCache:
     auto_dynamic: dict[Source, set[int]] = field(default_factory=dict)
 
     def lookup(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-               compiler_fn: Callable, fullgraph: bool,
+               compiler: GraphCompiler, fullgraph: bool,
                dynamic: bool | None = None) -> CacheEntry | None:
         for i, entry in enumerate(self.entries):
-            if entry.matches(f_locals, f_globals, compiler_fn, fullgraph, dynamic):
+            if entry.matches(f_locals, f_globals, compiler, fullgraph, dynamic):
                 if i:  # keep the hot entry first, so its guard is checked first
                     self.entries.insert(0, self.entries.pop(i))
                 return entry
         return None
 
     def miss_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                    compiler_fn: Callable, fullgraph: bool, dynamic: bool | None = None) -> str:
+                    compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> str:
         """Why the most recently used entry did not match this frame."""
         entry = self.entries[0]
         if entry.dynamic is not dynamic:
             return f"compiled with dynamic={entry.dynamic}, called with dynamic={dynamic}"
-        if not entry.same_settings(compiler_fn, fullgraph, dynamic):
+        if not entry.same_settings(compiler, fullgraph, dynamic):
             return "compiled with another backend or fullgraph setting"
         return entry.guard.failure_reason(f_locals, f_globals) or "a guard failed"
 

@@ -22,12 +22,12 @@ import linecache
 import os
 import time
 import warnings
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from minitorch._logging import artifact, enabled, log, log_enabled
 from minitorch.errors import CompileError
 from tracer.dynamo.cache import CacheEntry, GraphBreak
+from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import GuardFunction, compile_guards
 from tracer.dynamo.output_graph import OutputGraph
@@ -38,15 +38,15 @@ if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
 
 
-def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool,
+def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
                   dynamic: bool | None = None,
                   auto_dynamic: dict[Source, set[int]] | None = None) -> CacheEntry:
-    """Trace `frame` and compile it with `compiler_fn`; see the module docstring.
+    """Trace `frame` and compile it with `compiler`; see the module docstring.
 
     `dynamic` and `auto_dynamic` choose the dynamic dims ([Note: dynamic shapes]).
     """
     start = time.perf_counter()
-    output = OutputGraph(frame, compiler_fn, fullgraph, dynamic, auto_dynamic)
+    output = OutputGraph(frame, compiler, fullgraph, dynamic, auto_dynamic)
     try:
         InstructionTranslator(frame, output).run()
     except Unsupported as e:
@@ -57,7 +57,7 @@ def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool,
         guard = _guard(frame, output)
         _report(frame, output, guard, time.perf_counter() - start, fallback=reason)
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
-        return _finish(frame, output, CacheEntry(guard, None, None, compiler_fn, fullgraph,
+        return _finish(frame, output, CacheEntry(guard, None, None, compiler, fullgraph,
                                          fallback_reason=reason, graph_breaks=[graph_break]))
     guard = _guard(frame, output)
     _report(frame, output, guard, time.perf_counter() - start)
@@ -66,20 +66,19 @@ def convert_frame(frame: Frame, compiler_fn: Callable, fullgraph: bool,
     try:
         output.call_backend()
     except Exception as e:  # the backend's bug or limit: never a wrong answer, never half an entry
-        name = getattr(compiler_fn, "__name__", type(compiler_fn).__name__)
-        reason = f"backend {name!r} failed: {type(e).__name__}: {e}"
+        reason = f"backend {compiler.name!r} failed: {type(e).__name__}: {e}"
         if fullgraph:
             raise CompileError(f"{frame_title(frame)}: {reason}") from e
         warnings.warn(f"minitorch.compile: {frame_title(frame)} runs eagerly because {reason}",
                       stacklevel=4)
         log("graph_breaks", frame_title(frame), reason)
-        return _finish(frame, output, CacheEntry(guard, None, None, compiler_fn, fullgraph,
+        return _finish(frame, output, CacheEntry(guard, None, None, compiler, fullgraph,
                                                  fallback_reason=reason,
                                                  graph_breaks=[GraphBreak(reason)]))
     for graph_break in output.graph_breaks:
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
     return _finish(frame, output, CacheEntry(guard, output.transformed, output.graph_module,
-                                             compiler_fn, fullgraph,
+                                             compiler, fullgraph,
                                              graph_breaks=output.graph_breaks))
 
 

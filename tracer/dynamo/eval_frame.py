@@ -33,8 +33,10 @@ from minitorch import config
 from minitorch._logging import compiled_call, log
 from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
+from minitorch.nn.module import Module
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
+from tracer.dynamo.compiler import EAGER, GraphCompiler, as_compiler
 from tracer.dynamo.convert_frame import convert_frame, frame_title
 
 
@@ -78,20 +80,18 @@ class _Binder:
         return Frame(self.fn.__code__, f_locals, self.fn.__globals__, self.builtins)
 
 
-def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool = False,
+def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph: bool = False,
              dynamic: bool | None = None) -> Callable:
     """Wrap `fn` so that each call runs a compiled, guarded version of its bytecode.
 
-        compiled = optimize(f, backend="eager")
+        compiled = optimize(f, backend=EAGER)   # or any GraphCompiler, or backend(gm, inputs)
         compiled(x)          # first call: trace, compile, run; later calls: check guards, run
 
     `dynamic`: None compiles static sizes first and, once a size changes, that dim dynamic;
     True makes every dim of every input dynamic from the start; False guards every size
     ([Note: dynamic shapes] in output_graph.py).
     """
-    from tracer.backends import lookup_backend
-
-    compiler_fn = lookup_backend(backend)
+    compiler = as_compiler(backend)
     function, bound_self = _function_of(fn)
     binder = _Binder(function)
     code = function.__code__
@@ -105,9 +105,9 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
         full_args = args if bound_self is None else (bound_self, *args)
         frame = binder.frame(full_args, kwargs)
         cache = cache_for(code)
-        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler_fn, fullgraph, dynamic)
+        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic)
         if entry is None:
-            entry = _compile(cache, frame, compiler_fn, fullgraph, dynamic)
+            entry = _compile(cache, frame, compiler, fullgraph, dynamic)
             if entry is None:
                 return fn(*args, **kwargs)
             if entry.transformed is not None:
@@ -120,12 +120,12 @@ def optimize(fn: Callable, backend: str | Callable = "inductor", fullgraph: bool
     return optimized
 
 
-def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
+def _compile(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
              fullgraph: bool, dynamic: bool | None = None) -> CacheEntry | None:
     """A new entry at the front of `cache`, or None past the recompile limit (run eagerly)."""
     if len(cache.entries) >= config.recompile_limit:
         if fullgraph or not cache.limit_reached:
-            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph,
+            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph,
                                        dynamic)
             message = (f"recompile limit ({config.recompile_limit}) reached, so calls that "
                        f"miss the cache run eagerly; the first such miss: {reason}")
@@ -137,7 +137,7 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
             log("recompiles", frame_title(frame), message)
         return None
     if cache.entries:
-        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler_fn, fullgraph,
+        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph,
                                    dynamic)
         cache.recompile_reasons.append(reason)
         n = len(cache.entries)
@@ -149,7 +149,7 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler_fn: Callable,
             f"recompiling because {reason}{now_dynamic}\n{n} cache entr{'y' if n == 1 else 'ies'}"
             f" before this one, of at most {config.recompile_limit}")
     auto = cache.auto_dynamic if dynamic is None else None
-    entry = convert_frame(frame, compiler_fn, fullgraph, dynamic, auto)
+    entry = convert_frame(frame, compiler, fullgraph, dynamic, auto)
     cache.add(entry)
     if entry.fallback_reason is not None:
         cache.fallback_reasons.append(entry.fallback_reason)
@@ -197,3 +197,15 @@ def recompile_reasons(fn: Callable) -> list[str]:
 def reset() -> None:
     """Forget every compiled function, guard and cache entry."""
     _cache.reset()
+
+
+class OptimizedModule(Module):
+    """A compiled module: calls go through the compiled forward; parameters are shared."""
+
+    def __init__(self, orig_mod: Module, compiled_forward: Callable) -> None:
+        super().__init__()
+        self._orig_mod = orig_mod  # registered as a submodule, so parameters() finds them
+        object.__setattr__(self, "_compiled_forward", compiled_forward)
+
+    def forward(self, *args, **kwargs):
+        return self._compiled_forward(*args, **kwargs)

@@ -25,6 +25,7 @@ from typing import Any
 from minitorch.errors import CompileError
 from minitorch.nn.module import Module
 from tracer.dynamo.cache import CacheEntry, GraphBreak, private_caches
+from tracer.dynamo.compiler import EAGER
 from tracer.dynamo.eval_frame import optimize
 from tracer.fx import GraphModule
 
@@ -85,7 +86,7 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
 
     def run(*args: Any, **kwargs: Any) -> ExplainOutput:
         with private_caches() as (table, journal):
-            optimize(target, backend="eager")(*args, **kwargs)
+            optimize(target, backend=EAGER)(*args, **kwargs)
             recompiles = [r for _, cache in table.values() for r in cache.recompile_reasons]
         return _summarize(journal, recompiles)
 
@@ -94,7 +95,7 @@ def explain(fn: Callable) -> Callable[..., ExplainOutput]:
 
 def _uncompiled(fn: Callable) -> Callable:
     """The Python function (or bound forward) behind `fn`, which may be compiled already."""
-    from minitorch.compile import OptimizedModule
+    from tracer.dynamo.eval_frame import OptimizedModule
 
     if isinstance(fn, OptimizedModule):
         fn = fn._orig_mod

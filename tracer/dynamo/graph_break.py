@@ -160,7 +160,7 @@ def _resume(tx: InstructionTranslator, index: int, nulls: tuple[bool, ...],
     code, offset = original_position(tx.frame.code, tx.instructions[index].offset)
     point = ResumePoint(offset, nulls, tuple(live))
     fn = resume_function(code, point, tx.frame.f_globals)
-    return optimize(fn, tx.output.compiler_fn, dynamic=tx.output.dynamic)  # the caller's mode
+    return optimize(fn, tx.output.compiler, dynamic=tx.output.dynamic)  # the caller's mode
 
 
 def _nulls(stack: list[VariableTracker]) -> tuple[bool, ...]:

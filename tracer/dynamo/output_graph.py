@@ -35,19 +35,17 @@ dynamic set, so its exact size is guarded again. Reading the shape of an interme
 specialises every dynamic dim of the inputs it was computed from. Always correct; the frame
 stays dynamic only in the dims the code never looked at.
 
-Backends: the graph runs at any size as Python code ("eager"), but AOT autograd (and so
-"inductor") traces the joint graph at concrete sizes: backends marked `specializes_shapes`
-(tracer/backends.py) are compiled lazily once per input shape inside the one compiled callable
-the entry holds (`per_shape`). The inductor backend's `compile_dynamic` instead compiles once,
-with kernels taking the dynamic sizes as arguments ([Note: symbolic sizes] in ir/symbolic.py);
-`per_shape` falls back to one compile per shape only where that is not possible.
+Compilers: each gets the dims left dynamic (`GraphCompiler.compile(gm, inputs, dynamic_dims)`,
+compiler.py) and must serve every size they may take. The graph runs at any size as Python
+code ("eager"); AOT autograd (and so "inductor") traces at concrete sizes, so the driver
+compiles those once with sizes as kernel arguments where it can ([Note: symbolic sizes] in
+ir/symbolic.py) and once per input shape where it cannot (minitorch/compile/shapes.py).
 """
 
 from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +54,7 @@ from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
 from tracer.dynamo.cache import GraphBreak
 from tracer.dynamo.codegen import TransformedCode, generate_break_code, generate_transformed_code
+from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import Guard
 from tracer.dynamo.side_effects import SideEffects
@@ -82,7 +81,7 @@ class GraphInput:
 class OutputGraph:
     """The products of one trace (see the module docstring)."""
 
-    def __init__(self, frame: Frame, compiler_fn: Callable, fullgraph: bool = False,
+    def __init__(self, frame: Frame, compiler: GraphCompiler, fullgraph: bool = False,
                  dynamic: bool | None = None,
                  auto_dynamic: dict[Source, set[int]] | None = None) -> None:
         self.frame = frame
@@ -90,7 +89,7 @@ class OutputGraph:
         self.auto_dynamic = auto_dynamic or {}  # dims the code cache saw change (dynamic=None)
         self.dynamic_dims: dict[Source, set[int]] = {}  # source -> dims left unguarded
         self.specializations: list[str] = []  # "L['x'].shape[0] (read by x.shape)"
-        self.compiler_fn = compiler_fn  # backend(gm, example_inputs) -> callable
+        self.compiler = compiler  # compiles the finished graph (compiler.py)
         self.allow_graph_breaks = not fullgraph  # fullgraph: a break is an error instead
         self.graph_breaks: list[GraphBreak] = []  # where this frame's graph was cut short
         self.graph = Graph()
@@ -241,16 +240,9 @@ class OutputGraph:
             self.transformed.finish(None)
             return
         examples = [inp.example for inp in self.graph_inputs]
-        # which dims of each input the guards leave free (a backend may compile for those only)
-        self.graph_module.dynamic_dims = [set(self.dynamic_dims.get(inp.source, ()))
-                                          for inp in self.graph_inputs]
-        dynamic_input = any(inp.source in self.dynamic_dims for inp in self.graph_inputs)
-        if dynamic_input and getattr(self.compiler_fn, "specializes_shapes", False):
-            from tracer.backends import per_shape
-
-            self.transformed.finish(per_shape(self.compiler_fn, self.graph_module, examples))
-            return
-        self.transformed.finish(self.compiler_fn(self.graph_module, examples))
+        # which dims of each input the guards leave free: the compiled graph must serve them
+        dynamic_dims = [set(self.dynamic_dims.get(inp.source, ())) for inp in self.graph_inputs]
+        self.transformed.finish(self.compiler.compile(self.graph_module, examples, dynamic_dims))
 
     def _remove_unused_inputs(self) -> None:
         """Drop placeholders no op reads (a tensor only looked at for its shape)."""

@@ -15,6 +15,7 @@ import minitorch
 from minitorch import cos
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same, check_compiled
 from tracer.dynamo import cache_entries, optimize
+from tracer.dynamo.compiler import EAGER
 
 pytestmark = pytest.mark.capture
 
@@ -220,7 +221,7 @@ def test_nothing_to_compute_means_no_graph():
 
 def test_returning_the_input_returns_the_same_object():
     x = x34()
-    assert optimize(returns_input, backend="eager")(x) is x
+    assert optimize(returns_input, backend=EAGER)(x) is x
 
 
 # ---- globals, defaults, closures, branches on constants ---------------------------------------
@@ -299,7 +300,7 @@ def test_bound_methods_compile():
 
 def test_requires_grad_inputs_flow_through_the_eager_backend():
     x = x34().requires_grad_()
-    compiled = optimize(tensor_operators, backend="eager")
+    compiled = optimize(tensor_operators, backend=EAGER)
     y = x34()
     out = compiled(x, y)
     out[0].sum().backward()

@@ -7,8 +7,11 @@ import pytest
 
 import minitorch
 from minitorch import config, nn
+from minitorch.compile.backends import lookup_backend
+from minitorch.compile.inductor import AOTEagerCompiler
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, optimize, recompile_reasons, reset
+from tracer.dynamo.compiler import EAGER
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +51,7 @@ def _args(n: int):
 @pytest.mark.parametrize("dynamic, compiles", [(None, 2), (False, len(SIZES)), (True, 1)])
 def test_shape_sequence_compiles(dynamic, compiles):
     backend = CountingBackend()
-    compiled = optimize(no_size_read, backend=backend, dynamic=dynamic)
+    compiled = optimize(no_size_read, backend=lookup_backend(backend), dynamic=dynamic)
     for n in SIZES:
         args = _args(n)
         assert_same(compiled(*args), no_size_read(*args))
@@ -57,7 +60,7 @@ def test_shape_sequence_compiles(dynamic, compiles):
 
 def test_automatic_marks_the_dim_that_changed_only():
     backend = CountingBackend()
-    compiled = optimize(no_size_read, backend=backend)
+    compiled = optimize(no_size_read, backend=lookup_backend(backend))
     compiled(*_args(2))
     compiled(*_args(3))
     source = cache_entries(no_size_read)[0].guard.source
@@ -70,7 +73,7 @@ def test_automatic_marks_the_dim_that_changed_only():
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 def test_every_size_equals_eager_with_backward(backend):
-    compiled = optimize(no_size_read, backend=backend)
+    compiled = optimize(no_size_read, backend=lookup_backend(backend))
     for n in SIZES:
         x, y = minitorch.randn(n, 3, requires_grad=True), minitorch.randn(3, requires_grad=True)
         x2, y2 = x.detach().requires_grad_(), y.detach().requires_grad_()
@@ -83,17 +86,15 @@ def test_every_size_equals_eager_with_backward(backend):
     assert len(cache_entries(no_size_read)) == 2
 
 
-def test_specialising_backend_compiles_once_per_shape_inside_one_entry(monkeypatch):
-    from tracer import backends
-
+def test_specialising_backend_compiles_once_per_shape_inside_one_entry():
     calls = []
 
-    def counting(gm, example_inputs):
-        calls.append([tuple(t.shape) for t in example_inputs])
-        return backends.aot_eager(gm, example_inputs)
+    class Counting(AOTEagerCompiler):  # traces at concrete sizes: one version per shape
+        def version(self, gm, inputs, dynamic_dims):
+            calls.append([tuple(t.shape) for t in inputs])
+            return super().version(gm, inputs, dynamic_dims)
 
-    counting.specializes_shapes = True
-    compiled = optimize(no_size_read, backend=counting, dynamic=True)
+    compiled = optimize(no_size_read, backend=Counting(), dynamic=True)
     for n in [2, 3, 2, 3]:
         args = _args(n)
         assert_same(compiled(*args), no_size_read(*args))
@@ -105,7 +106,7 @@ def test_specialising_backend_compiles_once_per_shape_inside_one_entry(monkeypat
 @pytest.mark.parametrize("fn", [reads_size, reads_intermediate_size, reads_len])
 def test_code_that_reads_a_size_is_specialised(fn, dynamic):
     backend = CountingBackend()
-    compiled = optimize(fn, backend=backend, dynamic=dynamic)
+    compiled = optimize(fn, backend=lookup_backend(backend), dynamic=dynamic)
     for n in SIZES:
         x = minitorch.randn(n, 3)
         assert_same(compiled(x), fn(x))
@@ -114,7 +115,7 @@ def test_code_that_reads_a_size_is_specialised(fn, dynamic):
 
 
 def test_only_the_dims_read_are_specialised():
-    compiled = optimize(reads_first_dim, backend="eager", dynamic=True)
+    compiled = optimize(reads_first_dim, backend=EAGER, dynamic=True)
     for m in [2, 3, 4]:
         x = minitorch.randn(5, m)
         assert_same(compiled(x), reads_first_dim(x))
@@ -125,7 +126,7 @@ def test_only_the_dims_read_are_specialised():
 
 def test_sizes_0_and_1_stay_specialised():
     backend = CountingBackend()
-    compiled = optimize(no_size_read, backend=backend, dynamic=True)
+    compiled = optimize(no_size_read, backend=lookup_backend(backend), dynamic=True)
     for n in [3, 1, 4, 0, 1]:
         args = _args(n)
         assert_same(compiled(*args), no_size_read(*args))
@@ -138,7 +139,7 @@ def test_broadcast_size_one_is_not_taken_for_a_dynamic_dim():
     def add(x, y):
         return x + y
 
-    compiled = optimize(add, backend="eager", dynamic=True)
+    compiled = optimize(add, backend=EAGER, dynamic=True)
     R = minitorch.randn
     for x, y in [(R(3), R(3)), (R(4), R(1))]:
         assert_same(compiled(x, y), add(x, y))
@@ -146,7 +147,7 @@ def test_broadcast_size_one_is_not_taken_for_a_dynamic_dim():
 
 
 def test_non_contiguous_input_keeps_its_stride_guard():
-    compiled = optimize(no_size_read, backend="eager", dynamic=True)
+    compiled = optimize(no_size_read, backend=EAGER, dynamic=True)
     for n in [2, 4]:
         x, y = minitorch.randn(3, n).T, minitorch.randn(3)
         assert_same(compiled(x, y), no_size_read(x, y))
@@ -155,7 +156,7 @@ def test_non_contiguous_input_keeps_its_stride_guard():
 
 def test_parameters_stay_static_under_dynamic_true():
     model = nn.Linear(3, 2)
-    compiled = optimize(model.forward, backend="aot_eager", dynamic=True)
+    compiled = optimize(model.forward, backend=AOTEagerCompiler(), dynamic=True)
     for n in [2, 5]:
         x = minitorch.randn(n, 3)
         assert_same(compiled(x), model(x))
@@ -166,7 +167,7 @@ def test_parameters_stay_static_under_dynamic_true():
 
 def test_recompile_log_names_the_dynamic_dim(monkeypatch, capsys):
     monkeypatch.setattr(config, "logs", config.parse_logs("recompiles"))
-    compiled = optimize(no_size_read, backend="eager")
+    compiled = optimize(no_size_read, backend=EAGER)
     compiled(*_args(2))
     compiled(*_args(3))
     err = capsys.readouterr().err
@@ -183,7 +184,7 @@ def axpy(x, y):
 
 def test_aliasing_guard_distinct_then_same():
     backend = CountingBackend()
-    compiled = optimize(axpy, backend=backend)
+    compiled = optimize(axpy, backend=lookup_backend(backend))
     a, b = minitorch.randn(3), minitorch.randn(3)
     assert_same(compiled(a, b), axpy(a, b))
     assert_same(compiled(b, a), axpy(b, a))  # still distinct: a hit
@@ -196,7 +197,7 @@ def test_aliasing_guard_distinct_then_same():
 
 
 def test_aliasing_guard_same_then_distinct():
-    compiled = optimize(axpy, backend="eager")
+    compiled = optimize(axpy, backend=EAGER)
     a, b = minitorch.randn(3), minitorch.randn(3)
     compiled(a, a)
     assert_same(compiled(a, b), axpy(a, b))

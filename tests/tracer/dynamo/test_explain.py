@@ -10,6 +10,7 @@ import minitorch
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, optimize
 from tracer.dynamo.cache import GraphBreak, private_caches
+from tracer.dynamo.compiler import EAGER
 from tracer.dynamo.explain import ExplainOutput
 
 pytestmark = pytest.mark.capture
@@ -133,7 +134,7 @@ def test_explain_accepts_functions_modules_and_compiled_ones(wrap):
 
 
 def test_private_caches_restore_the_ones_before():
-    compiled = optimize(sincos, backend="eager")
+    compiled = optimize(sincos, backend=EAGER)
     x = minitorch.randn(3)
     compiled(x, x)
     with private_caches() as (table, journal):

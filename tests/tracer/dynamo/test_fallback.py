@@ -15,6 +15,7 @@ import pytest
 import minitorch
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons
+from tracer.dynamo.compiler import EAGER
 
 pytestmark = pytest.mark.capture
 
@@ -80,7 +81,7 @@ def test_unsupported_runs_eagerly_with_its_reason(fn, words, text):
 
 
 def test_a_fallback_is_cached_under_its_guards():
-    compiled = optimize(for_loop, backend="eager")
+    compiled = optimize(for_loop, backend=EAGER)
     x = minitorch.randn(3)
     compiled(x)
     compiled(minitorch.randn(3))
@@ -93,7 +94,7 @@ def test_a_fallback_is_cached_under_its_guards():
 def test_fallback_guards_cover_what_tracing_read():
     # The list argument was wrapped (type and length guards) before `.reverse` failed, so a
     # call with another type of argument does not reuse the eager entry: it is traced again.
-    compiled = optimize(mutates_a_list, backend="eager")
+    compiled = optimize(mutates_a_list, backend=EAGER)
     x, out = minitorch.randn(3), []
     compiled(x, out)
     assert len(out) == 1
@@ -108,7 +109,7 @@ def test_fallback_guards_cover_what_tracing_read():
 
 
 def test_fullgraph_raises_compile_error_naming_the_line():
-    compiled = optimize(for_loop, backend="eager", fullgraph=True)
+    compiled = optimize(for_loop, backend=EAGER, fullgraph=True)
     with pytest.raises(minitorch.CompileError) as info:
         compiled(minitorch.randn(3))
     message = str(info.value)
@@ -119,11 +120,11 @@ def test_fullgraph_raises_compile_error_naming_the_line():
 
 
 def test_shape_error_falls_back_so_eager_raises_it_at_the_users_line():
-    compiled = optimize(bad_shapes, backend="eager")
+    compiled = optimize(bad_shapes, backend=EAGER)
     with pytest.raises(minitorch.ShapeError):
         compiled(minitorch.randn(3), minitorch.randn(4))
     assert "operator.add() raised ShapeError" in fallback_reasons(bad_shapes)[0]
-    strict = optimize(bad_shapes, backend="eager", fullgraph=True)
+    strict = optimize(bad_shapes, backend=EAGER, fullgraph=True)
     with pytest.raises(minitorch.CompileError, match="ShapeError"):
         strict(minitorch.randn(3), minitorch.randn(5))
 
@@ -132,7 +133,7 @@ def test_fullgraph_past_the_recompile_limit_raises(monkeypatch):
     from minitorch import config
 
     monkeypatch.setattr(config, "recompile_limit", 1)
-    compiled = optimize(bad_shapes, backend="eager", fullgraph=True)
+    compiled = optimize(bad_shapes, backend=EAGER, fullgraph=True)
     compiled(minitorch.randn(3), minitorch.randn(3))
     with pytest.raises(minitorch.CompileError, match="recompile limit"):
         compiled(minitorch.randn(4), minitorch.randn(4))
@@ -140,7 +141,7 @@ def test_fullgraph_past_the_recompile_limit_raises(monkeypatch):
 
 def test_only_functions_and_methods_can_be_optimized():
     with pytest.raises(minitorch.CompileError, match="expected a Python function"):
-        optimize(len, backend="eager")
+        optimize(len, backend=EAGER)
 
 
 def reads_a_deleted_argument(x):
@@ -150,7 +151,7 @@ def reads_a_deleted_argument(x):
 
 
 def test_a_deleted_argument_is_unbound():
-    compiled = optimize(reads_a_deleted_argument, backend="eager")
+    compiled = optimize(reads_a_deleted_argument, backend=EAGER)
     with pytest.raises(UnboundLocalError):
         compiled(minitorch.randn(3))
     assert "local variable 'x' is read before it is assigned" in \

@@ -18,6 +18,7 @@ from minitorch.errors import CompileError
 from tests.tracer.dynamo.corpus import make_closure
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, fallback_reasons, optimize
+from tracer.dynamo.compiler import EAGER
 
 pytestmark = pytest.mark.capture
 
@@ -251,7 +252,7 @@ def test_no_break_inside_a_with_block(capsys):
 
 
 def test_fullgraph_turns_a_break_into_an_error_naming_the_line():
-    compiled = optimize(one_branch, backend="eager", fullgraph=True)
+    compiled = optimize(one_branch, backend=EAGER, fullgraph=True)
     with pytest.raises(CompileError, match=f"line {line_of(one_branch, 'if x.sum() > 0')}"):
         compiled(minitorch.randn(3))
 

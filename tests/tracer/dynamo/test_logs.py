@@ -13,6 +13,7 @@ import pytest
 import minitorch
 from minitorch import _logging, config
 from tracer.dynamo import optimize
+from tracer.dynamo.compiler import EAGER
 
 pytestmark = pytest.mark.capture
 
@@ -32,7 +33,7 @@ def branchy(x):
 def logged(monkeypatch, capsys, names: str, fn, *calls) -> str:
     """stderr of calling optimize(fn) on each argument tuple, with MINITORCH_LOGS=names."""
     monkeypatch.setattr(config, "logs", config.parse_logs(names))
-    compiled = optimize(fn, backend="eager")
+    compiled = optimize(fn, backend=EAGER)
     capsys.readouterr()
     for args in calls:
         compiled(*args)

@@ -1,5 +1,5 @@
-"""Fallback kernels: ops with no lowering run eagerly inside the compiled program
-(codegen/fallback.py), and the permute lowering that lets transposes fuse."""
+"""Extern kernels: ops that do not lower run their eager kernel inside the compiled program
+(ir/segments.py, [Note: extern kernels]), and the permute lowering that lets transposes fuse."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import minitorch
-from codegen.fallback import FallbackProgram
-from codegen.inductor import CompiledGraph, compile_fx
+from ir.segments import ExternStep
 from minitorch import nn
+from minitorch.compile.inductor import compile_graph
 from tracer.aot import make_fx, partition_joint, trace_joint
 
 
@@ -55,8 +55,8 @@ def test_the_pointwise_tail_after_mm_is_one_kernel_forward_and_backward():
     for t in (x, w, b):
         t.requires_grad_(True)
     parts = partition_joint(*trace_joint(linear_tail, [x, w, b]))
-    fw = compile_fx(parts.forward, [])
-    assert isinstance(fw, FallbackProgram)
+    fw = compile_graph(parts.forward)
+    assert any(isinstance(step, ExternStep) for step in fw.steps)
     assert len(fw.kernels) == 1  # add, relu, sin fused; w.T and mm run eagerly
     eager_ops = [s.node.target.name for s in fw.steps if hasattr(s, "node")]
     assert eager_ops == ["permute", "mm"]  # a view feeding only eager ops is not copied
@@ -65,7 +65,7 @@ def test_the_pointwise_tail_after_mm_is_one_kernel_forward_and_backward():
     a, wa, ba = (t.detach().numpy() for t in (x, w, b))
     np.testing.assert_allclose(out.numpy(), np.sin(np.maximum(a @ wa.T + ba, 0)), rtol=1e-6)
 
-    bw = compile_fx(parts.backward, [])
+    bw = compile_graph(parts.backward)
     assert len(bw.kernels) == 2  # the pointwise gradient, and the bias gradient's sum
 
 
@@ -75,7 +75,7 @@ def test_an_op_independent_of_the_fallback_fuses_with_its_readers():
 
     x, a, b = _rand(3, 4), _rand(3, 2, seed=1), _rand(2, 4, seed=2)
     gm = make_fx(f)(x, a, b)
-    compiled = compile_fx(gm, [x, a, b])
+    compiled = compile_graph(gm)
     # exp before mm; sin and * 2 after it, in the add's loop (not stored before mm and reloaded)
     assert len(compiled.kernels) == 2
     (out,) = compiled(x, a, b)
@@ -91,8 +91,8 @@ def test_permute_lowering_matches_numpy(dims):
         return ((x.permute(*dims) * 3.0).exp(), x.permute(*dims).reshape(-1).sin())
 
     gm = make_fx(f)(x)
-    compiled = compile_fx(gm, [x])
-    assert isinstance(compiled, CompiledGraph)  # no fallback: permute lowers
+    compiled = compile_graph(gm)
+    assert not any(isinstance(s, ExternStep) for s in compiled.steps)  # permute lowers
     assert len(compiled.kernels) == 2  # two output shapes, two loop nests
     scaled, flat = compiled(x)
     a = x.numpy()
@@ -110,8 +110,8 @@ def test_permute_of_a_strided_input():
 def test_a_graph_of_fallback_ops_only_runs_eagerly():
     a, b = _rand(3, 4, seed=5), _rand(4, 2, seed=6)
     gm = make_fx(lambda a, b: (a @ b,))(a, b)
-    compiled = compile_fx(gm, [a, b])
-    assert isinstance(compiled, FallbackProgram) and compiled.kernels == []
+    compiled = compile_graph(gm)
+    assert [type(s) for s in compiled.steps] == [ExternStep] and compiled.kernels == []
     (out,) = compiled(a, b)
     np.testing.assert_allclose(out.numpy(), a.numpy() @ b.numpy(), rtol=1e-6)
 
@@ -123,8 +123,8 @@ def test_a_graph_of_fallback_ops_only_runs_eagerly():
 
 def test_a_view_read_only_by_the_output_stays_a_compiled_copy():
     x = _rand(2, 3)
-    compiled = compile_fx(make_fx(lambda x: (x.T,))(x), [x])
-    assert isinstance(compiled, CompiledGraph) and len(compiled.kernels) == 1
+    compiled = compile_graph(make_fx(lambda x: (x.T,))(x))
+    assert len(compiled.steps) == 1 and len(compiled.kernels) == 1  # one segment
     (out,) = compiled(x)
     assert out.is_contiguous()
     np.testing.assert_array_equal(out.numpy(), x.numpy().T)

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 import minitorch
-from codegen.inductor import CompiledGraph, compile_fx
 from ir.interpreter import run_reference
 from ir.scheduler import schedule
+from minitorch.compile.inductor import compile_graph
+from minitorch.compile.wrapper import CompiledGraph
 from tracer.aot import make_fx, partition_joint, trace_joint
 
 
@@ -79,7 +80,7 @@ def test_compiled_values_and_gradients_match_eager(fn, shapes, dtype):
 def test_sincos_kernels_equal_the_reference_interpreter_and_numpy(n, dtype):
     x = minitorch.tensor(np.random.default_rng(n).uniform(-100, 100, n).astype(dtype.np))
     gm = make_fx(lambda x: (sincos(x),))(x)
-    compiled = compile_fx(gm, [x])
+    compiled = compile_graph(gm)
     (out,) = compiled(x)
     graph = gm.graph
     from ir.lowering import lower_graph
@@ -96,8 +97,8 @@ def test_the_sincos_forward_and_backward_are_one_kernel_each():
     x = minitorch.rand(64, requires_grad=True)
     joint, spec = trace_joint(lambda x: (sincos(x),), [x])
     parts = partition_joint(joint, spec)
-    fw = compile_fx(parts.forward, [])
-    bw = compile_fx(parts.backward, [])
+    fw = compile_graph(parts.forward)
+    bw = compile_graph(parts.backward)
     assert isinstance(fw, CompiledGraph) and len(fw.kernels) == 1
     assert len(bw.kernels) == 1
 

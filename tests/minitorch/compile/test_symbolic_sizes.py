@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 import minitorch
+from codegen.interpreter import InterpreterBackend
 from codegen.llvm.backend import LLVMBackend
-from codegen.symbolic import compile_dynamic
 from ir.indexing import Var
 from ir.symbolic import Symbolizer, sentinel_primes
+from minitorch.compile.inductor import compile_graphs
+from minitorch.compile.shapes import SizeBinding
 from tracer.dynamo import reset
 from tracer.fx import symbolic_trace
 
@@ -33,6 +35,13 @@ def kernel_compiles(monkeypatch):
 
     monkeypatch.setattr(LLVMBackend, "compile_kernel", counting)
     return calls
+
+
+def compile_dynamic(gm, inputs, dynamic_dims=None):
+    """`gm` compiled with the LLVM backend, every dim in `dynamic_dims` (all, if None) a size
+    symbol; None where the sizes cannot be arguments."""
+    dims = dynamic_dims or [set(range(x.ndim)) for x in inputs]
+    return compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dims), LLVMBackend())
 
 
 def close(actual, expected) -> None:
@@ -77,8 +86,11 @@ def test_pointwise_and_reduction_graph_compiles_once_for_sizes_2_to_9(kernel_com
 
 
 def test_the_llvm_ir_takes_the_size_as_an_argument():
-    compiled = compile_dynamic(symbolic_trace(pointwise_and_reduction),
-                               [minitorch.randn(3, 4), minitorch.randn(4)], [{0}, set()])
+    compiled = compile_dynamic(
+        symbolic_trace(pointwise_and_reduction),
+        [minitorch.randn(3, 4), minitorch.randn(4)],
+        [{0}, set()],
+    )
     source = compiled.kernels[0].source
     assert 'define void @"kernel0"(ptr %"buffers", i64 %"start", i64 %"end", i64 %"s0")' in source
     assert "10007" not in source and "20011" not in source  # no sentinel left behind
@@ -86,8 +98,9 @@ def test_the_llvm_ir_takes_the_size_as_an_argument():
 
 def test_static_dims_are_checked_and_symbols_bind_from_the_inputs():
     y = minitorch.randn(4)
-    compiled = compile_dynamic(symbolic_trace(pointwise_and_reduction),
-                               [minitorch.randn(3, 4), y], [{0}, set()])
+    compiled = compile_dynamic(
+        symbolic_trace(pointwise_and_reduction), [minitorch.randn(3, 4), y], [{0}, set()]
+    )
     assert compiled.bind([minitorch.randn(7, 4), y]) == {"s0": 7}
     assert compiled.bind([minitorch.randn(7, 5), minitorch.randn(5)]) is None  # static 4
     assert compiled.bind([minitorch.randn(1, 4), y]) is None  # size 1 stays specialised
@@ -98,7 +111,7 @@ def test_static_dims_are_checked_and_symbols_bind_from_the_inputs():
 def test_equal_sizes_share_a_symbol_and_must_stay_equal():
     gm = symbolic_trace(pointwise_and_reduction)
     compiled = compile_dynamic(gm, [minitorch.randn(4, 4), minitorch.randn(4)])
-    assert compiled.binding == [(0, 0), (0,)]
+    assert compiled.binding.symbols == ((0, 0), (0,))
     for n in (2, 5, 8):
         x, y = minitorch.randn(n, n), minitorch.randn(n)
         for actual, expected in zip(compiled(x, y), pointwise_and_reduction(x, y), strict=True):
@@ -139,7 +152,7 @@ def test_automatic_dynamic_recompiles_once_with_sizes_as_arguments(kernel_compil
         x, y = minitorch.randn(n, 3), minitorch.randn(3)
         close(compiled(x, y), f(x, y))
     # static at 2; then only the dim that changed (x's first) is a symbol: capture tells the
-    # backend which dims its guards leave free (GraphModule.dynamic_dims)
+    # compiler which dims its guards leave free (GraphCompiler.compile's dynamic_dims)
     assert kernel_compiles == [(), ("s0",)]
 
 
@@ -173,7 +186,7 @@ def test_requires_grad_inputs_compile_forward_and_backward_once(kernel_compiles)
 def test_symbolic_training_graph_runs_backward_at_the_forward_sizes():
     x = minitorch.randn(3, 4, requires_grad=True)
     compiled = compile_dynamic(symbolic_trace(lambda x: (x.sin() * x).sum(1)), [x], [{0}])
-    assert type(compiled).__name__ == "SymbolicTraining"
+    assert compiled.backward is not None  # training: a forward and a backward, both symbolic
     for n in (2, 6):
         x = minitorch.randn(n, 4, requires_grad=True)
         x2 = x.detach().requires_grad_()
@@ -181,3 +194,17 @@ def test_symbolic_training_graph_runs_backward_at_the_forward_sizes():
         out.sum().backward()
         (x2.sin() * x2).sum(1).sum().backward()
         close(x.grad, x2.grad)
+
+
+def test_the_interpreter_backend_takes_sizes_too():
+    # The reference interpreter as a backend: one "compile", run at every size with s0 bound.
+    backend = InterpreterBackend()
+    assert backend.symbolic_sizes
+    y = minitorch.randn(4)
+    gm = symbolic_trace(pointwise_and_reduction)
+    compiled = compile_dynamic(gm, [minitorch.randn(3, 4), y], [{0}, set()], backend=backend)
+    assert compiled is not None
+    for n in (2, 6):
+        x = minitorch.randn(n, 4)
+        for actual, expected in zip(compiled(x, y), pointwise_and_reduction(x, y), strict=True):
+            close(actual, expected)

@@ -1,0 +1,227 @@
+"""The numpy source backend: each kernel becomes a Python function of whole-array statements.
+
+[Note: the numpy source backend]
+The worked answer to [Note: writing a backend] (codegen/backend.py): ir/interpreter.py's way of
+running a kernel, written out as source. Each loop variable is an `np.arange` shaped to
+broadcast along its own axis, so `4*i0 + r0` is the array of every offset, a load is one
+gather, and one statement computes an op for every iteration. `(x.sin() * 2).sum(1)` of a
+(3, 4) x compiles to (`print(compiled.source)`)
+
+    def kernel0(arg0_1, arg0_1_start, buf0, buf0_start):
+        r0 = np.arange(4).reshape(-1, 1)
+        i0 = np.arange(3)
+        tmp0 = arg0_1[arg0_1_start + 4*i0 + r0]
+        tmp1 = np.sin(tmp0)
+        tmp2 = tmp1 * np.float32(2)
+        tmp3 = np.add.reduce(np.broadcast_to(tmp2, [4, 3]), axis=(0,), dtype=np.float32)
+        buf0[buf0_start + i0] = tmp3
+
+Values are source text; a constant is a numpy scalar of its dtype, so float32 stays float32.
+Reduction variables take the *leading* axes: numpy broadcasts from the right, so reducing them
+away leaves an array shaped like `ranges`, to store or to be loaded by a later node. A buffer
+arrives as a 1-d view of the memory it spans and the position of its element (0, 0, ...) there
+(`buf0`, `buf0_start`): flat indices may be negative, and numpy reads x[-1] as the last element.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+import re
+
+import numpy as np
+
+from codegen.backend import Backend, CompiledKernel
+from ir.indexing import Expr, Var, index_vars
+from ir.interpreter import _flat_view as flat_view
+from ir.nodes import Pointwise
+from ir.ops_handler import OpsHandler, set_ops_handler
+from ir.scheduler import FusedKernel, store_index
+from minitorch.dtype import DType
+from minitorch.errors import CompileError
+from minitorch.ops import pointwise_kernels
+
+# reduction_type -> the ufunc folded over the reduction axes (maximum: NaN wins, as in LLVM)
+_REDUCE = {"sum": "np.add.reduce", "max": "np.maximum.reduce", "min": "np.minimum.reduce"}
+# Names the generated function gives its own variables; no buffer may be called one of them.
+_OUR_NAMES = re.compile(r"np|kernels|(tmp|i|r|s)\d+")
+
+
+class NumpySourceHandler(OpsHandler):
+    """An ops handler whose values are Python expressions; each new op becomes one line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []  # the function's body, in order
+        self.registers: dict[str, str] = {}  # node computed in this kernel -> its value
+        self._name_of: dict[str, str] = {}  # expression -> the tmp it was given
+
+    def line(self, expression: str) -> str:
+        """The name of `tmpN = expression`, written once (an inlined load is read once)."""
+        if expression not in self._name_of:
+            self._name_of[expression] = f"tmp{len(self._name_of)}"
+            self.lines.append(f"{self._name_of[expression]} = {expression}")
+        return self._name_of[expression]
+
+    def load(self, name: str, index: Expr) -> str:
+        if name in self.registers:  # computed in this kernel, where it stores (the scheduler)
+            return self.registers[name]
+        return self.line(_element(name, index))
+
+    def constant(self, value: float | int, dtype: DType) -> str:
+        return f"np.{dtype.np.name}({_literal(value)})"
+
+    def to_dtype(self, a: str, dtype: DType) -> str:
+        return self.line(f"{a}.astype(np.{dtype.np.name})")
+
+    def add(self, a: str, b: str) -> str:
+        return self.line(f"{a} + {b}")
+
+    def sub(self, a: str, b: str) -> str:
+        return self.line(f"{a} - {b}")
+
+    def mul(self, a: str, b: str) -> str:
+        return self.line(f"{a} * {b}")
+
+    def div(self, a: str, b: str) -> str:
+        return self.line(f"{a} / {b}")
+
+    def neg(self, a: str) -> str:
+        return self.line(f"-{a}")
+
+    def pow(self, a: str, exponent: float | int) -> str:
+        # A Python number keeps a's dtype (numpy's weak scalars): float32 ** 2 is float32.
+        return self.line(f"np.power({a}, {_literal(exponent)})")
+
+    def sin(self, a: str) -> str:
+        return self.line(f"np.sin({a})")
+
+    def cos(self, a: str) -> str:
+        return self.line(f"np.cos({a})")
+
+    def exp(self, a: str) -> str:
+        return self.line(f"np.exp({a})")
+
+    def log(self, a: str) -> str:
+        return self.line(f"np.log({a})")
+
+    def abs(self, a: str) -> str:
+        return self.line(f"np.abs({a})")
+
+    def tanh(self, a: str) -> str:
+        return self.line(f"np.tanh({a})")
+
+    # sigmoid and erf mean what eager mode computes, as in the interpreter: its kernels.
+    def sigmoid(self, a: str) -> str:
+        return self.line(f"kernels.sigmoid(np, {a}).astype({a}.dtype)")
+
+    def erf(self, a: str) -> str:
+        return self.line(f"kernels.erf(np, {a}).astype({a}.dtype)")
+
+    def maximum(self, a: str, b: str) -> str:
+        return self.line(f"np.maximum({a}, {b})")
+
+    def minimum(self, a: str, b: str) -> str:
+        return self.line(f"np.minimum({a}, {b})")
+
+    def eq(self, a: str, b: str) -> str:
+        return self.line(f"{a} == {b}")
+
+    def ne(self, a: str, b: str) -> str:
+        return self.line(f"{a} != {b}")
+
+    def lt(self, a: str, b: str) -> str:
+        return self.line(f"{a} < {b}")
+
+    def le(self, a: str, b: str) -> str:
+        return self.line(f"{a} <= {b}")
+
+    def where(self, condition: str, a: str, b: str) -> str:
+        return self.line(f"np.where({condition}, {a}, {b})")
+
+
+def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
+    """The Python source of `kernel`: `def kernel0(x, x_start, ..., s0):`, one line per op."""
+    names = kernel.reads + kernel.writes
+    for name in names:
+        if not name.isidentifier() or _OUR_NAMES.fullmatch(name):
+            raise CompileError(f"{kernel.name}: buffer {name!r} cannot be a Python variable")
+    parameters = ", ".join([p for name in names for p in (name, f"{name}_start")] + list(sizes))
+    if 0 in kernel.ranges:  # no iterations, nothing to store (an empty output)
+        return f"def {kernel.name}({parameters}):\n    pass\n"
+    index = index_vars("i", len(kernel.ranges))
+    rindex = index_vars("r", len(kernel.reduction_ranges))
+    space = kernel.reduction_ranges + kernel.ranges  # reduction axes first: see the Note
+    shape, axes = f"[{', '.join(str(n) for n in space)}]", tuple(range(len(rindex)))
+
+    handler = NumpySourceHandler()
+    for axis, (var, n) in enumerate(zip(rindex + index, space, strict=True)):
+        trailing = len(space) - axis - 1  # r0 of (4, 3) is (4, 1): 4 rows, broadcast along 3
+        reshape = f".reshape(-1{', 1' * trailing})" if trailing else ""
+        handler.lines.append(f"{var} = np.arange({n}){reshape}")
+    with set_ops_handler(handler):
+        for node in kernel.nodes:
+            data = node.data
+            if isinstance(data, Pointwise):
+                value = data.inner_fn(index)
+            elif data.reduction_type in _REDUCE:  # the leading axes of all the terms, folded
+                dtype = f"np.{data.dtype.np.name}"
+                # NOTE: a loop that never runs may index out of bounds: no terms, no body.
+                empty = 0 in kernel.reduction_ranges
+                term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
+                terms = f"np.broadcast_to({term}, {shape})"
+                reduce = _REDUCE[data.reduction_type]
+                value = handler.line(f"{reduce}({terms}, axis={axes}, dtype={dtype})")
+            else:
+                raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
+            handler.registers[node.name] = value
+            if node.name in kernel.writes:
+                handler.lines.append(f"{_element(node.name, store_index(node))} = {value}")
+    body = "".join(f"\n    {line}" for line in handler.lines)
+    return f"def {kernel.name}({parameters}):{body}\n"
+
+
+class NumpySourceKernel(CompiledKernel):
+    """A kernel as a Python function over numpy arrays; `source` is the function's text."""
+
+    def __init__(self, kernel: FusedKernel, source: str, sizes: tuple[str, ...]) -> None:
+        self.name = kernel.name
+        self.source = source
+        self.buffers = kernel.reads + kernel.writes  # in the order of the parameters
+        self.sizes = sizes  # the size symbols that follow them
+        filename = f"<numpy source of {kernel.name}>"
+        # Registered with linecache so that a traceback through the kernel shows its lines.
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = {"np": np, "kernels": pointwise_kernels}
+        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
+        self.function = namespace[kernel.name]
+
+    def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
+        arguments: list = []
+        for name in self.buffers:
+            arguments += flat_view(buffers[name])  # the memory, and where element 0 is in it
+        arguments += [(sizes or {})[name] for name in self.sizes]  # a KeyError names a missing one
+        with np.errstate(all="ignore"):  # log(0) is -inf, as IEEE arithmetic (and LLVM) has it
+            self.function(*arguments)
+
+
+class NumpySourceBackend(Backend):
+    """Compiles each kernel to Python source over numpy, and that source with `exec`."""
+
+    name = "numpy"
+    dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
+    symbolic_sizes = True  # a size is one more argument of the function
+
+    def compile_kernel(
+        self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
+    ) -> NumpySourceKernel:
+        return NumpySourceKernel(kernel, generate_source(kernel, sizes), sizes)
+
+
+def _element(name: str, index: Expr) -> str:
+    """`x[x_start + 4*i0 + i1]`: the element `index` of buffer `name`, in its flat view."""
+    return f"{name}[{Var(f'{name}_start') + index}]"
+
+
+def _literal(value: float | int) -> str:
+    """`value` as Python source: repr, except inf and nan, which are not names in Python."""
+    return repr(value) if math.isfinite(value) else f"float('{value}')"

@@ -1,0 +1,183 @@
+"""Split a graph into compiled segments and extern steps: ops that do not lower still compile.
+
+    steps = split_graph(graph, dtypes={"float32", "float64", "bool"})
+    # [Segment part0: add, le, where, sin]   or   [ExternStep mm, Segment part0, ...]
+
+[Note: extern kernels]
+The loop-level IR lowers pointwise ops, sums and views (ir/lowering.py LOWERINGS); mm, gather,
+cat, amax and the rest run as *extern kernels*: the op's eager implementation, called from the
+compiled program between compiled segments, as Inductor's `make_fallback` does. One op that does
+not lower never sends the whole graph back to eager mode. We cut at the level of the fx graph
+into *steps* run in order over one environment of values:
+
+    permute(w) -> mm(x, permute) -> add(mm, b) -> le, where (relu) -> sin
+    step 0  extern   permute, mm            the op table's numpy kernels, as eager mode runs them
+    step 1  segment  add, le, where, sin    a graph of its own through lower/schedule/codegen:
+                                            one fused kernel
+
+- A call_function node is *lowered* when its op has a lowering that accepts this call
+  (`extern_reason` asks the lowering: pow with a tensor exponent answers Extern) and every
+  tensor it reads and makes has a dtype the code generator compiles; any other node runs as an
+  extern kernel, `node.target(*args)`.
+- In a graph with extern steps, a view (permute, expand, reshape) that no lowered op reads runs
+  as an extern step too: eagerly it is free (numpy strides); lowered, it would be a copy kernel.
+  A graph whose ops all lower is one segment.
+- Lowered nodes are grouped into *segments*, each compiled as one graph. A segment must come
+  after every extern step it reads, and an extern step after every segment it reads. We number
+  segments as early as that allows, which fixes where each extern step runs, then move each
+  lowered node to the latest segment its users allow, so it lands in the segment of the ops
+  that read it and fuses with them instead of being stored by one segment and loaded by the next.
+
+Why at the graph level, and not an ExternKernel node in the loop IR as Inductor has: the
+scheduler, memory planner, backends and interpreter all stay about loops, and a segment is an
+ordinary graph for the same passes. A value that crosses an extern step is stored either way
+(the eager op reads memory); what we give up is fusing loops across a segment boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from ir.lowering import extern_reason
+from minitorch.fake import make_fake
+from minitorch.ops.registry import TensorMeta
+from tracer.fx import Graph
+from tracer.fx.node import Node, map_arg
+
+
+@dataclass
+class ExternStep:
+    """An extern kernel: the op's eager implementation on the values of its inputs."""
+
+    node: Node
+    reason: str  # why it does not lower: "minitorch.ops.mm has no lowering"
+
+    def run(self, env: dict[Node, Any]) -> None:
+        args = map_arg(self.node.args, env.__getitem__)
+        kwargs = map_arg(self.node.kwargs, env.__getitem__)
+        env[self.node] = self.node.target(*args, **kwargs)
+
+    def __str__(self) -> str:
+        named = map_arg((self.node.args, self.node.kwargs), lambda n: n.name)
+        args = [str(a) for a in named[0]] + [f"{k}={v}" for k, v in named[1].items()]
+        call = f"{self.node.name} = {self.node.target!r}({', '.join(args)})"
+        return f"extern:   {call}  # {self.reason}"
+
+
+@dataclass
+class Segment:
+    """Lowered nodes as a graph of their own, from `inputs` to `outputs` (nodes of the whole
+    graph: what the segment reads from outside, and what is read after it)."""
+
+    name: str  # 'part0', 'part1', ...; the whole graph's name when it is the only step
+    graph: Graph
+    inputs: list[Node]
+    outputs: list[Node] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        outputs = ", ".join(node.name for node in self.outputs)
+        inputs = ", ".join(node.name for node in self.inputs)
+        return f"segment:  {outputs} = {self.name}({inputs})"
+
+
+Step = Segment | ExternStep
+
+
+def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
+    """The steps that run `graph`, in order ([Note: extern kernels]); `dtypes` are the element
+    types the code generator compiles."""
+    externs = _extern_nodes(graph, dtypes)
+    live = [n for n in graph.nodes if n.op == "call_function" and n.users]
+    lowered = {node for node in live if node not in externs}
+    if not externs:
+        return [_segment(graph.nodes, "graph")]
+    segment_of, after_segment = _place(graph, lowered)
+    groups: dict[int, list[Node]] = {}
+    for node in graph.nodes:
+        if node in segment_of:
+            groups.setdefault(segment_of[node], []).append(node)
+
+    # steps in order: segment k, then the extern steps that run after it (-1: before segment 0)
+    keyed: list[tuple[tuple[int, int, int], Step]] = []
+    for k, nodes in groups.items():
+        keyed.append(((k, 0, 0), _segment(nodes, f"part{k}")))
+    for position, node in enumerate(graph.nodes):
+        if node in after_segment:
+            keyed.append(((after_segment[node], 1, position), ExternStep(node, externs[node])))
+    return [step for _, step in sorted(keyed, key=lambda item: item[0])]
+
+
+def _extern_nodes(graph: Graph, dtypes: Collection[str]) -> dict[Node, str]:
+    """The live call_function nodes that run as extern kernels, each with its reason."""
+    live = [n for n in graph.nodes if n.op == "call_function" and n.users]
+    externs: dict[Node, str] = {}
+    for node in live:
+        reason = extern_reason(node)
+        if reason is None:
+            unsupported = {
+                v.dtype.name
+                for v in (n.meta["val"] for n in (node, *node.all_input_nodes))
+                if v.dtype.name not in dtypes
+            }
+            if unsupported:
+                reason = f"the code generator does not compile {', '.join(sorted(unsupported))}"
+        if reason is not None:
+            externs[node] = reason
+    if not externs:
+        return externs
+    for node in reversed(live):  # users first: a view's placement depends on them
+        if node not in externs and node.target.kind == "view":
+            if all(user in externs or user.op == "output" for user in node.users):
+                externs[node] = "a view only extern steps read: free eagerly"
+    return externs
+
+
+def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node, int]]:
+    """Each lowered node's segment, and for each extern node the segment it runs after."""
+    earliest: dict[Node, int] = {}
+    after: dict[Node, int] = {}
+    for node in graph.nodes:
+        if node.op != "call_function" or not node.users:
+            continue
+        from_segments = [earliest[i] for i in node.all_input_nodes if i in earliest]
+        from_extern = [after[i] for i in node.all_input_nodes if i in after]
+        if node in lowered:  # in a segment after the extern steps it reads
+            earliest[node] = max(from_segments + [k + 1 for k in from_extern], default=0)
+        else:  # after the segments (and extern steps) it reads
+            after[node] = max(from_segments + from_extern, default=-1)
+    last = max(earliest.values(), default=0)
+    latest: dict[Node, int] = {}
+    for node in reversed(graph.nodes):  # as late as every user allows
+        if node in earliest:
+            latest[node] = min(
+                latest[u] if u in latest else after[u] if u in after else last for u in node.users
+            )
+    return latest, after
+
+
+def _segment(nodes: list[Node], name: str) -> Segment:
+    """A graph of the call_function `nodes` alone: what they read from outside becomes
+    placeholders, and what is read after them (a later step, the graph's output) its outputs."""
+    inside = {node for node in nodes if node.op == "call_function" and node.users}
+    graph = Graph()
+    env: dict[Node, Node] = {}
+    segment = Segment(name, graph, [])
+
+    def read(node: Node) -> Node:
+        if node not in env:  # from outside the segment: a placeholder
+            env[node] = graph.placeholder(node.name)
+            val = node.meta["val"]
+            if node.op != "placeholder":  # an extern result: compile for a fresh contiguous one
+                val = make_fake(TensorMeta(tuple(val.shape), val.dtype))
+            env[node].meta["val"] = val
+            segment.inputs.append(node)
+        return env[node]
+
+    for node in nodes:
+        if node in inside:
+            env[node] = graph.node_copy(node, read)
+    segment.outputs = [node for node in nodes if node in inside and not set(node.users) <= inside]
+    graph.output(tuple(env[node] for node in segment.outputs))
+    return segment

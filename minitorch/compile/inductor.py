@@ -1,0 +1,281 @@
+"""Inductor in miniature: the driver from a captured graph to compiled kernels.
+
+The passes, in order: the course's table of contents for tracer/aot, ir and codegen.
+
+    aot_trace       tracer/aot        the forward (and backward) graph, traced at the example's
+                                      sizes, or at sentinel sizes to read size symbols back
+    split_graph     ir/segments.py    compiled segments, and extern steps for ops that do not
+                                      lower ([Note: extern kernels])
+    lower_graph     ir/lowering.py    each segment -> buffers of loop-level IR
+    schedule        ir/scheduler.py   buffers -> fused kernels; decides what is stored
+    symbolize       ir/symbolic.py    (size symbols only) sizes read back as s0, s1, ...
+    compile_kernel  codegen/          each fused kernel, by the chosen Backend
+    CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order
+
+Static or symbolic sizes is a parameter of the same passes (a `SizeBinding` with or without
+symbols), not a second copy of them. `InductorCompiler` is the GraphCompiler that capture hands
+each graph to for `minitorch.compile(f, backend="inductor")` (or a code generator's own name,
+"llvm", "interpreter", "numpy"); "aot_eager" stops after the first pass and runs the graphs'
+Python code.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from codegen.backend import Backend
+from codegen.registry import default_backend
+from ir.lowering import lower_graph
+from ir.nodes import LoweredProgram
+from ir.scheduler import FusedKernel, schedule
+from ir.segments import ExternStep, Segment, split_graph
+from ir.symbolic import Symbolizer, sentinel_primes
+from minitorch import _logging
+from minitorch.compile.shapes import PerShape, SizeBinding, Version
+from minitorch.compile.wrapper import CompiledGraph, KernelStep
+from minitorch.errors import MinitorchError
+from minitorch.fake import make_fake
+from minitorch.ops.registry import TensorMeta
+from minitorch.tensor import Tensor
+from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs
+from tracer.dynamo.compiler import GraphCompiler, eager
+from tracer.fx import GraphModule
+
+# Two disjoint sets of sentinel sizes: a program that reads back the same from both holds no
+# size we failed to see ([Note: symbolic sizes] in ir/symbolic.py).
+_FIRST, _SECOND = 10_000, 20_000
+
+
+class AOTEagerCompiler(GraphCompiler):
+    """AOT autograd, then each graph's own Python code: "aot_eager"."""
+
+    name = "aot_eager"
+
+    def compile(self, gm, example_inputs, dynamic_dims) -> Callable:
+        """One version for static sizes; for dynamic dims, versions made as calls need them."""
+        if not any(dynamic_dims):
+            return self.version(gm, list(example_inputs), dynamic_dims)
+        return PerShape(lambda inputs: self.version(gm, inputs, dynamic_dims), list(example_inputs))
+
+    def version(self, gm: GraphModule, inputs: list, dynamic_dims: Sequence[set[int]]) -> Version:
+        """A compiled version for (at least) these inputs' shapes."""
+        return ShapeSpecific(aot_module(gm, inputs, eager, eager), SizeBinding.static(inputs))
+
+
+class InductorCompiler(AOTEagerCompiler):
+    """AOT autograd, then the loop-level IR and a code generator's kernels."""
+
+    def __init__(self, backend: Backend | None = None, name: str = "inductor") -> None:
+        self.backend = backend  # None: the default for the inputs' device
+        self.name = name
+
+    def version(self, gm: GraphModule, inputs: list, dynamic_dims: Sequence[set[int]]) -> Version:
+        backend = self.backend or default_backend(_device(inputs))
+        if any(dynamic_dims) and backend.symbolic_sizes:
+            generic = compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dynamic_dims),
+                                     backend)
+            if generic is not None and generic.bind(inputs) is not None:
+                return generic
+        return compile_graphs(gm, inputs, SizeBinding.static(inputs), backend)
+
+
+def compile_graphs(
+    gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding, backend: Backend
+) -> CompiledAOT | None:
+    """Every pass, for the sizes `binding` says: AOT autograd, then each graph split, lowered,
+    scheduled and compiled. With size symbols it may answer None: a graph with extern steps
+    (they run eager code with traced sizes), or one whose sizes do not read back."""
+    if binding.count == 0:
+        graphs = aot_trace(gm, inputs)
+        lowered = [lower(g, backend) for g in graphs.all()]
+    else:
+        try:
+            graphs, lowered = _trace_symbolic(gm, inputs, binding, backend)
+        except _NotSymbolic:
+            return None
+    compiled = [
+        compile_lowered(graph, steps, binding, backend)
+        for graph, steps in zip(graphs.all(), lowered, strict=True)
+    ]
+    return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
+                       binding)
+
+
+def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
+    """One graph AOT autograd traced (inference, forward or backward), compiled at its
+    placeholders' sizes: the passes after `aot_trace`, as `aot_autograd(compile_graph)` uses."""
+    backend = backend or default_backend("cpu")
+    binding = SizeBinding.static(fake_inputs(gm))
+    return compile_lowered(gm, lower(gm, backend), binding, backend)
+
+
+# One step of a lowered graph: a segment with its loop-IR program and fused kernels, or an
+# extern step.
+LoweredStep = tuple[Segment, LoweredProgram, list[FusedKernel]] | ExternStep
+
+
+def lower(gm: GraphModule, backend: Backend, symbolizer: Symbolizer | None = None
+          ) -> list[LoweredStep]:
+    """Split `gm` into steps and lower and schedule each segment; with a `symbolizer`, read
+    the sizes back as symbols ([Note: symbolic sizes])."""
+    start = time.perf_counter()
+    name = gm.meta.get("name", "graph")
+    steps: list[LoweredStep] = []
+    for step in split_graph(gm.graph, backend.dtypes):
+        if isinstance(step, ExternStep):
+            if symbolizer is not None:
+                raise _NotSymbolic(step.reason)
+            steps.append(step)
+            continue
+        program = lower_graph(step.graph)  # fx graph -> buffers of define-by-run loop bodies
+        kernels = schedule(program)  # buffers -> fused kernels (and which buffers are stored)
+        if symbolizer is not None:
+            program = symbolizer.program(program)
+            kernels = [symbolizer.kernel(k) for k in kernels]
+        steps.append((step, program, kernels))
+    if _logging.enabled("loop_ir") and symbolizer is None:
+        _logging.artifact("loop_ir", f"{name}: {_count(steps)} fused kernel(s)",
+                          _format(steps), time.perf_counter() - start)
+    return steps
+
+
+def compile_lowered(
+    gm: GraphModule, steps: list[LoweredStep], binding: SizeBinding, backend: Backend
+) -> CompiledGraph:
+    """Compile each fused kernel with the backend; the wrapper runs them."""
+    start = time.perf_counter()
+    sizes = binding.names()
+    compiled: list[KernelStep | ExternStep] = []
+    for step in steps:
+        if isinstance(step, ExternStep):
+            compiled.append(step)
+            continue
+        segment, program, kernels = step
+        dtypes = program.dtypes()
+        made = [backend.compile_kernel(k, dtypes, sizes) for k in kernels]
+        compiled.append(KernelStep(segment, program, made, [w for k in kernels for w in k.writes]))
+    result = CompiledGraph(gm, compiled, binding)
+    if _logging.enabled("kernels"):
+        taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
+        title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
+                 f"kernel(s){taking}")
+        source = "\n\n".join(k.source.rstrip() for k in result.kernels)
+        _logging.artifact("kernels", title, source, time.perf_counter() - start)
+    return result
+
+
+class _NotSymbolic(Exception):
+    """This graph cannot take its sizes as arguments; the caller compiles per shape."""
+
+
+def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding,
+                    backend: Backend) -> tuple[AOTGraphs, list[list[LoweredStep]]]:
+    """AOT graphs and their lowered steps with sizes as symbols: traced and lowered twice,
+    at two sets of sentinel sizes, and kept only if both read back the same."""
+    start = time.perf_counter()
+    results = []
+    for first_prime in (_FIRST, _SECOND):
+        primes = sentinel_primes(binding.count, first_prime)
+        fakes = [
+            make_fake(TensorMeta(tuple(n if s is None else primes[s]
+                                       for n, s in zip(x.shape, dims, strict=True)), x.dtype),
+                      requires_grad=x.requires_grad)
+            for x, dims in zip(inputs, binding.symbols, strict=True)
+        ]
+        symbolizer = Symbolizer(primes)
+        try:
+            graphs = aot_trace(gm, fakes, log=False)
+            lowered = [lower(g, backend, symbolizer) for g in graphs.all()]
+        except MinitorchError as e:  # does not trace or lower at other sizes
+            raise _NotSymbolic(str(e)) from e
+        results.append((graphs, lowered, _text(graphs, lowered)))
+    (graphs, lowered, text), (_, _, other) = results
+    if text != other:
+        raise _NotSymbolic("a size does not read back as a symbol")
+    if _logging.enabled("loop_ir"):
+        title = f"{gm.meta.get('name', 'graph')}: sizes as arguments"
+        _logging.artifact("loop_ir", title, text, time.perf_counter() - start)
+    return graphs, lowered
+
+
+def _text(graphs: AOTGraphs, lowered: list[list[LoweredStep]]) -> str:
+    return "\n\n".join([repr(graphs.spec)] + [_format(steps) for steps in lowered])
+
+
+def _format(steps: list[LoweredStep]) -> str:
+    if len(steps) == 1 and not isinstance(steps[0], ExternStep):
+        _, program, kernels = steps[0]
+        return program.format(kernels)
+    parts = []
+    for step in steps:
+        if isinstance(step, ExternStep):
+            parts.append(str(step))
+        else:
+            segment, program, kernels = step
+            parts.append(f"{segment}\n{program.format(kernels)}")
+    return "\n\n".join(parts)
+
+
+def _count(steps: list[LoweredStep]) -> int:
+    return sum(len(step[2]) for step in steps if not isinstance(step, ExternStep))
+
+
+def _device(inputs: Sequence) -> str:
+    devices = {x.device.type for x in inputs if isinstance(x, Tensor)}
+    return devices.pop() if len(devices) == 1 else "cpu"
+
+
+class _Bound:
+    """A version's `bind`: which calls its `binding` serves (shapes.py, `Version`)."""
+
+    binding: SizeBinding
+
+    def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
+        return self.binding.bind(inputs)
+
+    def bind_or_raise(self, inputs: Sequence[Tensor]) -> dict[str, int]:
+        return self.binding.bind_or_raise(inputs)
+
+
+@dataclass
+class CompiledAOT(_Bound):
+    """The compiled forward (and backward) of one graph, at the sizes its binding serves."""
+
+    forward: CompiledGraph
+    backward: CompiledGraph | None  # None: compiled for inference
+    spec: object  # the JointSpec linking them (None for inference)
+    binding: SizeBinding
+
+    def __call__(self, *inputs: Tensor) -> tuple:
+        sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
+        if self.backward is None:  # the common case, without one more call
+            return self.forward.run(inputs, sizes)
+        return self.run(inputs, sizes)
+
+    def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
+        """The forward now, and for training the backward later, with these sizes."""
+        if self.backward is None:
+            return self.forward.run(inputs, sizes)
+        function = CompiledFunction(lambda *a: self.forward.run(a, sizes),
+                                    lambda *a: self.backward.run(a, sizes), self.spec)
+        return function(*inputs)
+
+    @property
+    def kernels(self) -> list:
+        return self.forward.kernels + (self.backward.kernels if self.backward else [])
+
+
+@dataclass
+class ShapeSpecific(_Bound):
+    """A callable compiled for the inputs' exact shapes (AOT autograd traced at them)."""
+
+    fn: Callable
+    binding: SizeBinding
+
+    def __call__(self, *inputs: Tensor) -> tuple:
+        return self.fn(*inputs)
+
+    def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
+        return self.fn(*inputs)
