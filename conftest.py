@@ -1,6 +1,23 @@
-"""Test-wide setup: the repository root is importable, and each test starts with empty caches."""
+"""Test-wide setup: the repository root is importable, each test starts with empty caches,
+and the conformance suite's `--backend` option.
+
+`--backend NAME` lives here because pytest reads command-line options only from the top
+conftest (and plugins): `pytest tests/conformance --backend llvm` and `pytest --backend llvm`
+both need it before any test directory's conftest is seen. tests/conformance/conftest.py uses it.
+"""
 
 import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a code generator for tests/conformance to grade (repeat it, or separate names "
+        "with commas); default: every backend in codegen.registry.backend_names()",
+    )
 
 
 @pytest.fixture(autouse=True)

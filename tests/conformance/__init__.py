@@ -1,0 +1,1 @@
+"""The backend conformance suite: `pytest tests/conformance --backend NAME` (see README.md)."""
