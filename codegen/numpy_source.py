@@ -12,8 +12,8 @@ own axis, so `4*i0 + r0` is every offset, a load one gather, and one statement o
         tmp0 = arg0_1[arg0_1_start + 4*i0 + r0]
         tmp1 = np.sin(tmp0)
         tmp2 = tmp1 * np.float32(2)
-        tmp3 = np.add.reduce(np.broadcast_to(tmp2, [4, 3]), axis=(0,), dtype=np.float32)
-        buf0[buf0_start + i0] = tmp3
+        tmp3 = np.add.reduce(np.broadcast_to(tmp2, [4, 3]), axis=(0,), dtype=np.float32, initial=0)
+        buf0[np.broadcast_to(buf0_start + i0, [3])] = np.broadcast_to(tmp3, [3])
 
 A constant is a numpy scalar of its dtype (float32 stays float32). Reduction variables take the
 *leading* axes: numpy broadcasts from the right, so reducing them away leaves an array shaped
@@ -38,8 +38,9 @@ from minitorch.dtype import DType
 from minitorch.errors import CompileError
 from minitorch.ops import pointwise_kernels
 
-# reduction_type -> the ufunc folded over the reduction axes (maximum: NaN wins, as in LLVM)
-_REDUCE = {"sum": "np.add.reduce", "max": "np.maximum.reduce", "min": "np.minimum.reduce"}
+# reduction -> its ufunc (maximum: NaN wins), and its value over no terms (bools: any, all)
+_REDUCE = {"sum": ("np.add.reduce", 0, 0), "max": ("np.maximum.reduce", "-np.inf", False),
+           "min": ("np.minimum.reduce", "np.inf", True)}
 # Names the generated function gives its own variables; no buffer may be called one of them.
 _OUR_NAMES = re.compile(r"np|kernels|(tmp|i|r|s)\d+")
 
@@ -63,7 +64,7 @@ class NumpySourceHandler(OpsHandler):
     def load(self, name: str, index: Expr) -> str:
         if name in self.registers:  # computed in this kernel, where it stores (the scheduler)
             return self.registers[name]
-        return self.line(_element(name, index))
+        return self.line(f"{name}[{Var(f'{name}_start') + index}]")  # in the flat view
 
     def constant(self, value: float | int, dtype: DType) -> str:
         return f"np.{dtype.np.name}({_literal(value)})"
@@ -102,7 +103,7 @@ class NumpySourceHandler(OpsHandler):
     def abs(self, a: str) -> str:
         return self.line(f"np.abs({a})")
 
-    def erf(self, a: str) -> str:  # what eager mode computes, as in the interpreter
+    def erf(self, a: str) -> str:  # eager mode's kernel, as the interpreter has it
         return self.line(f"kernels.erf(np, {a}).astype({a}.dtype)")
 
     def eq(self, a: str, b: str) -> str:
@@ -131,6 +132,7 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
     rindex = index_vars("r", len(kernel.reduction_ranges))
     space = kernel.reduction_ranges + kernel.ranges  # reduction axes first: see the Note
     shape, axes = f"[{', '.join(str(n) for n in space)}]", tuple(range(len(rindex)))
+    out = f"[{', '.join(str(n) for n in kernel.ranges)}]"  # what a node's value is stored as
 
     handler = NumpySourceHandler()
     for axis, (var, n) in enumerate(zip(rindex + index, space, strict=True)):
@@ -146,13 +148,17 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
                 dtype = f"np.{data.dtype.np.name}"
                 empty = 0 in kernel.reduction_ranges  # no terms: its loads may be out of bounds
                 term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
+                reduce, *start = _REDUCE[data.reduction_type]  # [start, start for bools]
                 terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
-                value = handler.line(f"{_REDUCE[data.reduction_type]}({terms})")
+                start = start[data.dtype.np == np.bool_]
+                value = handler.line(f"{reduce}({terms}, initial={start})")
             else:
                 raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
             handler.registers[node.name] = value
             if node.name in kernel.writes:
-                handler.lines.append(f"{_element(node.name, store_index(node))} = {value}")
+                at = f"{Var(f'{node.name}_start') + store_index(node)}"  # one shape: ranges'
+                handler.lines.append(f"{node.name}[np.broadcast_to({at}, {out})] = "
+                                     f"np.broadcast_to({value}, {out})")
     body = "".join(f"\n    {line}" for line in handler.lines)
     return f"def {kernel.name}({parameters}):{body}\n"
 
@@ -189,11 +195,5 @@ class NumpySourceBackend(Backend):
         return NumpySourceKernel(kernel, generate_source(kernel, sizes), sizes)
 
 
-def _element(name: str, index: Expr) -> str:
-    """`x[x_start + 4*i0 + i1]`: the element `index` of buffer `name`, in its flat view."""
-    return f"{name}[{Var(f'{name}_start') + index}]"
-
-
-def _literal(value: float | int) -> str:
-    """`value` as Python source: repr, except inf and nan, which are not names in Python."""
+def _literal(value: float | int) -> str:  # repr; but inf and nan are not names in Python
     return repr(value) if math.isfinite(value) else f"float('{value}')"
