@@ -39,11 +39,13 @@ To write one (C source, WebAssembly, a GPU):
    nodes in `kernel.writes`, at `store_index(node)`.
 3. Return a `CompiledKernel`: its `source` is what the course prints, and calling it with a
    dict of arrays (every name in `reads` and `writes`) fills the `writes` in place.
-4. Register it, `minitorch._dynamo.register_backend("mine", MyBackend())`, and run the
-   conformance suite on it.
+4. Register it, `minitorch._dynamo.register_backend("mine", MyBackend())`, and grade it with
+   the conformance suite (tests/conformance/README.md: a plugin module registers it there).
 
 A flat index counts elements from the array's element (0, 0, ...), and may be negative for an
-array with negative strides: the address is `data pointer + index * itemsize`.
+array with negative strides: the address is `data pointer + index * itemsize`. A size symbol
+always stands for a size of at least 2 (dims of size 0 or 1 are compiled as numbers), which a
+backend may tell its optimizer, as the LLVM one does.
 
 codegen/numpy_source.py is the small worked example (Python source over numpy, compiled with
 `exec`); codegen/llvm/backend.py is the fast one.
