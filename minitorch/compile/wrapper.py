@@ -45,6 +45,7 @@ class KernelStep:
         self.inputs = [(buffer.name, node, buffer.layout) for buffer, node
                        in zip(self.program.inputs, self.segment.inputs, strict=True)]
         self.allocations = [(name, self.program.buffer(name).layout) for name in self.writes]
+        self.outputs = list(zip(self.segment.outputs, self.program.outputs, strict=True))
 
     def run(self, env: dict[Node, Any], sizes: dict[str, int]) -> None:
         memory = {name: _as_layout(name, env[node]._data, layout, sizes)
@@ -53,8 +54,8 @@ class KernelStep:
             memory[name] = allocator.empty(_evaluate(layout.size, sizes), layout.dtype.np)
         for kernel in self.kernels:
             kernel(memory, sizes)
-        outputs = (Tensor._from_array(memory[name]) for name in self.program.outputs)
-        env.update(zip(self.segment.outputs, outputs, strict=True))
+        for node, name in self.outputs:
+            env[node] = Tensor._from_array(memory[name])
 
     def __str__(self) -> str:
         return f"{self.segment}  # {len(self.kernels)} fused kernel(s)"
