@@ -18,7 +18,7 @@ they act on a call:
     guards.py            the guards, compiled into one function per cache entry
     side_effects.py      writes to the caller's lists, dicts and attributes, replayed after
     graph_break.py       an untraceable instruction: compile so far, run it, resume after it
-    codegen.py           the code that replaces the frame: call the graph, rebuild the result
+    transformed_code.py  the code that replaces the frame: call the graph, rebuild the result
     resume_execution.py  after a graph break: real bytecode that continues the frame mid-way
     explain.py           explain(fn)(*args): one call in private caches; graphs, breaks, guards
     exc.py               Unsupported(reason)

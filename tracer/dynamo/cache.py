@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
-from tracer.dynamo.codegen import TransformedCode
 from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.guards import GuardFunction
 from tracer.dynamo.source import Source
+from tracer.dynamo.transformed_code import TransformedCode
 from tracer.fx import GraphModule
 
 

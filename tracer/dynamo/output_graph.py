@@ -11,7 +11,7 @@ the trace:
                    the generated code after the graph runs (side_effects.py)
 
 When the frame returns, `compile_subgraph` finishes the graph and generates the code that
-replaces the frame (codegen.py): reload the inputs, call the compiled graph, and rebuild the
+replaces the frame (transformed_code.py): reload the inputs, call the compiled graph, and rebuild the
 return value around its outputs; `call_backend` then compiles the graph.
 
 [Note: dynamic shapes]
@@ -53,12 +53,16 @@ from minitorch.fake import FakeTensorMode, fake_like, is_fake
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
 from tracer.dynamo.cache import GraphBreak
-from tracer.dynamo.codegen import TransformedCode, generate_break_code, generate_transformed_code
 from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import Guard
 from tracer.dynamo.side_effects import SideEffects
 from tracer.dynamo.source import GlobalSource, LocalSource, Source
+from tracer.dynamo.transformed_code import (
+    TransformedCode,
+    generate_break_code,
+    generate_transformed_code,
+)
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable

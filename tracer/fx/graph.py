@@ -191,7 +191,7 @@ class Graph:
                          for row in rows)
 
     def python_code(self, root_module: str = "self") -> str:
-        from tracer.fx.codegen import python_code
+        from tracer.fx.python_code import python_code
 
         return python_code(self, root_module).source
 

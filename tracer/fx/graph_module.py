@@ -50,7 +50,7 @@ class GraphModule(Module):
     def recompile(self) -> str:
         """Regenerate `forward` from the (possibly edited) graph."""
         global _compiled_count
-        from tracer.fx.codegen import python_code
+        from tracer.fx.python_code import python_code
 
         generated = python_code(self._graph, "self")
         _compiled_count += 1
