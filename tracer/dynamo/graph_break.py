@@ -56,7 +56,8 @@ _NOT_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_
 
 @dataclass
 class BreakPlan:
-    """What the transformed code does at a break (transformed_code.generate_break_code writes it)."""
+    """What the transformed code does at a break (written by generate_break_code in
+    transformed_code.py)."""
 
     stack: list[VariableTracker]  # the stack under the breaking instruction, bottom first
     live_locals: dict[str, VariableTracker | None]  # None: an argument never read (reload L)

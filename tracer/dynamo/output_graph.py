@@ -11,8 +11,8 @@ the trace:
                    the generated code after the graph runs (side_effects.py)
 
 When the frame returns, `compile_subgraph` finishes the graph and generates the code that
-replaces the frame (transformed_code.py): reload the inputs, call the compiled graph, and rebuild the
-return value around its outputs; `call_backend` then compiles the graph.
+replaces the frame (transformed_code.py): reload the inputs, call the compiled graph, and
+rebuild the return value around its outputs; `call_backend` then compiles the graph.
 
 [Note: dynamic shapes]
 A cache entry guards every size of every input tensor, so a loop over growing batches would
