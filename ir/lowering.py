@@ -421,9 +421,7 @@ class _GraphLowering:
 
     def _value(self, arg: Any) -> Any:
         """An argument as a lowering sees it: nodes as TensorValues, other values unchanged."""
-        if isinstance(arg, (tuple, list)):
-            return type(arg)(self._value(a) for a in arg)
-        return self.values[arg] if arg in self.values else arg
+        return _substitute(arg, self.values)
 
 
 def _buffer_value(name: str, layout: Layout) -> TensorValue:

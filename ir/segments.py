@@ -88,12 +88,11 @@ Step = Segment | ExternStep
 def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
     """The steps that run `graph`, in order ([Note: extern kernels]); `dtypes` are the element
     types the code generator compiles."""
-    externs = _extern_nodes(graph, dtypes)
     live = [n for n in graph.nodes if n.op == "call_function" and n.users]
-    lowered = {node for node in live if node not in externs}
+    externs = _extern_nodes(live, dtypes)
     if not externs:
         return [_segment(graph.nodes, "graph")]
-    segment_of, after_segment = _place(graph, lowered)
+    segment_of, after_segment = _place(graph, {node for node in live if node not in externs})
     groups: dict[int, list[Node]] = {}
     for node in graph.nodes:
         if node in segment_of:
@@ -109,9 +108,8 @@ def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
     return [step for _, step in sorted(keyed, key=lambda item: item[0])]
 
 
-def _extern_nodes(graph: Graph, dtypes: Collection[str]) -> dict[Node, str]:
-    """The live call_function nodes that run as extern kernels, each with its reason."""
-    live = [n for n in graph.nodes if n.op == "call_function" and n.users]
+def _extern_nodes(live: list[Node], dtypes: Collection[str]) -> dict[Node, str]:
+    """Those of the `live` call_function nodes that run as extern kernels, with their reasons."""
     externs: dict[Node, str] = {}
     for node in live:
         reason = extern_reason(node)

@@ -76,7 +76,7 @@ class InductorCompiler(AOTEagerCompiler):
         if any(dynamic_dims) and backend.symbolic_sizes:
             generic = compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dynamic_dims),
                                      backend)
-            if generic is not None and generic.bind(inputs) is not None:
+            if generic is not None:  # its binding, made from these inputs, fits them
                 return generic
         return compile_graphs(gm, inputs, SizeBinding.static(inputs), backend)
 
@@ -105,7 +105,7 @@ def compile_graphs(
 
 def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
     """One graph AOT autograd traced (inference, forward or backward), compiled at its
-    placeholders' sizes: the passes after `aot_trace`, as `aot_autograd(compile_graph)` uses."""
+    placeholders' sizes: the passes after `aot_trace`, for a graph at hand."""
     backend = backend or default_backend("cpu")
     binding = SizeBinding.static(fake_inputs(gm))
     return compile_lowered(gm, lower(gm, backend), binding, backend)

@@ -77,10 +77,6 @@ class CompiledGraph:
         self.binding = binding
         self.kernels = [k for s in steps if isinstance(s, KernelStep) for k in s.kernels]
 
-    def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
-        """The size symbols' values for these inputs; None if the inputs do not fit."""
-        return self.binding.bind(inputs)
-
     def __call__(self, *inputs: Tensor) -> tuple:
         return self.run(inputs, self.binding.bind_or_raise(inputs))
 
