@@ -256,14 +256,19 @@ class _OverwrittenArray:
         raise AutogradError(at_user_line(self._message))
 
 
-def _overwritten(x, what: str, expected: int):
-    """A tensor shaped like the saved tensor `x`, whose values raise PyTorch's error."""
-    message = (
+def overwritten_message(x, what: str, expected: int) -> str:
+    """PyTorch's error for a saved tensor `x` (`what`) written in place since it was saved."""
+    return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: [{x.dtype.name} {list(x.shape)}], {what}, is at version "
         f"{x._version}; expected version {expected} instead. Hint: do the in-place op on a "
         "clone() or after backward(), or use the out-of-place op"
     )
+
+
+def _overwritten(x, what: str, expected: int):
+    """A tensor shaped like the saved tensor `x`, whose values raise PyTorch's error."""
+    message = overwritten_message(x, what, expected)
     stand_in = _tensor_class()._from_array(_OverwrittenArray(x._data, message))
     stand_in.requires_grad = x.requires_grad
     return stand_in

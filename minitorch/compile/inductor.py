@@ -40,6 +40,7 @@ from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
 from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs
+from tracer.aot.aliasing import OutputAliases
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
 
@@ -100,7 +101,7 @@ def compile_graphs(
         for graph, steps in zip(graphs.all(), lowered, strict=True)
     ]
     return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
-                       binding)
+                       binding, graphs.aliases)
 
 
 def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
@@ -190,6 +191,8 @@ def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBind
             lowered = [lower(g, backend, symbolizer) for g in graphs.all()]
         except MinitorchError as e:  # does not trace or lower at other sizes
             raise _NotSymbolic(str(e)) from e
+        if graphs.aliases is not None:  # its views were recorded at the sentinel sizes
+            raise _NotSymbolic("an output is a view, remade at the traced sizes")
         results.append((graphs, lowered, _text(graphs, lowered)))
     (graphs, lowered, text), (_, _, other) = results
     if text != other:
@@ -247,20 +250,20 @@ class CompiledAOT(_Bound):
     backward: CompiledGraph | None  # None: compiled for inference
     spec: object  # the JointSpec linking them (None for inference)
     binding: SizeBinding
+    aliases: OutputAliases | None = None  # outputs remade as views ([Note: output aliasing])
 
     def __call__(self, *inputs: Tensor) -> tuple:
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
-        if self.backward is None:  # the common case, without one more call
-            return self.forward.run(inputs, sizes)
         return self.run(inputs, sizes)
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
         """The forward now, and for training the backward later, with these sizes."""
         if self.backward is None:
-            return self.forward.run(inputs, sizes)
-        function = CompiledFunction(lambda *a: self.forward.run(a, sizes),
-                                    lambda *a: self.backward.run(a, sizes), self.spec)
-        return function(*inputs)
+            outputs = self.forward.run(inputs, sizes)
+        else:
+            outputs = CompiledFunction(lambda *a: self.forward.run(a, sizes),
+                                       lambda *a: self.backward.run(a, sizes), self.spec)(*inputs)
+        return outputs if self.aliases is None else self.aliases.remake(inputs, outputs)
 
     @property
     def kernels(self) -> list:

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 from minitorch import _logging
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
-from minitorch.autograd.graph import Node
+from minitorch.autograd.graph import Node, overwritten_message
 from minitorch.factories import zeros
 from minitorch.tensor import Tensor
+from tracer.aot.aliasing import OutputAliases, find_output_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
 from tracer.aot.partition import partition_joint
@@ -51,6 +52,8 @@ class AOTGraphs:
     forward: GraphModule
     backward: GraphModule | None = None  # None: an inference graph
     spec: JointSpec | None = None  # how the training graphs' values line up
+    joint: GraphModule | None = None  # what was partitioned into the two (for the walkthrough)
+    aliases: OutputAliases | None = None  # outputs remade as views after the forward runs
 
     @property
     def training(self) -> bool:
@@ -64,32 +67,44 @@ class AOTGraphs:
 def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) -> AOTGraphs:
     """The one entry to AOT autograd: trace `fn` (returning a tensor or a tuple of them) at
     `example_inputs` (real or fake tensors), for training when grad mode is on and an input
-    requires grad, else for inference. Compiles nothing; `log` reports the graphs to the
-    walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
-    flat = _as_tuple(fn)
+    requires grad, else for inference. Outputs that are views of inputs or of each other are
+    left to `graphs.aliases` ([Note: output aliasing]). Compiles nothing; `log` reports the
+    graphs to the walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
     name = getattr(fn, "meta", {}).get("name", "graph")
+    graphs, seconds = _trace(_as_tuple(fn), example_inputs, name)
+    num_outputs = graphs.spec.num_outputs if graphs.training else None
+    aliases = find_output_aliases(graphs.forward, num_outputs)
+    if aliases is not None:  # trace again what the graph must compute: no views, their bases
+        graphs, seconds = _trace(_as_tuple(aliases.graph), example_inputs, name)
+        graphs.aliases = aliases
+    if log:
+        for stage, gm, took in zip(("joint", "forward", "backward") if graphs.training
+                                   else ("forward",), _logged(graphs), seconds):
+            _record(stage, gm, took)
+    return graphs
+
+
+def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
+           ) -> tuple[AOTGraphs, list[float | None]]:
+    """The graphs of `flat` and the seconds each took (see aot_trace)."""
+    start = time.perf_counter()
     if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
-        start = time.perf_counter()
         inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
             *example_inputs)
         inference.meta["name"] = f"{name}, inference"
-        if log:
-            _record("forward", inference, start)
-        return AOTGraphs(inference)
-
-    start = time.perf_counter()
+        return AOTGraphs(inference), [time.perf_counter() - start]
     joint, spec = trace_joint(flat, example_inputs)
     joint.meta["name"] = f"{name}, joint forward+backward"
-    if log:
-        _record("joint", joint, start)
-    start = time.perf_counter()
+    traced = time.perf_counter()
     parts = partition_joint(joint, spec)
     parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
     parts.backward.meta["name"] = f"{name}, backward"
-    if log:
-        _record("forward", parts.forward, start)
-        _record("backward", parts.backward, None)
-    return AOTGraphs(parts.forward, parts.backward, spec)
+    return (AOTGraphs(parts.forward, parts.backward, spec, joint),
+            [traced - start, time.perf_counter() - traced, None])
+
+
+def _logged(graphs: AOTGraphs) -> list[GraphModule]:
+    return [graphs.forward] if not graphs.training else [graphs.joint, *graphs.all()]
 
 
 def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
@@ -98,9 +113,11 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
     graphs = aot_trace(gm, example_inputs)
     compiled_fw = fw_compiler(graphs.forward, fake_inputs(graphs.forward))
     if not graphs.training:
-        return lambda *args: tuple(compiled_fw(*args))
-    compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
-    return CompiledFunction(compiled_fw, compiled_bw, graphs.spec)
+        run = lambda *args: tuple(compiled_fw(*args))  # noqa: E731
+    else:
+        compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
+        run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec)
+    return run if graphs.aliases is None else graphs.aliases.around(run)
 
 
 def _as_tuple(fn: Callable) -> Callable:
@@ -135,10 +152,6 @@ class CompiledFunction:
             results = tuple(self.compiled_fw(*args))
         outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
         if is_grad_enabled():
-            # NOTE: a graph may return one of its inputs as is. That output gets a tensor of
-            # its own (same data), so attaching the node below leaves the caller's leaf a leaf.
-            outs = tuple(Tensor._from_array(o._data) if any(o is a for a in args) else o
-                         for o in outs)
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
         return outs
@@ -150,6 +163,9 @@ class CompiledFunctionBackward(Node):
     def __init__(self, inputs: tuple, saved: tuple, fn: CompiledFunction) -> None:
         super().__init__(inputs, num_outputs=len(fn.spec.differentiable_outputs))
         self.saved = saved
+        # A saved tensor the caller can reach (an input, an output, a view of one) may be
+        # written in place before backward(): eager autograd raises then, and so do we.
+        self.saved_versions = [x._version for x in saved]
         self.fn = fn
         self.output_dtypes: list = []
 
@@ -163,12 +179,17 @@ class CompiledFunctionBackward(Node):
         if self.saved is None:
             raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
                                 "a second time; pass retain_graph=True to the first backward()")
+        for i, (x, version) in enumerate(zip(self.saved, self.saved_versions)):
+            if x._version != version:
+                raise AutogradError(overwritten_message(x, f"saved tensor {i} of {self.name()}",
+                                                        version))
         tangents = [g if g is not None else zeros(shape, dtype=dtype)
                     for g, shape, dtype in zip(grads, self.output_shapes, self.output_dtypes)]
         grad_values = self.fn.compiled_bw(*self.saved, *tangents)
         result: list = [None] * len(self.inputs)
-        for i, g in zip(self.fn.spec.grad_inputs, grad_values):
-            result[i] = g
+        for i, g, read in zip(self.fn.spec.grad_inputs, grad_values, self.fn.spec.tangents_read):
+            if any(grads[t] is not None for t in read):
+                result[i] = g
         return tuple(result)
 
     def release(self) -> None:

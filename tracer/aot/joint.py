@@ -21,7 +21,7 @@ from minitorch.fake import fake_like, make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
 from tracer.aot.make_fx import ProxyMode
-from tracer.fx import Graph, GraphModule
+from tracer.fx import Graph, GraphModule, Node
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,9 @@ class JointSpec:
     num_outputs: int  # forward outputs (a flat tuple)
     grad_inputs: tuple[int, ...]  # which primals get a gradient (those that require grad)
     differentiable_outputs: tuple[int, ...]  # forward outputs that require grad: one tangent each
+    # For each gradient, the tangents it reads. A gradient whose tangents are all missing at
+    # run time (no gradient reached those outputs) is None, as in eager, not zeros.
+    tangents_read: tuple[tuple[int, ...], ...] = ()
 
 
 def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:
@@ -59,8 +62,23 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
     _move_placeholders_first(graph)
     eliminate_common_subexpressions(graph)
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
-    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs)
+    tangent_nodes = [n for n in graph.nodes if n.name.startswith("tangents_")]
+    read = tuple(tuple(i for i, t in enumerate(tangent_nodes) if t in ancestors([g]))
+                 for g in graph.find_nodes(op="output")[0].args[0][len(outs):])
+    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, read)
     return GraphModule(mode.constants, graph), spec
+
+
+def ancestors(roots: list) -> set[Node]:
+    """The nodes `roots` (and the Nodes among them) are computed from, themselves included."""
+    seen: set[Node] = set()
+    stack = [r for r in roots if isinstance(r, Node)]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.all_input_nodes)
+    return seen
 
 
 def _move_placeholders_first(graph: Graph) -> None:
@@ -86,6 +104,8 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
 
 
 def _hashable(a):
+    if isinstance(a, slice):  # hashable only from Python 3.12
+        return ("slice", _hashable(a.start), _hashable(a.stop), _hashable(a.step))
     if isinstance(a, (tuple, list)):
         return (type(a).__name__, *(_hashable(x) for x in a))
     if isinstance(a, dict):

@@ -29,11 +29,15 @@ class ProxyMode(DispatchMode):
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
         self.node_of: dict[int, object] = {}  # id(fake tensor) -> its Node
+        # id(fake tensor's array) -> its Node: `x.detach()` is a new tensor over x's array,
+        # made without an op, and reads as x's node (without x's history)
+        self.node_of_data: dict[int, object] = {}
         self._alive: list[Tensor] = []  # keeps traced tensors alive so ids stay unique
         self.constants: dict[str, Tensor] = {}  # real tensors met while tracing -> get_attr
 
     def track(self, tensor: Tensor, node) -> None:
         self.node_of[id(tensor)] = node
+        self.node_of_data.setdefault(id(tensor._data), node)
         self._alive.append(tensor)
         node.meta["val"] = tensor
 
@@ -43,7 +47,7 @@ class ProxyMode(DispatchMode):
     def to_node(self, value):
         if not isinstance(value, Tensor):
             return value
-        node = self.node_of.get(id(value))
+        node = self.node_of.get(id(value)) or self.node_of_data.get(id(value._data))
         if node is not None:
             return node
         if is_fake(value):

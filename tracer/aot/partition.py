@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracer.aot.joint import JointSpec
+from tracer.aot.joint import JointSpec, ancestors
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import map_arg
 
@@ -29,17 +29,6 @@ class Partition:
     num_saved: int  # the forward's outputs after the user's outputs
 
 
-def _ancestors(roots: list[Node]) -> set[Node]:
-    seen: set[Node] = set()
-    stack = [r for r in roots if isinstance(r, Node)]
-    while stack:
-        node = stack.pop()
-        if node not in seen:
-            seen.add(node)
-            stack.extend(node.all_input_nodes)
-    return seen
-
-
 def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
     """The forward and backward graphs of `joint` (see [Note: partitioning])."""
     nodes = joint.graph.nodes
@@ -49,8 +38,8 @@ def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
     primals = [n for n in nodes if n.op == "placeholder" and n.name.startswith("primals_")]
     tangents = [n for n in nodes if n.op == "placeholder" and n.name.startswith("tangents_")]
 
-    forward_nodes = _ancestors(fw_outs) | set(primals)
-    backward_nodes = _ancestors(grads) - forward_nodes
+    forward_nodes = ancestors(fw_outs) | set(primals)
+    backward_nodes = ancestors(grads) - forward_nodes
     saved = [n for n in nodes if n in forward_nodes
              and any(u in backward_nodes for u in n.users)]
 

@@ -69,7 +69,11 @@ class _Binder:
         if self.simple and not kwargs and len(args) == len(self.names):
             f_locals = dict(zip(self.names, args))
         else:
-            bound = self.signature.bind(*args, **kwargs)  # TypeError for a bad call, as eager
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError:  # a bad call: let CPython raise eager's own TypeError (the body
+                self.fn(*args, **kwargs)  # never runs: binding fails first)
+                raise
             bound.apply_defaults()
             f_locals = dict(bound.arguments)
         for name, cell in zip(self.freevars, self.fn.__closure__ or ()):

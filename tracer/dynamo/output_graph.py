@@ -181,7 +181,20 @@ class OutputGraph:
         else:
             node = self.graph.call_method(target, node_args, node_kwargs)
         node.meta["val"] = result
+        self._refuse_view_of_written_input(node, args)
         return self._wrap_result(node, result, _target_name(op, target))
+
+    def _refuse_view_of_written_input(self, node: Node, args: list[VariableTracker]) -> None:
+        """A view of an input mutated in this graph would be made of the graph's new value,
+        not of the caller's tensor (written back only after the graph), and share no memory
+        with it: break the graph before it, so the view is taken of the written-back tensor."""
+        from tracer.dynamo.variables.inplace import makes_fresh_tensor
+
+        written = [a for a in args if self.side_effects.writes_back(a)]
+        if written and not makes_fresh_tensor(node):
+            self.graph.erase_node(node)
+            raise Unsupported(f"a view of {written[0].describe()}, which this graph mutates in "
+                              "place (the view must share the caller's memory)")
 
     def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
         if isinstance(result, Tensor) and is_fake(result):

@@ -68,6 +68,10 @@ class SideEffects:
         self.version += 1
         self.writes.setdefault(("tensor", id(tensor)), ("tensor", tensor, None, None))
 
+    def writes_back(self, tensor: VariableTracker) -> bool:
+        """Is `tensor` an input this trace mutated (and will copy its new value into)?"""
+        return ("tensor", id(tensor)) in self.writes
+
     def values(self) -> list[VariableTracker]:
         """Every tracker the replay reads (its tensors must be graph outputs)."""
         found: list[VariableTracker] = []

@@ -101,7 +101,7 @@ def _input_refusal(tx: InstructionTranslator, target: TensorVariable) -> str | N
     for name, other in _frame_tensors(tx):
         if (other is real and name != own) or other._base is real:
             return f"it shares memory with another input ({name})"
-    if not all(_makes_fresh_tensor(user) for user in target.node.users):
+    if not all(makes_fresh_tensor(user) for user in target.node.users):
         return "a view of it was taken"
     return None
 
@@ -121,14 +121,14 @@ def _refusal(target: TensorVariable) -> str | None:
     """Why `target` cannot be written functionally, or None."""
     if target.as_example().requires_grad:
         return "it requires grad (autograd may have saved its old value)"
-    if not _makes_fresh_tensor(target.node):
+    if not makes_fresh_tensor(target.node):
         return "it may share memory with another tensor (a view)"
-    if not all(_makes_fresh_tensor(user) for user in target.node.users):
+    if not all(makes_fresh_tensor(user) for user in target.node.users):
         return "a view of it was taken"
     return None
 
 
-def _makes_fresh_tensor(node: Node) -> bool:
+def makes_fresh_tensor(node: Node) -> bool:
     """Does `node` compute a new tensor (rather than a view that shares memory)?"""
     target = node.target
     if node.op == "call_method":

@@ -1,0 +1,140 @@
+"""Outputs that are views: taken out of the graph and remade after it, so eager's aliasing holds.
+
+[Note: output aliasing]
+A traced graph is pure: whatever it returns is a new tensor. Eager code is not: `x.t()` is a
+view sharing `x`'s memory, and a write into it reaches `x`. A compiled function that returned
+the graph's own transpose (a copy, for Inductor) would give the right values and the wrong
+memory: the caller's next `out.add_(1)` would no longer reach `x`. AOTAutograd's answer, and
+ours: an output that is a chain of view ops from an input, or from another output, is taken out
+of the graph, and the chain is replayed eagerly on the real tensors after the graph has run:
+
+    def f(x):                 the graph returns          after it, the caller gets
+        y = x * 2                 (mul,)                     out0 = mul
+        return y, y.t(), x[0]                                out1 = ops.permute(out0, (1, 0))
+                                                             out2 = ops.index(x, (0,))
+
+Outputs that are views of one intermediate the function does not return (`y = x * 2;
+return y[0], y[1:]`) share memory in eager too, so the graph returns that intermediate (their
+*base*) instead, and both are replayed from it. A lone view of an intermediate stays in the
+graph: nothing else can see its memory.
+
+The replay runs the view ops of the op table under the caller's grad mode, so autograd sees
+what eager sees: a view of an input that requires grad gets the view's backward, the view's
+`_base` is the input, and a write into it is an in-place write into a view (CopySlices).
+Mutations need no such step here: capture records an in-place op on an input as its
+out-of-place op and copies the result back after the graph (tracer/dynamo/side_effects.py).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from minitorch.device import module_of
+from minitorch.tensor import Tensor
+from tracer.fx import GraphModule, Node
+from tracer.fx.node import map_arg
+
+# (op, arguments after the viewed tensor, kwargs): one step of a chain of views
+ViewStep = tuple[object, tuple, dict]
+
+
+@dataclass(frozen=True)
+class RemadeOutput:
+    """How to get one of the user's outputs from the inputs and the graph's outputs."""
+
+    from_input: bool  # the chain starts at an input (else at one of the graph's outputs)
+    index: int  # which input, or which graph output
+    views: tuple[ViewStep, ...] = ()  # () for the tensor itself
+
+    def get(self, inputs: Sequence[Tensor], graph_outputs: Sequence[Tensor]) -> Tensor:
+        base = (inputs if self.from_input else graph_outputs)[self.index]
+        if not self.views:
+            return base
+        out = replay(base, self.views)
+        if module_of(base._data).may_share_memory(out._data, base._data):  # reshape may copy
+            out._make_view_of(base, lambda t: replay(t, self.views))
+        return out
+
+
+@dataclass(frozen=True)
+class OutputAliases:
+    """Every output of the user's function, each remade from the inputs or the graph's outputs.
+    `graph` is the function the graph must compute instead: views left out, bases added."""
+
+    outputs: tuple[RemadeOutput, ...]
+    graph: GraphModule
+
+    def remake(self, inputs: Sequence[Tensor], graph_outputs: Sequence[Tensor]) -> tuple:
+        return tuple(o.get(inputs, graph_outputs) for o in self.outputs)
+
+    def around(self, run: Callable[..., Sequence[Tensor]]) -> Callable[..., tuple]:
+        """`run` (the compiled graph), then the user's outputs remade from its."""
+        return lambda *inputs: self.remake(inputs, run(*inputs))
+
+
+def replay(base: Tensor, views: tuple[ViewStep, ...]) -> Tensor:
+    """The same views, made by the eager ops, of `base`."""
+    for op, args, kwargs in views:
+        base = op(base, *args, **kwargs)
+    return base
+
+
+def find_output_aliases(gm: GraphModule, num_outputs: int | None) -> OutputAliases | None:
+    """The aliasing of the first `num_outputs` outputs of `gm` (a traced forward graph; None:
+    all, for an inference graph), or None when each is a fresh tensor of its own."""
+    graph_outputs = list(gm.graph.find_nodes(op="output")[0].args[0][:num_outputs])
+    chains = [_view_chain(node) for node in graph_outputs]
+    sharing: dict[Node, int] = {}  # an intermediate root -> how many outputs view it
+    for root, views in chains:
+        if views and root.op != "placeholder" and root not in graph_outputs:
+            sharing[root] = sharing.get(root, 0) + 1
+    returned: list[Node] = []  # what the new graph returns: kept outputs, then bases
+
+    def graph_index(node: Node) -> int:
+        if node not in returned:
+            returned.append(node)
+        return returned.index(node)
+
+    placeholders = gm.graph.find_nodes(op="placeholder")
+    remade = []
+    for node, (root, views) in zip(graph_outputs, chains):
+        if root.op == "placeholder":
+            remade.append(RemadeOutput(True, placeholders.index(root), views))
+        elif views and (root in graph_outputs or sharing[root] > 1):
+            remade.append(RemadeOutput(False, graph_index(root), views))
+        else:
+            remade.append(RemadeOutput(False, graph_index(node)))
+    if returned == graph_outputs:  # each output is a fresh tensor of its own
+        return None
+    return OutputAliases(tuple(remade), _returning(gm, returned))
+
+
+def _view_chain(node: Node) -> tuple[Node, tuple[ViewStep, ...]]:
+    """(root, steps): `node` is the views `steps` of `root`, which is no view."""
+    steps: list[ViewStep] = []
+    while (node.op == "call_function" and getattr(node.target, "kind", None) == "view"
+           and not _reads_nodes(node.args[1:], node.kwargs)):  # x[idx] gathers: a copy
+        steps.append((node.target, node.args[1:], dict(node.kwargs)))
+        node = node.args[0]
+    return node, tuple(reversed(steps))
+
+
+def _reads_nodes(args: tuple, kwargs: dict) -> bool:
+    found = []
+    map_arg((args, kwargs), found.append)
+    return bool(found)
+
+
+def _returning(gm: GraphModule, nodes: list[Node]) -> GraphModule:
+    """A copy of `gm` that returns `nodes` (by name) and computes nothing else."""
+    graph = copy.deepcopy(gm.graph)
+    by_name = {n.name: n for n in graph.nodes}
+    output = graph.find_nodes(op="output")[0]
+    output.args = (tuple(by_name[n.name] for n in nodes),)
+    graph.eliminate_dead_code()
+    constants = {n.target: getattr(gm, n.target) for n in graph.find_nodes(op="get_attr")}
+    new = GraphModule(constants, graph)
+    new.meta = dict(gm.meta)
+    return new
