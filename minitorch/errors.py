@@ -57,13 +57,29 @@ class SerializationError(MinitorchError, ValueError):
     """A program that cannot be saved, or a file that is not a valid saved program (names it)."""
 
 
+# Code that minitorch generates and runs in place of the user's (the transformed code of a
+# captured frame, an fx graph's forward): its filename -> {its line -> 'file.py:12', the user's
+# line it stands for}. A generated frame with no such line is skipped like our own files.
+_GENERATED_LINES: dict[str, dict[int, str]] = {}
+_GENERATED_PREFIXES = ("<__transformed_", "<fx-generated", "<frozen")
+
+
+def register_generated_lines(filename: str, lines: dict[int, str]) -> None:
+    """Errors raised on `lines` of the generated `filename` name the user's lines instead."""
+    _GENERATED_LINES[filename] = lines
+
+
 def user_location() -> str | None:
     """'file.py:12' of the innermost frame outside minitorch's own packages, if any."""
     frame = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(_PACKAGE_ROOTS) and not filename.startswith("<frozen"):
-            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        filename = frame.f_code.co_filename
+        generated = _GENERATED_LINES.get(filename, {}).get(frame.f_lineno)
+        if generated is not None:
+            return generated
+        if not (os.path.abspath(filename).startswith(_PACKAGE_ROOTS)
+                or filename.startswith(_GENERATED_PREFIXES)):
+            return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None
 

@@ -66,6 +66,7 @@ class BreakPlan:
     condition: VariableTracker | None = None  # a branch: the tensor whose truth decides
     resume: list = field(default_factory=list)  # the resume functions: [next] or [jump, next]
     jump_if: bool = True  # a branch jumps when bool(condition) == jump_if
+    where: str | None = None  # 'file.py:12', the user's line of the breaking instruction
 
     def values(self) -> list[VariableTracker]:
         """Every tracker the transformed code rebuilds (to find the graph's outputs)."""
@@ -89,7 +90,7 @@ def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
         return False
     try:
         plan = _plan(tx, inst, index, stack, kw_names)
-        where = f"{tx.frame.code.co_filename}:{inst.lineno}"
+        where = plan.where = f"{tx.frame.code.co_filename}:{inst.lineno}"
         tx.output.compile_subgraph_with_break(plan, f"graph break: {error.reason} ({where})")
     except (Unsupported, ValueError):
         return False  # a value the transformed code cannot rebuild: run the frame eagerly

@@ -102,6 +102,7 @@ class OutputGraph:
         self.guards: dict[Guard, None] = {Guard(None, "GRAD_MODE"): None}  # an ordered set
         self.wrapped: dict[Source, VariableTracker] = {}
         self.side_effects = SideEffects()  # writes to the caller's objects, replayed after
+        self.views_of_written: dict[Node, str] = {}  # views of inputs it mutates: not returned
         self.graph_module: GraphModule | None = None
         self.transformed: TransformedCode | None = None  # set by compile_subgraph
 
@@ -181,20 +182,22 @@ class OutputGraph:
         else:
             node = self.graph.call_method(target, node_args, node_kwargs)
         node.meta["val"] = result
-        self._refuse_view_of_written_input(node, args)
+        self._note_view_of_written_input(node, args)
         return self._wrap_result(node, result, _target_name(op, target))
 
-    def _refuse_view_of_written_input(self, node: Node, args: list[VariableTracker]) -> None:
-        """A view of an input mutated in this graph would be made of the graph's new value,
-        not of the caller's tensor (written back only after the graph), and share no memory
-        with it: break the graph before it, so the view is taken of the written-back tensor."""
+    def _note_view_of_written_input(self, node: Node, args: list[VariableTracker]) -> None:
+        """Remember a view of an input this graph mutates (or a view of such a view): made of
+        the graph's new value, not of the caller's tensor (written back only after the
+        graph), it shares no memory with it, so the graph may not return it (_finish_graph)."""
         from tracer.dynamo.variables.inplace import makes_fresh_tensor
 
-        written = [a for a in args if self.side_effects.writes_back(a)]
-        if written and not makes_fresh_tensor(node):
-            self.graph.erase_node(node)
-            raise Unsupported(f"a view of {written[0].describe()}, which this graph mutates in "
-                              "place (the view must share the caller's memory)")
+        if makes_fresh_tensor(node):
+            return
+        for a in args:
+            if self.side_effects.writes_back(a):
+                self.views_of_written[node] = a.describe()
+            elif getattr(a, "node", None) in self.views_of_written:
+                self.views_of_written[node] = self.views_of_written[a.node]
 
     def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
         if isinstance(result, Tensor) and is_fake(result):
@@ -240,6 +243,11 @@ class OutputGraph:
         """Output the tensors of `values` that the graph computed; drop what nothing needs."""
         values = [*values, *self.side_effects.values()]  # what the replay writes, too
         computed = [t for t in _unique_tensors(values) if t.node.op != "placeholder"]
+        for t in computed:
+            if t.node in self.views_of_written:
+                raise Unsupported(f"a view of {self.views_of_written[t.node]}, which this graph "
+                                  "mutates in place, outlives the graph (it must share the "
+                                  "caller's memory)")
         self.graph.output(tuple(t.node for t in computed))
         self.graph.eliminate_dead_code()  # ops whose results the frame never returned
         self._remove_unused_inputs()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import minitorch
 from minitorch.dtype import DType
+from minitorch.errors import register_generated_lines
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import NULL, VariableTracker
@@ -54,6 +55,8 @@ class TransformedCode:
     name: str  # '__transformed_f_0'
     source: str  # its Python source, for printing
     namespace: dict[str, Any]  # what the source refers to besides L and G
+    # its lines that run the user's code (a graph break) -> the user's 'file.py:12'
+    user_lines: dict[int, str] = field(default_factory=dict)
     fn: Callable[[dict, dict], Any] | None = field(default=None, repr=False)
 
     def finish(self, compiled_fn: Callable | None) -> None:
@@ -63,6 +66,7 @@ class TransformedCode:
         filename = f"<{self.name}>"
         linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True),
                                      filename)
+        register_generated_lines(filename, self.user_lines)  # its errors name the user's line
         exec(compile(self.source, filename, "exec"), self.namespace)  # noqa: S102
         self.fn = self.namespace[self.name]
 
@@ -118,15 +122,18 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         fn, args, kwargs = plan.call
         call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
         lines.append(f"    ___call = {rebuild(fn)}({', '.join(call_args)})")
+        breaking_line = len(lines)
         lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
     else:
         # A tensor's truth decides; the resume functions are (jump target, next instruction).
         arguments = ", ".join([*stack, *live])
         taken, not_taken = (0, 1) if plan.jump_if else (1, 0)
         lines.append(f"    if {rebuild(plan.condition)}:")
+        breaking_line = len(lines)
         lines.append(f"        return {resume_names[taken]}({arguments})")
         lines.append(f"    return {resume_names[not_taken]}({arguments})")
-    return TransformedCode(name, "\n".join(lines) + "\n", namespace)
+    user_lines = {} if plan.where is None else {breaking_line: plan.where}
+    return TransformedCode(name, "\n".join(lines) + "\n", namespace, user_lines)
 
 
 def _begin(code: CodeType, graph_outputs: list[TensorVariable], input_sources: list[Source],
