@@ -135,7 +135,8 @@ class OutputGraph:
         if self.dynamic is False or isinstance(value, Parameter):  # weights keep their shape
             return set()
         dims = range(value.ndim) if self.dynamic else self.auto_dynamic.get(source, ())
-        return {d for d in dims if value.shape[d] >= 2}
+        # `auto_dynamic` remembers dims of earlier calls: this one may have another rank
+        return {d for d in dims if d < value.ndim and value.shape[d] >= 2}
 
     def specialize(self, tensor: TensorVariable, dims: list[int] | None, why: str) -> None:
         """The code read sizes of `tensor` as Python ints: guard them exactly again.

@@ -203,3 +203,12 @@ def test_aliasing_guard_same_then_distinct():
     assert_same(compiled(a, b), axpy(a, b))
     assert "were the same tensor while tracing and are distinct now" in \
         recompile_reasons(axpy)[0]
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_an_input_whose_dim_became_dynamic_may_come_back_with_another_rank(backend):
+    """x and y's dim 0 became dynamic; then y is 0-d: it has no dim 0 to be dynamic."""
+    compiled = optimize(lambda x, y: x + y, backend=lookup_backend(backend))
+    for x_shape, y_shape in [((3,), (3,)), ((5,), (5,)), ((4,), ()), ((), ())]:
+        x, y = minitorch.randn(*x_shape), minitorch.randn(*y_shape)
+        assert_same(compiled(x, y), x + y)
