@@ -111,6 +111,19 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None) -> OutputAlias
     return OutputAliases(tuple(remade), _returning(gm, returned))
 
 
+def escaping_nodes(outputs: Sequence[Node]) -> set[Node]:
+    """The outputs and the nodes they are views of: tensors the caller will see as distinct
+    (or as views of distinct ones), which common-subexpression elimination may not merge."""
+    found = set()
+    for node in outputs:
+        while isinstance(node, Node):
+            found.add(node)
+            if not _view_chain(node)[1]:
+                break
+            node = node.args[0]
+    return found
+
+
 def _view_chain(node: Node) -> tuple[Node, tuple[ViewStep, ...]]:
     """(root, steps): `node` is the views `steps` of `root`, which is no view."""
     steps: list[ViewStep] = []

@@ -20,6 +20,7 @@ from minitorch.errors import CompileError
 from minitorch.fake import fake_like, make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
+from tracer.aot.aliasing import escaping_nodes
 from tracer.aot.make_fx import ProxyMode
 from tracer.fx import Graph, GraphModule, Node
 
@@ -60,7 +61,8 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
                              inputs=[primals[i] for i in grad_inputs], retain_graph=True)
         mode.output((*outs, *grads))
     _move_placeholders_first(graph)
-    eliminate_common_subexpressions(graph)
+    eliminate_common_subexpressions(graph, keep_apart=escaping_nodes(
+        [mode.to_node(o) for o in outs]))
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
     tangent_nodes = [n for n in graph.nodes if n.name.startswith("tangents_")]
     read = tuple(tuple(i for i, t in enumerate(tangent_nodes) if t in ancestors([g]))
@@ -87,10 +89,12 @@ def _move_placeholders_first(graph: Graph) -> None:
     nodes.sort(key=lambda n: 0 if n.op == "placeholder" else 1)  # stable: order kept
 
 
-def eliminate_common_subexpressions(graph: Graph) -> None:
+def eliminate_common_subexpressions(graph: Graph, keep_apart: set[Node] = frozenset()) -> None:
     """Merge call_function nodes with the same target and the same arguments.
 
-    Random ops are never merged: two dropout masks drawn from the same input differ.
+    Random ops are never merged: two dropout masks drawn from the same input differ. Nor are
+    two of `keep_apart` (the user's outputs): `a, b = x.exp(), x.exp()` are two tensors, and a
+    write into one must not reach the other.
     """
     seen: dict[tuple, object] = {}
     for node in graph.nodes:
@@ -98,7 +102,7 @@ def eliminate_common_subexpressions(graph: Graph) -> None:
             continue
         key = (node.target, _hashable(node.args), _hashable(node.kwargs))
         first = seen.setdefault(key, node)
-        if first is not node:
+        if first is not node and not (first in keep_apart and node in keep_apart):
             node.replace_all_uses_with(first)
             graph.erase_node(node)
 
