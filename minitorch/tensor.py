@@ -39,7 +39,15 @@ from minitorch import ops
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.device import device, device_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
-from minitorch.errors import AutogradError, DeviceError, DTypeError, MinitorchError, at_user_line
+from minitorch.errors import (
+    ArgumentTypeError,
+    AutogradError,
+    DeviceError,
+    DTypeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.inplace import InPlaceMethods
 
 
@@ -80,7 +88,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
 
     # NOTE: class-level defaults. Every op makes a tensor, and most tensors never change these,
     # so making one sets only `_data` (a tensor's own value shadows the default once set).
-    grad: Tensor | None = None
+    _grad: Tensor | None = None  # behind the `grad` property, which checks what is assigned
     requires_grad = False
     _grad_fn = None  # the backward Node that produced this tensor; None for leaves
     _output_nr = 0  # which output of grad_fn this tensor is
@@ -161,6 +169,19 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient `backward()` accumulated into this tensor, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        """`t.grad = g`: g must look like t (shape, dtype, device), as PyTorch requires, so an
+        optimizer step never broadcasts a wrong-shaped gradient into the parameter."""
+        if value is not None:
+            _check_assigned_grad(self, value)
+        self._grad = value
 
     # ---- views and versions --------------------------------------------------------------------
 
@@ -382,6 +403,29 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         from minitorch.dtype import float64
 
         return self.to(float64)
+
+
+def _check_assigned_grad(t: Tensor, grad) -> None:
+    if not isinstance(grad, Tensor):
+        raise ArgumentTypeError(at_user_line(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(grad).__name__}"
+        ))
+    if grad.dtype is not t.dtype:
+        raise DTypeError(at_user_line(
+            f"assigned grad has data of a different type: {grad.dtype.name} for a tensor of "
+            f"{t.dtype.name}"
+        ))
+    if grad.device != t.device:
+        raise DeviceError(at_user_line(
+            f"assigned grad has data located on a different device: {grad.device} for a "
+            f"tensor on {t.device}"
+        ))
+    if tuple(grad.shape) != tuple(t.shape):
+        raise ShapeError(at_user_line(
+            f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
+            f"shape {tuple(t.shape)}"
+        ))
 
 
 def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:

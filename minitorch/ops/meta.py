@@ -6,8 +6,10 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` that names the op a
 
 from __future__ import annotations
 
+import operator
+
 from minitorch.dtype import float32, int64, result_type
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import ArgumentTypeError, DTypeError, ShapeError, at_user_line
 from minitorch.ops.registry import TensorMeta
 
 
@@ -90,9 +92,31 @@ def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
     return TensorMeta(shape, dtype)
 
 
+def check_sizes(op: str, shape, new_tensor: bool = False) -> tuple[int, ...]:
+    """A shape argument as ints (anything with __index__ counts). view/reshape/expand also
+    take -1 (inferred, or kept); a new tensor's sizes (`zeros(...)`) must all be >= 0."""
+    sizes = []
+    for pos, n in enumerate(shape):
+        try:
+            sizes.append(operator.index(n))
+        except TypeError:
+            raise ArgumentTypeError(at_user_line(
+                f"{op}: size must be a tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {pos}"
+            )) from None
+    for n in sizes:
+        if new_tensor and n < 0:
+            raise ShapeError(at_user_line(
+                f"{op}: trying to create tensor with negative dimension {n}: {sizes}"
+            ))
+        if n < -1:
+            raise ShapeError(at_user_line(f"{op}: invalid shape dimension {n} in {tuple(sizes)}"))
+    return tuple(sizes)
+
+
 def expand_meta(x, shape) -> TensorMeta:
     """Broadcast to `shape` (-1 keeps a size); only size-1 dims may grow."""
-    shape = tuple(shape)
+    shape = check_sizes("expand", shape)
     lead = len(shape) - len(x.shape)
     if lead < 0:
         raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
@@ -112,7 +136,7 @@ def expand_meta(x, shape) -> TensorMeta:
 
 def infer_reshape(op: str, old: tuple[int, ...], shape) -> tuple[int, ...]:
     """Resolve one -1 in `shape` so the element count is kept."""
-    shape = tuple(shape)
+    shape = check_sizes(op, shape)
     numel = 1
     for n in old:
         numel *= n
