@@ -30,7 +30,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.functional._common import check_tensor, shape_arg
-from minitorch.ops.meta import check_sizes
+from minitorch.ops.meta import check_dtype, check_sizes
 from minitorch.tensor import Tensor
 
 _generator = np.random.default_rng(0)
@@ -63,11 +63,7 @@ def _size(op: str, size: tuple) -> tuple[int, ...]:
 
 
 def _dtype(op: str, dtype) -> DType:
-    if not isinstance(dtype, DType):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}(): argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
-        ))
-    return dtype
+    return check_dtype(f"{op}()", dtype)
 
 
 def _float_dtype(op: str, dtype) -> DType:

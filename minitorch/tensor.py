@@ -49,6 +49,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.inplace import InPlaceMethods
+from minitorch.ops.meta import check_dtype
 
 
 class Size(tuple):
@@ -311,6 +312,10 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
                     f"grad can be implicitly created only for scalar outputs, got {self.shape}"
                 ))
             gradient = ones_like(self)
+        elif not isinstance(gradient, Tensor):
+            raise ArgumentTypeError(at_user_line(
+                f"backward(): gradient must be a Tensor or None, got {type(gradient).__name__}"
+            ))
         run_backward([self], [gradient], retain_graph=retain_graph)
 
     def _accumulate_grad(self, grad: Tensor) -> None:
@@ -318,6 +323,11 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         self.grad = grad if self.grad is None else F.add(self.grad, grad).detach()
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not isinstance(requires_grad, bool):
+            raise ArgumentTypeError(at_user_line(
+                f"requires_grad_(): argument 'requires_grad' must be bool, not "
+                f"{type(requires_grad).__name__}"
+            ))
         if not self.is_leaf and not requires_grad:
             raise AutogradError(at_user_line(
                 "you can only change requires_grad flags of leaf variables; use detach()"
@@ -432,6 +442,8 @@ def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None
     """Sort `to()`'s arguments (Tensor.to and Module.to) into a dtype and a device:
     to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords."""
     dtype, dev = kwargs.get("dtype"), kwargs.get("device")
+    if dtype is not None:
+        check_dtype("to()", dtype)
     for a in args:
         if isinstance(a, DType):
             dtype = a

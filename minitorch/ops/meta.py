@@ -65,6 +65,15 @@ def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def check_dtype(op: str, dtype) -> DType:
+    """A dtype argument: a minitorch dtype (a str or a numpy dtype is refused by name)."""
+    if not isinstance(dtype, DType):
+        raise ArgumentTypeError(at_user_line(
+            f"{op}: argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
+        ))
+    return dtype
+
+
 def as_dim(op: str, dim) -> int:
     """A dim argument as an int (anything with __index__); a float or a str is refused."""
     try:

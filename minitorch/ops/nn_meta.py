@@ -22,6 +22,15 @@ def pair(op: str, name: str, value) -> Pair:
     raise ShapeError(at_user_line(f"{op}: {name} must be an int or a pair of ints, got {value!r}"))
 
 
+def check_param_shape(op: str, name: str, t, shape: tuple[int, ...]) -> None:
+    """A parameter (a bias, a running mean) must have exactly `shape`; a composite checks its
+    own, so that the error names it rather than the reshape or add it would fail in."""
+    if t is not None and tuple(t.shape) != tuple(shape):
+        raise ShapeError(at_user_line(
+            f"{op}: expected {name} of shape {tuple(shape)}, got {tuple(t.shape)}"
+        ))
+
+
 def window_output_size(op: str, size: Pair, kernel_size: Pair, dilation: Pair,
                        padding: tuple[Pair, Pair], stride: Pair) -> Pair:
     """How many windows fit along H and W.

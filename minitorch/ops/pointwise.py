@@ -397,7 +397,7 @@ def _check_broadcast(op: str, *operands) -> None:
 
 
 def _to_copy_meta(x, dtype=None, device=None) -> m.TensorMeta:
-    return m.TensorMeta(tuple(x.shape), dtype or x.dtype)
+    return m.TensorMeta(tuple(x.shape), x.dtype if dtype is None else m.check_dtype("to", dtype))
 
 
 def _to_copy_impl(xp, a, dtype=None, device=None):
