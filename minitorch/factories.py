@@ -38,9 +38,13 @@ _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
 
 
 def manual_seed(seed: int) -> None:
-    """Make `rand`/`randn`/`randint` repeatable."""
+    """Make `rand`/`randn`/`randint` repeatable; any int seeds, as in PyTorch (mod 2**64)."""
     global _generator
-    _generator = np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ArgumentTypeError(at_user_line(
+            f"manual_seed(): seed must be an int, got {type(seed).__name__}"
+        ))
+    _generator = np.random.default_rng(seed % 2**64)
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:

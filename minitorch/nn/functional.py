@@ -186,6 +186,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               sparse: bool = False) -> Tensor:
     """weight[input]: row i of the table for each index i; the padding_idx row gets no grad."""
     check_tensor("embedding", input)
+    check_tensor("embedding", weight)
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise MinitorchError(at_user_line(
             "embedding: max_norm, scale_grad_by_freq and sparse are not supported"

@@ -93,6 +93,8 @@ def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...]:
     for d in map(lambda d: as_dim(op, d), dims):
         if not -max(ndim, 1) <= d < max(ndim, 1):
             raise ShapeError(at_user_line(f"{op}: dim {d} is out of range for a {ndim}-d tensor"))
+        if d % max(ndim, 1) in out:
+            raise ShapeError(at_user_line(f"{op}: dim {d} appears multiple times in {dims}"))
         out.add(d % max(ndim, 1))
     return tuple(sorted(out)) if ndim else ()
 

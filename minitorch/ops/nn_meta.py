@@ -7,7 +7,13 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` naming the op and t
 from __future__ import annotations
 
 from minitorch.dtype import bool_
-from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
+from minitorch.errors import (
+    ArgumentTypeError,
+    DTypeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.ops.registry import TensorMeta
 
 Pair = tuple[int, int]
@@ -105,6 +111,10 @@ def embedding_meta(weight, indices, padding_idx: int | None = None) -> TensorMet
 
 def dropout_mask_meta(x, p: float) -> TensorMeta:
     """A bool mask of x's shape."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ArgumentTypeError(at_user_line(
+            f"dropout: p must be a number, got {type(p).__name__}"
+        ))
     if not 0.0 <= p <= 1.0:
         raise MinitorchError(at_user_line(
             f"dropout probability has to be between 0 and 1, but got {p}"

@@ -141,6 +141,10 @@ CASES = [
      ArgumentTypeError, "backward()"),
     ("requires_grad_-str", lambda: M.zeros(3).requires_grad_("yes"), ArgumentTypeError,
      "requires_grad_()"),
+    ("sum-repeated-dim", lambda: M.zeros(2, 3).sum((0, -2)), ShapeError, "sum"),
+    ("embedding-str-weight", lambda: F.embedding(M.tensor([1]), "w"), DTypeError, "embedding"),
+    ("dropout-str-p", lambda: F.dropout(M.zeros(3), p="a"), ArgumentTypeError, "dropout"),
+    ("manual_seed-str", lambda: M.manual_seed("a"), ArgumentTypeError, "manual_seed()"),
     ("item-many", lambda: M.zeros(3).item(), MinitorchError, "item()"),
     ("bool-many", lambda: bool(M.zeros(3)), MinitorchError, "item()"),
     ("numpy-requires-grad", lambda: M.zeros(3, requires_grad=True).numpy(), MinitorchError,
@@ -196,6 +200,14 @@ def test_sizes_accept_what_has_index():
     assert M.zeros(np.int64(2), M.tensor(3)).shape == (2, 3)
     assert M.zeros(6).view(np.int64(2), -1).shape == (2, 3)
     assert M.zeros(()).shape == () and M.zeros(0, 3).shape == (0, 3)
+
+
+def test_any_int_seeds_and_repeats():
+    """PyTorch takes a negative seed too (modulo 2**64)."""
+    M.manual_seed(-1)
+    first = M.rand(3).tolist()
+    M.manual_seed(-1)
+    assert M.rand(3).tolist() == first
 
 
 def test_random_float_dtypes_are_kept():
