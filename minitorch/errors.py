@@ -37,6 +37,17 @@ class DTypeError(MinitorchError, TypeError):
     """A dtype an op does not accept (names the op and the dtype)."""
 
 
+class ArgumentTypeError(MinitorchError, TypeError):
+    """An argument of the wrong Python type: a float where a size is wanted, a str dtype, ..."""
+
+
+class OutOfMemoryError(MinitorchError, MemoryError, RuntimeError):
+    """An allocation the machine cannot hold (names the op, the shape and the bytes).
+
+    A MemoryError, as numpy's, and a RuntimeError, as PyTorch's `torch.OutOfMemoryError`.
+    """
+
+
 class DataDependentError(MinitorchError, RuntimeError):
     """A value was needed that only exists at run time (reading a fake tensor's data)."""
 

@@ -1,20 +1,50 @@
-"""Making tensors: `tensor`, `zeros`, `ones`, `full`, `rand`, `randn`, `arange`, ..."""
+"""Making tensors: `tensor`, `zeros`, `ones`, `full`, `rand`, `randn`, `arange`, ...
+
+[Note: checking a factory's arguments]
+numpy takes most bad arguments and fails in its own words (`negative dimensions are not
+allowed`, `Unable to allocate 364. TiB`, `Python int too large to convert to C long`), or does
+not fail at all: `randn(3, dtype=int64)` would round normal samples to integers. So each
+factory checks its arguments before numpy sees them, as PyTorch does, and names itself:
+
+    the size     integers, none negative                      _size
+    the dtype    a minitorch dtype; a float one for rand/randn  _dtype, _float_dtype
+    the memory   an allocation that fails is an OutOfMemoryError naming the shape and the bytes
+    the data     tensor(data): numbers, nested as a box, ints that fit in int64
+"""
 
 from __future__ import annotations
 
+import math
+import numbers
+from collections.abc import Callable
+
 import numpy as np
 
-from minitorch.dtype import DType, default_dtype_for, float32, from_numpy_dtype, int64
-from minitorch.errors import DTypeError, InvalidArgumentError, at_user_line
+from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
+from minitorch.errors import (
+    ArgumentTypeError,
+    DTypeError,
+    InvalidArgumentError,
+    OutOfMemoryError,
+    ShapeError,
+    at_user_line,
+)
+from minitorch.functional._common import check_tensor, shape_arg
+from minitorch.ops.meta import check_dtype, check_sizes
 from minitorch.tensor import Tensor
 
 _generator = np.random.default_rng(0)
+_MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
 
 
 def manual_seed(seed: int) -> None:
-    """Make `rand`/`randn`/`randint` repeatable."""
+    """Make `rand`/`randn`/`randint` repeatable; any int seeds, as in PyTorch (mod 2**64)."""
     global _generator
-    _generator = np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ArgumentTypeError(at_user_line(
+            f"manual_seed(): seed must be an int, got {type(seed).__name__}"
+        ))
+    _generator = np.random.default_rng(seed % 2**64)
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
@@ -28,26 +58,131 @@ def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
     return t
 
 
-def _infer_dtype(data) -> DType:
-    """PyTorch's rule for `tensor(data)`: any float -> float32, else ints -> int64, else bool."""
-    flat = np.asarray(data)
-    if flat.dtype.kind == "f":
-        return float32
-    if flat.dtype.kind in "iu":
-        return int64
-    if flat.dtype.kind == "b":
-        return default_dtype_for(True)
-    raise DTypeError(at_user_line(f"tensor(): cannot make a tensor from {type(data).__name__}"))
+# ---- checking the arguments ([Note: checking a factory's arguments]) ------------------------
+
+
+def _size(op: str, size: tuple) -> tuple[int, ...]:
+    """The shape of zeros(2, 3) or zeros((2, 3)): integers (or anything with __index__), >= 0."""
+    return check_sizes(f"{op}()", shape_arg(size), new_tensor=True)
+
+
+def _dtype(op: str, dtype) -> DType:
+    return check_dtype(f"{op}()", dtype)
+
+
+def _float_dtype(op: str, dtype) -> DType:
+    """rand and randn sample floats; PyTorch has no integer kernel for them either."""
+    if not _dtype(op, dtype).is_floating_point:
+        raise DTypeError(at_user_line(
+            f"{op}(): samples floating-point numbers, not {dtype.name}; use randint for integers"
+        ))
+    return dtype
+
+
+def _allocate(op: str, shape: tuple[int, ...], dtype: DType,
+              make: Callable[[], np.ndarray]) -> np.ndarray:
+    """make(), an array of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
+    nbytes = dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    message = (f"{op}(): not enough memory: you tried to allocate {nbytes} bytes "
+               f"(a {dtype.name} tensor of shape {shape})")
+    if nbytes > _MAX_BYTES:
+        raise OutOfMemoryError(at_user_line(message))
+    try:
+        return make()
+    except MemoryError:
+        raise OutOfMemoryError(at_user_line(message)) from None
+
+
+# ---- tensor(data) --------------------------------------------------------------------------
 
 
 def tensor(data, dtype: DType | None = None, device=None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of `data` (nested lists, numbers, arrays or a Tensor)."""
     if isinstance(data, Tensor):
-        data = data.detach()._data
-    if dtype is None:
-        dtype = from_numpy_dtype(data.dtype) if isinstance(data, np.ndarray) else _infer_dtype(data)
-    array = np.array(data, dtype=dtype.np)
+        array = data.detach()._data
+    else:
+        array = _read_data(data)
+        if dtype is None and not isinstance(data, np.ndarray):
+            dtype = _infer_dtype(array)
+    dtype = from_numpy_dtype(array.dtype) if dtype is None else _dtype("tensor", dtype)
+    if dtype.category == 1 and array.dtype.kind in "iu" and array.size:
+        _check_fits("tensor", int(array.min()), int(array.max()), dtype)
+    array = np.array(array, dtype=dtype.np)
     return _finish(array, requires_grad, device)
+
+
+def _infer_dtype(array: np.ndarray) -> DType:
+    """PyTorch's rule for `tensor(data)`: any float -> float32, else ints -> int64, else bool."""
+    return {"f": float32, "i": int64, "u": int64, "b": default_dtype_for(True)}[array.dtype.kind]
+
+
+def _check_fits(op: str, low: int, high: int, dtype: DType) -> None:
+    """Integers in [low, high] that `dtype` cannot hold are an error, as in PyTorch (numpy
+    would wrap them, or fail in its own words)."""
+    info = np.iinfo(dtype.np)
+    if low < info.min or high > info.max:
+        value = high if high > info.max else low
+        raise InvalidArgumentError(at_user_line(
+            f"{op}(): overflow: value {value} cannot be converted to {dtype.name}"
+        ))
+
+
+def _read_data(data) -> np.ndarray:
+    """`data` as a numpy array of numbers; what numpy cannot read is explained by `_plain`."""
+    try:
+        array = np.asarray(data)
+    except (ValueError, TypeError):  # ragged nesting, an object that refuses conversion
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        array = np.asarray(_plain(data, ()))  # raises, naming the element, or makes it plain
+    if array.dtype.kind == "u" and array.size:
+        _check_fits("tensor", 0, int(array.max()), int64)  # [2**63] reads as uint64
+    return array
+
+
+def _plain(data, where: tuple[int, ...]):
+    """`data` as nested lists of Python numbers, or a clear error about the element at `where`.
+
+    The slow path: numpy reads good data in one call, and this runs only when it could not.
+    """
+    if isinstance(data, Tensor):
+        if data.numel() != 1:
+            raise ShapeError(at_user_line(
+                f"tensor(): only one-element tensors can be converted to Python scalars, got a "
+                f"tensor of shape {tuple(data.shape)}{_at(where)}"
+            ))
+        return data.item()
+    if isinstance(data, (bool, np.bool_)):
+        return bool(data)
+    if isinstance(data, numbers.Integral):
+        _check_fits("tensor", int(data), int(data), int64)
+        return int(data)
+    if isinstance(data, numbers.Real):
+        return float(data)
+    if isinstance(data, (list, tuple, range, np.ndarray)):
+        return _plain_sequence(data, where)
+    raise DTypeError(at_user_line(
+        f"tensor(): could not infer dtype of {type(data).__name__}{_at(where)}"
+    ))
+
+
+def _at(where: tuple[int, ...]) -> str:
+    return f" at index {list(where)}" if where else ""
+
+
+def _plain_sequence(data, where: tuple[int, ...]) -> list:
+    """A sequence's items made plain; they must all have one shape (the data is a box)."""
+    items = [_plain(x, (*where, i)) for i, x in enumerate(data)]
+    shapes = [np.shape(x) for x in items]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise ShapeError(at_user_line(
+                f"tensor(): the data is not rectangular: index {[*where, 0]} has shape "
+                f"{shapes[0]} but index {[*where, i]} has shape {shape}"
+            ))
+    return items
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -56,40 +191,68 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._from_array(array)
 
 
-def _shape(size: tuple) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(size)
+# ---- filled tensors ------------------------------------------------------------------------
 
 
 def zeros(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_shape(size), dtype.np), requires_grad, device)
+    shape, dtype = _size("zeros", size), _dtype("zeros", dtype)
+    array = _allocate("zeros", shape, dtype, lambda: np.zeros(shape, dtype.np))
+    return _finish(array, requires_grad, device)
 
 
 def ones(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_shape(size), dtype.np), requires_grad, device)
+    shape, dtype = _size("ones", size), _dtype("ones", dtype)
+    array = _allocate("ones", shape, dtype, lambda: np.ones(shape, dtype.np))
+    return _finish(array, requires_grad, device)
 
 
 def empty(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.empty(_shape(size), dtype.np), requires_grad, device)
+    shape, dtype = _size("empty", size), _dtype("empty", dtype)
+    array = _allocate("empty", shape, dtype, lambda: np.empty(shape, dtype.np))
+    return _finish(array, requires_grad, device)
 
 
 def full(size, fill_value, dtype: DType | None = None, device=None,
          requires_grad: bool = False) -> Tensor:
-    dtype = dtype or default_dtype_for(fill_value)
-    return _finish(np.full(tuple(size), fill_value, dtype.np), requires_grad, device)
+    if not isinstance(size, (tuple, list)):
+        raise ArgumentTypeError(at_user_line(
+            f"full(): size must be a tuple of ints, got {type(size).__name__}"
+        ))
+    if not isinstance(fill_value, (bool, int, float)):
+        raise ArgumentTypeError(at_user_line(
+            f"full(): fill_value must be a Python number, got {type(fill_value).__name__}"
+        ))
+    shape = _size("full", tuple(size))
+    dtype = _dtype("full", dtype or default_dtype_for(fill_value))
+    if dtype.category == 1 and not isinstance(fill_value, float):
+        _check_fits("full", fill_value, fill_value, dtype)
+    array = _allocate("full", shape, dtype, lambda: np.full(shape, fill_value, dtype.np))
+    return _finish(array, requires_grad, device)
+
+
+# ---- random tensors ------------------------------------------------------------------------
 
 
 def rand(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    array = _generator.random(_shape(size), dtype=np.float64).astype(dtype.np)
-    return _finish(array, requires_grad, device)
+    return _random("rand", _generator.random, size, dtype, device, requires_grad)
 
 
 def randn(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    array = _generator.standard_normal(_shape(size)).astype(dtype.np)
+    return _random("randn", _generator.standard_normal, size, dtype, device, requires_grad)
+
+
+def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool) -> Tensor:
+    """sample(shape) in float64, converted to a floating `dtype`."""
+    shape, dtype = _size(op, size), _float_dtype(op, dtype)
+    array = _allocate(op, shape, _drawn_in(dtype), lambda: sample(shape).astype(dtype.np))
     return _finish(array, requires_grad, device)
+
+
+def _drawn_in(dtype: DType) -> DType:
+    """The dtype numpy makes the values in, before conversion: 8 bytes an element."""
+    return float64 if dtype.itemsize < 8 else dtype
 
 
 def randint(low, high=None, size=None, *, dtype: DType = int64, device=None,
@@ -101,35 +264,74 @@ def randint(low, high=None, size=None, *, dtype: DType = int64, device=None,
         raise InvalidArgumentError(at_user_line(
             f"randint(): size must be a tuple of ints, got {size!r}"
         ))
+    shape, dtype = _size("randint", tuple(size)), _dtype("randint", dtype)
     if not low < high:
         raise InvalidArgumentError(at_user_line(
             f"randint(): expected low < high, got low={low}, high={high}"
         ))
-    array = _generator.integers(low, high, size=_shape(tuple(size))).astype(dtype.np)
+    _check_fits("randint", int(low), int(high) - 1, int64)
+    array = _allocate("randint", shape, int64,
+                      lambda: _generator.integers(low, high, size=shape).astype(dtype.np))
     return _finish(array, requires_grad, device)
+
+
+# ---- ranges --------------------------------------------------------------------------------
 
 
 def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
            requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... up to (not including) end."""
     if end is None:
         start, end = 0, start
+    for name, value in (("start", start), ("end", end), ("step", step)):
+        finite = isinstance(value, numbers.Integral) or (
+            isinstance(value, numbers.Real) and math.isfinite(value))
+        if not finite:
+            raise InvalidArgumentError(at_user_line(
+                f"arange(): {name} must be a finite number, got {value!r}"
+            ))
+    if step == 0:
+        raise InvalidArgumentError(at_user_line("arange(): step must be nonzero"))
+    if (end - start) * step < 0:
+        raise InvalidArgumentError(at_user_line(
+            f"arange(): upper bound and larger bound inconsistent with step sign "
+            f"(start={start}, end={end}, step={step})"
+        ))
     if dtype is None:
         is_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if is_int else float32
-    return _finish(np.arange(start, end, step).astype(dtype.np), requires_grad, device)
+    dtype = _dtype("arange", dtype)
+    if all(isinstance(v, numbers.Integral) for v in (start, end, step)):
+        shape = (-((start - end) // step),)  # ceil((end - start) / step), exactly
+    else:
+        shape = (math.ceil((end - start) / step),)
+    array = _allocate("arange", shape, _drawn_in(dtype),
+                      lambda: np.arange(start, end, step).astype(dtype.np))
+    return _finish(array, requires_grad, device)
+
+
+# ---- like another tensor -------------------------------------------------------------------
 
 
 def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return zeros(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+    check_tensor("zeros_like", t)
+    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=t.device,
+                 requires_grad=requires_grad)
 
 
 def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return ones(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+    check_tensor("ones_like", t)
+    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=t.device,
+                requires_grad=requires_grad)
 
 
 def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return rand(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+    check_tensor("rand_like", t)
+    return _random("rand_like", _generator.random, tuple(t.shape), dtype or t.dtype, t.device,
+                   requires_grad)
 
 
 def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
-    return randn(tuple(t.shape), dtype=dtype or t.dtype, requires_grad=requires_grad)
+    check_tensor("randn_like", t)
+    return _random("randn_like", _generator.standard_normal, tuple(t.shape), dtype or t.dtype,
+                   t.device, requires_grad)

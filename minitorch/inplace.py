@@ -43,7 +43,7 @@ from minitorch.errors import (
     ShapeError,
     at_user_line,
 )
-from minitorch.ops.views_meta import normalize_index
+from minitorch.ops.views_meta import check_value_fits, normalize_index
 
 if TYPE_CHECKING:
     from minitorch.tensor import Tensor
@@ -107,6 +107,7 @@ class InPlaceMethods:
         """self[key] = value, for a canonical key (() is everything)."""
         if _is_tensor(value) and value.device != self.device:
             value = value.to(self.device)
+        check_value_fits(op, self, value, key)
         return self._in_place(op, lambda t: ops.index_scatter(t, value, key))
 
     def _in_place(self, op: str, compute: Callable[[Tensor], Tensor],

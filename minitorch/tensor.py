@@ -39,8 +39,17 @@ from minitorch import ops
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.device import device, device_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
-from minitorch.errors import AutogradError, DeviceError, DTypeError, MinitorchError, at_user_line
+from minitorch.errors import (
+    ArgumentTypeError,
+    AutogradError,
+    DeviceError,
+    DTypeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.inplace import InPlaceMethods
+from minitorch.ops.meta import check_dtype
 
 
 class Size(tuple):
@@ -80,7 +89,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
 
     # NOTE: class-level defaults. Every op makes a tensor, and most tensors never change these,
     # so making one sets only `_data` (a tensor's own value shadows the default once set).
-    grad: Tensor | None = None
+    _grad: Tensor | None = None  # behind the `grad` property, which checks what is assigned
     requires_grad = False
     _grad_fn = None  # the backward Node that produced this tensor; None for leaves
     _output_nr = 0  # which output of grad_fn this tensor is
@@ -161,6 +170,19 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
     @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient `backward()` accumulated into this tensor, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        """`t.grad = g`: g must look like t (shape, dtype, device), as PyTorch requires, so an
+        optimizer step never broadcasts a wrong-shaped gradient into the parameter."""
+        if value is not None:
+            _check_assigned_grad(self, value)
+        self._grad = value
 
     # ---- views and versions --------------------------------------------------------------------
 
@@ -290,6 +312,10 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
                     f"grad can be implicitly created only for scalar outputs, got {self.shape}"
                 ))
             gradient = ones_like(self)
+        elif not isinstance(gradient, Tensor):
+            raise ArgumentTypeError(at_user_line(
+                f"backward(): gradient must be a Tensor or None, got {type(gradient).__name__}"
+            ))
         run_backward([self], [gradient], retain_graph=retain_graph)
 
     def _accumulate_grad(self, grad: Tensor) -> None:
@@ -297,6 +323,11 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         self.grad = grad if self.grad is None else F.add(self.grad, grad).detach()
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if not isinstance(requires_grad, bool):
+            raise ArgumentTypeError(at_user_line(
+                f"requires_grad_(): argument 'requires_grad' must be bool, not "
+                f"{type(requires_grad).__name__}"
+            ))
         if not self.is_leaf and not requires_grad:
             raise AutogradError(at_user_line(
                 "you can only change requires_grad flags of leaf variables; use detach()"
@@ -384,10 +415,35 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         return self.to(float64)
 
 
+def _check_assigned_grad(t: Tensor, grad) -> None:
+    if not isinstance(grad, Tensor):
+        raise ArgumentTypeError(at_user_line(
+            f"assigned grad expected to be a Tensor or None but got grad of type "
+            f"{type(grad).__name__}"
+        ))
+    if grad.dtype is not t.dtype:
+        raise DTypeError(at_user_line(
+            f"assigned grad has data of a different type: {grad.dtype.name} for a tensor of "
+            f"{t.dtype.name}"
+        ))
+    if grad.device != t.device:
+        raise DeviceError(at_user_line(
+            f"assigned grad has data located on a different device: {grad.device} for a "
+            f"tensor on {t.device}"
+        ))
+    if tuple(grad.shape) != tuple(t.shape):
+        raise ShapeError(at_user_line(
+            f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
+            f"shape {tuple(t.shape)}"
+        ))
+
+
 def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:
     """Sort `to()`'s arguments (Tensor.to and Module.to) into a dtype and a device:
     to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords."""
     dtype, dev = kwargs.get("dtype"), kwargs.get("device")
+    if dtype is not None:
+        check_dtype("to()", dtype)
     for a in args:
         if isinstance(a, DType):
             dtype = a

@@ -17,7 +17,7 @@ from minitorch.dtype import DType
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.functional import pointwise
 from minitorch.functional._common import check_tensor
-from minitorch.ops.meta import normalize_dims
+from minitorch.ops.meta import check_dtype, normalize_dims
 
 # the public functions of this family (and PyTorch's namespace of named result pairs)
 __all__ = [
@@ -43,9 +43,11 @@ def _one_dim(op: str, dim, input) -> int:
     return dims[0] if dims else 0
 
 
-def _converted(input, dtype: DType | None):
+def _converted(op: str, input, dtype: DType | None):
     """PyTorch's `dtype=` on reductions: convert the input before reducing."""
-    return input if dtype is None or dtype is input.dtype else ops.to_copy(input, dtype=dtype)
+    if dtype is None or dtype is input.dtype:
+        return input
+    return ops.to_copy(input, dtype=check_dtype(op, dtype))
 
 
 def _check_orderable(op: str, input) -> None:
@@ -98,14 +100,15 @@ def sum(input, dim=None, keepdim: bool = False, *, dtype: DType | None = None):
     when an integer sum would otherwise widen it).
     """
     check_tensor("sum", input)
-    out = ops.sum(_converted(input, dtype), dim=_dims("sum", dim, input), keepdim=keepdim)
-    return _converted(out, dtype)
+    out = ops.sum(_converted("sum", input, dtype), dim=_dims("sum", dim, input), keepdim=keepdim)
+    return _converted("sum", out, dtype)
 
 
 def mean(input, dim=None, keepdim: bool = False, *, dtype: DType | None = None):
     """sum / count over `dim`; an integer input needs `dtype=` (PyTorch will not guess one)."""
     check_tensor("mean", input)
-    return ops.mean(_converted(input, dtype), dim=_dims("mean", dim, input), keepdim=keepdim)
+    dims = _dims("mean", dim, input)
+    return ops.mean(_converted("mean", input, dtype), dim=dims, keepdim=keepdim)
 
 
 def var(input, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -202,14 +205,15 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 def softmax(input, dim: int, dtype: DType | None = None):
     """exp(x) / sum(exp(x)) along `dim`, computed as exp(x - max) so nothing overflows."""
     check_tensor("softmax", input)
-    return ops.softmax(_converted(input, dtype), _one_dim("softmax", dim, input))
+    return ops.softmax(_converted("softmax", input, dtype), _one_dim("softmax", dim, input))
 
 
 def log_softmax(input, dim: int, dtype: DType | None = None):
     """log(softmax(x)) along `dim`, as (x - max) - log(sum(exp(x - max))): finite where
     softmax underflows to 0."""
     check_tensor("log_softmax", input)
-    return ops.log_softmax(_converted(input, dtype), _one_dim("log_softmax", dim, input))
+    dim = _one_dim("log_softmax", dim, input)
+    return ops.log_softmax(_converted("log_softmax", input, dtype), dim)
 
 
 def gather(input, dim: int, index):

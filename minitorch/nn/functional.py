@@ -16,11 +16,20 @@ import warnings
 
 from minitorch import ops
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.device import to_host
 from minitorch.dtype import DType
-from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
+from minitorch.errors import (
+    DTypeError,
+    IndexOutOfRangeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
+from minitorch.fake import is_fake
 from minitorch.functional._common import check_tensor
 from minitorch.nn._data import copy_into
-from minitorch.ops.nn_meta import pair
+from minitorch.ops.meta import broadcast_shapes
+from minitorch.ops.nn_meta import check_param_shape, pair
 from minitorch.tensor import Tensor
 
 __all__ = [
@@ -35,8 +44,22 @@ __all__ = [
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias: (*, in_features) -> (*, out_features)."""
     check_tensor("linear", input)
+    check_tensor("linear", weight)
+    if weight.ndim != 2 or input.ndim == 0:
+        raise ShapeError(at_user_line(
+            f"linear: expected an input of at least 1 dim and a 2-d weight (out_features, "
+            f"in_features), got shapes {tuple(input.shape)} and {tuple(weight.shape)}"
+        ))
+    if input.shape[-1] != weight.shape[1]:
+        raise ShapeError(at_user_line(
+            f"linear: input of shape {tuple(input.shape)} and weight of shape "
+            f"{tuple(weight.shape)} cannot be multiplied ({input.shape[-1]} != {weight.shape[1]})"
+        ))
     out = ops.matmul(input, ops.transpose(weight, 0, 1))
-    return out if bias is None else ops.add(out, bias)
+    if bias is None:
+        return out
+    broadcast_shapes("linear", tuple(out.shape), tuple(bias.shape))  # names linear, not add
+    return ops.add(out, bias)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
@@ -163,6 +186,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
               sparse: bool = False) -> Tensor:
     """weight[input]: row i of the table for each index i; the padding_idx row gets no grad."""
     check_tensor("embedding", input)
+    check_tensor("embedding", weight)
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise MinitorchError(at_user_line(
             "embedding: max_norm, scale_grad_by_freq and sparse are not supported"
@@ -209,6 +233,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             f"batch_norm: expected an input of shape (N, C, ...), got {tuple(input.shape)}"
         ))
     channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        check_param_shape("batch_norm", name, t, (channels,))
     dims = (0, *range(2, input.ndim))  # every dim but the channels
     shape = (1, channels) + (1,) * (input.ndim - 2)  # a per-channel value, broadcastable
     if training:
@@ -252,6 +279,8 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
             f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of size "
             f"{list(input.shape)}"
         ))
+    check_param_shape("layer_norm", "weight", weight, normalized_shape)
+    check_param_shape("layer_norm", "bias", bias, normalized_shape)
     dims = tuple(range(input.ndim - k, input.ndim))
     mean = ops.mean(input, dim=dims, keepdim=True)
     var = ops.var(input, dim=dims, correction=0, keepdim=True)
@@ -282,6 +311,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
              reduction: str = "mean") -> Tensor:
     """mean((input - target)^2) (or its sum, or per element with reduction='none')."""
     check_tensor("mse_loss", input)
+    check_tensor("mse_loss", target)
+    broadcast_shapes("mse_loss", tuple(input.shape), tuple(target.shape))
     diff = ops.sub(input, target)
     return _reduce(ops.mul(diff, diff), _reduction(size_average, reduce, reduction))
 
@@ -296,20 +327,17 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """
     check_tensor("nll_loss", input)
     reduction = _reduction(size_average, reduce, reduction)
-    loss, weights = _nll(input, target, weight, ignore_index)
+    loss, weights = _nll("nll_loss", input, target, weight, ignore_index)
     if reduction == "mean":
         return ops.div(ops.sum(loss), ops.sum(weights))
     return _reduce(loss, reduction)
 
 
-def _nll(log_p, target, weight, ignore_index: int):
+def _nll(op: str, log_p, target, weight, ignore_index: int):
     """(loss per target, weight per target): -w[t] * log_p[t] and w[t], 0 where ignored."""
-    classes = _check_targets("nll_loss", log_p, target)
-    if weight is not None and tuple(weight.shape) != (classes,):
-        raise ShapeError(at_user_line(
-            f"nll_loss: weight of shape {tuple(weight.shape)} should have one entry per class "
-            f"({classes})"
-        ))
+    classes = _check_targets(op, log_p, target)
+    check_param_shape(op, "weight (one entry per class)", weight, (classes,))
+    _check_target_values(op, target, classes, ignore_index)
     counts = ops.ne(target, ignore_index)  # bool, target's shape
     safe = ops.where(counts, target, 0)  # an index gather can read; its loss is masked
     class_dim = 1 if log_p.ndim > 1 else 0
@@ -341,7 +369,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     log_p = ops.log_softmax(input, class_dim)
     if target.dtype.is_floating_point:
         return _soft_cross_entropy(log_p, target, weight, reduction, label_smoothing)
-    loss, weights = _nll(log_p, target, weight, ignore_index)
+    loss, weights = _nll("cross_entropy", log_p, target, weight, ignore_index)
     if label_smoothing > 0.0:
         weighted = log_p if weight is None else ops.mul(log_p, _per_class(weight, input.ndim))
         uniform = ops.mul(ops.neg(ops.sum(weighted, dim=class_dim)), ops.ne(target, ignore_index))
@@ -373,6 +401,19 @@ def _soft_cross_entropy(log_p, target, weight, reduction: str, label_smoothing: 
 def _per_class(weight, ndim: int):
     """A (C,) weight shaped to broadcast along the class dim of an ndim-d input."""
     return weight if ndim == 1 else ops.reshape(weight, (1, -1) + (1,) * (ndim - 2))
+
+
+def _check_target_values(op: str, target, classes: int, ignore_index: int) -> None:
+    """Every target a class in [0, classes), or ignore_index; PyTorch's kernel checks this too.
+    Only real data can be read: a fake target (while tracing) is checked when the graph runs."""
+    if is_fake(target) or target.numel() == 0:
+        return
+    values = to_host(target._data)
+    bad = values[((values < 0) | (values >= classes)) & (values != ignore_index)]
+    if bad.size:
+        raise IndexOutOfRangeError(at_user_line(
+            f"{op}: target {bad.flat[0]} is out of bounds for {classes} classes"
+        ))
 
 
 def _check_targets(op: str, input, target) -> int:

@@ -6,13 +6,48 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` that names the op a
 
 from __future__ import annotations
 
-from minitorch.dtype import float32, int64, result_type
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+import operator
+import sys
+
+import numpy as np
+
+from minitorch.dtype import DType, bool_, float32, int64, result_type
+from minitorch.errors import (
+    ArgumentTypeError,
+    DTypeError,
+    InvalidArgumentError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.ops.registry import TensorMeta
 
 
-def shape_of(x) -> tuple[int, ...]:
-    return () if isinstance(x, (bool, int, float)) else tuple(x.shape)
+def operand_shape(op: str, x) -> tuple[int, ...]:
+    """The shape of an operand: () for a Python number; anything else must be a tensor."""
+    if isinstance(x, (bool, int, float)):
+        return ()
+    if not isinstance(getattr(x, "dtype", None), DType):
+        raise ArgumentTypeError(at_user_line(
+            f"{op}: expected a Tensor or a Python number, got {type(x).__name__}"
+        ))
+    return tuple(x.shape)
+
+
+def check_scalars_fit(op: str, dtype: DType, *operands) -> None:
+    """Python ints must fit the dtype they compute in, as PyTorch requires; numpy would raise
+    its own OverflowError (or, for int32, wrap around)."""
+    for x in operands:
+        if type(x) is not int:
+            continue
+        if dtype.is_floating_point:
+            fits = abs(x) <= sys.float_info.max
+        else:
+            info = np.iinfo(dtype.np)
+            fits = dtype.category == 0 or info.min <= x <= info.max
+        if not fits:
+            raise InvalidArgumentError(at_user_line(
+                f"{op}: value {x} cannot be converted to {dtype.name} without overflow"
+            ))
 
 
 def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -30,15 +65,36 @@ def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def check_dtype(op: str, dtype) -> DType:
+    """A dtype argument: a minitorch dtype (a str or a numpy dtype is refused by name)."""
+    if not isinstance(dtype, DType):
+        raise ArgumentTypeError(at_user_line(
+            f"{op}: argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
+        ))
+    return dtype
+
+
+def as_dim(op: str, dim) -> int:
+    """A dim argument as an int (anything with __index__); a float or a str is refused."""
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise ArgumentTypeError(at_user_line(
+            f"{op}: dim must be an int, got {type(dim).__name__}"
+        )) from None
+
+
 def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...]:
     """`dim` as a sorted tuple of non-negative axes; None means every axis."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     out = set()
-    for d in dims:
+    for d in map(lambda d: as_dim(op, d), dims):
         if not -max(ndim, 1) <= d < max(ndim, 1):
             raise ShapeError(at_user_line(f"{op}: dim {d} is out of range for a {ndim}-d tensor"))
+        if d % max(ndim, 1) in out:
+            raise ShapeError(at_user_line(f"{op}: dim {d} appears multiple times in {dims}"))
         out.add(d % max(ndim, 1))
     return tuple(sorted(out)) if ndim else ()
 
@@ -70,8 +126,14 @@ def binary(op: str, float_result: bool = False):
     """add, mul, ...: broadcast shapes, promote dtypes (div always gives a float)."""
 
     def rule(a, b) -> TensorMeta:
-        shape = broadcast_shapes(op, shape_of(a), shape_of(b))
+        shape = broadcast_shapes(op, operand_shape(op, a), operand_shape(op, b))
         dtype = result_type(a, b)
+        if op == "sub" and dtype is bool_:
+            raise DTypeError(at_user_line(
+                "sub: subtraction, the `-` operator, with two bool tensors is not supported; "
+                "use the `^` or logical_xor() operator instead"
+            ))
+        check_scalars_fit(op, dtype, a, b)
         if float_result and not dtype.is_floating_point:
             dtype = float32
         return TensorMeta(shape, dtype)
@@ -90,9 +152,31 @@ def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
     return TensorMeta(shape, dtype)
 
 
+def check_sizes(op: str, shape, new_tensor: bool = False) -> tuple[int, ...]:
+    """A shape argument as ints (anything with __index__ counts). view/reshape/expand also
+    take -1 (inferred, or kept); a new tensor's sizes (`zeros(...)`) must all be >= 0."""
+    sizes = []
+    for pos, n in enumerate(shape):
+        try:
+            sizes.append(operator.index(n))
+        except TypeError:
+            raise ArgumentTypeError(at_user_line(
+                f"{op}: size must be a tuple of ints, but found element of type "
+                f"{type(n).__name__} at pos {pos}"
+            )) from None
+    for n in sizes:
+        if new_tensor and n < 0:
+            raise ShapeError(at_user_line(
+                f"{op}: trying to create tensor with negative dimension {n}: {sizes}"
+            ))
+        if n < -1:
+            raise ShapeError(at_user_line(f"{op}: invalid shape dimension {n} in {tuple(sizes)}"))
+    return tuple(sizes)
+
+
 def expand_meta(x, shape) -> TensorMeta:
     """Broadcast to `shape` (-1 keeps a size); only size-1 dims may grow."""
-    shape = tuple(shape)
+    shape = check_sizes("expand", shape)
     lead = len(shape) - len(x.shape)
     if lead < 0:
         raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
@@ -112,7 +196,7 @@ def expand_meta(x, shape) -> TensorMeta:
 
 def infer_reshape(op: str, old: tuple[int, ...], shape) -> tuple[int, ...]:
     """Resolve one -1 in `shape` so the element count is kept."""
-    shape = tuple(shape)
+    shape = check_sizes(op, shape)
     numel = 1
     for n in old:
         numel *= n

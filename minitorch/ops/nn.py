@@ -207,6 +207,7 @@ def _conv2d_decomposition(input, weight, bias=None, stride=1, padding=0, dilatio
         ))
     kernel = (kh, kw)
     stride, dilation = m.pair("conv2d", "stride", stride), m.pair("conv2d", "dilation", dilation)
+    m.check_param_shape("conv2d", "bias", bias, (out_c,))
     pads = _padding("conv2d", padding, kernel, dilation, stride)
     oh, ow = m.window_output_size("conv2d", (h, w), kernel, dilation, pads, stride)
     cols = im2col(x, kernel, dilation, pads, stride)  # (N, C*kh*kw, L)

@@ -7,7 +7,13 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` naming the op and t
 from __future__ import annotations
 
 from minitorch.dtype import bool_
-from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
+from minitorch.errors import (
+    ArgumentTypeError,
+    DTypeError,
+    MinitorchError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.ops.registry import TensorMeta
 
 Pair = tuple[int, int]
@@ -20,6 +26,15 @@ def pair(op: str, name: str, value) -> Pair:
     if isinstance(value, (tuple, list)) and len(value) == 2:
         return (int(value[0]), int(value[1]))
     raise ShapeError(at_user_line(f"{op}: {name} must be an int or a pair of ints, got {value!r}"))
+
+
+def check_param_shape(op: str, name: str, t, shape: tuple[int, ...]) -> None:
+    """A parameter (a bias, a running mean) must have exactly `shape`; a composite checks its
+    own, so that the error names it rather than the reshape or add it would fail in."""
+    if t is not None and tuple(t.shape) != tuple(shape):
+        raise ShapeError(at_user_line(
+            f"{op}: expected {name} of shape {tuple(shape)}, got {tuple(t.shape)}"
+        ))
 
 
 def window_output_size(op: str, size: Pair, kernel_size: Pair, dilation: Pair,
@@ -96,6 +111,10 @@ def embedding_meta(weight, indices, padding_idx: int | None = None) -> TensorMet
 
 def dropout_mask_meta(x, p: float) -> TensorMeta:
     """A bool mask of x's shape."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ArgumentTypeError(at_user_line(
+            f"dropout: p must be a number, got {type(p).__name__}"
+        ))
     if not 0.0 <= p <= 1.0:
         raise MinitorchError(at_user_line(
             f"dropout probability has to be between 0 and 1, but got {p}"

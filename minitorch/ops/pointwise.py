@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch.dtype import bool_
+from minitorch.dtype import bool_, result_type
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops import pointwise_kernels as k
@@ -315,6 +315,8 @@ def _clamp(x, min=None, max=None):
         raise MinitorchError(at_user_line("clamp: at least one of 'min' or 'max' must be given"))
     _refuse_bool("clamp", x)
     _check_broadcast("clamp", x, min, max)
+    bounds = [b for b in (min, max) if b is not None]
+    m.check_scalars_fit("clamp", result_type(x, *bounds), *bounds)
     if min is not None:
         x = where(lt(x, min), min, x)
     if max is not None:
@@ -330,12 +332,13 @@ def _masked_fill(x, mask, value):
     if not is_tensor(mask) or mask.dtype is not bool_:
         got = mask.dtype.name if is_tensor(mask) else type(mask).__name__
         raise DTypeError(at_user_line(f"masked_fill: expected a bool mask, got {got}"))
-    if is_tensor(value) and len(value.shape) != 0:
+    if m.operand_shape("masked_fill", value) != ():
         raise ShapeError(at_user_line(
             f"masked_fill: the value must be a number or a 0-d tensor, got shape "
             f"{tuple(value.shape)}"
         ))
     _check_broadcast("masked_fill", x, mask)
+    m.check_scalars_fit("masked_fill", x.dtype, value)
     if not is_tensor(value):
         value = k.number_of_dtype(value, x.dtype)  # 2.7 into an int tensor is 2
     out = where(mask, value, x)
@@ -385,7 +388,7 @@ def _require_float(op: str, x) -> None:
 
 def _check_broadcast(op: str, *operands) -> None:
     """Raise the ShapeError of `op` (not of the ops it decomposes into) for bad shapes."""
-    shapes = [tuple(x.shape) for x in operands if x is not None and is_tensor(x)]
+    shapes = [m.operand_shape(op, x) for x in operands if x is not None]
     if any(s != shapes[0] for s in shapes):
         m.broadcast_shapes(op, *shapes)
 
@@ -394,7 +397,7 @@ def _check_broadcast(op: str, *operands) -> None:
 
 
 def _to_copy_meta(x, dtype=None, device=None) -> m.TensorMeta:
-    return m.TensorMeta(tuple(x.shape), dtype or x.dtype)
+    return m.TensorMeta(tuple(x.shape), x.dtype if dtype is None else m.check_dtype("to", dtype))
 
 
 def _to_copy_impl(xp, a, dtype=None, device=None):

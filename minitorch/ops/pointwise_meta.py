@@ -10,7 +10,7 @@ from __future__ import annotations
 from minitorch.dtype import bool_, result_type
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.ops.helpers import is_tensor
-from minitorch.ops.meta import broadcast_shapes, shape_of
+from minitorch.ops.meta import broadcast_shapes, check_scalars_fit, operand_shape
 from minitorch.ops.registry import TensorMeta
 
 
@@ -19,7 +19,7 @@ def compare(op: str):
     ops/pointwise.py), and the result is bool."""
 
     def rule(a, b) -> TensorMeta:
-        return TensorMeta(broadcast_shapes(op, shape_of(a), shape_of(b)), bool_)
+        return TensorMeta(broadcast_shapes(op, operand_shape(op, a), operand_shape(op, b)), bool_)
 
     rule.__name__ = f"{op}_meta"
     return rule
@@ -33,8 +33,11 @@ def where_meta(condition, input, other) -> TensorMeta:
     if not is_tensor(condition) or condition.dtype is not bool_:
         got = condition.dtype.name if is_tensor(condition) else type(condition).__name__
         raise DTypeError(at_user_line(f"where: expected a bool condition, got {got}"))
-    shape = broadcast_shapes("where", shape_of(condition), shape_of(input), shape_of(other))
-    return TensorMeta(shape, result_type(input, other))
+    shape = broadcast_shapes("where", operand_shape("where", condition),
+                             operand_shape("where", input), operand_shape("where", other))
+    dtype = result_type(input, other)
+    check_scalars_fit("where", dtype, input, other)
+    return TensorMeta(shape, dtype)
 
 
 def pow_meta(input, exponent) -> TensorMeta:
@@ -42,8 +45,9 @@ def pow_meta(input, exponent) -> TensorMeta:
 
         float32 (3,) ** 2 -> float32      2 ** int64 (3,) -> int64      int64 ** 0.5 -> float32
     """
-    shape = broadcast_shapes("pow", shape_of(input), shape_of(exponent))
+    shape = broadcast_shapes("pow", operand_shape("pow", input), operand_shape("pow", exponent))
     dtype = result_type(input, exponent)
+    check_scalars_fit("pow", dtype, input, exponent)
     if dtype is bool_:
         raise DTypeError(at_user_line("pow: not supported for dtype bool"))
     if not dtype.is_floating_point and type(exponent) is int and exponent < 0:

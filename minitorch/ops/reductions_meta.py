@@ -8,7 +8,7 @@ dims, as the shared rules in meta.py do.
 from __future__ import annotations
 
 from minitorch.dtype import int64
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import ArgumentTypeError, DTypeError, ShapeError, at_user_line
 from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import TensorMeta
 
@@ -61,6 +61,8 @@ def topk_indices_meta(x, k: int, dim: int = -1, largest: bool = True,
     shape = tuple(x.shape)
     (d,) = normalize_dims("topk", dim, len(shape)) or (0,)
     size = shape[d] if shape else 1  # a 0-d tensor holds one entry (and gives it for any k)
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ArgumentTypeError(at_user_line(f"topk(): k must be an int, got {k!r}"))
     if not 0 <= k <= size:
         raise ShapeError(at_user_line(
             f"topk(): k={k} is out of range for dim {dim} of size {size} (shape {shape})"

@@ -21,12 +21,13 @@ import operator
 
 from minitorch.dtype import promote_types
 from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
+from minitorch.ops.meta import as_dim, check_scalars_fit, operand_shape
 from minitorch.ops.registry import TensorMeta
 
 
 def normalize_dim(op: str, dim: int, ndim: int) -> int:
     """`dim` as a non-negative axis of an `ndim`-d tensor (a 0-d tensor accepts 0 and -1)."""
-    size = max(ndim, 1)
+    size, dim = max(ndim, 1), as_dim(op, dim)
     if not -size <= dim < size:
         raise ShapeError(at_user_line(
             f"{op}: dimension out of range (expected to be in range of [{-size}, {size - 1}], "
@@ -149,15 +150,23 @@ def index_meta(x, key) -> TensorMeta:
 
 def index_scatter_meta(base, src, key) -> TensorMeta:
     """`base` with `base[key]` replaced by `src`, which must broadcast to that region."""
+    check_value_fits("index_scatter", base, src, key)
+    return TensorMeta(tuple(base.shape), base.dtype)
+
+
+def check_value_fits(op: str, base, src, key) -> None:
+    """A write of `src` into base[key]: src must broadcast to the region, and a Python number
+    must fit base's dtype. The in-place ops check this themselves, so that the error names
+    them (`copy_`, not the `index_scatter` they run)."""
     shape = tuple(base.shape)
     region = index_shape(shape, normalize_index(shape, key))
-    src_shape = () if isinstance(src, (bool, int, float)) else tuple(src.shape)
+    src_shape = operand_shape(op, src)
+    check_scalars_fit(op, base.dtype, src)
     if not _broadcasts_to(src_shape, region):
         raise ShapeError(at_user_line(
-            f"index_scatter: shape mismatch: value tensor of shape {src_shape} cannot be "
+            f"{op}: shape mismatch: value tensor of shape {src_shape} cannot be "
             f"broadcast to indexing result of shape {region}"
         ))
-    return TensorMeta(shape, base.dtype)
 
 
 def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
