@@ -49,7 +49,11 @@ _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 # The dtype a Python scalar of each category becomes (torch.get_default_dtype() for floats).
 _DEFAULT_FOR_CATEGORY = {_BOOL: bool_, _INT: int64, _FLOAT: float32}
-_PYTHON_SCALAR_CATEGORY = {bool: _BOOL, int: _INT, float: _FLOAT}
+
+
+def _scalar_category(value: bool | int | float) -> int:
+    """A Python number's category; subclasses too (numpy's float64 is a float)."""
+    return _BOOL if isinstance(value, bool) else _INT if isinstance(value, int) else _FLOAT
 
 
 def get_dtype(name: str) -> DType:
@@ -72,7 +76,7 @@ def from_numpy_dtype(np_dtype) -> DType:
 
 def default_dtype_for(value: bool | int | float) -> DType:
     """The dtype `minitorch.tensor(value)` gets: bool, int64 or float32."""
-    return _DEFAULT_FOR_CATEGORY[_PYTHON_SCALAR_CATEGORY[type(value)]]
+    return _DEFAULT_FOR_CATEGORY[_scalar_category(value)]
 
 
 def promote_types(a: DType, b: DType) -> DType:
@@ -95,7 +99,7 @@ def result_type(*operands) -> DType:
     groups: tuple[list[DType], list[DType], list[DType]] = ([], [], [])
     for x in operands:
         if isinstance(x, (bool, int, float)):
-            groups[2].append(_DEFAULT_FOR_CATEGORY[_PYTHON_SCALAR_CATEGORY[type(x)]])
+            groups[2].append(_DEFAULT_FOR_CATEGORY[_scalar_category(x)])
         else:
             groups[0 if len(x.shape) else 1].append(x.dtype)
     top = max(d.category for group in groups for d in group)

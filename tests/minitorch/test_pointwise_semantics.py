@@ -320,3 +320,11 @@ def test_where_and_comparisons_broadcast_like_numpy(data):
     np.testing.assert_array_equal(minitorch.maximum(ta, tb).numpy(), np.maximum(a, b))
     np.testing.assert_array_equal(minitorch.clamp(ta, tb, 1.0).numpy(),
                                   np.minimum(np.maximum(a, b), 1.0))
+
+
+def test_a_numpy_float_scalar_is_a_python_float():
+    """np.float64 subclasses float: it promotes like one (it was a KeyError)."""
+    x = minitorch.ones(3, dtype=minitorch.float32)
+    out = x + np.float64(1.5)
+    assert out.dtype is minitorch.float32
+    np.testing.assert_array_equal(out.numpy(), np.full(3, 2.5, dtype=np.float32))
