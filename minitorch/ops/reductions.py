@@ -21,7 +21,7 @@ gather already express.
 
 from __future__ import annotations
 
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import DTypeError, IndexOutOfRangeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops import reductions_meta as rm
 from minitorch.ops.pointwise import div, eq, exp, log, mul, sub
@@ -202,7 +202,7 @@ def _check_in_range(op: str, index, size: int, dim: int) -> None:
     low, high = int(index.min()), int(index.max())
     if low < 0 or high >= size:
         bad = low if low < 0 else high
-        raise ShapeError(at_user_line(
+        raise IndexOutOfRangeError(at_user_line(
             f"{op}(): index {bad} is out of bounds for dim {dim} of size {size}"
         ))
 
