@@ -13,13 +13,23 @@ compiles all of them into a single Python function, kept with its source text:
         return (
             minitorch.is_grad_enabled()
             and G['minitorch'] is minitorch
+            and G['minitorch'].sin is ___function_sin      # the function object of the trace
             and type(L['x']) is minitorch.Tensor
             and L['x'].shape == (3, 4)
             and L['x'].stride() == (4, 1)
             and L['x'].dtype is minitorch.float32
             and L['x'].device == 'cpu'
             and not L['x'].requires_grad
+            and G['minitorch'].cos is ___function_cos
         )
+
+What tracing relies on is more than the values it computes with. Python objects are mutable,
+so the guard also pins what the code *looked up*: every function read through a module
+(`G['minitorch'].sin is ___function_sin`: [Note: module attributes are guarded] in
+variables/modules.py), the code and the defaults of every function it inlined ([Note: what a
+function object holds] in variables/inline.py), the class of every module and object whose
+methods it inlined and those methods (`method_of` in variables/user_object.py), and which
+tensor inputs share memory ([Note: aliasing is overlapping memory], below).
 
 Each call runs the guard of every cache entry, most recently used first, and takes the first
 that passes. When none passes, the first failing part of the most recently used entry is the
@@ -42,7 +52,7 @@ import numpy as np
 
 import minitorch
 from minitorch.dtype import DType
-from tracer.dynamo.source import Source
+from tracer.dynamo.source import BuiltinSource, Source
 
 
 @dataclass(frozen=True)
@@ -171,13 +181,16 @@ class GuardBuilder:
     def NN_MODULE(self, guard: Guard) -> None:
         """An nn.Module whose attributes tracing read: the very same object, in the same mode.
 
-        Identity, not equality: its parameters, submodules and Python attributes are guarded
-        one by one where they were read (parameters as TENSOR_MATCH: they are graph inputs, so
-        an optimizer step or load_state_dict needs no recompile). `training` is guarded here
-        for every module tracing entered, since layers like Dropout branch on it.
+        Identity and class, not equality: its parameters, submodules and Python attributes
+        are guarded one by one where they were read (parameters as TENSOR_MATCH: they are
+        graph inputs, so an optimizer step or load_state_dict needs no recompile). `training`
+        is guarded here for every module tracing entered, since layers like Dropout branch
+        on it.
         """
         value, x = self._value(guard), guard.source.name()
         self._part(f"{x} is {self._bind(value)}", f"type({x})")
+        # The same object may have another class now (`m.__class__ = Other`).
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
         flag = f"{x}.training"
         self._part(f"{flag} is {value.training!r}", flag)
 
@@ -198,9 +211,14 @@ class GuardBuilder:
         self._part(f"list({x}) == {list(value)!r}", f"list({x})")
 
     def NOT_SHADOWED(self, guard: Guard) -> None:
-        """A builtin read by name stays a builtin only while no global of that name appears."""
-        name = guard.source.builtin_name
-        self._part(f"{name!r} not in G")
+        """A name found past a namespace that could hide it is found there only while that
+        namespace does not gain it: a builtin read by name (no global of that name appears),
+        a method found on the class (no instance attribute hides it: `m.forward = other`)."""
+        source = guard.source
+        if isinstance(source, BuiltinSource):
+            self._part(f"{source.builtin_name!r} not in G")
+        else:  # an AttrSource: obj.name
+            self._part(f"{source.member!r} not in {source.base.name()}.__dict__")
 
     def GRAD_MODE(self, guard: Guard) -> None:
         """Autograd records (or not) depending on the global grad mode at call time."""

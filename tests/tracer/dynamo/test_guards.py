@@ -57,12 +57,14 @@ def guard(L, G):
     return (
         minitorch.is_grad_enabled()
         and G['minitorch'] is minitorch
+        and G['minitorch'].sin is ___function_sin
         and type(L['x']) is minitorch.Tensor
         and L['x'].shape == (3, 4)
         and L['x'].stride() == (4, 1)
         and L['x'].dtype is minitorch.float32
         and L['x'].device == 'cpu'
         and not L['x'].requires_grad
+        and G['minitorch'].cos is ___function_cos
     )
 """
     assert "graph_out = __compiled_fn_sincos" in entry.transformed.source
