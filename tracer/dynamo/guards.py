@@ -251,7 +251,9 @@ class GuardBuilder:
         for name, bound in self.namespace.items():
             if bound is value and name.startswith("___"):
                 return name
-        hint = getattr(value, "__name__", None) or type(value).__name__
+        # A code object is named after its function: ___code_forward.
+        hint = getattr(value, "__name__", None) or getattr(value, "co_name", None)
+        hint = hint or type(value).__name__
         kind = "module" if type(value) is type(builtins) else type(value).__name__
         name = "___" + re.sub(r"\W", "_", f"{kind}_{hint}")
         while name in self.namespace:
