@@ -139,36 +139,45 @@ def distinct():
     return data(4), data(4)
 
 
+def same_object():
+    x = data(4)
+    return x, x
+
+
+def detached():
+    x = data(4)
+    return x, x.detach()
+
+
+def one_array():
+    array = np.arange(4, dtype=np.float32)
+    return minitorch.from_numpy(array), minitorch.from_numpy(array)
+
+
+def slices(first: slice, second: slice):
+    """Two tensors over two slices of one numpy array."""
+    array = np.arange(8, dtype=np.float32)
+    return minitorch.from_numpy(array[first]), minitorch.from_numpy(array[second])
+
+
 @case
 def alias_same_object():
-    def same():
-        x = data(4)
-        return x, x
-    return Case(write_a_read_b, distinct, after=same)
+    return Case(write_a_read_b, distinct, after=same_object)
 
 
 @case
 def alias_detach():
-    def detached():
-        x = data(4)
-        return x, x.detach()
     return Case(write_a_read_b, distinct, after=detached)
 
 
 @case
 def alias_two_from_numpy():
-    def one_array():
-        array = np.arange(4, dtype=np.float32)
-        return minitorch.from_numpy(array), minitorch.from_numpy(array)
     return Case(write_a_read_b, distinct, after=one_array)
 
 
 @case
 def alias_overlapping_slices():
-    def slices():
-        array = np.arange(5, dtype=np.float32)
-        return minitorch.from_numpy(array[0:4]), minitorch.from_numpy(array[1:5])
-    return Case(write_a_read_b, distinct, after=slices)
+    return Case(write_a_read_b, distinct, after=lambda: slices(slice(0, 4), slice(1, 5)))
 
 
 @case
@@ -189,22 +198,13 @@ def alias_view_with_base():
 
 @case
 def alias_then_distinct():
-    def detached():
-        x = data(4)
-        return x, x.detach()
     return Case(write_a_read_b, detached, after=distinct)
 
 
 @case
 def alias_disjoint_slices_then_overlapping():
-    def disjoint():
-        array = np.arange(8, dtype=np.float32)
-        return minitorch.from_numpy(array[0:4]), minitorch.from_numpy(array[4:8])
-
-    def overlapping():
-        array = np.arange(8, dtype=np.float32)
-        return minitorch.from_numpy(array[0:4]), minitorch.from_numpy(array[2:6])
-    return Case(write_a_read_b, disjoint, after=overlapping)
+    return Case(write_a_read_b, lambda: slices(slice(0, 4), slice(4, 8)),
+                after=lambda: slices(slice(0, 4), slice(2, 6)))
 
 
 # ---- Python arguments -----------------------------------------------------------------------

@@ -304,11 +304,16 @@ def calls_helper(x):
     return helper_with_default(x)
 
 
-def test_an_inlined_functions_code_and_defaults_are_guarded(monkeypatch):
-    compiled, backend = compiled_with_counter(calls_helper)
-    x = minitorch.randn(3)
+def compiled_once(fn, x):
+    """`fn` compiled and called on `x` once; the source of its guard."""
+    compiled, _ = compiled_with_counter(fn)
     compiled(x)
-    source = cache_entries(calls_helper)[0].guard.source
+    return compiled, cache_entries(fn)[0].guard.source
+
+
+def test_an_inlined_functions_code_and_defaults_are_guarded(monkeypatch):
+    x = minitorch.randn(3)
+    compiled, source = compiled_once(calls_helper, x)
     assert "G['helper_with_default'].__code__ is ___code_helper_with_default" in source
     assert "G['helper_with_default'].__defaults__[0] == 2" in source
     monkeypatch.setattr(helper_with_default, "__defaults__", (3,))
@@ -340,10 +345,8 @@ def calls_model(x):
 
 
 def test_a_modules_class_and_its_forward_are_guarded(monkeypatch):
-    compiled, backend = compiled_with_counter(calls_model)
     x = minitorch.randn(3)
-    compiled(x)
-    source = cache_entries(calls_model)[0].guard.source
+    compiled, source = compiled_once(calls_model, x)
     for part in ("type(G['MODEL']) is ___type_Doubler",
                  "G['MODEL'].__class__.forward is ___function_forward",
                  "'forward' not in G['MODEL'].__dict__"):
