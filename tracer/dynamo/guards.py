@@ -13,13 +13,23 @@ compiles all of them into a single Python function, kept with its source text:
         return (
             minitorch.is_grad_enabled()
             and G['minitorch'] is minitorch
+            and G['minitorch'].sin is ___function_sin      # the function object of the trace
             and type(L['x']) is minitorch.Tensor
             and L['x'].shape == (3, 4)
             and L['x'].stride() == (4, 1)
             and L['x'].dtype is minitorch.float32
             and L['x'].device == 'cpu'
             and not L['x'].requires_grad
+            and G['minitorch'].cos is ___function_cos
         )
+
+What tracing relies on is more than the values it computes with. Python objects are mutable,
+so the guard also pins what the code *looked up*: every function read through a module
+(`G['minitorch'].sin is ___function_sin`: [Note: module attributes are guarded] in
+variables/modules.py), the code and the defaults of every function it inlined ([Note: what a
+function object holds] in variables/inline.py), the class of every module and object whose
+methods it inlined and those methods (`method_of` in variables/user_object.py), and which
+tensor inputs share memory ([Note: aliasing is overlapping memory], below).
 
 Each call runs the guard of every cache entry, most recently used first, and takes the first
 that passes. When none passes, the first failing part of the most recently used entry is the
@@ -38,9 +48,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 import minitorch
 from minitorch.dtype import DType
-from tracer.dynamo.source import Source
+from tracer.dynamo.source import BuiltinSource, Source
 
 
 @dataclass(frozen=True)
@@ -65,12 +77,10 @@ class GuardBuilder:
     """Writes the parts of each guard from the values in the frame being compiled."""
 
     def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                 dynamic_dims: dict[Source, set[int]] | None = None,
-                 tensor_sources: list[Source] | None = None) -> None:
+                 dynamic_dims: dict[Source, set[int]] | None = None) -> None:
         self.f_locals = f_locals
         self.f_globals = f_globals
         self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
-        self.tensor_sources = tensor_sources or []  # every TENSOR_MATCH'd input, in order
         self.parts: list[GuardPart] = []
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
@@ -121,21 +131,29 @@ class GuardBuilder:
             self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
 
     def tensor_aliasing(self, sources: list[Source]) -> None:
-        """Tensors that were distinct objects while tracing are distinct now, and the same
-        ones the same: one part, comparing the pattern of identities (see `alias_pattern`)."""
+        """Tensors that shared memory while tracing share it now, and the others do not: one
+        part, comparing the pattern of overlaps (see `alias_pattern`)."""
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
         names = [s.name() for s in sources]
         expected = alias_pattern(values)
         code = f"___alias_pattern(({', '.join(names)},)) == {expected!r}"
+        pairs = [(i, j) for i in range(len(names)) for j in range(i)]
+        identical = {(i, j) for i, j in pairs if values[i] is values[j]}
 
         def explain(scope: dict) -> str:
-            actual = eval(f"___alias_pattern(({', '.join(names)},))", scope)  # noqa: S307
-            pairs = [(i, j) for i in range(len(names)) for j in range(i)]
+            now = [eval(name, scope) for name in names]  # noqa: S307 - our own sources
+            actual = alias_pattern(now)
             for i, j in pairs:
-                was, now = expected[i] == expected[j], actual[i] == actual[j]
-                if was != now:
-                    state = ("were the same tensor while tracing and are distinct now" if was
-                             else "were distinct tensors while tracing and are the same now")
+                was, shared = expected[i] == expected[j], actual[i] == actual[j]
+                if was and not shared:
+                    state = ("were the same tensor while tracing and are distinct now"
+                             if (i, j) in identical else
+                             "shared memory while tracing and do not now")
+                    return f"{code} failed: {names[j]} and {names[i]} {state}"
+                if shared and not was:
+                    state = ("were distinct tensors while tracing and are the same now"
+                             if now[i] is now[j] else
+                             "did not share memory while tracing and do now")
                     return f"{code} failed: {names[j]} and {names[i]} {state}"
             return f"{code} failed"
 
@@ -145,15 +163,6 @@ class GuardBuilder:
         """An input written back with copy_ (variables/inplace.py) owns its memory."""
         x = guard.source.name()
         self._part(f"{x}._base is None", f"{x}._base")
-
-    def MEMORY_PATTERN(self, guard: Guard) -> None:
-        """Which tensor inputs share memory (a view and its base), as while tracing: a write
-        back into one would have to change the others."""
-        sources = self.tensor_sources
-        values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
-        names = ", ".join(f"{s.name()}._base or {s.name()}" for s in sources)
-        expected = alias_pattern([v if v._base is None else v._base for v in values])
-        self._part(f"___alias_pattern(({names},)) == {expected!r}")
 
     def CONSTANT_MATCH(self, guard: Guard) -> None:
         """A Python constant that was baked into the graph: same type and same value."""
@@ -172,13 +181,16 @@ class GuardBuilder:
     def NN_MODULE(self, guard: Guard) -> None:
         """An nn.Module whose attributes tracing read: the very same object, in the same mode.
 
-        Identity, not equality: its parameters, submodules and Python attributes are guarded
-        one by one where they were read (parameters as TENSOR_MATCH: they are graph inputs, so
-        an optimizer step or load_state_dict needs no recompile). `training` is guarded here
-        for every module tracing entered, since layers like Dropout branch on it.
+        Identity and class, not equality: its parameters, submodules and Python attributes
+        are guarded one by one where they were read (parameters as TENSOR_MATCH: they are
+        graph inputs, so an optimizer step or load_state_dict needs no recompile). `training`
+        is guarded here for every module tracing entered, since layers like Dropout branch
+        on it.
         """
         value, x = self._value(guard), guard.source.name()
         self._part(f"{x} is {self._bind(value)}", f"type({x})")
+        # The same object may have another class now (`m.__class__ = Other`).
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
         flag = f"{x}.training"
         self._part(f"{flag} is {value.training!r}", flag)
 
@@ -199,9 +211,14 @@ class GuardBuilder:
         self._part(f"list({x}) == {list(value)!r}", f"list({x})")
 
     def NOT_SHADOWED(self, guard: Guard) -> None:
-        """A builtin read by name stays a builtin only while no global of that name appears."""
-        name = guard.source.builtin_name
-        self._part(f"{name!r} not in G")
+        """A name found past a namespace that could hide it is found there only while that
+        namespace does not gain it: a builtin read by name (no global of that name appears),
+        a method found on the class (no instance attribute hides it: `m.forward = other`)."""
+        source = guard.source
+        if isinstance(source, BuiltinSource):
+            self._part(f"{source.builtin_name!r} not in G")
+        else:  # an AttrSource: obj.name
+            self._part(f"{source.member!r} not in {source.base.name()}.__dict__")
 
     def GRAD_MODE(self, guard: Guard) -> None:
         """Autograd records (or not) depending on the global grad mode at call time."""
@@ -234,7 +251,9 @@ class GuardBuilder:
         for name, bound in self.namespace.items():
             if bound is value and name.startswith("___"):
                 return name
-        hint = getattr(value, "__name__", None) or type(value).__name__
+        # A code object is named after its function: ___code_forward.
+        hint = getattr(value, "__name__", None) or getattr(value, "co_name", None)
+        hint = hint or type(value).__name__
         kind = "module" if type(value) is type(builtins) else type(value).__name__
         name = "___" + re.sub(r"\W", "_", f"{kind}_{hint}")
         while name in self.namespace:
@@ -276,10 +295,76 @@ class GuardFunction:
         return None
 
 
-def alias_pattern(values: tuple) -> tuple[int, ...]:
-    """Which values are the same object, as a pattern: (a, b, a) -> (0, 1, 0)."""
-    seen: dict[int, int] = {}
-    return tuple(seen.setdefault(id(v), len(seen)) for v in values)
+# ---- which tensors share memory ----------------------------------------------------------------
+
+
+def alias_pattern(tensors: tuple) -> tuple[int, ...]:
+    """Which tensors share memory, as a pattern: (x, y, x.detach(), x[1:]) -> (0, 1, 0, 0).
+
+    [Note: aliasing is overlapping memory]
+    Two tensors alias when their bytes overlap, whatever links them or not: `x` and
+    `x.detach()` (no `_base`), two `from_numpy` of one array, two slices of one array that
+    overlap. A traced graph reads each input as its own buffer, so a write to one input is
+    only correct if no other input sees those bytes; the guard keeps the pattern of overlaps
+    the trace saw, and the in-place rules (variables/inplace.py) refuse a write to an input
+    that overlaps another, by this same function.
+
+    Fast path, taken on every call: numpy gives a view the array that owns its memory as
+    `.base` (a view of a view too), so tensors whose owners are distinct arrays share
+    nothing. Only when two owners coincide (or an array wraps foreign memory, or lives on a
+    GPU) are the byte ranges compared: [lowest byte, highest byte] from the data pointer,
+    shape and strides, as `np.may_share_memory` does. Interleaved views (`x[::2]`, `x[1::2]`)
+    count as overlapping: a guard may be stricter than needed, never looser.
+    """
+    owners = set()
+    for t in tensors:
+        data = t._data
+        base = data.base
+        if type(data) is not np.ndarray or (base is not None and type(base) is not np.ndarray):
+            return _overlap_pattern(tensors)
+        owners.add(id(data if base is None else base))
+    if len(owners) == len(tensors):
+        return tuple(range(len(tensors)))
+    return _overlap_pattern(tensors)
+
+
+def shares_memory(a: Any, b: Any) -> bool:
+    """Do tensors `a` and `b` overlap in memory ([Note: aliasing is overlapping memory])?"""
+    return alias_pattern((a, b)) == (0, 0)
+
+
+def _overlap_pattern(tensors: tuple) -> tuple[int, ...]:
+    """The pattern of `alias_pattern` from byte ranges: overlapping ranges, transitively, form
+    one group. Sorted by start, a range joins the group before it if it starts below that
+    group's end."""
+    ranges = sorted((_byte_range(t), i) for i, t in enumerate(tensors))
+    group_of: list[Any] = [None] * len(tensors)
+    group, device, end = -1, None, 0
+    for (on, start, stop), i in ranges:
+        if start == stop:
+            group_of[i] = ("empty", i)  # no bytes: overlaps nothing
+            continue
+        if on != device or start >= end:
+            group, device, end = group + 1, on, stop
+        else:
+            end = max(end, stop)
+        group_of[i] = group
+    seen: dict[Any, int] = {}
+    return tuple(seen.setdefault(g, len(seen)) for g in group_of)
+
+
+def _byte_range(t: Any) -> tuple[str, int, int]:
+    """(device, first byte, one past the last byte) of the elements `t` can reach."""
+    data = t._data
+    start = stop = t.data_ptr()
+    if data.size == 0:
+        return t.device.type, start, start  # no bytes: overlaps nothing
+    for size, stride in zip(data.shape, data.strides):
+        if stride < 0:
+            start += (size - 1) * stride
+        else:
+            stop += (size - 1) * stride
+    return t.device.type, start, stop + data.itemsize
 
 
 def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
@@ -290,7 +375,7 @@ def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
     shapes] in output_graph.py).
     """
     tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
-    builder = GuardBuilder(f_locals, f_globals, dynamic_dims, tensors)
+    builder = GuardBuilder(f_locals, f_globals, dynamic_dims)
     for guard in guards:
         builder.add(guard)
     if len(tensors) > 1:

@@ -1,7 +1,9 @@
-"""Guards and the cache: hits, recompiles and their reasons, the limit, reset, the printed forms."""
+"""Guards and the cache: hits, recompiles and their reasons, the limit, reset, the printed forms,
+and what the guard pins besides values: memory overlap, function objects, classes."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import minitorch
@@ -9,6 +11,7 @@ from minitorch import config
 from minitorch._logging import Recorder
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons, reset
+from tracer.dynamo.guards import alias_pattern, shares_memory
 
 pytestmark = pytest.mark.capture
 
@@ -57,12 +60,14 @@ def guard(L, G):
     return (
         minitorch.is_grad_enabled()
         and G['minitorch'] is minitorch
+        and G['minitorch'].sin is ___function_sin
         and type(L['x']) is minitorch.Tensor
         and L['x'].shape == (3, 4)
         and L['x'].stride() == (4, 1)
         and L['x'].dtype is minitorch.float32
         and L['x'].device == 'cpu'
         and not L['x'].requires_grad
+        and G['minitorch'].cos is ___function_cos
     )
 """
     assert "graph_out = __compiled_fn_sincos" in entry.transformed.source
@@ -236,3 +241,128 @@ def test_reading_the_grad_mode_folds_under_its_guard():
         assert_same(compiled(x), x * 3)
     assert_same(compiled(x), x * 2)
     assert backend.count == 2
+
+
+# ---- what else the guard pins: memory overlap, function objects, classes, module functions ----
+
+def _views():
+    """Pairs of tensors, built every way two tensors can (or cannot) share bytes."""
+    array = np.arange(12, dtype=np.float32)
+    x = minitorch.from_numpy(array.copy()).reshape(3, 4)
+    return {
+        "distinct": (minitorch.randn(4), minitorch.randn(4)),
+        "same object": (x, x),
+        "detach": (x, x.detach()),
+        "two from_numpy": (minitorch.from_numpy(array), minitorch.from_numpy(array)),
+        "overlapping slices": (minitorch.from_numpy(array[0:6]),
+                               minitorch.from_numpy(array[4:10])),
+        "disjoint slices": (minitorch.from_numpy(array[0:6]), minitorch.from_numpy(array[6:])),
+        "row and base": (x[1], x),
+        "detached view": (x.detach(), x.view(12).detach()),
+        "transposed": (x.t(), x),
+        "column and row": (x[:, 0], x[2]),
+        "flipped": (minitorch.from_numpy(array[::-1]), minitorch.from_numpy(array[11:])),
+        "empty slice": (minitorch.from_numpy(array[3:3]), minitorch.from_numpy(array)),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_views()))
+def test_shares_memory_is_numpys_byte_bounds_overlap(kind):
+    a, b = _views()[kind]
+    assert shares_memory(a, b) == np.may_share_memory(a.numpy(), b.numpy())
+
+
+def test_alias_pattern_groups_overlaps_transitively():
+    array = np.arange(10, dtype=np.float32)
+    a, b, c = (minitorch.from_numpy(array[i:i + 4]) for i in (0, 3, 6))  # a~b, b~c, not a~c
+    other = minitorch.randn(3)
+    assert alias_pattern((other, a, c, b)) == (0, 1, 1, 1)
+    assert alias_pattern((a, other)) == (0, 1)
+
+
+def write_then_read(a, b):
+    a.add_(1)
+    return b * 1
+
+
+def test_inputs_that_share_memory_without_a_base_retrace():
+    compiled, backend = compiled_with_counter(write_then_read)
+    compiled(minitorch.zeros(3), minitorch.zeros(3))
+    x, x_eager = minitorch.zeros(3), minitorch.zeros(3)
+    assert_same(compiled(x, x.detach()), write_then_read(x_eager, x_eager.detach()))
+    assert_same(x, x_eager)
+    assert recompile_reasons(write_then_read) == [
+        "___alias_pattern((L['a'], L['b'],)) == (0, 1) failed: L['a'] and L['b'] did not share "
+        "memory while tracing and do now"]
+
+
+def helper_with_default(x, k=2):
+    return x * k
+
+
+def calls_helper(x):
+    return helper_with_default(x)
+
+
+def compiled_once(fn, x):
+    """`fn` compiled and called on `x` once; the source of its guard."""
+    compiled, _ = compiled_with_counter(fn)
+    compiled(x)
+    return compiled, cache_entries(fn)[0].guard.source
+
+
+def test_an_inlined_functions_code_and_defaults_are_guarded(monkeypatch):
+    x = minitorch.randn(3)
+    compiled, source = compiled_once(calls_helper, x)
+    assert "G['helper_with_default'].__code__ is ___code_helper_with_default" in source
+    assert "G['helper_with_default'].__defaults__[0] == 2" in source
+    monkeypatch.setattr(helper_with_default, "__defaults__", (3,))
+    assert_same(compiled(x), x * 3)
+    monkeypatch.setattr(helper_with_default, "__code__", sincos.__code__)
+    assert_same(compiled(x), sincos(x))
+    assert recompile_reasons(calls_helper) == [
+        "G['helper_with_default'].__defaults__[0] == 2 failed: "
+        "G['helper_with_default'].__defaults__[0] was 3",
+        "G['helper_with_default'].__code__ is ___code_helper_with_default failed: "
+        f"G['helper_with_default'].__code__ was {sincos.__code__!r}"]
+
+
+class Doubler(minitorch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+class Tripler(Doubler):
+    def forward(self, x):
+        return x * 3
+
+
+MODEL = Doubler()
+
+
+def calls_model(x):
+    return MODEL(x)
+
+
+def test_a_modules_class_and_its_forward_are_guarded(monkeypatch):
+    x = minitorch.randn(3)
+    compiled, source = compiled_once(calls_model, x)
+    for part in ("type(G['MODEL']) is ___type_Doubler",
+                 "G['MODEL'].__class__.forward is ___function_forward",
+                 "'forward' not in G['MODEL'].__dict__"):
+        assert part in source
+    monkeypatch.setattr(MODEL, "__class__", Tripler)
+    assert_same(compiled(x), x * 3)
+    assert recompile_reasons(calls_model)[-1] == \
+        f"type(G['MODEL']) is ___type_Doubler failed: type(G['MODEL']) was {Tripler!r}"
+
+
+def test_a_function_read_through_a_module_is_guarded(monkeypatch):
+    compiled, backend = compiled_with_counter(sincos)
+    x = minitorch.randn(3)
+    compiled(x)
+    monkeypatch.setattr(minitorch, "cos", minitorch.sin)
+    assert_same(compiled(x), sincos(x))
+    assert recompile_reasons(sincos) == [
+        "G['minitorch'].cos is ___function_cos failed: G['minitorch'].cos was "
+        f"{minitorch.sin!r}"]

@@ -167,10 +167,15 @@ class UserFunctionVariable(_FunctionVariable):
     """
 
     def __init__(self, fn: Any, source: Source | None = None,
-                 bound_self: VariableTracker | None = None, inline: bool = False) -> None:
+                 bound_self: VariableTracker | None = None, inline: bool = False,
+                 fn_source: Source | None = None) -> None:
         super().__init__(fn, source)
         self.bound_self = bound_self  # the module of `self.fc.forward`, passed first
         self.inline = inline or bound_self is not None
+        # Where the function object is read from, for the guards on its code and defaults
+        # ([Note: what a function object holds]): its own source, or a method's class
+        # attribute (`L['self'].__class__.forward`: not the source of the bound method).
+        self.fn_source = fn_source if fn_source is not None else source
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
@@ -184,7 +189,7 @@ class UserFunctionVariable(_FunctionVariable):
                               "yet)")
         if self.bound_self is not None:
             args = [self.bound_self, *args]
-        return inline_call(tx, self.fn, args, kwargs)
+        return inline_call(tx, self.fn, args, kwargs, source=self.fn_source)
 
     def describe(self) -> str:
         return f"the function {_qualname(self.fn)}"

@@ -10,6 +10,24 @@ caller's stack. The graph only ever holds the ops underneath:
 
 The callee's globals may belong to another module (minitorch.nn.linear reads `F`): those are
 sourced as sys.modules['minitorch.nn.linear'].F (source.py) so their guards still hold.
+
+[Note: what a function object holds]
+A function object is mutable: `h.__code__ = other.__code__`, `h.__defaults__ = (3,)` and
+`h.__kwdefaults__['k'] = 3` change what a call of the *same* object computes, so an identity
+guard on `h` is not enough. Every function inlined through a source guards what its call used:
+
+    G['h'] is ___function_h                      the object (where it was read: builder.py)
+    G['h'].__code__ is ___code_h                 its body, the bytecode we traced
+    type(G['h'].__defaults__) is tuple           the defaults line up with the last parameters
+    len(G['h'].__defaults__) == 1
+    G['h'].__defaults__[0] == 2                  each default the call took (its own guard)
+    G['h'].__kwdefaults__['k'] == 2
+
+A method's source is its class attribute (`L['self'].__class__.forward`), guarded by identity
+by whoever read it (nn_module.py, user_object.py), so `Model.forward = other` retraces too.
+A function made in the frame (nested.py) needs none of this: its defaults are trackers of the
+frame's own values. minitorch's Tensor properties (`x.T`) are inlined without a source: like
+its functions, minitorch's classes are not patched at run time.
 """
 
 from __future__ import annotations
@@ -19,7 +37,13 @@ from types import FunctionType
 from typing import TYPE_CHECKING
 
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.source import GlobalSource, ModuleGlobalSource, Source
+from tracer.dynamo.source import (
+    AttrSource,
+    GetItemSource,
+    GlobalSource,
+    ModuleGlobalSource,
+    Source,
+)
 from tracer.dynamo.symbolic_convert import InstructionTranslator
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
@@ -36,10 +60,14 @@ _UNSUPPORTED_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[VariableTracker],
                 kwargs: dict[str, VariableTracker],
                 closure: dict[str, VariableTracker] | None = None,
-                generator: bool = False) -> VariableTracker:
+                generator: bool = False, source: Source | None = None) -> VariableTracker:
     """The tracker of `fn(*args, **kwargs)`, its body recorded into `tx`'s graph. A function
     made in the frame (nested.py) passes its free variables' values as `closure`; a generator
-    expression (`generator`) is run to its end at once, giving an iterator over its yields."""
+    expression (`generator`) is run to its end at once, giving an iterator over its yields.
+
+    `source` is where the function object is read from on later calls (`G['helper']`,
+    `L['self'].__class__.forward`): its code and the defaults the call used are guarded
+    there (see [Note: what a function object holds])."""
     from tracer.dynamo.eval_frame import Frame  # noqa: F811 - the runtime import
 
     code = fn.__code__
@@ -52,22 +80,25 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
                           f"{', '.join(code.co_freevars)}) cannot be reloaded from a source yet")
     if tx.depth >= MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining {name}: calls nested deeper than {MAX_INLINE_DEPTH}")
+    if source is not None:
+        tx.output.add_guard(AttrSource(source, "__code__"), "ID_MATCH")
+    signature = inspect.signature(fn, follow_wrapped=False)
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
     except TypeError as e:  # eager raises it again, at the user's line
         raise Unsupported(f"calling {name}: {e}") from e
-    bound.apply_defaults()
     f_locals = dict(closure or {})
     # The code's own names: a 3.11 comprehension's `.0` is `implicit0` to inspect.
-    local_names = dict(zip(inspect.signature(fn).parameters, code.co_varnames))
-    for param, value in bound.arguments.items():
-        kind = inspect.signature(fn).parameters[param].kind
-        if kind is inspect.Parameter.VAR_KEYWORD:
+    local_names = dict(zip(signature.parameters, code.co_varnames))
+    for param, parameter in signature.parameters.items():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
             raise Unsupported(f"inlining {name}: **{param} is not traced yet")
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            value = TupleVariable(list(value))
-        elif not isinstance(value, VariableTracker):
-            value = constant(value)  # a default: evaluated once, at def time, like eager
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            value = TupleVariable(list(bound.arguments.get(param, ())))
+        elif param in bound.arguments:
+            value = bound.arguments[param]
+        else:
+            value = _default(tx, fn, source, parameter)
         f_locals[local_names[param]] = value
     builtins_ = fn.__globals__.get("__builtins__", __builtins__)
     builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
@@ -75,6 +106,32 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     child = (GeneratorTranslator if generator else InliningTranslator)(frame, tx, f_locals)
     child.run()
     return child.result
+
+
+def _default(tx: InstructionTranslator, fn: FunctionType, source: Source | None,
+             parameter: inspect.Parameter) -> VariableTracker:
+    """The value of a parameter the call left out: its default, evaluated when the def ran.
+
+    Read through the function's source, it is wrapped like any value of the frame, so it
+    gets the guard of its kind (`G['h'].__defaults__[0] == 2`, a tensor default becomes a
+    graph input); `__defaults__` is also guarded by length, since its items line up with the
+    *last* positional parameters.
+    """
+    from tracer.dynamo.variables.builder import wrap
+
+    default = parameter.default
+    if isinstance(default, VariableTracker):  # a function made in the frame (nested.py)
+        return default
+    if source is None:
+        return constant(default)
+    if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+        where = GetItemSource(AttrSource(source, "__kwdefaults__"), parameter.name)
+        return wrap(tx, default, where)
+    defaults = AttrSource(source, "__defaults__")
+    tx.output.add_guard(defaults, "TUPLE_LENGTH")
+    positional = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    index = positional.index(parameter.name) - (len(positional) - len(fn.__defaults__))
+    return wrap(tx, default, GetItemSource(defaults, index))
 
 
 def global_source(tx: InstructionTranslator, name: str) -> Source:

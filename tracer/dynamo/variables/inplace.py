@@ -16,7 +16,8 @@ An *input* of the frame (`x.add_(1)`, `x += y` on an argument) is recorded the s
 the transformed code then writes the result back into the caller's tensor with `copy_`
 (side_effects.py), so the caller sees the change and its version counter moves. Refused: an
 input that requires grad, one that is a view or shares memory with another input (the other
-would have to change too), and one a view was taken of during the trace.
+would have to change too: overlapping bytes, however they came to overlap), and one a view was
+taken of during the trace.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import minitorch
 from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.guards import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 
@@ -82,8 +84,9 @@ def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
     tx.output.side_effects.version += 1  # a mutation: see SideEffects.version
     if target.source is not None:
         tx.output.side_effects.write_back(target)  # copy_ into the caller's tensor
+        # No other input shares its memory: the aliasing guard of every entry with two
+        # tensor inputs or more (guards.py, [Note: aliasing is overlapping memory]).
         tx.output.add_guard(target.source, "NOT_A_VIEW")
-        tx.output.add_guard(None, "MEMORY_PATTERN")  # no other input shares its memory
     return target
 
 
@@ -99,7 +102,7 @@ def _input_refusal(tx: InstructionTranslator, target: TensorVariable) -> str | N
         return "it is a view of another tensor (writing it back is not done)"
     own = target.source.name()
     for name, other in _frame_tensors(tx):
-        if (other is real and name != own) or other._base is real:
+        if name != own and shares_memory(other, real):  # by bytes, not _base: guards.py
             return f"it shares memory with another input ({name})"
     if not all(makes_fresh_tensor(user) for user in target.node.users):
         return "a view of it was taken"

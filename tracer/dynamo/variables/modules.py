@@ -4,10 +4,12 @@
 guarded by identity, and what the attribute holds is wrapped like any other value read from
 the frame (builder.py), with the source `G['minitorch'].sin`.
 
-[Note: trusted modules]
-The functions of minitorch, math and operator are assumed not to be replaced at run time, so
-reading them installs no guard (TorchDynamo makes the same assumption for torch.*). An
-attribute of any other module is guarded: `G['config'].SCALE == 2.0`.
+[Note: module attributes are guarded]
+Every attribute read through a module is guarded, minitorch's own included: after
+`minitorch.sin = minitorch.cos` (or `math.sqrt = ...`, `F.relu = ...`), a graph that called
+`minitorch.sin` would compute the old function, so `G['minitorch'].sin is ___function_sin`
+is a part of the guard, one `is` per function the code read. A number is guarded by value:
+`G['config'].SCALE == 2.0`.
 """
 
 from __future__ import annotations
@@ -21,14 +23,6 @@ from tracer.dynamo.variables.base import VariableTracker
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
-
-TRUSTED_MODULES = ("minitorch", "math", "operator")
-
-
-def is_trusted(module: ModuleType) -> bool:
-    """Is `module` one whose functions we never guard? See [Note: trusted modules]."""
-    root = module.__name__.split(".")[0]
-    return root in TRUSTED_MODULES
 
 
 class PythonModuleVariable(VariableTracker):
@@ -49,7 +43,7 @@ class PythonModuleVariable(VariableTracker):
         except AttributeError as e:
             raise Unsupported(f"module {self.module.__name__} has no attribute {name!r}") from e
         source = None if self.source is None else AttrSource(self.source, name)
-        return wrap(tx, value, source, guard=not is_trusted(self.module))
+        return wrap(tx, value, source)
 
     def describe(self) -> str:
         return f"the module {self.module.__name__}"

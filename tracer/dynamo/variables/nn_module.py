@@ -28,7 +28,7 @@ from minitorch.nn.module import Module
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
-from tracer.dynamo.variables.functions import UserFunctionVariable
+from tracer.dynamo.variables.user_object import method_of, property_of
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -62,10 +62,10 @@ class NNModuleVariable(VariableTracker):
             static = inspect.getattr_static(type(m), name)
         except AttributeError as e:
             raise Unsupported(f"{self.describe()} has no attribute {name!r}") from e
-        if isinstance(static, FunctionType):
-            return UserFunctionVariable(static, bound_self=self)  # a method: inlined if called
+        if isinstance(static, FunctionType):  # a method: inlined if called
+            return method_of(tx, self, name, static)
         if isinstance(static, property) and isinstance(static.fget, FunctionType):
-            return UserFunctionVariable(static.fget, inline=True).call_function(tx, [self], {})
+            return property_of(tx, self, name, static)
         if isinstance(static, (staticmethod, classmethod)):
             raise Unsupported(f"{type(static).__name__} {name!r} of {self.describe()}")
         return wrap(tx, getattr(m, name), source)  # a class attribute: guarded by value
@@ -75,12 +75,15 @@ class NNModuleVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         m = self.module
+        # m(x) is type(m).__call__(m, x): Module.__call__, which calls self.forward.
+        tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), "__call__"),
+                            "ID_MATCH")
         if type(m).__call__ is not Module.__call__:
             raise Unsupported(f"{self.describe()} overrides __call__")
         if "forward" in m.__dict__:
             raise Unsupported(f"{self.describe()} has a forward set on the instance")
         forward = inspect.getattr_static(type(m), "forward")
-        return UserFunctionVariable(forward, bound_self=self).call_function(tx, args, kwargs)
+        return method_of(tx, self, "forward", forward).call_function(tx, args, kwargs)
 
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
         """`for layer in self.layers` over a Sequential or ModuleList: unrolled."""

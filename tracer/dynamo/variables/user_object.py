@@ -75,13 +75,9 @@ class UserObjectVariable(VariableTracker):
         if static is _MISSING:
             raise Unsupported(f"{self.describe()} has no attribute {name!r}")
         if isinstance(static, FunctionType):  # a method: inlined with self when called
-            tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), name),
-                                "ID_MATCH")
-            return UserFunctionVariable(static, bound_self=self)
+            return method_of(tx, self, name, static)
         if isinstance(static, property) and isinstance(static.fget, FunctionType):
-            tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), name),
-                                "ID_MATCH")
-            return UserFunctionVariable(static.fget, inline=True).call_function(tx, [self], {})
+            return property_of(tx, self, name, static)
         if hasattr(type(static), "__get__"):
             raise Unsupported(f"attribute {name!r} of {self.describe()} is a "
                               f"{type(static).__name__} (descriptors are not traced)")
@@ -89,6 +85,31 @@ class UserObjectVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"a {type(self.value).__name__} object ({self.source.name()})"
+
+
+def method_of(tx: InstructionTranslator, obj: VariableTracker, name: str,
+              fn: FunctionType) -> UserFunctionVariable:
+    """`obj.name`, found on the class as the function `fn`: a method bound to `obj`, inlined
+    when called. Guarded as the lookup went: the class's attribute is still `fn` (a patch
+    `Model.helper = other` retraces), the instance has no attribute of that name that would
+    shadow it (`m.forward = other`), and `fn`'s code and defaults (inline.py). The class
+    itself is pinned by the object's own guard (TYPE_MATCH, NN_MODULE)."""
+    attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
+    tx.output.add_guard(attribute, "ID_MATCH")
+    tx.output.add_guard(AttrSource(obj.source, name), "NOT_SHADOWED")
+    return UserFunctionVariable(fn, bound_self=obj, fn_source=attribute)
+
+
+def property_of(tx: InstructionTranslator, obj: VariableTracker, name: str,
+                prop: property) -> VariableTracker:
+    """`obj.name` for a property of the class: its getter, inlined now. A property is a data
+    descriptor (the instance cannot shadow it) and its fget cannot be reassigned, so the
+    class attribute's identity pins the getter."""
+    attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
+    tx.output.add_guard(attribute, "ID_MATCH")
+    getter = UserFunctionVariable(prop.fget, inline=True,
+                                  fn_source=AttrSource(attribute, "fget"))
+    return getter.call_function(tx, [obj], {})
 
 
 class PartialVariable(VariableTracker):
