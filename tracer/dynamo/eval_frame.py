@@ -54,8 +54,15 @@ class _Binder:
     """Turns (args, kwargs) into f_locals the way CPython fills a new frame."""
 
     def __init__(self, fn: Callable) -> None:
-        code = fn.__code__
         self.fn = fn
+        self._read()
+
+    def _read(self) -> None:
+        """What binding needs from the function. Its code and defaults are attributes anyone
+        may assign, so `frame` reads them again when they are other objects than here."""
+        fn = self.fn
+        code = fn.__code__
+        self.code, self.defaults, self.kwdefaults = code, fn.__defaults__, fn.__kwdefaults__
         self.signature = inspect.signature(fn)
         flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
         # Plain positional parameters without defaults: one zip per call (the common case).
@@ -66,6 +73,10 @@ class _Binder:
         self.builtins = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
 
     def frame(self, args: tuple, kwargs: dict) -> Frame:
+        fn = self.fn
+        if (fn.__code__ is not self.code or fn.__defaults__ is not self.defaults
+                or fn.__kwdefaults__ is not self.kwdefaults):
+            self._read()
         if self.simple and not kwargs and len(args) == len(self.names):
             f_locals = dict(zip(self.names, args))
         else:
@@ -74,8 +85,19 @@ class _Binder:
             except TypeError:  # a bad call: let CPython raise eager's own TypeError (the body
                 self.fn(*args, **kwargs)  # never runs: binding fails first)
                 raise
-            bound.apply_defaults()
             f_locals = dict(bound.arguments)
+            # The defaults as they are now: __kwdefaults__ is a dict, changed in place too.
+            for name, param in self.signature.parameters.items():
+                if name in f_locals:
+                    continue
+                if param.kind is param.KEYWORD_ONLY and name in (fn.__kwdefaults__ or {}):
+                    f_locals[name] = fn.__kwdefaults__[name]
+                elif param.kind is param.VAR_POSITIONAL:
+                    f_locals[name] = ()
+                elif param.kind is param.VAR_KEYWORD:
+                    f_locals[name] = {}
+                else:
+                    f_locals[name] = param.default
         for name, cell in zip(self.freevars, self.fn.__closure__ or ()):
             try:
                 f_locals[name] = cell.cell_contents
@@ -108,7 +130,7 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
             return fn(*args, **kwargs)
         full_args = args if bound_self is None else (bound_self, *args)
         frame = binder.frame(full_args, kwargs)
-        cache = cache_for(code)
+        cache = cache_for(frame.code)  # the code it has now: `f.__code__ = g.__code__`
         entry = cache.lookup(frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic)
         if entry is None:
             entry = _compile(cache, frame, compiler, fullgraph, dynamic)
