@@ -217,3 +217,17 @@ def test_equal_outputs_of_a_training_graph_stay_two_tensors(backend):
     expected = two_equal_expressions(base * 1)
     got = minitorch.compile(two_equal_expressions, backend=backend)(base * 1)
     np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_empty_view_is_still_a_view(backend):
+    """x[1:] of a one-element leaf shares no bytes, but it is a view: writing it raises."""
+    def zero_the_tail(x):
+        x[1:].zero_()
+        return x
+
+    x = minitorch.tensor([1.5], requires_grad=True)
+    with pytest.raises(AutogradError, match="a view of a leaf Variable"):
+        zero_the_tail(x)
+    with pytest.raises(AutogradError, match="a view of a leaf Variable"):
+        minitorch.compile(zero_the_tail, backend=backend)(x)
