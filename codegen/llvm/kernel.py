@@ -13,14 +13,16 @@ it (a kernel with no ranges runs its body once, for [0, 1)). For sin(x)**2 + cos
       %"&buffers[0]" = getelementptr inbounds ptr, ptr %"buffers", i64 0
       %"x" = load ptr, ptr %"&buffers[0]"
       ...
-      %".5" = call i1 @"kernel0.body"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end")
-      br i1 %".5", label %"entry.if", label %"entry.endif", !prof !0
+      %"huge_seen" = alloca i1
+      call void @"kernel0.body"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end", ...)
+      %".6" = load i1, i1* %"huge_seen"
+      br i1 %".6", label %"entry.if", label %"entry.endif", !prof !0
     entry.if:                           ; an argument of sin or cos was huge: run again, exactly
-      %".7" = call i1 @"kernel0.body.exact"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end")
+      call void @"kernel0.body.exact"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end", ...)
       ...
     }
 
-    define internal i1 @"kernel0.body"(ptr noalias %"x", ptr noalias %"buf2", ...) alwaysinline
+    define internal void @"kernel0.body"(ptr noalias %"x", ptr noalias %"buf2", ...) alwaysinline
     {
     ...
     i0.body:
@@ -136,10 +138,11 @@ def _define_entry(
         )
         pointers.append(builder.load(slot, name=name, typ=PTR))
     arguments = [*pointers, start, end, *symbols]
-    huge_seen = builder.call(body, arguments)
+    huge_seen = builder.alloca(I1, name="huge_seen")
+    builder.call(body, [*arguments, huge_seen])
     if exact is not None:
-        with builder.if_then(huge_seen, likely=False):
-            builder.call(exact, arguments)
+        with builder.if_then(builder.load(huge_seen, typ=I1), likely=False):
+            builder.call(exact, [*arguments, huge_seen])
     builder.ret_void()
 
 
@@ -153,16 +156,18 @@ def _define_body(
     """The loop nest over kernel.ranges, its outermost loop over [start, end); and whether it
     calls sin or cos.
 
-    It returns an i1: whether a sin or cos argument was too big for their fast path. With
-    `exact_trig` they are right for every argument instead, and it returns false.
+    Its last argument points to an i1 it sets: whether a sin or cos argument was too big for
+    their fast path. With `exact_trig` they are right for every argument instead.
     """
     names = kernel.reads + kernel.writes
-    signature = ir.FunctionType(I1, [PTR] * len(names) + [I64, I64] + [I64] * len(sizes))
+    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR]
+    signature = ir.FunctionType(ir.VoidType(), arguments)
     suffix = ".exact" if exact_trig else ""
     fn = ir.Function(module, signature, f"{kernel.name}.body{suffix}")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    pointers, (start, end, *symbols) = fn.args[: len(names)], fn.args[len(names) :]
+    pointers, (start, end, *symbols, huge_seen_out) = fn.args[: len(names)], fn.args[len(names) :]
+    huge_seen_out.name = "huge_seen"
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -174,8 +179,8 @@ def _define_body(
     nonnegative = builder.icmp_signed(">=", start, i64(0), name="start.nonnegative")
     builder.call(module.declare_intrinsic("llvm.assume"), [nonnegative])
     huge_seen = None
-    if not exact_trig:
-        huge_seen = entry_alloca(builder, I1, "huge_seen")
+    if not exact_trig:  # a slot of its own, which the optimizer turns into a register
+        huge_seen = entry_alloca(builder, I1, "huge_seen.local")
         builder.store(ir.Constant(I1, 0), huge_seen)
     handler = LLVMOps(builder, dict(zip(names, pointers, strict=True)), dtypes, huge_seen)
     for symbol, name in zip(symbols, sizes, strict=True):
@@ -189,7 +194,9 @@ def _define_body(
             _emit_output_tiles(handler, kernel, start, end)
         else:
             _emit_loop_nest(handler, kernel, start, end)
-    builder.ret(builder.load(huge_seen, typ=I1) if huge_seen else ir.Constant(I1, 0))
+    if huge_seen is not None:
+        builder.store(builder.load(huge_seen, typ=I1), huge_seen_out)
+    builder.ret_void()
     return fn, handler.uses_trig
 
 
