@@ -23,17 +23,23 @@ The top two bits of y + 1/2 are j mod 4; the rest is f = x*2/pi - j in [-1/2, 1/
 bits, and r = f * pi/2. The worst case, x = 6381956970095103 * 2^797, has |f| ~ 2^-62: 64 of
 those 126 bits remain, more than a double's 53, so r is right to its last bit for every x.
 
-The two paths in one loop. The slow path is integer code with a table load, and need not
-vectorize (huge arguments are rare), but a branch to it inside a kernel's loop would stop the
-loop vectorizer for every kernel with a sin in it. So sin stays a real function here,
-`minitorch.sin.float`, not inlined, and LLVM's "vector-function-abi-variant" attribute tells
-the vectorizer that `minitorch.sin.float.v8` computes it for 8 lanes at once (and so on for 2,
-4 and 16 lanes). A vector variant runs the fast path on all its lanes, then branches once: if
-any lane is huge, it calls the slow path for each lane and keeps those results where |x| is
-huge. An ordinary loop pays one compare and one call per vector of 8 or 16 elements.
+The two paths in one kernel. The slow path is integer code with a table load and branches;
+inside a kernel's loop it would stop the loop vectorizer for every kernel with a sin in it. So
+a kernel runs twice at most (codegen/llvm/kernel.py, ops.py):
 
-    define internal float @"minitorch.sin.float"(float %x) noinline nounwind readnone
-        willreturn "vector-function-abi-variant"="_ZGV_LLVM_N8v_minitorch.sin.float(...v8),..."
+1. Its body calls only the fast path (`fast_function`, straight-line, inlined, vectorized), and
+   ORs `needs_slow_path(x)` into a flag: one compare per vector. Nearly always that is all.
+2. If the flag came back set, the entry runs a second body over the same range, whose sin is
+   `math_function`: the fast path, and a call of `minitorch.sin.float.huge` that answers the
+   lanes with |x| > 2^30. That one lives in the trig library, compiled once per process, with
+   vector variants that LLVM's "vector-function-abi-variant" attribute names, so this body
+   vectorizes too: a variant checks its lanes and calls the exact path only for huge ones.
+
+    declare float @"minitorch.sin.float.huge"(float) nounwind readnone willreturn
+        "vector-function-abi-variant"="_ZGV_LLVM_N4v_minitorch.sin.float.huge(...v4),..."
+
+Running the body again is allowed because a kernel only reads its reads and writes its writes
+(never the same memory: see [Note: the LLVM kernel]).
 """
 
 from __future__ import annotations
