@@ -17,6 +17,9 @@ A backend is a small class: three capabilities and one method.
         def compile_kernel(self, kernel, dtypes, sizes=()):
             ...                            # -> a CompiledKernel
 
+A backend that caches compiled code overrides `clear_cache()` to drop it; the driver calls
+it on `minitorch._dynamo.reset()`.
+
 The compiler reads the capabilities: an op on a dtype the backend does not list runs as an
 extern step (its eager kernel, between compiled segments) instead of sending the whole frame
 back to eager mode; a backend without `symbolic_sizes` gets one compile per input shape where
@@ -96,6 +99,11 @@ class Backend(ABC):
         expressions may mention; it is empty unless the backend has `symbolic_sizes`. The
         compiled kernel is then called with their values.
         """
+
+    def clear_cache(self) -> None:
+        """Forget the kernels compiled so far (`minitorch._dynamo.reset()` calls this); a
+        backend that caches nothing does nothing. Kernels still in use must keep working."""
+        return None  # NOTE: not abstract: most backends cache nothing
 
     def supports(self, dtype: DType) -> bool:
         """Whether kernels over `dtype` elements compile here."""

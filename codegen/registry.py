@@ -72,6 +72,12 @@ def get_backend(name: str) -> Backend:
     return _MADE[name]
 
 
+def clear_caches() -> None:
+    """Every backend made so far forgets the kernels it compiled (Backend.clear_cache)."""
+    for backend in list(_MADE.values()):
+        backend.clear_cache()
+
+
 def default_backend(device: str = "cpu") -> Backend:
     """The backend for tensors on `device` ('cpu', 'cuda')."""
     if device not in DEFAULT_FOR_DEVICE:

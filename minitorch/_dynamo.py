@@ -13,10 +13,13 @@ from typing import Any
 
 
 def reset() -> None:
-    """Forget every compiled function, guard and cache entry."""
+    """Forget every compiled function, guard and cache entry, and free the compiled kernels
+    nothing uses any more."""
+    from minitorch.compile import reset as reset_kernels
     from tracer.dynamo import reset as _reset
 
-    _reset()
+    _reset()  # the captured frames first: their kernels are then unused
+    reset_kernels()
 
 
 def explain(fn: Callable) -> Callable[..., Any]:

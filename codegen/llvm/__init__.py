@@ -3,7 +3,9 @@
 kernel.py       FusedKernel -> LLVM IR: the loop nest, its loads and stores
 ops.py          the ops handler whose values are LLVM registers: running a loop body emits it
 loops.py        `with for_range(builder, start, stop) as i:` and friends
-mathlib.py      sin, cos, exp, log and pow as vectorizable polynomials in IR
+mathlib.py      exp, log and pow as vectorizable polynomials in IR; the Emitter
+trig.py         sin and cos: the vectorized fast path, and the trig library for huge x
+pi_reduction.py x mod pi/2 exactly, for every double (the trig library's slow path)
 activations.py  tanh, sigmoid and erf, built from mathlib's exp and polynomials
 jit.py          IR -> O3 optimization for this CPU -> machine code -> ctypes callable
 parallel.py     the thread pool that splits a kernel's outermost loop

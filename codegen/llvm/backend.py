@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from codegen.backend import Backend, CompiledKernel
+from codegen.llvm import jit as jit_cache
 from codegen.llvm.jit import JitModule, compile_ir
 from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.parallel import parallel_for
@@ -113,6 +114,10 @@ class LLVMBackend(Backend):
     ) -> LLVMKernel:
         module = generate_kernel(kernel, dtypes, sizes)
         return LLVMKernel(kernel, dtypes, compile_ir(str(module)), sizes)
+
+    def clear_cache(self) -> None:
+        """Drop the JIT's compiled modules ([Note: the JIT's memory] in jit.py)."""
+        jit_cache.clear_cache()
 
 
 def _value(n: int | Expr, sizes: dict[str, int]) -> int:

@@ -14,12 +14,31 @@
    long as its execution engine, so `JitModule` keeps the engine and hands out callables.
 4. A compile cache: the same IR text on the same CPU always gives the same machine code, so a
    process compiles each distinct kernel once.
+
+[Note: the JIT's memory]
+Machine code is memory outside Python's heap (a compiled kernel holds ~1.3 MB: its execution
+engine, code pages, the optimized module MCJIT keeps, LLVM's types and constants), freed only
+when its execution engine is. So each module gets its own LLVM context, which dies with it, and the
+compile cache holds at most `CACHE_LIMIT` modules, dropping the least recently used; and
+`clear_cache()` (called by `minitorch._dynamo.reset()`) drops them all. Dropping a module from
+the cache frees nothing that is still in use: every callable `function()` hands out keeps its
+JitModule alive, and so does every compiled kernel (codegen/llvm/backend.py), so the machine
+code lives exactly as long as something can still jump into it.
+
+[Note: the JIT and threads]
+LLVM's compiler is not safe to run from two threads at once, and the cache is a shared dict.
+One lock serializes every compile (`_lock`, re-entrant so that compiling the trig library from
+inside a kernel's compile works) and every change to the cache. Calling compiled code takes no
+lock: ctypes releases the GIL and kernels run in parallel.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +46,13 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from minitorch.errors import CompileError
+
+# How many compiled modules the compile cache keeps ([Note: the JIT's memory]). A kernel of a
+# live compiled function stays valid after it leaves the cache; the limit only bounds how
+# much code a process holds for kernels that nothing uses any more.
+CACHE_LIMIT = 128
+
+_lock = threading.RLock()  # see [Note: the JIT and threads]
 
 
 @functools.cache
@@ -55,7 +81,8 @@ def host_target_machine() -> llvm.TargetMachine:
     NOTE: new on every call, because an MCJIT engine takes ownership of its target machine
     and frees it with itself; two engines sharing one would crash after the first is freed.
     """
-    _initialize_llvm()
+    with _lock:  # initialize once, even when two threads compile their first kernels at once
+        _initialize_llvm()
     triple, cpu, features, _ = host_description()
     target = llvm.Target.from_triple(triple)
     return target.create_target_machine(cpu=cpu, features=features, opt=3, jit=True)
@@ -83,9 +110,15 @@ class JitModule:
     """
 
     def __init__(self, ir_text: str) -> None:
+        with _lock:
+            self._compile(ir_text)
+
+    def _compile(self, ir_text: str) -> None:
         target_machine = host_target_machine()
         try:
-            module = llvm.parse_assembly(ir_text)
+            # Its own context: LLVM's types and constants are freed with the module.
+            context = llvm.create_context()
+            module = llvm.parse_assembly(ir_text, context=context)
             module.verify()
         except RuntimeError as error:
             raise CompileError(f"LLVM rejected the generated IR: {error}") from error
@@ -98,6 +131,10 @@ class JitModule:
         self._target_machine = target_machine
         self._module = module
         self._engine = llvm.create_mcjit_compiler(module, target_machine)
+        # NOTE: the engine (which owns the module) must be freed before the context: a
+        # finalizer holds both and frees them in that order, whatever order the garbage
+        # collector finds them in.
+        weakref.finalize(self, _free, self._engine, context)
         self._engine.finalize_object()
 
     def address(self, name: str) -> int:
@@ -119,14 +156,37 @@ class JitModule:
         return self._target_machine.emit_assembly(self._module)
 
 
-# The compile cache: (IR text, *host_description()) -> compiled module.
-_compiled: dict[tuple[str, ...], JitModule] = {}
+def _free(engine: llvm.ExecutionEngine, context: llvm.ContextRef) -> None:
+    engine.close()  # the machine code, the module and the target machine
+    context.close()
+
+
+# The compile cache: (IR text, *host_description()) -> compiled module, least recently used
+# first.
+_compiled: OrderedDict[tuple[str, ...], JitModule] = OrderedDict()
 
 
 def compile_ir(ir_text: str) -> JitModule:
-    """Compile LLVM IR text for this CPU, once per process for each distinct text."""
+    """Compile LLVM IR text for this CPU, once per process for each distinct text (while it
+    stays among the CACHE_LIMIT most recently used)."""
     key = (ir_text, *host_description())
-    if key not in _compiled:
+    with _lock:
+        if key in _compiled:
+            _compiled.move_to_end(key)
+            return _compiled[key]
         # NOTE: store only after compiling succeeded, so a failure leaves no broken entry.
-        _compiled[key] = JitModule(ir_text)
-    return _compiled[key]
+        jit = _compiled[key] = JitModule(ir_text)
+        while len(_compiled) > CACHE_LIMIT:
+            _compiled.popitem(last=False)  # freed when no kernel uses it any more
+        return jit
+
+
+def clear_cache() -> None:
+    """Forget every compiled module; each is freed once no kernel or callable uses it."""
+    with _lock:
+        _compiled.clear()
+
+
+def cached_modules() -> int:
+    """How many compiled modules the cache holds."""
+    return len(_compiled)

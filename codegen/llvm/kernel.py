@@ -1,10 +1,11 @@
 """One FusedKernel -> one LLVM function: the loop nest, its loads and stores, and the ops inside.
 
 [Note: the LLVM kernel]
-A kernel becomes two functions. The entry point has the ABI every caller uses: `buffers` is
-an array of data pointers in the order `kernel.reads + kernel.writes`, and the outermost loop
-runs over [start, end) so that a thread pool can split it (a kernel with no ranges runs its
-body once, for [0, 1)). For sin(x)**2 + cos(x)**2 (see `source` of the compiled kernel):
+A kernel becomes two functions (three with a sin or cos in it). The entry point has the ABI
+every caller uses: `buffers` is an array of data pointers in the order `kernel.reads +
+kernel.writes`, and the outermost loop runs over [start, end) so that a thread pool can split
+it (a kernel with no ranges runs its body once, for [0, 1)). For sin(x)**2 + cos(x)**2 (see
+`source` of the compiled kernel):
 
     define void @"kernel0"(ptr %"buffers", i64 %"start", i64 %"end")
     {
@@ -12,8 +13,13 @@ body once, for [0, 1)). For sin(x)**2 + cos(x)**2 (see `source` of the compiled 
       %"&buffers[0]" = getelementptr inbounds ptr, ptr %"buffers", i64 0
       %"x" = load ptr, ptr %"&buffers[0]"
       ...
-      call void @"kernel0.body"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end")
-      ret void
+      %"huge_seen" = alloca i1
+      call void @"kernel0.body"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end", ...)
+      %".6" = load i1, i1* %"huge_seen"
+      br i1 %".6", label %"entry.if", label %"entry.endif", !prof !0
+    entry.if:                           ; an argument of sin or cos was huge: run again, exactly
+      call void @"kernel0.body.exact"(ptr %"x", ptr %"buf2", i64 %"start", i64 %"end", ...)
+      ...
     }
 
     define internal void @"kernel0.body"(ptr noalias %"x", ptr noalias %"buf2", ...) alwaysinline
@@ -23,8 +29,9 @@ body once, for [0, 1)). For sin(x)**2 + cos(x)**2 (see `source` of the compiled 
       %"i0" = phi  i64 [%"start", %"entry"], [%"i0.next", %"i0.body"]
       %"&x[i0]" = getelementptr inbounds float, ptr %"x", i64 %"i0"
       %"x[i0]" = load float, ptr %"&x[i0]"
-      %"sin" = call float @"minitorch.sin.float"(float %"x[i0]")
-      %"cos" = call float @"minitorch.cos.float"(float %"x[i0]")
+      ...                                         ; huge_seen |= |x[i0]| > 2^30
+      %"sin" = call float @"minitorch.sin.fast.float"(float %"x[i0]")
+      %"cos" = call float @"minitorch.cos.fast.float"(float %"x[i0]")
       %".7" = fmul float %"sin", %"sin"
       %".8" = fmul float %"cos", %"cos"
       %"add" = fadd float %".7", %".8"
@@ -57,7 +64,7 @@ from contextlib import contextmanager
 from llvmlite import ir
 
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
-from codegen.llvm.ops import Lanes, LLVMOps, call_intrinsic, ir_type
+from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type
 from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
@@ -99,17 +106,26 @@ def generate_kernel(
     signature = ir.FunctionType(ir.VoidType(), [PTR, I64, I64] + [I64] * len(sizes))
     entry = ir.Function(module, signature, kernel.name)
     try:
-        body = _define_body(module, kernel, dtypes, sizes)
+        body, uses_trig = _define_body(module, kernel, dtypes, sizes, exact_trig=False)
+        exact = None
+        if uses_trig:  # see [Note: sin and cos over the whole float range] in trig.py
+            exact, _ = _define_body(module, kernel, dtypes, sizes, exact_trig=True)
     except NotImplementedError as error:  # an op LLVMOps does not have yet
         raise CompileError(f"cannot compile {kernel.name} for the CPU: {error}") from error
-    _define_entry(entry, kernel, body, sizes)
+    _define_entry(entry, kernel, body, exact, sizes)
     return module
 
 
 def _define_entry(
-    fn: ir.Function, kernel: FusedKernel, body: ir.Function, sizes: tuple[str, ...]
+    fn: ir.Function,
+    kernel: FusedKernel,
+    body: ir.Function,
+    exact: ir.Function | None,
+    sizes: tuple[str, ...],
 ) -> None:
-    """@kernel(ptr buffers, i64 start, i64 end, i64 s0, ...): unpack the pointers, call the body."""
+    """@kernel(ptr buffers, i64 start, i64 end, i64 s0, ...): unpack the pointers, call the body;
+    if it met a sin or cos argument too big for the fast path, run the `exact` body over the
+    same range again (it only reads the reads and writes the writes, so it may)."""
     buffers, start, end, *symbols = fn.args
     buffers.name, start.name, end.name = "buffers", "start", "end"
     for symbol, name in zip(symbols, sizes, strict=True):
@@ -121,20 +137,37 @@ def _define_entry(
             buffers, [i64(k)], inbounds=True, name=f"&buffers[{k}]", source_etype=PTR
         )
         pointers.append(builder.load(slot, name=name, typ=PTR))
-    builder.call(body, [*pointers, start, end, *symbols])
+    arguments = [*pointers, start, end, *symbols]
+    huge_seen = builder.alloca(I1, name="huge_seen")
+    builder.call(body, [*arguments, huge_seen])
+    if exact is not None:
+        with builder.if_then(builder.load(huge_seen, typ=I1), likely=False):
+            builder.call(exact, [*arguments, huge_seen])
     builder.ret_void()
 
 
 def _define_body(
-    module: ir.Module, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...]
-) -> ir.Function:
-    """The loop nest over kernel.ranges, its outermost loop over [start, end)."""
+    module: ir.Module,
+    kernel: FusedKernel,
+    dtypes: dict[str, DType],
+    sizes: tuple[str, ...],
+    exact_trig: bool,
+) -> tuple[ir.Function, bool]:
+    """The loop nest over kernel.ranges, its outermost loop over [start, end); and whether it
+    calls sin or cos.
+
+    Its last argument points to an i1 it sets: whether a sin or cos argument was too big for
+    their fast path. With `exact_trig` they are right for every argument instead.
+    """
     names = kernel.reads + kernel.writes
-    signature = ir.FunctionType(ir.VoidType(), [PTR] * len(names) + [I64, I64] + [I64] * len(sizes))
-    fn = ir.Function(module, signature, f"{kernel.name}.body")
+    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR]
+    signature = ir.FunctionType(ir.VoidType(), arguments)
+    suffix = ".exact" if exact_trig else ""
+    fn = ir.Function(module, signature, f"{kernel.name}.body{suffix}")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    pointers, (start, end, *symbols) = fn.args[: len(names)], fn.args[len(names) :]
+    pointers, (start, end, *symbols, huge_seen_out) = fn.args[: len(names)], fn.args[len(names) :]
+    huge_seen_out.name = "huge_seen"
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -145,7 +178,11 @@ def _define_body(
     # may make `i0 % 1000` and `i0 // 64` unsigned (cheaper): 1.5x on x[i0] * y[i0 % 1000].
     nonnegative = builder.icmp_signed(">=", start, i64(0), name="start.nonnegative")
     builder.call(module.declare_intrinsic("llvm.assume"), [nonnegative])
-    handler = LLVMOps(builder, dict(zip(names, pointers, strict=True)), dtypes)
+    huge_seen = None
+    if not exact_trig:  # a slot of its own, which the optimizer turns into a register
+        huge_seen = entry_alloca(builder, I1, "huge_seen.local")
+        builder.store(ir.Constant(I1, 0), huge_seen)
+    handler = LLVMOps(builder, dict(zip(names, pointers, strict=True)), dtypes, huge_seen)
     for symbol, name in zip(symbols, sizes, strict=True):
         symbol.name = name
         # The caller binds a symbol only to sizes >= 2 (sizes 0 and 1 stay specialised).
@@ -157,8 +194,10 @@ def _define_body(
             _emit_output_tiles(handler, kernel, start, end)
         else:
             _emit_loop_nest(handler, kernel, start, end)
+    if huge_seen is not None:
+        builder.store(builder.load(huge_seen, typ=I1), huge_seen_out)
     builder.ret_void()
-    return fn
+    return fn, handler.uses_trig
 
 
 def _bounds(handler: LLVMOps, ranges: tuple[int | Expr, ...]) -> tuple[int | ir.Value, ...]:

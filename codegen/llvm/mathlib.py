@@ -1,4 +1,5 @@
-"""Our own sin, cos, exp and log for float and double, written in LLVM IR so they vectorize.
+"""Our own exp, log and pow for float and double, written in LLVM IR so they vectorize; the
+`Emitter` that trig.py (sin, cos) and activations.py build theirs with.
 
 [Note: why not llvm.sin]
 `llvm.sin.*` and friends vectorize on paper, but the x86 backend splits every vector call into
@@ -6,22 +7,22 @@ scalar libm calls (sin^2 + cos^2 over 1e7 floats: ~90 ms, slower than numpy), no
 library can be switched on through llvmlite, and on NVPTX `llvm.sin` aborts the compiler. So
 each function here is straight-line IR built from +, *, fma, rint, floor, bit casts and
 `select`: no branches, no calls, marked `alwaysinline`, so the loop vectorizer sees only
-instructions it can widen to 8 or 16 lanes.
+instructions it can widen to 8 or 16 lanes. (sin and cos need one exception, a branch for
+huge arguments: trig.py, [Note: sin and cos over the whole float range].)
 
 Every function has the same three steps:
 1. Range reduction: write x = j*c + r with j an integer and r small, using Cody-Waite: c is
    split into parts c1 + c2 + c3 that together carry ~3x the precision of one float, and
    `fma(-j, c1, x)` is exact (the product is not rounded and the difference is representable).
-   (float32 sin and cos reduce in double precision: see _reduce_by_half_pi.)
 2. A polynomial for the small r: the Taylor series, cut where the first dropped term is below
    a quarter ulp at the edge of the reduced range (the comments list those terms).
 3. Reconstruction: undo step 1 (pick sin or cos and a sign by j mod 4, or scale by 2^j through
    the exponent bits), then `select` the IEEE answers for the special inputs, as numpy gives
    them: log(0) = -inf, log(x < 0) = nan, exp overflow = inf, sin(inf) = nan, sin(-0.0) = -0.0.
 
-Measured against a long-double reference (tests/codegen/test_mathlib.py pins it): sin and cos
-<= 1.5 ulp for |x| <= 2^50 (NaN beyond, see _SIN_COS_MAX), exp <= 0.91 ulp, log <= 0.88 ulp
-(float32) and <= 1.2 ulp (float64), subnormal inputs and results included.
+Measured against a long-double reference (tests/codegen/test_mathlib.py pins it): exp <= 0.91
+ulp, log <= 0.88 ulp (float32) and <= 1.2 ulp (float64), subnormal inputs and results
+included.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ def _ln2() -> Decimal:
         return Decimal(2).ln()
 
 
+def _widen(element: ir.Type, lanes: int) -> ir.Type:
+    return element if lanes == 1 else ir.VectorType(element, lanes)
+
+
 class _Precision:
     """Everything the emitters need to know about one floating-point type."""
 
@@ -82,29 +87,16 @@ PRECISIONS = {
     "double": _Precision(F64, np.float64, int_bits=64, mantissa_bits=52),
 }
 
-# Taylor coefficients. Each series is cut where the first dropped term, at the edge of the
-# reduced range, is below a quarter ulp (float: 2^-26 = 1.5e-8, double: 2^-55 = 2.8e-17).
-#   sin(r) = r + r*z*S(z), z = r^2, |r| <= pi/4:  float to r^9  (r^11/11! = 1.7e-9),
-#                                                 double to r^17 (r^19/19! = 8.2e-20)
-#   cos(r) = 1 + z*C(z):                          float to r^10 (r^12/12! = 1.1e-10),
-#                                                 double to r^16 (r^18/18! = 2.0e-18)
+# Taylor coefficients (trig.py has sin's and cos's). Each series is cut where the first dropped
+# term, at the edge of the reduced range, is below a quarter ulp (float: 2^-26 = 1.5e-8,
+# double: 2^-55 = 2.8e-17).
 #   exp(r) = sum r^k/k!, |r| <= ln2/2:            float to r^7  (r^8/8! = 5.3e-9),
 #                                                 double to r^13 (r^14/14! = 4.2e-18)
 #   log(1+f) = 2s + s*z*L(z), s = f/(2+f), z = s^2 <= 0.0295, L(z) = 2/3 + 2z/5 + ...:
 #                                                 float to s^9  (relative z^5/11 = 2.0e-9),
 #                                                 double to s^21 (relative z^11/23 = 6.3e-19)
-_SIN_TERMS = {"float": 4, "double": 8}  # coefficients of S: -1/3!, 1/5!, -1/7!, ...
-_COS_TERMS = {"float": 5, "double": 8}  # coefficients of C: -1/2!, 1/4!, -1/6!, ...
 _EXP_TERMS = {"float": 8, "double": 14}  # 1/0!, 1/1!, 1/2!, ...
 _LOG_TERMS = {"float": 4, "double": 10}  # coefficients of L: 2/3, 2/5, 2/7, ...
-
-
-def _sin_series(n: int) -> list[float]:
-    return [(-1) ** k / math.factorial(2 * k + 1) for k in range(1, n + 1)]
-
-
-def _cos_series(n: int) -> list[float]:
-    return [(-1) ** k / math.factorial(2 * k) for k in range(1, n + 1)]
 
 
 def _exp_series(n: int) -> list[float]:
@@ -116,23 +108,39 @@ def _log_series(n: int) -> list[float]:
 
 
 class Emitter:
-    """An IRBuilder that speaks in math: `m.fma(a, b, c)`, `m.horner(z, coefficients)`."""
+    """An IRBuilder that speaks in math: `m.fma(a, b, c)`, `m.horner(z, coefficients)`.
 
-    def __init__(self, builder: ir.IRBuilder, precision: _Precision):
+    With `lanes` > 1 every value is a vector of that many elements (`<8 x float>`) and the
+    same calls emit vector instructions: trig.py writes sin's vector variants this way.
+    """
+
+    def __init__(self, builder: ir.IRBuilder, precision: _Precision, lanes: int = 1):
         self.builder = builder
         self.p = precision
-        self.type = precision.ir_type
+        self.lanes = lanes
+        self.type = _widen(precision.ir_type, lanes)
+        self.int_type = _widen(precision.int_type, lanes)
+
+    def in_precision(self, name: str) -> Emitter:
+        """An emitter for the same number of lanes in another precision ('float', 'double')."""
+        return Emitter(self.builder, PRECISIONS[name], self.lanes)
 
     def const(self, value: float) -> ir.Constant:
-        return ir.Constant(self.type, value)
+        return ir.Constant(self.type, value)  # a vector constant repeats it in every lane
 
     def int_const(self, value: int) -> ir.Constant:
-        return ir.Constant(self.p.int_type, value)
+        return ir.Constant(self.int_type, value)
 
     def _intrinsic(self, name: str, *args: ir.Value) -> ir.Value:
+        # Intrinsics are named after their type: llvm.fma.f32, llvm.fma.v8f32.
+        element = self.p.ir_type.intrinsic_name
+        full_name = f"{name}.{element}" if self.lanes == 1 else f"{name}.v{self.lanes}{element}"
         module = self.builder.module
-        signature = ir.FunctionType(self.type, [self.type] * len(args))
-        return self.builder.call(module.declare_intrinsic(name, [self.type], signature), args)
+        fn = module.globals.get(full_name)
+        if fn is None:
+            signature = ir.FunctionType(self.type, [self.type] * len(args))
+            fn = ir.Function(module, signature, full_name)
+        return self.builder.call(fn, args)
 
     # Arithmetic, each rounded once (no fast-math flags: the reductions rely on exact IEEE).
     def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
@@ -206,72 +214,6 @@ class Emitter:
         return self.builder.bitcast(bits, self.type)
 
 
-# -- sin and cos -------------------------------------------------------------------------------
-
-
-# Beyond this |x|, j = rint(x * 2/pi) no longer fits a double's 53 bits exactly and the
-# reduction below loses all accuracy; sin and cos give NaN there instead of a wrong number.
-# (Getting them right needs Payne-Hanek reduction with hundreds of bits of 2/pi.)
-_SIN_COS_MAX = 2.0**50
-
-
-def _reduce_by_half_pi(m: Emitter, x: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """r, q with x = j*(pi/2) + r, |r| <= ~pi/4, and q = j mod 4 as a float (NaN for inf/NaN)."""
-    if m.type == F32:
-        # NOTE: float32 reduces in float64. In float, x*2/pi is itself rounded to an integer
-        # once |x| passes ~3e6, j comes out wrong, and sin(1e7) would be off by thousands
-        # of ulp; in double the same code is right up to |x| = 2^50. The price: a float32
-        # sin(x)**2 + cos(x)**2 kernel takes ~13 ms per 1e7 elements instead of ~9.5.
-        wide = Emitter(m.builder, PRECISIONS["double"])
-        r, q = _reduce_by_half_pi(wide, m.builder.fpext(x, F64))
-        return m.builder.fptrunc(r, F32), m.builder.fptrunc(q, F32)
-    j = m.rint(m.mul(x, m.const(2 / math.pi)))
-    r = x
-    for part in m.p.half_pi:
-        r = m.fma(j, m.const(-part), r)  # r - j*part; the first one is exact
-    # NOTE: j mod 4 stays in floating point: AVX2 has no instruction to convert doubles to
-    # 64-bit integers, and j/4, floor and the subtraction are all exact.
-    q = m.sub(j, m.mul(m.floor(m.mul(j, m.const(0.25))), m.const(4.0)))
-    return r, q
-
-
-def _sin_cos_of_reduced(m: Emitter, r: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """sin(r), cos(r) for |r| <= ~pi/4 from their Taylor series."""
-    z = m.mul(r, r)
-    name = str(m.type)
-    sin_r = m.fma(m.mul(r, z), m.horner(z, _sin_series(_SIN_TERMS[name])), r)
-    cos_r = m.fma(z, m.horner(z, _cos_series(_COS_TERMS[name])), m.const(1.0))
-    return sin_r, cos_r
-
-
-def _quadrant(
-    m: Emitter, value_at_r: ir.Value, other: ir.Value, q: ir.Value, negate_in: tuple[float, float]
-) -> ir.Value:
-    """Pick `other` in odd quadrants, then negate in the two quadrants `negate_in`."""
-    odd = m.either(m.cmp("==", q, 1.0), m.cmp("==", q, 3.0))
-    value = m.select(odd, other, value_at_r)
-    negate = m.either(m.cmp("==", q, negate_in[0]), m.cmp("==", q, negate_in[1]))
-    return m.select(negate, m.neg(value), value)
-
-
-def _emit_sin(m: Emitter, x: ir.Value) -> ir.Value:
-    """sin(x): quadrants 0, 1, 2, 3 give sin r, cos r, -sin r, -cos r."""
-    r, q = _reduce_by_half_pi(m, x)
-    sin_r, cos_r = _sin_cos_of_reduced(m, r)
-    result = _quadrant(m, sin_r, cos_r, q, negate_in=(2.0, 3.0))
-    result = m.select(m.cmp("<=", m.fabs(x), _SIN_COS_MAX), result, math.nan)
-    # sin(-0.0) = -0.0, which the reduction (0 - 0*c) would turn into +0.0.
-    return m.select(m.cmp("==", x, 0.0), x, result)
-
-
-def _emit_cos(m: Emitter, x: ir.Value) -> ir.Value:
-    """cos(x): quadrants 0, 1, 2, 3 give cos r, -sin r, -cos r, sin r."""
-    r, q = _reduce_by_half_pi(m, x)
-    sin_r, cos_r = _sin_cos_of_reduced(m, r)
-    result = _quadrant(m, cos_r, sin_r, q, negate_in=(1.0, 2.0))
-    return m.select(m.cmp("<=", m.fabs(x), _SIN_COS_MAX), result, math.nan)
-
-
 # -- exp ---------------------------------------------------------------------------------------
 
 
@@ -290,7 +232,7 @@ def _emit_exp(m: Emitter, x: ir.Value) -> ir.Value:
     exp_r = m.horner(r, _exp_series(_EXP_TERMS[str(m.type)]))
     # 2^n in two halves, so that 2^-150 (a float subnormal result) or 2^128 (an overflow) is
     # reached through two normal powers of two and rounds once, at the last multiplication.
-    n_int = m.builder.fptosi(n, p.int_type)
+    n_int = m.builder.fptosi(n, m.int_type)
     half = m.builder.ashr(n_int, m.int_const(1))
     rest = m.builder.sub(n_int, half)
     result = m.mul(m.mul(exp_r, m.power_of_two(half)), m.power_of_two(rest))
@@ -308,7 +250,7 @@ def _emit_log(m: Emitter, x: ir.Value) -> ir.Value:
     x = m.select(subnormal, m.mul(x, m.const(2.0**p.mantissa_bits)), x)
     e_shift = b.select(subnormal, m.int_const(-p.mantissa_bits), m.int_const(0))
     # The bits are [sign | biased exponent | mantissa]: read e, and 1.mantissa in [1, 2).
-    bits = b.bitcast(x, p.int_type)
+    bits = b.bitcast(x, m.int_type)
     biased_exponent = b.lshr(bits, m.int_const(p.mantissa_bits))
     e = b.add(b.sub(biased_exponent, m.int_const(p.exponent_bias)), e_shift)
     mantissa_mask = (1 << p.mantissa_bits) - 1
@@ -413,19 +355,17 @@ def _exp_log_power(m: Emitter, x: ir.Value, c: float) -> ir.Value:
 
 
 _EMITTERS: dict[str, Callable[[Emitter, ir.Value], ir.Value]] = {
-    "sin": _emit_sin,
-    "cos": _emit_cos,
     "exp": _emit_exp,
     "log": _emit_log,
 }
 
 
 def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function:
-    """The function `minitorch.<name>.<type>` (sin, cos, exp or log) in `module`, made once.
+    """The function `minitorch.<name>.<type>` (exp or log) in `module`, made once.
 
     Call it like any function; the optimizer inlines it into the loop and vectorizes it:
 
-        fn = math_function(module, "sin", ir.FloatType())
+        fn = math_function(module, "exp", ir.FloatType())
         builder.call(fn, [x])
     """
     return define_function(module, name, ir_type, _EMITTERS[name])

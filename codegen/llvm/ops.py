@@ -6,7 +6,7 @@ emits its code (see [Note: the LLVM kernel] in kernel.py for the loops around it
 
 Each op is one instruction or intrinsic where LLVM has one (fadd, fcmp, select, llvm.fabs,
 llvm.maximum), and otherwise a call of one of our own vectorizable math functions
-(mathlib.py, activations.py).
+(mathlib.py, trig.py, activations.py).
 
 Besides the core ops, LLVMOps implements the composite ops it does better than their
 defaults in ir/ops_handler.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
@@ -23,7 +23,7 @@ from types import ModuleType
 
 from llvmlite import ir
 
-from codegen.llvm import activations, mathlib
+from codegen.llvm import activations, mathlib, trig
 from codegen.llvm.loops import IndexValue, i64
 from ir.indexing import Expr
 from ir.ops_handler import OpsHandler
@@ -75,9 +75,17 @@ class LLVMOps(OpsHandler):
     """
 
     def __init__(
-        self, builder: ir.IRBuilder, pointers: dict[str, ir.Value], dtypes: dict[str, DType]
+        self,
+        builder: ir.IRBuilder,
+        pointers: dict[str, ir.Value],
+        dtypes: dict[str, DType],
+        huge_seen: ir.Value | None = None,
     ):
         self.builder = builder
+        # Where sin and cos note an argument too big for their fast path (an i1 stack slot),
+        # or None: then they emit the version that is right for every x (see trig.py).
+        self.huge_seen = huge_seen
+        self.uses_trig = False  # whether the body called sin or cos
         self.pointers = pointers  # buffer name -> its data pointer (element 0)
         self.dtypes = dtypes  # buffer name -> dtype
         self.index_env: dict[str, IndexValue] = {}  # 'i0', 'r0', ... -> the loop counters
@@ -184,10 +192,10 @@ class LLVMOps(OpsHandler):
         return self._once(("pow", a, exponent), lambda: mathlib.power(self.builder, a, exponent))
 
     def sin(self, a: ir.Value) -> ir.Value:
-        return self._math("sin", a)
+        return self._trig("sin", a)
 
     def cos(self, a: ir.Value) -> ir.Value:
-        return self._math("cos", a)
+        return self._trig("cos", a)
 
     def exp(self, a: ir.Value) -> ir.Value:
         return self._math("exp", a)
@@ -264,7 +272,24 @@ class LLVMOps(OpsHandler):
 
         return self._once(("where", condition, a, b), emit)
 
+    def _trig(self, name: str, a: ir.Value) -> ir.Value:
+        """sin or cos: the fast path, noting in `huge_seen` whether `a` needs the slow one;
+        or, when there is no `huge_seen`, the version right for every x ([Note: sin and cos
+        over the whole float range] in trig.py)."""
+        self.uses_trig = True
+        if self.huge_seen is None:
+            return self._math(name, a, trig)
+        self._once(("huge_seen", a), lambda: self._note_huge(a))
+        fast = trig.fast_function(self.builder.module, name, a.type)
+        return self._once((name, a), lambda: self.builder.call(fast, [a], name=name))
+
+    def _note_huge(self, a: ir.Value) -> ir.Value:
+        seen = self.builder.load(self.huge_seen, typ=I1)
+        seen = self.builder.or_(seen, trig.needs_slow_path(self.builder, a))
+        self.builder.store(seen, self.huge_seen)
+        return seen
+
     def _math(self, name: str, a: ir.Value, library: ModuleType = mathlib) -> ir.Value:
-        """A call of `library`'s function `name` (mathlib.py or activations.py)."""
+        """A call of `library`'s function `name` (mathlib.py, trig.py or activations.py)."""
         fn = library.math_function(self.builder.module, name, a.type)
         return self._once((name, a), lambda: self.builder.call(fn, [a], name=name))

@@ -52,3 +52,12 @@ def compile(
         return OptimizedModule(model, optimize(model.forward, backend=compiler,
                                                fullgraph=fullgraph, dynamic=dynamic))
     return optimize(model, backend=compiler, fullgraph=fullgraph, dynamic=dynamic)
+
+
+def reset() -> None:
+    """Drop the kernels every code generator has compiled and cached (the LLVM JIT's machine
+    code, codegen/llvm/jit.py); kernels of compiled functions still alive keep working.
+    `minitorch._dynamo.reset()` calls it after forgetting the compiled frames."""
+    from codegen import registry
+
+    registry.clear_caches()

@@ -1,10 +1,19 @@
-"""The JIT: host target machine, the O3 pipeline, the compile cache, errors."""
+"""The JIT: host target machine, the O3 pipeline, the compile cache (bounded, freed, safe from
+threads), errors."""
 
 import ctypes
+import gc
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 import llvmlite.binding as llvm
+import numpy as np
 import pytest
 
+import minitorch
+import minitorch._dynamo
+from codegen.llvm import jit as jit_module
 from codegen.llvm.jit import JitModule, compile_ir, host_description, host_target_machine
 from minitorch.errors import CompileError
 
@@ -65,3 +74,79 @@ def test_invalid_ir_is_a_compile_error_and_is_not_cached():
 def test_unknown_function_name_is_a_compile_error():
     with pytest.raises(CompileError, match="no function named 'nope'"):
         JitModule(SQUARE_SUM).address("nope")
+
+
+# -- the cache's memory ([Note: the JIT's memory]) ---------------------------------------------
+
+
+def square_sum_variant(k: int) -> str:
+    """A distinct IR text computing k * sum(x^2), so that each compiles to its own module."""
+    return SQUARE_SUM.replace("square_sum", f"square_sum{k}").replace(
+        "ret double %sum", f"%scaled = fmul double %sum, {k}.0\n  ret double %scaled"
+    )
+
+
+def run_square_sum(jit: JitModule, k: int) -> float:
+    fn = jit.function(f"square_sum{k}", ctypes.c_double, ctypes.c_void_p, ctypes.c_int64)
+    values = (ctypes.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+    return fn(values, 4)
+
+
+def test_cache_is_bounded_and_evicted_modules_in_use_stay_valid(monkeypatch):
+    monkeypatch.setattr(jit_module, "CACHE_LIMIT", 2)
+    jit_module.clear_cache()
+    first = compile_ir(square_sum_variant(1))
+    fn = first.function("square_sum1", ctypes.c_double, ctypes.c_void_p, ctypes.c_int64)
+    unused = weakref.ref(compile_ir(square_sum_variant(2)))
+    for k in (3, 4, 5):  # evicts 1 and 2, the least recently used
+        compile_ir(square_sum_variant(k))
+    del first
+    gc.collect()
+    assert jit_module.cached_modules() == 2
+    assert unused() is None  # evicted and unused: freed
+    values = (ctypes.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+    assert fn(values, 4) == 30.0  # evicted, but the callable keeps its machine code alive
+
+
+def test_least_recently_used_is_evicted_first(monkeypatch):
+    monkeypatch.setattr(jit_module, "CACHE_LIMIT", 2)
+    jit_module.clear_cache()
+    one = compile_ir(square_sum_variant(1))
+    compile_ir(square_sum_variant(2))
+    assert compile_ir(square_sum_variant(1)) is one  # used again: now the most recent
+    compile_ir(square_sum_variant(3))  # evicts 2
+    assert compile_ir(square_sum_variant(1)) is one
+
+
+def test_dynamo_reset_empties_the_cache_and_compiled_functions_still_run():
+    x = minitorch.randn(16)
+    compiled = minitorch.compile(lambda t: (t * 3.5).sin() + t.exp())
+    compiled(x)
+    assert jit_module.cached_modules() > 0
+    minitorch._dynamo.reset()
+    assert jit_module.cached_modules() == 0
+    gc.collect()
+    expected = np.sin(x.numpy() * np.float32(3.5)) + np.exp(x.numpy())
+    np.testing.assert_allclose(compiled(x).numpy(), expected, rtol=1e-5)  # compiles again
+
+
+# -- threads ([Note: the JIT and threads]) ------------------------------------------------------
+
+
+def test_threads_compiling_different_and_identical_ir_at_once():
+    jit_module.clear_cache()
+    texts = [square_sum_variant(k) for k in (11, 12, 13)] * 4  # each text from 4 threads
+    barrier = threading.Barrier(len(texts))
+
+    def compile_and_run(k: int, text: str) -> tuple[JitModule, float]:
+        barrier.wait()
+        jit = compile_ir(text)
+        return jit, run_square_sum(jit, k)
+
+    with ThreadPoolExecutor(len(texts)) as pool:
+        ks = [11, 12, 13] * 4
+        results = list(pool.map(compile_and_run, ks, texts))
+    for k, (jit, value) in zip(ks, results, strict=True):
+        assert value == 30.0 * k
+        assert jit is results[ks.index(k)][0]  # identical IR: one module
+    assert jit_module.cached_modules() == 3
