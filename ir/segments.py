@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ir.lowering import extern_reason
+from minitorch.dtype import DType, result_type
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from tracer.fx import Graph
@@ -115,9 +116,7 @@ def _extern_nodes(live: list[Node], dtypes: Collection[str]) -> dict[Node, str]:
         reason = extern_reason(node)
         if reason is None:
             unsupported = {
-                v.dtype.name
-                for v in (n.meta["val"] for n in (node, *node.all_input_nodes))
-                if v.dtype.name not in dtypes
+                dtype.name for dtype in _dtypes_computed_in(node) if dtype.name not in dtypes
             }
             if unsupported:
                 reason = f"the code generator does not compile {', '.join(sorted(unsupported))}"
@@ -130,6 +129,16 @@ def _extern_nodes(live: list[Node], dtypes: Collection[str]) -> dict[Node, str]:
             if all(user in externs or user.op == "output" for user in node.users):
                 externs[node] = "a view only extern steps read: free eagerly"
     return externs
+
+
+def _dtypes_computed_in(node: Node) -> list[DType]:
+    """The dtypes a kernel for `node` holds: its result's and its tensors', and the dtype a
+    Python number is promoted to with them (`mask > 0` compares a bool mask in int64)."""
+    values = [n.meta["val"] for n in (node, *node.all_input_nodes)]
+    numbers = [a for a in node.args if isinstance(a, (bool, int, float))]
+    if not numbers or node.target.kind != "pointwise":
+        return [v.dtype for v in values]
+    return [v.dtype for v in values] + [result_type(*values[1:], *numbers)]
 
 
 def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node, int]]:

@@ -169,6 +169,8 @@ class LLVMOps(OpsHandler):
 
     def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
         self._same_type("add", a, b)
+        if a.type == I8:  # bool + bool is `or`, as in eager (0 or 1 stays a bool)
+            return self._once(("add", a, b), lambda: self.builder.or_(a, b, name="add"))
         return self._once(("add", a, b), lambda: self.builder.fadd(a, b, name="add"))
 
     def sub(self, a: ir.Value, b: ir.Value) -> ir.Value:
@@ -177,6 +179,8 @@ class LLVMOps(OpsHandler):
 
     def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
         self._same_type("mul", a, b)
+        if a.type == I8:  # bool * bool is `and`
+            return self._once(("mul", a, b), lambda: self.builder.and_(a, b, name="mul"))
         return self._once(("mul", a, b), lambda: self.builder.fmul(a, b, name="mul"))
 
     def div(self, a: ir.Value, b: ir.Value) -> ir.Value:

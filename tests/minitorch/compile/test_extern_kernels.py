@@ -164,3 +164,20 @@ def test_a_dtype_the_backend_does_not_compile_runs_as_extern_steps():
     out, text = _steps_of(f, x, i, backend="numpy")  # the numpy backend compiles int64
     np.testing.assert_allclose(out.numpy(), f(x, i).numpy(), rtol=1e-6)
     assert "extern:" not in text
+
+
+@pytest.mark.parametrize("backend", ["inductor", "numpy", "interpreter"])
+@pytest.mark.parametrize("fn", [
+    lambda a, b: (a + b, a * b, (a + b) * a),  # bool arithmetic: or, and
+    lambda a, b: ((a > 0).int(), a > 0),  # a bool mask compared with an int: in int64
+])
+def test_bool_arithmetic_and_bool_int_comparisons_compile_or_run_extern(fn, backend):
+    a = minitorch.tensor([True, False, True, False])
+    b = minitorch.tensor([True, True, False, False])
+    minitorch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a backend failure would fall back with a warning
+        got = minitorch.compile(fn, backend=backend)(a, b)
+    for g, e in zip(got, fn(a, b)):
+        assert g.dtype is e.dtype
+        np.testing.assert_array_equal(g.numpy(), e.numpy())
