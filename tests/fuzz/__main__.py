@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated backend names")
     parser.add_argument("--recycle", type=int, default=250,
                         help="programs per child process (0: all in this process)")
+    parser.add_argument("--list", action="store_true",
+                        help="also list every failure, one line each")
     parser.add_argument("--no-minimize", action="store_true",
                         help="print the failures' programs as found, unshrunk (faster)")
     args = parser.parse_args(argv)
@@ -35,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = fuzz(args.n, args.seed, backends, progress, args.recycle or None)
     failures = list(summary.first.values()) if args.no_minimize else minimize_groups(summary)
+    if args.list:
+        print(summary.listing())
     print(summary.report(failures))
     return 1 if summary.failed else 0
 

@@ -31,6 +31,7 @@ class Summary:
     fallbacks: Counter = field(default_factory=Counter)  # reason -> count
     first: dict[tuple, Failure] = field(default_factory=dict)  # group -> its first failure
     seeds: dict[tuple, list[int]] = field(default_factory=dict)  # group -> failing seeds
+    every: list[tuple[int, Failure]] = field(default_factory=list)  # (seed, failure), in order
 
     @property
     def failed(self) -> int:
@@ -44,6 +45,12 @@ class Summary:
             self.wrong[failure.backend, failure.kind] += 1
         self.first.setdefault(group, failure)
         self.seeds.setdefault(group, []).append(seed)
+        self.every.append((seed, failure))
+
+    def listing(self) -> str:
+        """One line per failure: seed, backend, call, kind and what differed."""
+        return "\n".join(f"seed {seed}: {f.backend} call {f.call}: {f.kind}: {f.message}"
+                         for seed, f in self.every)
 
     def report(self, minimized: list[Failure] = ()) -> str:
         lines = [f"{self.programs} programs in {self.seconds:.1f} s: "

@@ -80,18 +80,23 @@ def observe(fn: Callable, inputs: list[minitorch.Tensor]) -> Observation:
     return seen
 
 
-def difference(want: Observation, got: Observation) -> tuple[str, str] | None:
-    """(kind, what differs) for the first way `got` is not `want`, or None when it is."""
+def difference(want: Observation, got: Observation,
+               precision: str = "float64") -> tuple[str, str] | None:
+    """(kind, what differs) for the first way `got` is not `want`, or None when it is.
+
+    `precision`: the least precise float dtype the program computed in. A float64 output of
+    float32 math (`x.sin().double()`) carries float32's rounding, and gets its tolerance.
+    """
     if want.error is not None or got.error is not None:
         return _error_difference(want, got)
     if got.structure != want.structure:
         return "structure", f"returned {got.structure}, eager {want.structure}"
     for k, (w, g) in enumerate(zip(want.outputs, got.outputs)):
-        found = _output_difference(w, g)
+        found = _output_difference(w, g, precision)
         if found is not None:
             return found[0], f"output {k}: {found[1]}"
     for k, (w, g) in enumerate(zip(want.inputs_after, got.inputs_after)):
-        found = _values_difference(w, g)
+        found = _values_difference(w, g, precision)
         if found is not None:
             return "input mutation", f"input {k} after the call: {found}"
     for k, (w, g) in enumerate(zip(want.aliases, got.aliases)):
@@ -102,7 +107,7 @@ def difference(want: Observation, got: Observation) -> tuple[str, str] | None:
         if (w is None) != (g is None):
             return "grad", f"input {k}'s .grad is {_none_or_tensor(g)}, eager " \
                            f"{_none_or_tensor(w)}"
-        found = None if w is None else _values_difference(w, g)
+        found = None if w is None else _values_difference(w, g, precision)
         if found is not None:
             return "grad", f"input {k}'s .grad: {found}"
     return None
@@ -120,7 +125,7 @@ def _error_difference(want: Observation, got: Observation) -> tuple[str, str] | 
     return None
 
 
-def _output_difference(want: object, got: object) -> tuple[str, str] | None:
+def _output_difference(want: object, got: object, precision: str) -> tuple[str, str] | None:
     if not isinstance(want, Tensor):
         return None if _same_python_value(want, got) else ("value", f"{got!r}, eager {want!r}")
     if got.dtype != want.dtype:
@@ -129,11 +134,11 @@ def _output_difference(want: object, got: object) -> tuple[str, str] | None:
         return "shape", f"shape {got.value.shape}, eager {want.value.shape}"
     if got.requires_grad != want.requires_grad:
         return "requires_grad", f"requires_grad={got.requires_grad}, eager {want.requires_grad}"
-    found = _values_difference(want.value, got.value)
+    found = _values_difference(want.value, got.value, precision)
     return None if found is None else ("value", found)
 
 
-def _values_difference(want: np.ndarray, got: np.ndarray) -> str | None:
+def _values_difference(want: np.ndarray, got: np.ndarray, precision: str) -> str | None:
     """Where `got` is not close to `want` (same dtype and shape), as a sentence, or None."""
     if got.shape != want.shape or got.dtype != want.dtype:
         return f"{got.dtype}{list(got.shape)}, eager {want.dtype}{list(want.shape)}"
@@ -145,7 +150,8 @@ def _values_difference(want: np.ndarray, got: np.ndarray) -> str | None:
         finite = np.isfinite(w)
         scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
         with np.errstate(all="ignore"):
-            close = np.abs(g - w) <= RTOL[str(want.dtype)] * scale
+            rtol = max(RTOL[str(want.dtype)], RTOL[precision])
+            close = np.abs(g - w) <= rtol * scale
         bad = np.where(finite, ~close, ~((g == w) | (np.isnan(g) & np.isnan(w))))
     if not bad.any():
         return None

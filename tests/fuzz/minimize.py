@@ -10,6 +10,7 @@ difference, same exception class for a crash):
     delete a returned value     return t4, t2, x       ->  return t4, t2
     flatten a block             if ...: t2 = a else: t2 = b  ->  t2 = a
     simplify an expression      t3 = t1 * t2           ->  t3 = t1
+    drop an unused input        def program(x, y)      ->  def program(y)
     shrink an input             (4, 3, 2)              ->  (3, 3, 2), (1, 3, 2), (3, 2)
     plainer inputs              requires_grad, transposed  ->  off
 
@@ -70,7 +71,10 @@ def _smaller(program: Program) -> Iterator[Program]:
     for k, statement in enumerate(body):
         for simpler in _simpler_statements(statement):
             yield program.with_body(body[:k] + (simpler,) + body[k + 1:])
+    text = "\n".join(body + program.returns)
     for k, spec in enumerate(program.inputs):
+        if len(program.inputs) > 1 and not re.search(rf"\b{spec.name}\b", text):
+            yield replace(program, inputs=program.inputs[:k] + program.inputs[k + 1:])
         for smaller in _smaller_inputs(spec):
             inputs = program.inputs[:k] + (smaller,) + program.inputs[k + 1:]
             yield replace(program, inputs=inputs)
@@ -127,10 +131,12 @@ def reproducer(failure: Failure) -> str:
         tensors = ", ".join(_literal(spec, program.seed, k, resize)
                             for k, spec in enumerate(program.inputs))
         lines.append(f"    if resize == {resize}:\n        return [{tensors}]")
-    lines += ["", f"compiled = minitorch.compile(program, backend={failure.backend!r})",
+    lines += ["", "# eager and compiled, call by call: outputs, inputs after, aliasing, grads",
+              "from tests.fuzz.compare import difference, observe",
+              f"compiled = minitorch.compile(program, backend={failure.backend!r})",
               f"for resize in {list(RESIZES[:failure.call])}:",
-              "    print(program(*inputs(resize)))",
-              "    print(compiled(*inputs(resize)))"]
+              "    print(difference(observe(program, inputs(resize)),",
+              f"                     observe(compiled, inputs(resize)), {program.precision()!r}))"]
     return "\n".join(lines) + "\n"
 
 

@@ -68,6 +68,14 @@ class Program:
         """Fresh input tensors; `resize` > 0 adds it to every size above 1 (same broadcasting)."""
         return [make_input(spec, self.seed, k, resize) for k, spec in enumerate(self.inputs)]
 
+    def precision(self) -> str:
+        """The least precise float dtype it computes in: float64 only if nothing is float32.
+
+        Integer inputs count as float32: `sin` and `/` of integers give float32.
+        """
+        wide = all(i.dtype == "float64" for i in self.inputs)
+        return "float64" if wide and ".float()" not in self.source() else "float32"
+
     def with_body(self, body: tuple[str, ...]) -> Program:
         return replace(self, body=body)
 

@@ -75,7 +75,7 @@ def _run_backend(program: Program, function, backend: str,
         compiled = minitorch.compile(function, backend=backend)
         for call, resize in enumerate(RESIZES, 1):
             got = observe(compiled, program.make_inputs(resize))
-            found = difference(expected[resize], got)
+            found = difference(expected[resize], got, program.precision())
             if found is not None:
                 failure = Failure(program, backend, call, *found)
                 break
