@@ -16,7 +16,7 @@ from tests.fuzz.minimize import minimize, reproducer
 from tests.fuzz.program import Input, Program
 from tests.fuzz.runner import Failure, run_program
 
-PROGRAMS = 250  # about 30 s on one core, with all three backends
+PROGRAMS = 250  # about 40 s on one core, with all three backends
 
 
 def test_compiled_equals_eager():
