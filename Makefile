@@ -1,4 +1,5 @@
 # make demo: create .venv if needed, install, run the sincos walkthrough
+# make fuzz N=10000: the differential fuzzer, N random programs compiled vs eager
 # make test: install the dev extras, run ruff, lint-imports (the direction of imports between
 #            the stages; contracts in pyproject.toml) and the whole suite on Python 3.11, then the
 #            bytecode-capture tests on 3.12 and 3.13 where those interpreters exist
@@ -9,7 +10,7 @@ VENV := .venv
 PIP_FLAGS := --quiet --disable-pip-version-check
 CAPTURE_TESTS := tests/tracer/dynamo
 
-.PHONY: demo test lint capture-versions bench clean
+.PHONY: demo test lint capture-versions bench fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,13 @@ capture-versions:
 bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/sincos.py
 	$(VENV)/bin/python benchmarks/eager_overhead.py
+
+# Random programs compiled by every backend and compared with eager (tests/fuzz/README.md):
+# make fuzz N=10000 SEED=0
+N ?= 1000
+SEED ?= 0
+fuzz: $(VENV)/.installed
+	$(VENV)/bin/python -m tests.fuzz --n $(N) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) .venv-3.12 .venv-3.13 *.egg-info .pytest_cache .ruff_cache

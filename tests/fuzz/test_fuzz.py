@@ -1,0 +1,71 @@
+"""The fuzzer in CI: a fixed budget of seeded programs, and tests of the fuzzer itself.
+
+`test_compiled_equals_eager` runs the same few hundred programs on every run (seeds are fixed,
+so a failure reproduces) and fails with a minimized reproducer of each kind of failure. The
+other tests check that the fuzzer can see what it claims to see: a fuzzer that cannot fail
+proves nothing.
+"""
+
+from __future__ import annotations
+
+import minitorch
+from tests.fuzz.campaign import fuzz, minimize_groups
+from tests.fuzz.compare import difference, observe
+from tests.fuzz.generator import generate
+from tests.fuzz.minimize import minimize, reproducer
+from tests.fuzz.program import Input, Program
+from tests.fuzz.runner import Failure, run_program
+
+PROGRAMS = 250  # about 40 s on one core, with all three backends
+
+
+def test_compiled_equals_eager():
+    summary = fuzz(PROGRAMS, seed=0)
+    if summary.failed:
+        raise AssertionError(summary.report(minimize_groups(summary)))
+
+
+def test_generation_is_deterministic_and_eager_runs_it():
+    program = generate(12)
+    assert program == generate(12)
+    assert observe(program.function(), program.make_inputs()).error is None
+
+
+def test_a_wrong_backend_is_caught_and_minimized(monkeypatch):
+    program = Program((Input("x", (3, 4), "float32"),),
+                      ("t0 = x.sin()", "t1 = t0 * 2", "t2 = x.cos()"), ("t1", "t2"), seed=1)
+
+    def off_compiler(fn, backend):  # a "compiler" whose first output is off by 1e-2
+        return lambda *inputs: (fn(*inputs)[0] + 1e-2, *fn(*inputs)[1:])
+
+    monkeypatch.setattr(minitorch, "compile", off_compiler)
+    failure = run_program(program, ("off",)).failures[0]
+    assert (failure.kind, failure.call) == ("value", 1)
+    smaller = minimize(failure)
+    print(reproducer(smaller))
+    assert smaller.program.body == () and smaller.program.inputs[0].shape == ()
+    assert "def program(x):" in reproducer(smaller)
+
+
+def test_aliasing_mutation_and_grad_are_compared():
+    x = Input("x", (2, 3), "float32", requires_grad=True)
+    program = Program((x,), ("t0 = x.t()",), ("t0",), seed=2)
+    fn = program.function()
+    want = observe(fn, program.make_inputs())
+    assert difference(want, observe(lambda x: fn(x).clone(), program.make_inputs()))[0] == \
+        "aliasing"
+    assert difference(want, observe(lambda x: fn(x.detach()), program.make_inputs()))[0] in \
+        ("requires_grad", "grad")
+    ints = Program((Input("x", (3,), "int32"),), ("x.add_(1)",), ("x",), seed=3)
+    want = observe(ints.function(), ints.make_inputs())
+    got = observe(lambda x: x + 1, ints.make_inputs())
+    assert difference(want, got)[0] == "input mutation"
+
+
+def test_errors_must_match():
+    program = Program((Input("x", (3,), "float32"),), ("t0 = x.t().t()[5]",), ("t0",), seed=4)
+    want = observe(program.function(), program.make_inputs())
+    assert want.error is not None
+    assert difference(want, observe(lambda x: x, program.make_inputs()))[0] == "missing error"
+    assert difference(want, want) is None
+    assert Failure(program, "eager", 1, "crash", "KeyError: x").signature() == ("crash", "KeyError")
