@@ -186,7 +186,12 @@ def _plain_sequence(data, where: tuple[int, ...]) -> list:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing memory with `array`."""
+    """A tensor sharing memory with `array` (an ndarray, as PyTorch requires: a numpy scalar
+    such as np.float32(1) has no memory to share)."""
+    if not isinstance(array, np.ndarray):
+        raise ArgumentTypeError(at_user_line(
+            f"from_numpy(): expected np.ndarray (got {type(array).__module__}."
+            f"{type(array).__name__})"))
     from_numpy_dtype(array.dtype)
     return Tensor._from_array(array)
 

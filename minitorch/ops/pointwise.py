@@ -85,9 +85,10 @@ sub = register(OpDef(
 mul = register(OpDef(
     "mul", "pointwise", m.binary("mul"),
     impl=lambda xp, a, b: xp.multiply(a, b),
-    backward=lambda g, out, a, b: (sum_to(mul(g, b), a), sum_to(mul(g, a), b)),
+    backward=lambda g, out, a, b: (sum_to(mul(g, b), a) if is_tensor(a) else None,
+                                   sum_to(mul(g, a), b) if is_tensor(b) else None),
     lowering="lowered",
-))
+))  # a number's gradient is not computed: `x * 2` saves nothing of x, as in PyTorch
 
 
 def _div_backward(g, out, a, b):

@@ -50,6 +50,8 @@ CASES = [
     ("zeros-float-size", lambda: M.zeros(2.5), ArgumentTypeError, "zeros()"),
     ("zeros-none-size", lambda: M.zeros((2, None)), ArgumentTypeError, "zeros()"),
     ("zeros-str-dtype", lambda: M.zeros(2, dtype="float32"), ArgumentTypeError, "zeros()"),
+    ("from-numpy-scalar", lambda: M.from_numpy(np.float32(1.0)), ArgumentTypeError,
+     "from_numpy()"),
     ("full-int-size", lambda: M.full(3, 1.0), ArgumentTypeError, "full()"),
     ("full-str-value", lambda: M.full((2,), "a"), ArgumentTypeError, "full()"),
     ("full-overflow", lambda: M.full((2,), 2**70), InvalidArgumentError, "full()"),

@@ -243,3 +243,14 @@ def test_backward_twice_through_an_in_place_op():
     y.sum().backward(retain_graph=True)
     y.sum().backward()
     assert x.grad.tolist() == [12.0] * 4
+
+
+def test_a_product_with_a_number_saves_nothing_of_the_tensor():
+    """`y * 0` needs no value of y for its gradient: writing y afterwards is fine, as in
+    PyTorch (mul by a Python number saves nothing)."""
+    x = minitorch.ones(3, requires_grad=True)
+    y = x * 2
+    z = y * 0
+    y.add_(1)
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(3, dtype=np.float32))

@@ -231,3 +231,21 @@ def test_an_empty_view_is_still_a_view(backend):
         zero_the_tail(x)
     with pytest.raises(AutogradError, match="a view of a leaf Variable"):
         minitorch.compile(zero_the_tail, backend=backend)(x)
+
+
+def detached_then_written_across_a_break(x):
+    t = x.detach()
+    print(end="")
+    t *= 2  # writes x's memory, not its history
+    return x.pow(3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_detached_alias_returned_by_a_graph_is_detached(backend):
+    grads = []
+    for b in (None, backend):
+        _dynamo.reset()
+        outs, (x,) = run(detached_then_written_across_a_break, b, X[0], requires_grad=True)
+        outs[0].sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0])

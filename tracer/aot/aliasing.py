@@ -48,9 +48,12 @@ class RemadeOutput:
     from_input: bool  # the chain starts at an input (else at one of the graph's outputs)
     index: int  # which input, or which graph output
     views: tuple[ViewStep, ...] = ()  # () for the tensor itself
+    detached: bool = False  # x.detach() of the input: its memory, not its autograd history
 
     def get(self, inputs: Sequence[Tensor], graph_outputs: Sequence[Tensor]) -> Tensor:
         base = (inputs if self.from_input else graph_outputs)[self.index]
+        if self.detached:
+            base = base.detach()
         if not self.views:
             return base
         out = replay(base, self.views)
@@ -85,9 +88,14 @@ def replay(base: Tensor, views: tuple[ViewStep, ...]) -> Tensor:
     return base
 
 
-def find_output_aliases(gm: GraphModule, num_outputs: int | None) -> OutputAliases | None:
+def find_output_aliases(gm: GraphModule, num_outputs: int | None,
+                        seen: Sequence[tuple[bool, bool]] = ()) -> OutputAliases | None:
     """The aliasing of the first `num_outputs` outputs of `gm` (a traced forward graph; None:
-    all, for an inference graph), or None when each is a fresh tensor of its own."""
+    all, for an inference graph), or None when each is a fresh tensor of its own.
+
+    `x.detach()` records no node (make_fx.py): it reads as x. `seen[i]` says whether output i
+    was an input itself and whether it required grad while traced; an output read as an
+    input without being it, or without its requires_grad, was made from `x.detach()`."""
     graph_outputs = list(gm.graph.find_nodes(op="output")[0].args[0][:num_outputs])
     chains = [_view_chain(node) for node in graph_outputs]
     sharing: dict[Node, int] = {}  # an intermediate root -> how many outputs view it
@@ -103,9 +111,12 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None) -> OutputAlias
 
     placeholders = gm.graph.find_nodes(op="placeholder")
     remade = []
-    for node, (root, views) in zip(graph_outputs, chains):
+    for i, (node, (root, views)) in enumerate(zip(graph_outputs, chains)):
         if root.op == "placeholder":
-            remade.append(RemadeOutput(True, placeholders.index(root), views))
+            was_input, requires_grad = seen[i] if i < len(seen) else (True, False)
+            detached = ((not views and not was_input)
+                        or (root.meta["val"].requires_grad and not requires_grad))
+            remade.append(RemadeOutput(True, placeholders.index(root), views, detached))
         elif views and (root in graph_outputs or sharing[root] > 1):
             remade.append(RemadeOutput(False, graph_index(root), views))
         else:

@@ -71,9 +71,10 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
     left to `graphs.aliases` ([Note: output aliasing]). Compiles nothing; `log` reports the
     graphs to the walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
     name = getattr(fn, "meta", {}).get("name", "graph")
-    graphs, seconds = _trace(_as_tuple(fn), example_inputs, name)
+    flat = _as_tuple(fn)
+    graphs, seconds = _trace(flat, example_inputs, name)
     num_outputs = graphs.spec.num_outputs if graphs.training else None
-    aliases = find_output_aliases(graphs.forward, num_outputs)
+    aliases = find_output_aliases(graphs.forward, num_outputs, flat.seen)
     if aliases is not None:  # trace again what the graph must compute: no views, their bases
         graphs, seconds = _trace(_as_tuple(aliases.graph), example_inputs, name)
         graphs.aliases = aliases
@@ -121,10 +122,16 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
 
 
 def _as_tuple(fn: Callable) -> Callable:
+    """`fn` returning a tuple; after a trace, `.seen` says of each output whether it was an
+    input itself, and whether it required grad (see find_output_aliases)."""
+
     def flat(*args):
         out = fn(*args)
-        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        flat.seen = [(any(o is a for a in args), o.requires_grad) for o in out]
+        return out
 
+    flat.seen = []
     return flat
 
 
