@@ -22,6 +22,7 @@ import minitorch
 from ir.ops_handler import OpsHandler, current_ops_handler, ops, set_ops_handler
 from minitorch.dispatch import DispatchMode, current_mode
 from tracer.dynamo.eval_frame import cache_entries, fallback_reasons
+from tracer.fx import symbolic_trace
 
 THREADS = 4
 BACKENDS = ["eager", "aot_eager", "inductor"]
@@ -279,3 +280,29 @@ def test_the_ops_handler_is_per_thread():
                 assert ops.sin(None) == f"h{i}"
 
     run_threads(work)
+
+
+def test_symbolic_traces_in_several_threads_stay_apart():
+    """fx's symbolic_trace patches minitorch's functions and Module while it runs: two threads
+    tracing at once each record only their own ops, a thread that traces nothing runs the
+    originals, and every original is back after."""
+    relu, module_call = minitorch.relu, minitorch.nn.Module.__call__
+    layer = minitorch.nn.Linear(3, 2)
+    x = minitorch.randn(4, 3)
+
+    def own_ops(i: int) -> Callable:
+        name = ["relu", "sigmoid"][i]  # looked up on each call, as user code does
+        return lambda y: getattr(minitorch, name)(layer(y)) * (i + 2)
+
+    def work(i: int) -> None:
+        for _ in range(20):
+            if i < 2:
+                gm = symbolic_trace(own_ops(i))
+                calls = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+                assert [f.__name__ for f in calls] == ["linear", ["relu", "sigmoid"][i], "mul"]
+            else:
+                out = minitorch.relu(layer(x))  # eager, never a Proxy or a node
+                assert isinstance(out, minitorch.Tensor) and out.shape == (4, 2)
+
+    run_threads(work)
+    assert minitorch.relu is relu and minitorch.nn.Module.__call__ is module_call
