@@ -1,6 +1,6 @@
 """Threads: compiled functions called and compiled from several threads at once give eager's
-answers, and per-thread state (grad mode, dispatch modes, the loop-IR ops handler) stays in its
-thread, as PyTorch's grad mode and modes do.
+answers, and per-thread state (grad mode, dispatch modes, the loop-IR ops handler, fx's tracer)
+stays in its thread, as PyTorch's grad mode and modes do.
 
 Every test starts its threads at a `threading.Barrier`, and the interpreter switches threads
 every few microseconds instead of every 5 ms, so that they really overlap (a thread started
@@ -60,7 +60,7 @@ def train_step(x, w, b):
     return ((x @ w + b).tanh() * 2).sum()
 
 
-def eager_grads(fn: Callable, xa, wa, ba) -> tuple:
+def loss_and_grads(fn: Callable, xa, wa, ba) -> tuple:
     """The loss and the gradients of w and b, computed by `fn` (eager or compiled)."""
     w = minitorch.tensor(wa, requires_grad=True)
     b = minitorch.tensor(ba, requires_grad=True)
@@ -81,14 +81,14 @@ def test_one_compiled_training_function_shared_by_four_threads(backend):
     """4 threads x 250 calls, forward and backward, the first call compiling in all of them at
     once: every loss and gradient is eager's, and the function compiled once."""
     data = batches(8)
-    expected = [eager_grads(train_step, *d) for d in data]
+    expected = [loss_and_grads(train_step, *d) for d in data]
     compiled = minitorch.compile(train_step, backend=backend)
     wrong = [0] * THREADS
 
     def work(i: int) -> None:
         for call in range(1000 // THREADS):
             k = (i + call) % len(data)
-            loss, gw, gb = eager_grads(compiled, *data[k])
+            loss, gw, gb = loss_and_grads(compiled, *data[k])
             want_loss, want_gw, want_gb = expected[k]
             wrong[i] += not (np.isclose(loss, want_loss, rtol=1e-5)
                              and np.allclose(gw, want_gw, rtol=1e-5, atol=1e-6)
@@ -174,7 +174,7 @@ def test_a_thread_in_no_grad_while_another_trains(backend):
     """Inference under no_grad and training, of one compiled function, at the same time: the
     inference outputs never require grad, the training gradients are eager's."""
     data = batches(4)
-    expected = [eager_grads(train_step, *d) for d in data]
+    expected = [loss_and_grads(train_step, *d) for d in data]
     compiled = minitorch.compile(train_step, backend=backend)
 
     def work(i: int) -> None:
@@ -187,7 +187,7 @@ def test_a_thread_in_no_grad_while_another_trains(backend):
                 assert not out.requires_grad
                 assert np.isclose(out.item(), expected[call % len(data)][0], rtol=1e-5)
             else:
-                got = eager_grads(compiled, xa, wa, ba)
+                got = loss_and_grads(compiled, xa, wa, ba)
                 for g, want in zip(got, expected[call % len(data)]):
                     np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
 

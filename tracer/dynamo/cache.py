@@ -21,9 +21,10 @@ a lock and written under one:
 - `entries` is never changed in place: a writer builds a new list and assigns it, which is
   atomic, so a lookup walks one consistent snapshot (a list being reordered under it could
   skip an entry or see one twice);
-- `compiling()`, a lock per code object, lets one thread at a time compile a frame of it. A
-  thread that waited looks the frame up again first: the one before it may have compiled just
-  what it needs (the same double-check as any lazily filled cache);
+- `compiling`, a (reentrant) lock per code object, lets one thread at a time compile a frame
+  of it, and is held while `entries` is replaced. A thread that waited for it looks the frame
+  up again first: the one before it may have compiled just what it needs (the double-check
+  of any lazily filled cache);
 - `cache_for` creates a code object's cache under a lock, so that two threads calling it
   first at once share one cache instead of each filling its own.
 
@@ -128,8 +129,9 @@ class CodeCache:
         # speed-up, and a lookup should not wait for a compile.
         if self.compiling.acquire(blocking=False):
             try:
-                if entry in self.entries:  # reset() or another thread may have moved on
-                    self.entries = [entry, *(e for e in self.entries if e is not entry)]
+                others = [e for e in self.entries if e is not entry]
+                if len(others) < len(self.entries):  # still here: nothing removed it meanwhile
+                    self.entries = [entry, *others]
             finally:
                 self.compiling.release()
 
