@@ -19,7 +19,7 @@ decides what a value is. Run the same body under
 - a recording handler (ir/scheduler.py): the body reports which buffers it loads, and where.
 
 One body, many meanings, and no IR tree to walk. This is Inductor's `V.ops`, made visible: the
-current handler is one module-level variable, changed only by the context manager
+current handler is one per-thread variable, changed only by the context manager
 `set_ops_handler`, so `grep set_ops_handler` finds every place that gives `ops` a meaning.
 
     with set_ops_handler(PrintingHandler()):
@@ -122,6 +122,7 @@ MATH_DOMAINS and MATH_ULPS hold the same table for tests to read.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -450,32 +451,38 @@ class WrapperHandler(OpsHandler):
         return self.inner.tanh(a)
 
 
-# None outside every `set_ops_handler` block, so that a stray `ops.sin(x)` fails loudly.
-_current_handler: OpsHandler | None = None
+# This thread's handler: None outside every `set_ops_handler` block, so that a stray
+# `ops.sin(x)` fails loudly. Per thread (a context variable, as grad mode is: [Note: grad mode
+# is per thread] in minitorch/autograd/grad_mode.py), so that two threads lowering or running
+# kernels at once each see their own meaning of `ops`; Inductor's `V.ops` is thread-local too.
+_current_handler: contextvars.ContextVar[OpsHandler | None] = contextvars.ContextVar(
+    "ops_handler", default=None)
 
 
 @contextmanager
 def set_ops_handler(handler: OpsHandler) -> Iterator[OpsHandler]:
-    """Make `handler` the meaning of `ops` inside the block; the previous one comes back after.
+    """Make `handler` the meaning of `ops` inside the block, in this thread; the previous one
+    comes back after.
 
     Blocks nest: the printer may run a body while the scheduler's recorder is current.
     """
-    global _current_handler
-    previous, _current_handler = _current_handler, handler
+    previous = _current_handler.get()
+    _current_handler.set(handler)
     try:
         yield handler
     finally:
-        _current_handler = previous
+        _current_handler.set(previous)
 
 
 def current_ops_handler() -> OpsHandler:
-    """The handler `ops` forwards to right now."""
-    if _current_handler is None:
+    """The handler `ops` forwards to right now, in this thread."""
+    handler = _current_handler.get()
+    if handler is None:
         raise RuntimeError(
             "ops called with no ops handler set: a loop body only runs inside "
             "`with set_ops_handler(handler):`"
         )
-    return _current_handler
+    return handler
 
 
 class _Ops(WrapperHandler):

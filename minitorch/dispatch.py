@@ -17,10 +17,17 @@ every op into a graph. Because autograd (step 4) sits *above* the mode, the deri
 that the engine runs during `backward()` pass through the same mode, which is how AOT autograd
 captures the backward pass without a separate symbolic differentiator. While a mode runs, it is
 popped from the stack, so the ops it calls itself go to the next mode down (or to eager).
+
+Each thread has its own stack, as PyTorch's modes are thread-local: fake tensors or an AOT
+trace in one thread must not capture, or be pushed off by, the eager ops of another. The stack
+is a tuple in a context variable, like grad mode ([Note: grad mode is per thread]); a tuple,
+never a list changed in place, because asyncio tasks start from a copy of the context, and a
+copy of a list would be the same list.
 """
 
 from __future__ import annotations
 
+import contextvars
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,7 +40,9 @@ from minitorch.dtype import DType
 if TYPE_CHECKING:
     from minitorch.ops.registry import OpDef, TensorMeta
 
-_mode_stack: list[DispatchMode] = []
+# this thread's active modes, innermost last
+_modes: contextvars.ContextVar[tuple[DispatchMode, ...]] = contextvars.ContextVar(
+    "dispatch_modes", default=())
 
 
 class DispatchMode:
@@ -43,16 +52,19 @@ class DispatchMode:
         raise NotImplementedError
 
     def __enter__(self):
-        _mode_stack.append(self)
+        _modes.set((*_modes.get(), self))
         return self
 
     def __exit__(self, *exc) -> None:
-        popped = _mode_stack.pop()
-        assert popped is self, "dispatch modes must exit in the reverse order of entering"
+        modes = _modes.get()
+        assert modes and modes[-1] is self, \
+            "dispatch modes must exit in the reverse order of entering"
+        _modes.set(modes[:-1])
 
 
 def current_mode() -> DispatchMode | None:
-    return _mode_stack[-1] if _mode_stack else None
+    modes = _modes.get()
+    return modes[-1] if modes else None
 
 
 def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
@@ -94,12 +106,13 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         meta = op.meta(*args, **kwargs)
         _remember_meta(key, meta)
 
-    if _mode_stack:
-        mode = _mode_stack.pop()
+    modes = _modes.get()
+    if modes:
+        _modes.set(modes[:-1])
         try:
-            out = mode.run(op, args, kwargs, meta)
+            out = modes[-1].run(op, args, kwargs, meta)
         finally:
-            _mode_stack.append(mode)
+            _modes.set(modes)
     else:  # eager: the kernel on the arrays, wrapped as tensors of the rule's dtype
         xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
         result = op.impl(xp, *arrays, **kwargs)

@@ -41,7 +41,10 @@ def lookup_backend(backend: str | Callable | GraphCompiler) -> GraphCompiler:
                 f"unknown backend {backend!r}; expected one of {list_backends()} or a "
                 "function backend(gm, example_inputs)"
             )
-        _COMPILERS[backend] = InductorCompiler(codegen_registry.get_backend(backend), backend)
+        # setdefault: two threads naming a new backend at once share one compiler, so that
+        # their cache entries match each other's
+        _COMPILERS.setdefault(backend,
+                              InductorCompiler(codegen_registry.get_backend(backend), backend))
     return _COMPILERS[backend]
 
 

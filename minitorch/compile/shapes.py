@@ -13,6 +13,7 @@ it keeps every version compiled so far and compiles a new one for a call no vers
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -106,14 +107,31 @@ class PerShape:
     def __init__(self, compile_version: Callable[[list], Version], example_inputs: list) -> None:
         self.compile_version = compile_version
         self.versions: list[Version] = [compile_version(example_inputs)]
+        # Threads may call at once: one compiles at a time, and `versions` is replaced, never
+        # appended to, so a call walks a consistent list without taking the lock.
+        self._compiling = threading.Lock()
 
     def __call__(self, *inputs: Tensor) -> tuple:
-        for version in self.versions:
+        fit = self._fit(self.versions, inputs)
+        if fit is None:
+            with self._compiling:
+                fit = self._fit(self.versions, inputs)  # compiled while this thread waited?
+                if fit is None:
+                    # NOTE: a size-generic version may not fit because two dims that shared a
+                    # symbol (equal sizes in its example) now differ; one compiled from these
+                    # inputs gives each a symbol.
+                    version = self.compile_version(list(inputs))
+                    self.versions = [*self.versions, version]
+                    fit = version, version.bind_or_raise(inputs)
+        version, sizes = fit
+        return version.run(inputs, sizes)  # bound once: not again inside the call
+
+    @staticmethod
+    def _fit(versions: list[Version], inputs: Sequence[Tensor]
+             ) -> tuple[Version, dict[str, int]] | None:
+        """The first version that fits `inputs`, with its size symbols' values."""
+        for version in versions:
             sizes = version.bind(inputs)
             if sizes is not None:
-                return version.run(inputs, sizes)  # bound once: not again inside the call
-        # NOTE: a size-generic version may not fit because two dims that shared a symbol (equal
-        # sizes in its example) now differ; one compiled from these inputs gives each a symbol.
-        version = self.compile_version(list(inputs))
-        self.versions.append(version)
-        return version.run(inputs, version.bind_or_raise(inputs))
+                return version, sizes
+        return None

@@ -13,11 +13,29 @@ with equal bytecode are still two caches), and drop it when the code object dies
                       auto_dynamic:       {L['x']: {0}}      dims seen with two sizes
 
 The last two drive automatic dynamic shapes ([Note: dynamic shapes] in output_graph.py).
+
+[Note: the cache and threads]
+A compiled function may be called from several threads at once, so the cache is read without
+a lock and written under one:
+
+- `entries` is never changed in place: a writer builds a new list and assigns it, which is
+  atomic, so a lookup walks one consistent snapshot (a list being reordered under it could
+  skip an entry or see one twice);
+- `compiling`, a (reentrant) lock per code object, lets one thread at a time compile a frame
+  of it, and is held while `entries` is replaced. A thread that waited for it looks the frame
+  up again first: the one before it may have compiled just what it needs (the double-check
+  of any lazily filled cache);
+- `cache_for` creates a code object's cache under a lock, so that two threads calling it
+  first at once share one cache instead of each filling its own.
+
+`private_caches()` (what explain() compiles into) replaces the table for its own thread only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -80,7 +98,10 @@ class CacheEntry:
 
 @dataclass
 class CodeCache:
-    """Every cache entry of one code object, most recently used first."""
+    """Every cache entry of one code object, most recently used first.
+
+    `entries` is replaced, never changed in place ([Note: the cache and threads]).
+    """
 
     entries: list[CacheEntry] = field(default_factory=list)
     recompile_reasons: list[str] = field(default_factory=list)
@@ -88,16 +109,31 @@ class CodeCache:
     limit_reached: bool = False  # past config.recompile_limit, misses run eagerly
     seen_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)
     auto_dynamic: dict[Source, set[int]] = field(default_factory=dict)
+    # held while a thread compiles a frame of this code, and while `entries` is replaced
+    compiling: threading.RLock = field(default_factory=threading.RLock, repr=False,
+                                      compare=False)
 
     def lookup(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
                compiler: GraphCompiler, fullgraph: bool,
                dynamic: bool | None = None) -> CacheEntry | None:
-        for i, entry in enumerate(self.entries):
+        entries = self.entries  # one snapshot: other threads replace the list, never edit it
+        for i, entry in enumerate(entries):
             if entry.matches(f_locals, f_globals, compiler, fullgraph, dynamic):
                 if i:  # keep the hot entry first, so its guard is checked first
-                    self.entries.insert(0, self.entries.pop(i))
+                    self._move_to_front(entry)
                 return entry
         return None
+
+    def _move_to_front(self, entry: CacheEntry) -> None:
+        # Skipped while another thread holds the lock (compiling, say): the order is only a
+        # speed-up, and a lookup should not wait for a compile.
+        if self.compiling.acquire(blocking=False):
+            try:
+                others = [e for e in self.entries if e is not entry]
+                if len(others) < len(self.entries):  # still here: nothing removed it meanwhile
+                    self.entries = [entry, *others]
+            finally:
+                self.compiling.release()
 
     def miss_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
                     compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> str:
@@ -128,36 +164,55 @@ class CodeCache:
         return marked
 
     def add(self, entry: CacheEntry) -> None:
-        self.entries.insert(0, entry)
+        """Put a new entry first; the caller holds `compiling`."""
+        self.entries = [entry, *self.entries]
         self.seen_sizes.update(entry.tensor_sizes)
-        if _journal is not None:
-            _journal.append(entry)
+        private = _private.get()
+        if private is not None:
+            private[1].append(entry)
 
+
+Table = dict[int, tuple[weakref.ref, CodeCache]]
 
 # id(code) -> (a weak reference to the code, its cache)
-_caches: dict[int, tuple[weakref.ref, CodeCache]] = {}
-# While `private_caches()` is active: every entry added, in the order it was compiled.
-_journal: list[CacheEntry] | None = None
+_caches: Table = {}
+_creating = threading.Lock()  # held by cache_for while it makes a code object's cache
+
+
+# This thread's `private_caches()`: its table and journal (every entry added, in compile
+# order), or None outside one. A context variable, as grad mode is ([Note: grad mode is per
+# thread] in minitorch/autograd/grad_mode.py).
+_private: contextvars.ContextVar[tuple[Table, list[CacheEntry]] | None] = \
+    contextvars.ContextVar("private_caches", default=None)
+
+
+def _table() -> Table:
+    private = _private.get()
+    return _caches if private is None else private[0]
 
 
 def cache_for(code: CodeType) -> CodeCache:
     """The cache of `code`, created empty on first use."""
-    known = _caches.get(id(code))
+    table = _table()  # the table it is made in, which may be private_caches()'s
+    key = id(code)
+    known = table.get(key)
     if known is not None and known[0]() is code:
         return known[1]
-    cache = CodeCache()
-    key = id(code)
-    table = _caches  # the table it was made in, which may be private_caches()'s
-    table[key] = (weakref.ref(code, lambda _: _forget(table, key)), cache)
-    return cache
+    with _creating:
+        known = table.get(key)  # made by another thread while this one waited?
+        if known is not None and known[0]() is code:
+            return known[1]
+        cache = CodeCache()
+        table[key] = (weakref.ref(code, lambda _: _forget(table, key)), cache)
+        return cache
 
 
 def existing_cache(code: CodeType) -> CodeCache | None:
-    known = _caches.get(id(code))
+    known = _table().get(id(code))
     return known[1] if known is not None and known[0]() is code else None
 
 
-def _forget(table: dict[int, tuple[weakref.ref, CodeCache]], key: int) -> None:
+def _forget(table: Table, key: int) -> None:
     known = table.get(key)
     if known is not None and known[0]() is None:
         del table[key]
@@ -169,17 +224,17 @@ def reset() -> None:
 
 
 @contextlib.contextmanager
-def private_caches() -> Iterator[tuple[dict[int, tuple[weakref.ref, CodeCache]],
-                                       list[CacheEntry]]]:
+def private_caches() -> Iterator[tuple[Table, list[CacheEntry]]]:
     """Run with empty caches that are thrown away afterwards (what explain() compiles into).
 
     Yields the private table and the list of entries added to it, in compile order; the
-    caches that were there before come back untouched on exit.
+    caches that were there before come back untouched on exit. Only this thread's compiles
+    use them: other threads keep the shared caches.
     """
-    global _caches, _journal
-    saved = _caches, _journal
-    _caches, _journal = {}, []
+    saved = _private.get()
+    private = {}, []
+    _private.set(private)
     try:
-        yield _caches, _journal
+        yield private
     finally:
-        _caches, _journal = saved
+        _private.set(saved)

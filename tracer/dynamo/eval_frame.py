@@ -13,7 +13,8 @@ the same thing at the one place we control, the call:
       2. for each entry of cache_for(code), most recently used first: if its guard passes,
          return entry.transformed(f_locals, f_globals)
       3. miss: record why (the first failing guard part), trace and compile a new entry
-         (convert_frame.py), put it first, and run it
+         (convert_frame.py), put it first, and run it; one thread at a time compiles a
+         frame of one code object ([Note: the cache and threads] in cache.py)
 
 What we give up: only the function passed to `optimize` is captured, not every frame it calls
 (a real hook sees those too, and a later issue inlines them instead).
@@ -148,7 +149,18 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
 
 def _compile(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
              fullgraph: bool, dynamic: bool | None = None) -> CacheEntry | None:
-    """A new entry at the front of `cache`, or None past the recompile limit (run eagerly)."""
+    """An entry for `frame` at the front of `cache`, or None past the recompile limit (run
+    eagerly). One thread at a time compiles a frame of this code ([Note: the cache and
+    threads] in cache.py); one that waited may find the entry it needs compiled meanwhile."""
+    with cache.compiling:
+        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic)
+        if entry is not None:
+            return entry
+        return _compile_new(cache, frame, compiler, fullgraph, dynamic)
+
+
+def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
+                 fullgraph: bool, dynamic: bool | None) -> CacheEntry | None:
     if len(cache.entries) >= config.recompile_limit:
         if fullgraph or not cache.limit_reached:
             reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph,

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import types
@@ -16,7 +17,10 @@ from typing import Any
 from minitorch.nn.module import Module
 from tracer.fx.graph import Graph
 
-_compiled_count = 0
+# Numbers each generated forward's filename. `next` on a count is one step under the GIL, so
+# two threads recompiling at once never share a filename (and so never each other's linecache
+# source in a traceback), which `+= 1` on a global int would not promise.
+_compiled_count = itertools.count(1)
 
 
 class GraphModule(Module):
@@ -49,13 +53,11 @@ class GraphModule(Module):
 
     def recompile(self) -> str:
         """Regenerate `forward` from the (possibly edited) graph."""
-        global _compiled_count
         from tracer.fx.python_code import python_code
 
         generated = python_code(self._graph, "self")
-        _compiled_count += 1
         # Register the source with linecache so tracebacks show the generated line.
-        filename = f"<fx-generated {self._class_name} #{_compiled_count}>"
+        filename = f"<fx-generated {self._class_name} #{next(_compiled_count)}>"
         linecache.cache[filename] = (len(generated.source), None,
                                      generated.source.splitlines(True), filename)
         namespace = dict(generated.globals)

@@ -19,13 +19,22 @@ always undone, even when tracing fails:
     default) is recorded as `call_module`, any other module is traced through;
   - `Module.__getattr__` turns a parameter or buffer of the traced module into a `get_attr`
     Proxy named by its dotted path ('linear.weight'), the same node each time it is read.
+
+[Note: tracing beside other threads] The patched functions and methods are process-wide, but
+a trace belongs to one thread: each patch asks `_tracer`, a context variable, which tracer is
+running in the calling thread, and in a thread that traces nothing it calls the original at
+once. The patches go in when the first trace in any thread starts and come out when the last
+one ends (a count under a lock), so that two threads tracing at once neither record into each
+other's graphs nor restore each other's patches as the "originals".
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -130,7 +139,7 @@ class Tracer:
         self._tensor_paths = {id(t): name for name, t in [*self.root.named_parameters(),
                                                           *self.root.named_buffers()]}
         args = self._placeholders(fn, concrete_args or {})
-        with _patched_library(self), _patched_modules(self):
+        with _tracing(self):
             result = fn(*args)
         self.graph.output(self.create_arg(result))
         return self.graph
@@ -180,50 +189,85 @@ def _has_proxy(args: tuple, kwargs: dict) -> bool:
     return bool(found)
 
 
-def _recording(tracer: Tracer, fn: Callable) -> Callable:
-    """`fn`, except that a call with any Proxy argument records `call_function[target=fn]`."""
+# The tracer running in this thread, if any ([Note: tracing beside other threads]).
+_tracer: contextvars.ContextVar[Tracer | None] = contextvars.ContextVar("fx_tracer", default=None)
+_patching = threading.Lock()  # held while the patches go in or come out
+_traces = 0  # traces running, in all threads; the patches are in while it is above 0
+_unpatch: list[Callable[[], None]] = []  # what puts the originals back
+
+
+@contextlib.contextmanager
+def _tracing(tracer: Tracer) -> Iterator[None]:
+    """`tracer` is this thread's tracer inside the block; the patches are in while it runs."""
+    global _traces
+    with _patching:
+        if _traces == 0:
+            _unpatch[:] = [_patch_library(), _patch_modules()]
+        _traces += 1
+    previous = _tracer.get()
+    _tracer.set(tracer)
+    try:
+        yield
+    finally:
+        _tracer.set(previous)
+        with _patching:
+            _traces -= 1
+            if _traces == 0:
+                for undo in _unpatch:
+                    undo()
+
+
+def _recording(fn: Callable) -> Callable:
+    """`fn`, except that while this thread traces, a call with any Proxy argument records
+    `call_function[target=fn]`."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if _has_proxy(args, kwargs):
+        tracer = _tracer.get()
+        if tracer is not None and _has_proxy(args, kwargs):
             return tracer.create_proxy("call_function", fn, args, kwargs)
         return fn(*args, **kwargs)
 
     return wrapper
 
 
-@contextlib.contextmanager
-def _patched_library(tracer: Tracer) -> Iterator[None]:
-    """Wrap the public functions of minitorch and minitorch.nn.functional while tracing."""
+def _patch_library() -> Callable[[], None]:
+    """Wrap the public functions of minitorch and minitorch.nn.functional; returns the undo."""
     names = [(minitorch, n) for n in (*minitorch.functional.__all__, *_FACTORIES)]
     names += [(nn_functional, n) for n in nn_functional.__all__]
     saved = [(module, n, getattr(module, n)) for module, n in names
              if inspect.isfunction(getattr(module, n, None))]
-    try:
-        for module, n, fn in saved:
-            setattr(module, n, _recording(tracer, fn))
-        yield
-    finally:
+    for module, n, fn in saved:
+        setattr(module, n, _recording(fn))
+
+    def undo() -> None:
         for module, n, fn in saved:
             setattr(module, n, fn)
 
+    return undo
 
-@contextlib.contextmanager
-def _patched_modules(tracer: Tracer) -> Iterator[None]:
-    """Route Module calls through `tracer.call_module`; read parameters as get_attr Proxies."""
+
+def _patch_modules() -> Callable[[], None]:
+    """Route Module calls through the tracer's `call_module`; read parameters as get_attr
+    Proxies. Returns the undo."""
     original_call, original_getattr = Module.__call__, Module.__getattr__
 
     def module_call(m: Module, *args, **kwargs):
+        tracer = _tracer.get()
+        if tracer is None:
+            return original_call(m, *args, **kwargs)
         return tracer.call_module(m, lambda *a, **k: original_call(m, *a, **k), args, kwargs)
 
     def module_getattr(m: Module, name: str):
         value = original_getattr(m, name)
-        if isinstance(value, Tensor) and id(value) in tracer._tensor_paths:
+        tracer = _tracer.get()
+        if tracer is not None and isinstance(value, Tensor) and id(value) in tracer._tensor_paths:
             return tracer._tensor_attr(value)
         return value
 
     Module.__call__, Module.__getattr__ = module_call, module_getattr
-    try:
-        yield
-    finally:
+
+    def undo() -> None:
         Module.__call__, Module.__getattr__ = original_call, original_getattr
+
+    return undo
