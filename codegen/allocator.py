@@ -17,6 +17,7 @@ most `MAX_CACHED_BYTES`, so memory a program stops using goes back to the OS.
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 
 import numpy as np
@@ -26,6 +27,7 @@ MAX_CACHED_BYTES = 1 << 30  # free blocks kept for reuse, in total
 
 _free: dict[int, list[np.ndarray]] = {}  # nbytes -> free raw blocks (uint8 arrays)
 _cached_bytes = 0
+_lock = threading.Lock()  # threads take and give back blocks at once: one pool, one owner
 
 
 def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -42,19 +44,21 @@ def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
 
 def _take(nbytes: int) -> np.ndarray:
     global _cached_bytes
-    blocks = _free.get(nbytes)
-    if blocks:
-        _cached_bytes -= nbytes
-        return blocks.pop()
+    with _lock:
+        blocks = _free.get(nbytes)
+        if blocks:
+            _cached_bytes -= nbytes
+            return blocks.pop()
     return np.empty(nbytes, np.uint8)
 
 
 def _give_back(block: np.ndarray) -> None:
     global _cached_bytes
-    if _cached_bytes + block.nbytes > MAX_CACHED_BYTES:
-        return  # let it go back to the OS
-    _free.setdefault(block.nbytes, []).append(block)
-    _cached_bytes += block.nbytes
+    with _lock:
+        if _cached_bytes + block.nbytes > MAX_CACHED_BYTES:
+            return  # let it go back to the OS
+        _free.setdefault(block.nbytes, []).append(block)
+        _cached_bytes += block.nbytes
 
 
 def cached_bytes() -> int:
@@ -65,5 +69,6 @@ def cached_bytes() -> int:
 def empty_cache() -> None:
     """Return every free block to the OS."""
     global _cached_bytes
-    _free.clear()
-    _cached_bytes = 0
+    with _lock:
+        _free.clear()
+        _cached_bytes = 0

@@ -67,8 +67,8 @@ def get_backend(name: str) -> Backend:
     """The backend called `name`; a CompileError listing the choices if there is none."""
     if name not in _FACTORIES:
         raise CompileError(f"unknown code generator {name!r}; expected one of {backend_names()}")
-    if name not in _MADE:
-        _MADE[name] = _FACTORIES[name]()
+    if name not in _MADE:  # two threads may both make one: setdefault keeps the first
+        _MADE.setdefault(name, _FACTORIES[name]())
     return _MADE[name]
 
 

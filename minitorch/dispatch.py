@@ -115,7 +115,10 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
             _modes.set(modes)
     else:  # eager: the kernel on the arrays, wrapped as tensors of the rule's dtype
         xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
-        result = op.impl(xp, *arrays, **kwargs)
+        try:
+            result = op.impl(xp, *arrays, **kwargs)
+        except MemoryError as e:  # numpy's: name the op and what it was making
+            raise _out_of_memory(op, meta) from e
         if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
             out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
         else:
@@ -208,3 +211,11 @@ def tensor_class() -> type:
 
         _Tensor = Tensor
     return _Tensor
+
+
+def _out_of_memory(op: OpDef, meta) -> Exception:
+    from minitorch.errors import OutOfMemoryError, at_user_line
+
+    metas = meta if type(meta) is tuple else (meta,)
+    made = ", ".join(f"{m.dtype.name}{list(m.shape)}" for m in metas)
+    return OutOfMemoryError(at_user_line(f"{op.name}: not enough memory to make {made}"))

@@ -39,7 +39,7 @@ class Summary:
 
     def add(self, seed: int, failure: Failure) -> None:
         group = (failure.backend, *failure.signature())
-        if failure.kind == "crash":
+        if failure.kind in ("crash", "backend crash"):
             self.crashes[failure.backend, failure.signature()[1]] += 1
         else:
             self.wrong[failure.backend, failure.kind] += 1

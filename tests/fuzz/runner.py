@@ -12,7 +12,9 @@ inputs:
 
 A compiled function may run eagerly instead, with a recorded reason: that is a fallback, not a
 failure, and `Result.fallbacks` collects the reasons so that each gap is counted. A difference
-on any call is a failure: a wrong answer, or a crash (an exception eager did not raise).
+on any call is a failure: a wrong answer, or a crash (an exception eager did not raise). So is
+a backend that failed on a captured graph: the driver catches the exception and runs the frame
+eagerly, which keeps the user's answer right but hides a compiler bug ("backend crash").
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class Failure:
 
     def signature(self) -> tuple[str, str]:
         """What the minimizer keeps constant: the kind, and a crash's exception class."""
+        if self.kind == "backend crash":  # which exception, and where it came from
+            return self.kind, self.message.split(":")[1].strip()
         return self.kind, self.message.split(":")[0] if self.kind == "crash" else ""
 
 
@@ -80,7 +84,13 @@ def _run_backend(program: Program, function, backend: str,
                 failure = Failure(program, backend, call, *found)
                 break
         reasons = [fallback_class(e.fallback_reason) for e in journal if e.fallback_reason]
+    crashed = next((r for r in reasons if _BACKEND_FAILED.match(r)), None)
+    if failure is None and crashed is not None:
+        failure = Failure(program, backend, 1, "backend crash", crashed)
     return failure, reasons
+
+
+_BACKEND_FAILED = re.compile(r"backend '\w+' failed: ")
 
 
 def fallback_class(reason: str) -> str:

@@ -57,6 +57,8 @@ CASES = [
     ("full-overflow", lambda: M.full((2,), 2**70), InvalidArgumentError, "full()"),
     ("zeros-huge", lambda: M.zeros(10**7, 10**7), OutOfMemoryError, "zeros()"),
     ("ones-beyond-address-space", lambda: M.ones(2**62, 2**62), OutOfMemoryError, "ones()"),
+    ("mul-huge-result", lambda: M.ones(300_000, 1) * M.ones(1, 300_000), OutOfMemoryError,
+     "mul:"),
     ("arange-huge", lambda: M.arange(10**13), OutOfMemoryError, "arange()"),
     ("arange-zero-step", lambda: M.arange(0, 10, 0), InvalidArgumentError, "arange()"),
     ("arange-wrong-sign", lambda: M.arange(10, 0), InvalidArgumentError, "arange()"),
