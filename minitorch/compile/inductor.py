@@ -39,7 +39,7 @@ from minitorch.errors import MinitorchError
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
-from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs
+from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs, link
 from tracer.aot.aliasing import OutputAliases
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
@@ -84,12 +84,21 @@ class InductorCompiler(AOTEagerCompiler):
 
 def compile_graphs(
     gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding, backend: Backend
-) -> CompiledAOT | None:
+) -> CompiledAOT | ShapeSpecific | None:
     """Every pass, for the sizes `binding` says: AOT autograd, then each graph split, lowered,
     scheduled and compiled. With size symbols it may answer None: a graph with extern steps
     (they run eager code with traced sizes), or one whose sizes do not read back."""
     if binding.count == 0:
         graphs = aot_trace(gm, inputs)
+        if graphs.aliases is not None and graphs.aliases.depend_on_layout():
+            # NOTE: kernels write contiguous outputs; eager's may be transposed, and a reshape
+            # of one is then a copy, not a view. Until outputs take eager's strides, such a
+            # graph runs its own Python code (the ops eagerly), and says so.
+            if _logging.enabled("kernels"):
+                _logging.artifact("kernels", f"{gm.meta.get('name', 'graph')}: no kernels",
+                                  "an output is a reshape of a computed tensor, whose strides "
+                                  "decide view or copy: the graph runs eagerly")
+            return ShapeSpecific(link(graphs, graphs.forward, graphs.backward), binding)
         lowered = [lower(g, backend) for g in graphs.all()]
     else:
         try:

@@ -27,12 +27,12 @@ out-of-place op and copies the result back after the graph (tracer/dynamo/side_e
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from minitorch import ops
 from minitorch.device import module_of
+from minitorch.dispatch import current_mode
 from minitorch.tensor import Tensor
 from tracer.fx import GraphModule, Node
 from tracer.fx.node import map_arg
@@ -43,15 +43,16 @@ ViewStep = tuple[object, tuple, dict]
 
 @dataclass(frozen=True)
 class RemadeOutput:
-    """How to get one of the user's outputs from the inputs and the graph's outputs."""
+    """How to get one of the user's outputs: views of an input, of one of the graph's outputs,
+    or of another of the user's outputs (`y.flatten()` and its row: the row is a view of the
+    flattened tensor, which may be a copy)."""
 
-    from_input: bool  # the chain starts at an input (else at one of the graph's outputs)
-    index: int  # which input, or which graph output
+    source: str  # "input" | "graph" | "output"
+    index: int  # which input, graph output or user output
     views: tuple[ViewStep, ...] = ()  # () for the tensor itself
     detached: bool = False  # x.detach() of the input: its memory, not its autograd history
 
-    def get(self, inputs: Sequence[Tensor], graph_outputs: Sequence[Tensor]) -> Tensor:
-        base = (inputs if self.from_input else graph_outputs)[self.index]
+    def get(self, base: Tensor) -> Tensor:
         if self.detached:
             base = base.detach()
         if not self.views:
@@ -67,18 +68,52 @@ class RemadeOutput:
 
 @dataclass(frozen=True)
 class OutputAliases:
-    """Every output of the user's function, each remade from the inputs or the graph's outputs.
-    `graph` is the function the graph must compute instead: views left out, bases added."""
+    """Every output of the user's function, each remade from the inputs or the graph's outputs;
+    and what the graph returns instead: `returned[k] = (i, up)`, the tensor `up` view steps
+    above the user's output i (0: output i itself, kept; more: the base it is a view of)."""
 
     outputs: tuple[RemadeOutput, ...]
-    graph: GraphModule
+    returned: tuple[tuple[int, int], ...]
 
     def remake(self, inputs: Sequence[Tensor], graph_outputs: Sequence[Tensor]) -> tuple:
-        return tuple(o.get(inputs, graph_outputs) for o in self.outputs)
+        made: dict[int, Tensor] = {}
+
+        def output(i: int) -> Tensor:  # an output, after the one it is a view of
+            if i not in made:
+                how = self.outputs[i]
+                base = (inputs[how.index] if how.source == "input" else
+                        graph_outputs[how.index] if how.source == "graph" else output(how.index))
+                made[i] = how.get(base)
+            return made[i]
+
+        return tuple(output(i) for i in range(len(self.outputs)))
+
+    def depend_on_layout(self) -> bool:
+        """Is an output a reshape of a tensor the graph computes? Whether eager's reshape is a
+        view or a copy depends on that tensor's strides, which eager's pointwise ops take from
+        their inputs (numpy keeps a transposed layout) and a compiled kernel does not."""
+        return any(o.source != "input" and any(op is ops.reshape for op, _, _ in o.views)
+                   for o in self.outputs)
 
     def around(self, run: Callable[..., Sequence[Tensor]]) -> Callable[..., tuple]:
         """`run` (the compiled graph), then the user's outputs remade from its."""
         return lambda *inputs: self.remake(inputs, run(*inputs))
+
+    def computing(self, flat: Callable[..., tuple]) -> Callable[..., tuple]:
+        """The function to trace again: `flat`, returning `returned`. It runs under the tracer
+        (make_fx.py), whose nodes lead from an output up its views to the base."""
+
+        def graph_outputs(*args) -> tuple:
+            outs, tracer = flat(*args), current_mode()
+            found = []
+            for i, up in self.returned:
+                node = tracer.to_node(outs[i])
+                for _ in range(up):
+                    node = node.args[0]
+                found.append(node.meta["val"])
+            return tuple(found)
+
+        return graph_outputs
 
 
 def replay(base: Tensor, views: tuple[ViewStep, ...]) -> Tensor:
@@ -97,17 +132,19 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
     was an input itself and whether it required grad while traced; an output read as an
     input without being it, or without its requires_grad, was made from `x.detach()`."""
     graph_outputs = list(gm.graph.find_nodes(op="output")[0].args[0][:num_outputs])
-    chains = [_view_chain(node) for node in graph_outputs]
+    first_output = {}  # a node -> the first user output it is
+    for i, node in enumerate(graph_outputs):
+        first_output.setdefault(node, i)
+    chains = [_view_chain(node, first_output) for node in graph_outputs]
     sharing: dict[Node, int] = {}  # an intermediate root -> how many outputs view it
     for root, views in chains:
-        if views and root.op != "placeholder" and root not in graph_outputs:
+        if views and root.op != "placeholder" and root not in first_output:
             sharing[root] = sharing.get(root, 0) + 1
-    returned: list[Node] = []  # what the new graph returns: kept outputs, then bases
+    returned: dict[Node, tuple[int, int]] = {}  # what the graph returns instead (see above)
 
-    def graph_index(node: Node) -> int:
-        if node not in returned:
-            returned.append(node)
-        return returned.index(node)
+    def graph_index(node: Node, i: int, up: int) -> int:
+        returned.setdefault(node, (i, up))
+        return list(returned).index(node)
 
     placeholders = gm.graph.find_nodes(op="placeholder")
     remade = []
@@ -116,14 +153,16 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
             was_input, requires_grad = seen[i] if i < len(seen) else (True, False)
             detached = ((not views and not was_input)
                         or (root.meta["val"].requires_grad and not requires_grad))
-            remade.append(RemadeOutput(True, placeholders.index(root), views, detached))
-        elif views and (root in graph_outputs or sharing[root] > 1):
-            remade.append(RemadeOutput(False, graph_index(root), views))
+            remade.append(RemadeOutput("input", placeholders.index(root), views, detached))
+        elif views and root in first_output:
+            remade.append(RemadeOutput("output", first_output[root], views))
+        elif views and sharing[root] > 1:
+            remade.append(RemadeOutput("graph", graph_index(root, i, len(views)), views))
         else:
-            remade.append(RemadeOutput(False, graph_index(node)))
-    if returned == graph_outputs:  # each output is a fresh tensor of its own
+            remade.append(RemadeOutput("graph", graph_index(node, i, 0)))
+    if list(returned) == graph_outputs:  # each output is a fresh tensor of its own
         return None
-    return OutputAliases(tuple(remade), _returning(gm, returned))
+    return OutputAliases(tuple(remade), tuple(returned.values()))
 
 
 def escaping_nodes(outputs: Sequence[Node]) -> set[Node]:
@@ -139,11 +178,13 @@ def escaping_nodes(outputs: Sequence[Node]) -> set[Node]:
     return found
 
 
-def _view_chain(node: Node) -> tuple[Node, tuple[ViewStep, ...]]:
-    """(root, steps): `node` is the views `steps` of `root`, which is no view."""
+def _view_chain(node: Node, stop_at: Collection[Node] = ()) -> tuple[Node, tuple[ViewStep, ...]]:
+    """(root, steps): `node` is the views `steps` of `root`, which is no view, or is one of
+    `stop_at` (another output: views are remade from it)."""
     steps: list[ViewStep] = []
     while (node.op == "call_function" and getattr(node.target, "kind", None) == "view"
-           and not _reads_nodes(node.args[1:], node.kwargs)):  # x[idx] gathers: a copy
+           and not _reads_nodes(node.args[1:], node.kwargs)  # x[idx] gathers: a copy
+           and not (steps and node in stop_at)):
         steps.append((node.target, node.args[1:], dict(node.kwargs)))
         node = node.args[0]
     return node, tuple(reversed(steps))
@@ -153,16 +194,3 @@ def _reads_nodes(args: tuple, kwargs: dict) -> bool:
     found = []
     map_arg((args, kwargs), found.append)
     return bool(found)
-
-
-def _returning(gm: GraphModule, nodes: list[Node]) -> GraphModule:
-    """A copy of `gm` that returns `nodes` (by name) and computes nothing else."""
-    graph = copy.deepcopy(gm.graph)
-    by_name = {n.name: n for n in graph.nodes}
-    output = graph.find_nodes(op="output")[0]
-    output.args = (tuple(by_name[n.name] for n in nodes),)
-    graph.eliminate_dead_code()
-    constants = {n.target: getattr(gm, n.target) for n in graph.find_nodes(op="get_attr")}
-    new = GraphModule(constants, graph)
-    new.meta = dict(gm.meta)
-    return new

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from minitorch import _logging
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
@@ -27,7 +27,7 @@ from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
-from tracer.aot.partition import partition_joint
+from tracer.aot.partition import partition_joint, tangents_reading_saved
 from tracer.fx import GraphModule
 
 Compiler = Callable[[GraphModule, list], Callable]
@@ -76,7 +76,7 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
     num_outputs = graphs.spec.num_outputs if graphs.training else None
     aliases = find_output_aliases(graphs.forward, num_outputs, flat.seen)
     if aliases is not None:  # trace again what the graph must compute: no views, their bases
-        graphs, seconds = _trace(_as_tuple(aliases.graph), example_inputs, name)
+        graphs, seconds = _trace(_as_tuple(aliases.computing(flat)), example_inputs, name)
         graphs.aliases = aliases
     if log:
         for stage, gm, took in zip(("joint", "forward", "backward") if graphs.training
@@ -98,6 +98,7 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
     joint.meta["name"] = f"{name}, joint forward+backward"
     traced = time.perf_counter()
     parts = partition_joint(joint, spec)
+    spec = replace(spec, saved_read_by=tangents_reading_saved(parts.backward, parts.num_saved))
     parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
     parts.backward.meta["name"] = f"{name}, backward"
     return (AOTGraphs(parts.forward, parts.backward, spec, joint),
@@ -114,9 +115,17 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
     graphs = aot_trace(gm, example_inputs)
     compiled_fw = fw_compiler(graphs.forward, fake_inputs(graphs.forward))
     if not graphs.training:
+        return link(graphs, compiled_fw)
+    return link(graphs, compiled_fw, bw_compiler(graphs.backward, fake_inputs(graphs.backward)))
+
+
+def link(graphs: AOTGraphs, compiled_fw: Callable, compiled_bw: Callable | None = None
+         ) -> Callable:
+    """The compiled graphs as the user's function: the backward linked to the forward's
+    outputs for autograd, and the outputs that are views remade ([Note: output aliasing])."""
+    if compiled_bw is None:
         run = lambda *args: tuple(compiled_fw(*args))  # noqa: E731
     else:
-        compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
         run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec)
     return run if graphs.aliases is None else graphs.aliases.around(run)
 
@@ -186,8 +195,9 @@ class CompiledFunctionBackward(Node):
         if self.saved is None:
             raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
                                 "a second time; pass retain_graph=True to the first backward()")
+        read_by = self.fn.spec.saved_read_by
         for i, (x, version) in enumerate(zip(self.saved, self.saved_versions)):
-            if x._version != version:
+            if x._version != version and any(grads[t] is not None for t in read_by[i]):
                 raise AutogradError(overwritten_message(x, f"saved tensor {i} of {self.name()}",
                                                         version))
         tangents = [g if g is not None else zeros(shape, dtype=dtype)
@@ -204,4 +214,4 @@ class CompiledFunctionBackward(Node):
 
 
 __all__ = ["AOTGraphs", "CompiledFunction", "aot_autograd", "aot_module", "aot_trace",
-           "fake_inputs"]
+           "fake_inputs", "link"]

@@ -36,6 +36,9 @@ class JointSpec:
     # For each gradient, the tangents it reads. A gradient whose tangents are all missing at
     # run time (no gradient reached those outputs) is None, as in eager, not zeros.
     tangents_read: tuple[tuple[int, ...], ...] = ()
+    # For each value the forward saves, the tangents whose gradients read it (partition.py):
+    # a saved tensor written in place before backward() is an error only if one arrives.
+    saved_read_by: tuple[tuple[int, ...], ...] = ()
 
 
 def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:

@@ -65,3 +65,22 @@ def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],
     graph.output(map_arg(outputs, lambda n: env[n]))
     constants = {n.target: getattr(joint, n.target) for n in body if n.op == "get_attr"}
     return GraphModule(constants, graph)
+
+
+def tangents_reading_saved(backward: GraphModule, num_saved: int) -> tuple[tuple[int, ...], ...]:
+    """For each saved value (the backward graph's first placeholders), the tangents whose
+    gradients it is combined with: where it (or a value computed from saved values alone)
+    first meets a gradient, the tangents that gradient comes from. Eager autograd reads a
+    saved tensor only when a gradient reaches the node that saved it."""
+    nodes = backward.graph.nodes
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    tangent_of = {t: k for k, t in enumerate(placeholders[num_saved:])}
+    reached_by: dict[Node, set[int]] = {}  # node -> the tangents it is computed from
+    for node in nodes:
+        reached_by[node] = ({tangent_of[node]} if node in tangent_of else
+                            set().union(*(reached_by[n] for n in node.all_input_nodes)))
+    meets: dict[Node, set[int]] = {}  # node -> the tangents it is first combined with
+    for node in reversed(nodes):
+        meets[node] = set().union(*(reached_by[u] or meets[u] for u in node.users
+                                    if u.op != "output"))
+    return tuple(tuple(sorted(meets[s])) for s in placeholders[:num_saved])
