@@ -33,13 +33,14 @@ from ir.scheduler import FusedKernel, schedule
 from ir.segments import ExternStep, Segment, split_graph
 from ir.symbolic import Symbolizer, sentinel_primes
 from minitorch import _logging
+from minitorch.compile.layouts import eager_layouts, may_reorder, relayout
 from minitorch.compile.shapes import PerShape, SizeBinding, Version
 from minitorch.compile.wrapper import CompiledGraph, KernelStep
 from minitorch.errors import MinitorchError
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
-from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs, link
+from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs
 from tracer.aot.aliasing import OutputAliases
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
@@ -84,33 +85,28 @@ class InductorCompiler(AOTEagerCompiler):
 
 def compile_graphs(
     gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding, backend: Backend
-) -> CompiledAOT | ShapeSpecific | None:
+) -> CompiledAOT | None:
     """Every pass, for the sizes `binding` says: AOT autograd, then each graph split, lowered,
     scheduled and compiled. With size symbols it may answer None: a graph with extern steps
     (they run eager code with traced sizes), or one whose sizes do not read back."""
     if binding.count == 0:
         graphs = aot_trace(gm, inputs)
-        if graphs.aliases is not None and graphs.aliases.depend_on_layout():
-            # NOTE: kernels write contiguous outputs; eager's may be transposed, and a reshape
-            # of one is then a copy, not a view. Until outputs take eager's strides, such a
-            # graph runs its own Python code (the ops eagerly), and says so.
-            if _logging.enabled("kernels"):
-                _logging.artifact("kernels", f"{gm.meta.get('name', 'graph')}: no kernels",
-                                  "an output is a reshape of a computed tensor, whose strides "
-                                  "decide view or copy: the graph runs eagerly")
-            return ShapeSpecific(link(graphs, graphs.forward, graphs.backward), binding)
         lowered = [lower(g, backend) for g in graphs.all()]
     else:
         try:
             graphs, lowered = _trace_symbolic(gm, inputs, binding, backend)
         except _NotSymbolic:
             return None
+    layouts = None
+    if may_reorder(graphs.forward, inputs):  # ask eager ([Note: output layouts])
+        static = graphs if binding.count == 0 else aot_trace(gm, inputs, log=False)
+        layouts = eager_layouts(static.forward, inputs)  # a dim order holds at other sizes
     compiled = [
         compile_lowered(graph, steps, binding, backend)
         for graph, steps in zip(graphs.all(), lowered, strict=True)
     ]
     return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
-                       binding, graphs.aliases)
+                       binding, graphs.aliases, layouts)
 
 
 def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
@@ -260,6 +256,8 @@ class CompiledAOT(_Bound):
     spec: object  # the JointSpec linking them (None for inference)
     binding: SizeBinding
     aliases: OutputAliases | None = None  # outputs remade as views ([Note: output aliasing])
+    layouts: tuple | None = None  # the forward's outputs in eager's layout ([Note: output
+    # layouts]); None: all row-major
 
     def __call__(self, *inputs: Tensor) -> tuple:
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
@@ -268,11 +266,15 @@ class CompiledAOT(_Bound):
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
         """The forward now, and for training the backward later, with these sizes."""
         if self.backward is None:
-            outputs = self.forward.run(inputs, sizes)
+            outputs = self._forward(inputs, sizes)
         else:
-            outputs = CompiledFunction(lambda *a: self.forward.run(a, sizes),
+            outputs = CompiledFunction(lambda *a: self._forward(a, sizes),
                                        lambda *a: self.backward.run(a, sizes), self.spec)(*inputs)
         return outputs if self.aliases is None else self.aliases.remake(inputs, outputs)
+
+    def _forward(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
+        outputs = self.forward.run(inputs, sizes)
+        return outputs if self.layouts is None else relayout(outputs, self.layouts)
 
     @property
     def kernels(self) -> list:

@@ -88,13 +88,6 @@ class OutputAliases:
 
         return tuple(output(i) for i in range(len(self.outputs)))
 
-    def depend_on_layout(self) -> bool:
-        """Is an output a reshape of a tensor the graph computes? Whether eager's reshape is a
-        view or a copy depends on that tensor's strides, which eager's pointwise ops take from
-        their inputs (numpy keeps a transposed layout) and a compiled kernel does not."""
-        return any(o.source != "input" and any(op is ops.reshape for op, _, _ in o.views)
-                   for o in self.outputs)
-
     def around(self, run: Callable[..., Sequence[Tensor]]) -> Callable[..., tuple]:
         """`run` (the compiled graph), then the user's outputs remade from its."""
         return lambda *inputs: self.remake(inputs, run(*inputs))

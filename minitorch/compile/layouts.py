@@ -1,0 +1,83 @@
+"""Outputs in eager's layout: a compiled graph's outputs are laid out in memory as eager's are.
+
+[Note: output layouts]
+A kernel writes its output contiguously (row-major). Eager's pointwise ops do not always:
+numpy lays a result out like its inputs, so `x.t().sin()` is transposed in memory, and so is
+`y * 2` for a transposed input `y`. Values are the same either way; what differs is what a
+caller does next with the memory. `out.flatten()` is a view of a row-major tensor and a copy
+of a transposed one, so a later `flat[0].mul_(2)` writes `out` in one case and not in the other.
+
+So the driver asks eager once, when it compiles: it runs the forward graph's own code on the
+example inputs (the random-number state saved and restored, so the user's sequence does not
+move) and notes, for each output that eager lays out other than row-major, the order of its
+dims by stride. After each call the kernel's output is copied into that layout. Most graphs
+skip both steps: with row-major inputs and no view that reorders memory (permute, expand, a
+strided slice), every eager result is row-major too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from minitorch import factories
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.errors import MinitorchError
+from minitorch.tensor import Tensor
+from tracer.fx import GraphModule
+
+# A dim order, outermost first (row-major is 0, 1, ..., n-1); None: row-major.
+Order = tuple[int, ...] | None
+
+
+def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor]) -> tuple[Order, ...] | None:
+    """Each forward output's dim order in eager, or None when all are row-major (or when
+    eager does not run on these inputs: then it raises at run time, compiled or not)."""
+    state = factories._generator.bit_generator.state
+    try:
+        with no_grad():
+            outputs = forward(*inputs)
+    except MinitorchError:
+        return None
+    finally:
+        factories._generator.bit_generator.state = state
+    orders = tuple(_order(o) if isinstance(o, Tensor) else None for o in outputs)
+    return orders if any(o is not None for o in orders) else None
+
+
+def relayout(outputs: Sequence, orders: Sequence[Order]) -> tuple:
+    """`outputs` with each tensor in its order (one copy per tensor, however often it is
+    returned: an output that backward also saves stays one tensor)."""
+    done: dict[int, Tensor] = {}
+    result = []
+    for out, order in zip(outputs, orders):
+        if order is not None and isinstance(out, Tensor) and type(out._data) is np.ndarray:
+            if id(out) not in done:
+                done[id(out)] = Tensor._from_array(_in_order(out._data, order))
+            out = done[id(out)]
+        result.append(out)
+    return tuple(result)
+
+
+def may_reorder(forward: GraphModule, inputs: Sequence[Tensor]) -> bool:
+    """Could eager lay out an output of `forward` other than row-major? (If not, no need to
+    ask it.)"""
+    if any(isinstance(x, Tensor) and not x.is_contiguous() for x in inputs):
+        return True
+    reordering = ("permute", "expand", "index")  # index: a strided slice
+    return any(getattr(n.target, "name", None) in reordering for n in forward.graph.nodes)
+
+
+def _order(t: Tensor) -> Order:
+    strides = t.stride()
+    order = tuple(sorted(range(t.ndim), key=lambda d: -strides[d]))
+    return None if order == tuple(range(t.ndim)) else order
+
+
+def _in_order(array, order: tuple[int, ...]):
+    """A copy of `array` whose memory runs through its dims in `order`."""
+    out = np.empty([array.shape[d] for d in order], array.dtype)
+    view = out.transpose(np.argsort(order))  # out's memory, in array's dim order
+    view[...] = array
+    return view
