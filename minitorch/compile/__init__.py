@@ -13,6 +13,7 @@ this file imports the stages lazily, inside `compile`.
     backends.py     the backends by name, register_backend
     inductor.py     the driver: the passes from a captured graph to compiled kernels
     wrapper.py      CompiledGraph: runs a compiled graph's kernels and extern steps
+    layouts.py      outputs in eager's memory layout (eager asked once, at compile time)
     shapes.py       size symbols' binding; compiling again per shape where needed
     walkthrough.py  `python -m minitorch.compile script.py` (__main__.py): every stage shown
 

@@ -1,4 +1,11 @@
-"""AOT autograd: trace forward and backward into one graph, partition it, compile both."""
+"""AOT autograd: trace forward and backward into one graph, partition it, compile both.
+
+    aot_autograd.py  aot_trace (the one entry), aot_module, CompiledFunction (the autograd link)
+    make_fx.py       tracing at the dispatcher (ProxyMode)
+    joint.py         forward and backward traced as one graph
+    partition.py     the joint graph cut into forward and backward, and what is saved
+    aliasing.py      outputs that are views of inputs or of each other, remade after the graph
+"""
 
 from tracer.aot.aot_autograd import (
     AOTGraphs,
