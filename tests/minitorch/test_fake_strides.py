@@ -163,7 +163,8 @@ def strided_inputs(draw):
     shape = draw(st.lists(st.integers(0, 4), min_size=0, max_size=4))
     a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     a = a.transpose(draw(st.permutations(range(len(shape)))))
-    return minitorch.from_numpy(a[tuple(slice(None, None, draw(st.integers(1, 2))) for _ in shape)])
+    steps = tuple(slice(None, None, draw(st.integers(1, 2))) for _ in shape)
+    return minitorch.from_numpy(a[(*steps, ...)])  # `...`: a 0-d array stays an array
 
 
 def _factorization(draw, n: int) -> tuple[int, ...]:
