@@ -2,8 +2,10 @@
 
 Tracers run user code on fake tensors to learn every intermediate's shape and dtype without
 computing anything (PyTorch's FakeTensor): under `FakeTensorMode`, each op's shape/dtype rule
-from the op table makes the output. Reading a fake tensor's values is a `DataDependentError`,
-which is exactly the point where a tracer has to give up or break the graph.
+from the op table makes the output, and a view's stride rule its strides, so that `stride()`,
+`is_contiguous()` and whether `view` succeeds read as they do eagerly. Reading a fake tensor's
+values is a `DataDependentError`, which is exactly the point where a tracer has to give up or
+break the graph.
 
     >>> with FakeTensorMode():
     ...     y = minitorch.sin(fake_like(x)) + 1      # y.shape == x.shape; nothing computed
@@ -18,15 +20,7 @@ import numpy as np
 from minitorch.dispatch import DispatchMode
 from minitorch.errors import DataDependentError, at_user_line
 from minitorch.ops.registry import TensorMeta
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Row-major strides in elements: (2, 3, 4) -> (12, 4, 1)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+from minitorch.ops.views_meta import contiguous_strides, is_row_major, view_strides
 
 
 class MetaArray:
@@ -39,9 +33,7 @@ class MetaArray:
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.itemsize = self.dtype.itemsize
-        # as numpy's ndarray.flags.c_contiguous: row-major without gaps; size-1 dims ignored
-        row_major = zip(strides, contiguous_strides(self.shape), self.shape)
-        self.flags = SimpleNamespace(c_contiguous=all(s == c for s, c, n in row_major if n > 1))
+        self.flags = SimpleNamespace(c_contiguous=is_row_major(self.shape, tuple(strides)))
 
     def __array__(self, *args, **kwargs):
         raise DataDependentError(
@@ -53,11 +45,13 @@ class MetaArray:
 
 
 def make_fake(meta: TensorMeta, strides: tuple[int, ...] | None = None, requires_grad=False):
-    """A fake Tensor with `meta`'s shape and dtype."""
+    """A fake Tensor with `meta`'s shape and dtype; row-major unless `strides` are given."""
     from minitorch.tensor import Tensor
 
     shape = tuple(meta.shape)
-    array = MetaArray(shape, meta.dtype.np, strides or contiguous_strides(shape))
+    if strides is None:
+        strides = contiguous_strides(shape)
+    array = MetaArray(shape, meta.dtype.np, strides)
     return Tensor._from_array(array, requires_grad=requires_grad)
 
 
@@ -71,10 +65,19 @@ def is_fake(t) -> bool:
     return isinstance(getattr(t, "_data", None), MetaArray)
 
 
+def fake_result(op, args: tuple, kwargs: dict, meta):
+    """The fake output(s) of `op` with the shape/dtype rule's `meta`: a view has the strides
+    eager's kernel gives it, anything else is fresh row-major memory.
+    See [Note: the strides of views] in minitorch/ops/views_meta.py."""
+    if type(meta) is tuple:  # a multi-output op
+        return tuple(make_fake(m) for m in meta)
+    if op.kind == "view":
+        return make_fake(meta, view_strides(op.name, args[0], meta.shape, *args[1:], **kwargs))
+    return make_fake(meta)
+
+
 class FakeTensorMode(DispatchMode):
     """Every op returns a fake tensor made from its shape/dtype rule."""
 
     def run(self, op, args, kwargs, meta):
-        if type(meta) is tuple:  # a multi-output op
-            return tuple(make_fake(m) for m in meta)
-        return make_fake(meta)
+        return fake_result(op, args, kwargs, meta)

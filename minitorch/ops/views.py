@@ -44,7 +44,7 @@ expand = register(OpDef(
     lowering="lowered",
 ))
 # why primitive: regrouping dims changes the index arithmetic (split/merge); a view when the
-# strides allow (numpy's reshape decides exactly as views_meta.view_is_possible), else a copy
+# strides allow (numpy's reshape decides exactly as views_meta.reshape_strides), else a copy
 reshape = register(OpDef(
     "reshape", "view", m.reshape_meta,
     impl=lambda xp, a, shape: xp.reshape(a, shape),  # numpy resolves -1 as infer_reshape does

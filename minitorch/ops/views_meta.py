@@ -2,6 +2,8 @@
 
 Each rule takes the op's arguments (tensors, real or fake, and Python values) and returns the
 output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` that names the op and the shapes.
+The view ops have a second rule, for their output's strides, which fake tensors need too: see
+[Note: the strides of views] (`STRIDE_RULES`, at the end).
 
 [Note: basic indexing keys]
 `x[key]` reaches the op table with its key in one canonical form, so that graphs, the meta rule
@@ -241,39 +243,131 @@ def cat_offsets(tensors, dim: int) -> list[tuple[int, int] | None]:
     return out
 
 
-# ---- views that need compatible strides --------------------------------------------------
+# ---- the strides of views --------------------------------------------------------------
+#
+# [Note: the strides of views]
+# A view's strides are observable: `x.stride()`, `x.is_contiguous()`, and whether `x.view(shape)`
+# succeeds. Eager's kernels are numpy's, so eager's strides are numpy's; fake tensors
+# (minitorch/fake.py) must give the same, or a traced program could `view` where eager raises.
+# Each rule below is numpy's, in elements, from the input's shape and strides and the output's
+# shape (the meta rule's). Every other op's fake is fresh row-major memory (`contiguous_strides`).
+#
+# NOTE: that is eager's layout only for row-major inputs. numpy's elementwise ufuncs, `astype`,
+# reductions with keepdim and `concatenate` follow their input's layout (order='K'): eagerly,
+# (x.T + 1).stride() == x.T.stride(), so (x.T + 1).view(-1) raises, while its row-major fake
+# lets a traced `view` succeed. (PyTorch keeps the layout too, and its fakes model that.) Fresh
+# empty arrays also differ: numpy gives them stride 0 in every dim, which no view can observe.
 
 
-def view_is_possible(shape, strides, new_shape) -> bool:
-    """Can memory laid out as (shape, strides) be read as `new_shape` without a copy?
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major strides in elements: (2, 3, 4) -> (12, 4, 1)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
 
-    Neighbouring dims whose strides chain (stride[i] == size[i+1] * stride[i+1]) form one
-    contiguous *chunk*; a view may split or merge dims only within a chunk, so the new shape
-    must group, left to right, into runs whose sizes multiply to each chunk's size. Size-1 dims
-    are ignored: their stride never matters.
+
+def is_row_major(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """numpy's C-contiguous flag: row-major without gaps, size-1 dims ignored; empty is."""
+    if 0 in shape:
+        return True
+    row_major = zip(strides, contiguous_strides(shape), shape)
+    return all(s == c for s, c, n in row_major if n > 1)
+
+
+def reshape_strides(shape, strides, new_shape) -> tuple[int, ...] | None:
+    """The strides of `new_shape` read from memory laid out as (shape, strides) without a copy;
+    None when the layout needs a copy. This is numpy's rule, so eager's `reshape` is a view
+    exactly when this is not None, and `view` raises exactly when it is.
+
+    Size-1 dims aside, the old and new shapes are cut, left to right, into the smallest groups
+    of equal element counts. A group of old dims is one chunk of memory when its strides chain
+    (stride[i] == size[i+1] * stride[i+1]); the group's new dims then get row-major strides
+    that end in the chunk's last stride. A group that is not one chunk needs a copy.
 
         shape (2, 3) strides (3, 1)  ->  one chunk of 6: any new shape of 6 elements
         shape (3, 2) strides (1, 3)  ->  (x.T of the above) two chunks 3 | 2: (3, 2) or (3, 1, 2)
     """
-    if 0 in shape:
-        return True  # no element: any layout will do
-    chunks: list[int] = []
-    last_stride = None
-    for n, s in zip(shape, strides):
-        if n == 1:
+    new_shape = tuple(new_shape)
+    if new_shape == tuple(shape):
+        return tuple(strides)  # nothing to regroup: numpy keeps the strides
+    if is_row_major(shape, strides):
+        return contiguous_strides(new_shape)
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    out = [0] * len(new_shape)
+    oi = ni = 0  # the first old and new dims of the current group
+    while ni < len(new_shape) and oi < len(old):
+        oj, nj = oi + 1, ni + 1  # one past the group's last old and new dims
+        old_size, new_size = old[oi][0], new_shape[ni]
+        while old_size != new_size:
+            if new_size < old_size:
+                new_size *= new_shape[nj]
+                nj += 1
+            else:
+                old_size *= old[oj][0]
+                oj += 1
+        for (_, s), (n_next, s_next) in zip(old[oi:oj - 1], old[oi + 1:oj]):
+            if s != n_next * s_next:
+                return None  # the group spans two chunks
+        out[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new_shape[k]
+        oi, ni = oj, nj
+    for k in range(ni, len(new_shape)):  # trailing size-1 dims repeat the last stride
+        out[k] = out[ni - 1] if ni else 1
+    return tuple(out)
+
+
+def view_is_possible(shape, strides, new_shape) -> bool:
+    """Can memory laid out as (shape, strides) be read as `new_shape` without a copy?"""
+    return reshape_strides(shape, strides, new_shape) is not None
+
+
+def _reshape_view_strides(x_shape, x_strides, out_shape, shape) -> tuple[int, ...]:
+    """reshape: a view's strides when numpy can regroup in place, else a fresh copy's."""
+    kept = reshape_strides(x_shape, x_strides, out_shape)
+    return contiguous_strides(out_shape) if kept is None else kept
+
+
+def _expand_strides(x_shape, x_strides, out_shape, shape) -> tuple[int, ...]:
+    """expand (numpy's broadcast_to): 0 for new leading dims and for every size-1 dim, even
+    one that stays 1; the other dims keep their strides."""
+    lead = len(out_shape) - len(x_shape)
+    kept = tuple(0 if n == 1 else s for n, s in zip(x_shape, x_strides))
+    return (0,) * lead + kept
+
+
+def _permute_strides(x_shape, x_strides, out_shape, dims) -> tuple[int, ...]:
+    """permute: the strides move with their dims."""
+    return tuple(x_strides[d] for d in normalize_permutation("permute", dims, len(x_shape)))
+
+
+def _index_strides(x_shape, x_strides, out_shape, key) -> tuple[int, ...]:
+    """x[key]: an int drops its dim, a slice multiplies its stride by the step, None inserts
+    a dim of stride 0 (numpy's choices; an empty slice keeps the stride, as numpy's does)."""
+    out = []
+    dim = 0
+    for item in normalize_index(x_shape, key):
+        if item is None:
+            out.append(0)
             continue
-        if chunks and last_stride == n * s:
-            chunks[-1] *= n  # continues the chunk started by an outer dim
-        else:
-            chunks.append(n)
-        last_stride = s
-    sizes = [n for n in new_shape if n != 1]
-    i = 0
-    for chunk in chunks:
-        run = 1
-        while run < chunk and i < len(sizes):
-            run *= sizes[i]
-            i += 1
-        if run != chunk:
-            return False
-    return i == len(sizes)
+        if isinstance(item, slice):
+            step = item.step if item.stop > item.start else 1
+            out.append(x_strides[dim] * step)
+        dim += 1
+    return (*out, *x_strides[dim:])
+
+
+# the strides of each view op's output, by op name (the ops of kind "view" in views.py)
+STRIDE_RULES = {
+    "expand": _expand_strides,
+    "reshape": _reshape_view_strides,
+    "permute": _permute_strides,
+    "index": _index_strides,
+}
+
+
+def view_strides(op: str, x, out_shape: tuple[int, ...], *args, **kwargs) -> tuple[int, ...]:
+    """The strides eager gives the view `op(x, *args)` of shape `out_shape`."""
+    return STRIDE_RULES[op](tuple(x.shape), x.stride(), tuple(out_shape), *args, **kwargs)

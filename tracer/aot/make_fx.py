@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from minitorch.dispatch import DispatchMode
 from minitorch.errors import CompileError
-from minitorch.fake import fake_like, is_fake, make_fake
+from minitorch.fake import fake_like, fake_result, is_fake
 from minitorch.tensor import Tensor
 from tracer.fx import Graph, GraphModule
 from tracer.fx.node import map_aggregate
@@ -62,12 +62,12 @@ class ProxyMode(DispatchMode):
     def run(self, op, args, kwargs, meta):
         node = self.graph.call_function(op, map_aggregate(args, self.to_node),
                                         map_aggregate(kwargs, self.to_node))
+        out = fake_result(op, args, kwargs, meta)  # a view's fake has eager's strides
         if type(meta) is not tuple:
-            out = make_fake(meta)
             self.track(out, node)
             return out
         # Several outputs: one getitem node per output, as torch.fx does for tuples.
-        outs = tuple(make_fake(m) for m in meta)
+        outs = out
         node.meta["val"] = outs
         for i, out in enumerate(outs):
             self.track(out, self.graph.call_function(operator.getitem, (node, i)))
