@@ -17,6 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from minitorch.fake import make_fake
+from minitorch.ops.registry import TensorMeta
+from minitorch.tensor import Tensor
 from tracer.aot.joint import JointSpec, ancestors
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import map_arg
@@ -47,6 +50,7 @@ def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
                        (*fw_outs, *saved))
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward = _extract(joint, bw_inputs, [n for n in nodes if n in backward_nodes], tuple(grads))
+    _row_major_saved(backward, {n.name for n in saved if n not in primals})
     return Partition(forward, backward, len(saved))
 
 
@@ -84,3 +88,13 @@ def tangents_reading_saved(backward: GraphModule, num_saved: int) -> tuple[tuple
         meets[node] = set().union(*(reached_by[u] or meets[u] for u in node.users
                                     if u.op != "output"))
     return tuple(tuple(sorted(meets[s])) for s in placeholders[:num_saved])
+
+
+def _row_major_saved(backward: GraphModule, names: set[str]) -> None:
+    """The backward takes the intermediates it saved as row-major: their layout is whatever
+    the forward's backend wrote (a compiled kernel writes fresh row-major memory where eager
+    made a view), not the traced view's strides."""
+    for node in backward.graph.nodes:
+        val = node.meta.get("val")
+        if node.op == "placeholder" and node.name in names and isinstance(val, Tensor):
+            node.meta["val"] = make_fake(TensorMeta(tuple(val.shape), val.dtype))
