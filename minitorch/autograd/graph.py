@@ -248,9 +248,14 @@ class _OverwrittenArray:
     def _refuse(self, *args, **kwargs):
         raise AutogradError(at_user_line(self._message))
 
-    # Every way numpy (or an op's kernel) can read values ends in _refuse.
+    # Every way numpy (or an op's kernel) can read values ends in _refuse: arithmetic too
+    # (`a ** 3` calls our __pow__ before numpy is asked).
     __array__ = __array_ufunc__ = __array_function__ = _refuse
     __getitem__ = __setitem__ = __iter__ = __len__ = __float__ = __int__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = _refuse
+    __hash__ = object.__hash__  # (defining __eq__ would drop it)
 
     def __getattr__(self, name: str):
         raise AutogradError(at_user_line(self._message))

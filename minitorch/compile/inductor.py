@@ -42,6 +42,7 @@ from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
 from tracer.aot import AOTGraphs, CompiledFunction, aot_module, aot_trace, fake_inputs
 from tracer.aot.aliasing import OutputAliases
+from tracer.aot.aot_autograd import backward_variants
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
 
@@ -100,13 +101,18 @@ def compile_graphs(
     layouts = None
     if may_reorder(graphs.forward, inputs):  # ask eager ([Note: output layouts])
         static = graphs if binding.count == 0 else aot_trace(gm, inputs, log=False)
-        layouts = eager_layouts(static.forward, inputs)  # a dim order holds at other sizes
+        num_outputs = graphs.spec.num_outputs if graphs.training else None
+        layouts = eager_layouts(static.forward, inputs, num_outputs)  # holds at other sizes
     compiled = [
         compile_lowered(graph, steps, binding, backend)
         for graph, steps in zip(graphs.all(), lowered, strict=True)
     ]
-    return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
-                       binding, graphs.aliases, layouts)
+    result = CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
+                         binding, graphs.aliases, layouts)
+    if graphs.training and binding.count == 0:  # (a pruned graph's sizes are the traced ones)
+        result.backward_without = backward_variants(
+            graphs, lambda pruned, _: compile_graph(pruned, backend))
+    return result
 
 
 def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
@@ -258,6 +264,8 @@ class CompiledAOT(_Bound):
     aliases: OutputAliases | None = None  # outputs remade as views ([Note: output aliasing])
     layouts: tuple | None = None  # the forward's outputs in eager's layout ([Note: output
     # layouts]); None: all row-major
+    # missing tangents -> a backward without them (tracer/aot/partition.py, without_tangents)
+    backward_without: Callable | None = None
 
     def __call__(self, *inputs: Tensor) -> tuple:
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
@@ -269,7 +277,8 @@ class CompiledAOT(_Bound):
             outputs = self._forward(inputs, sizes)
         else:
             outputs = CompiledFunction(lambda *a: self._forward(a, sizes),
-                                       lambda *a: self.backward.run(a, sizes), self.spec)(*inputs)
+                                       lambda *a: self.backward.run(a, sizes), self.spec,
+                                       self.backward_without)(*inputs)
         return outputs if self.aliases is None else self.aliases.remake(inputs, outputs)
 
     def _forward(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:

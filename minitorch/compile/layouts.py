@@ -31,9 +31,12 @@ from tracer.fx import GraphModule
 Order = tuple[int, ...] | None
 
 
-def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor]) -> tuple[Order, ...] | None:
-    """Each forward output's dim order in eager, or None when all are row-major (or when
-    eager does not run on these inputs: then it raises at run time, compiled or not)."""
+def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None
+                  ) -> tuple[Order, ...] | None:
+    """The dim order eager gives each of the forward's first `num_outputs` outputs (the
+    user's; None: all), or None when all are row-major (or when eager does not run on these
+    inputs: then it raises at run time, compiled or not). What the forward saves for the
+    backward stays as the backward was compiled for it."""
     state = factories._generator.bit_generator.state
     try:
         with no_grad():
@@ -42,21 +45,24 @@ def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor]) -> tuple[Order
         return None
     finally:
         factories._generator.bit_generator.state = state
-    orders = tuple(_order(o) if isinstance(o, Tensor) else None for o in outputs)
+    orders = tuple(_order(o) if isinstance(o, Tensor) else None
+                   for o in outputs[:num_outputs])
     return orders if any(o is not None for o in orders) else None
 
 
 def relayout(outputs: Sequence, orders: Sequence[Order]) -> tuple:
-    """`outputs` with each tensor in its order (one copy per tensor, however often it is
-    returned: an output that backward also saves stays one tensor)."""
+    """`outputs` with the first len(orders) tensors in their orders, one copy per tensor. An
+    output that backward also saved stays as it was among the saved values, and shares the
+    copy's version counter: a write into the output still makes backward refuse it."""
     done: dict[int, Tensor] = {}
-    result = []
-    for out, order in zip(outputs, orders):
+    result = list(outputs)
+    for i, (out, order) in enumerate(zip(outputs, orders)):
         if order is not None and isinstance(out, Tensor) and type(out._data) is np.ndarray:
             if id(out) not in done:
-                done[id(out)] = Tensor._from_array(_in_order(out._data, order))
-            out = done[id(out)]
-        result.append(out)
+                copy = Tensor._from_array(_in_order(out._data, order))
+                copy._version_counter = out._shared_version_counter()
+                done[id(out)] = copy
+            result[i] = done[id(out)]
     return tuple(result)
 
 

@@ -249,3 +249,34 @@ def test_a_detached_alias_returned_by_a_graph_is_detached(backend):
         outs[0].sum().backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0])
+
+
+def an_unused_nan_output(x):
+    t = x * 0
+    nan = t / t  # 0 / 0, and nothing the loss reads comes from it
+    print(end="")  # both leave the graph
+    return t, nan
+
+
+def a_detached_intermediate(x):
+    t = x ** 2
+    d = t.detach()
+    print(end="")
+    d *= 2  # t's memory, not its history: t's gradient is still 2x
+    return t, d
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # eager's own 0 / 0
+@pytest.mark.parametrize("fn", [an_unused_nan_output, a_detached_intermediate])
+def test_gradients_from_some_outputs_only(fn, backend):
+    """Outputs the loss does not read contribute nothing (not 0 * inf = NaN), and a
+    detached output has no history."""
+    grads = []
+    for b in (None, backend):
+        _dynamo.reset()
+        outs, (x,) = run(fn, b, X[0], requires_grad=True)
+        assert not outs[1].requires_grad or fn is an_unused_nan_output
+        outs[0].sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0])

@@ -123,7 +123,8 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
 
     `x.detach()` records no node (make_fx.py): it reads as x. `seen[i]` says whether output i
     was an input itself and whether it required grad while traced; an output read as an
-    input without being it, or without its requires_grad, was made from `x.detach()`."""
+    input without being it, or without the requires_grad of the tensor it reads as, was made
+    from `x.detach()`."""
     graph_outputs = list(gm.graph.find_nodes(op="output")[0].args[0][:num_outputs])
     first_output = {}  # a node -> the first user output it is
     for i, node in enumerate(graph_outputs):
@@ -142,19 +143,20 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
     placeholders = gm.graph.find_nodes(op="placeholder")
     remade = []
     for i, (node, (root, views)) in enumerate(zip(graph_outputs, chains)):
+        was_input, requires_grad = seen[i] if i < len(seen) else (True, None)
+        detached = requires_grad is False and root.meta["val"].requires_grad
         if root.op == "placeholder":
-            was_input, requires_grad = seen[i] if i < len(seen) else (True, False)
-            detached = ((not views and not was_input)
-                        or (root.meta["val"].requires_grad and not requires_grad))
+            detached = detached or (not views and not was_input)
             remade.append(RemadeOutput("input", placeholders.index(root), views, detached))
         elif views and root in first_output:
-            remade.append(RemadeOutput("output", first_output[root], views))
+            remade.append(RemadeOutput("output", first_output[root], views, detached))
         elif views and sharing[root] > 1:
-            remade.append(RemadeOutput("graph", graph_index(root, i, len(views)), views))
+            remade.append(RemadeOutput("graph", graph_index(root, i, len(views)), views,
+                                       detached))
         else:
-            remade.append(RemadeOutput("graph", graph_index(node, i, 0)))
-    if list(returned) == graph_outputs:  # each output is a fresh tensor of its own
-        return None
+            remade.append(RemadeOutput("graph", graph_index(node, i, 0), (), detached))
+    if list(returned) == graph_outputs and not any(r.detached for r in remade):
+        return None  # each output is a fresh tensor of its own
     return OutputAliases(tuple(remade), tuple(returned.values()))
 
 

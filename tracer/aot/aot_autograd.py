@@ -27,7 +27,7 @@ from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
-from tracer.aot.partition import partition_joint, tangents_reading_saved
+from tracer.aot.partition import partition_joint, tangents_reading_saved, without_tangents
 from tracer.fx import GraphModule
 
 Compiler = Callable[[GraphModule, list], Callable]
@@ -116,18 +116,37 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
     compiled_fw = fw_compiler(graphs.forward, fake_inputs(graphs.forward))
     if not graphs.training:
         return link(graphs, compiled_fw)
-    return link(graphs, compiled_fw, bw_compiler(graphs.backward, fake_inputs(graphs.backward)))
+    return link(graphs, compiled_fw, bw_compiler(graphs.backward, fake_inputs(graphs.backward)),
+                bw_compiler)
 
 
-def link(graphs: AOTGraphs, compiled_fw: Callable, compiled_bw: Callable | None = None
-         ) -> Callable:
+def link(graphs: AOTGraphs, compiled_fw: Callable, compiled_bw: Callable | None = None,
+         bw_compiler: Compiler | None = None) -> Callable:
     """The compiled graphs as the user's function: the backward linked to the forward's
-    outputs for autograd, and the outputs that are views remade ([Note: output aliasing])."""
+    outputs for autograd, and the outputs that are views remade ([Note: output aliasing]).
+    `bw_compiler` compiles the backward again when some outputs get no gradient."""
     if compiled_bw is None:
         run = lambda *args: tuple(compiled_fw(*args))  # noqa: E731
     else:
-        run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec)
+        run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec,
+                               backward_variants(graphs, bw_compiler or (lambda gm, _: gm)))
     return run if graphs.aliases is None else graphs.aliases.around(run)
+
+
+def backward_variants(graphs: AOTGraphs, bw_compiler: Compiler
+                      ) -> Callable[[frozenset[int]], Callable | None]:
+    """missing tangents -> graphs.backward without them (see without_tangents), compiled by
+    `bw_compiler` the first time each set is missing."""
+    made: dict[frozenset[int], Callable | None] = {}
+    num_saved = len(fake_inputs(graphs.backward)) - len(graphs.spec.differentiable_outputs)
+
+    def without(missing: frozenset[int]) -> Callable | None:
+        if missing not in made:
+            pruned = without_tangents(graphs.backward, missing, num_saved)
+            made[missing] = None if pruned is None else bw_compiler(pruned, fake_inputs(pruned))
+        return made[missing]
+
+    return without
 
 
 def _as_tuple(fn: Callable) -> Callable:
@@ -158,10 +177,14 @@ def _record(stage: str, gm: GraphModule, start: float | None) -> None:
 class CompiledFunction:
     """Runs the compiled forward and links its outputs to the compiled backward."""
 
-    def __init__(self, compiled_fw: Callable, compiled_bw: Callable, spec: JointSpec) -> None:
+    def __init__(self, compiled_fw: Callable, compiled_bw: Callable, spec: JointSpec,
+                 backward_without: Callable[[frozenset[int]], Callable | None] | None = None
+                 ) -> None:
         self.compiled_fw = compiled_fw
         self.compiled_bw = compiled_bw
         self.spec = spec
+        # missing tangents -> a backward that skips what they would contribute (or None)
+        self.backward_without = backward_without or (lambda missing: None)
 
     def __call__(self, *args: Tensor) -> tuple:
         with no_grad():
@@ -202,7 +225,9 @@ class CompiledFunctionBackward(Node):
                                                         version))
         tangents = [g if g is not None else zeros(shape, dtype=dtype)
                     for g, shape, dtype in zip(grads, self.output_shapes, self.output_dtypes)]
-        grad_values = self.fn.compiled_bw(*self.saved, *tangents)
+        missing = frozenset(k for k, g in enumerate(grads) if g is None)
+        backward = (missing and self.fn.backward_without(missing)) or self.fn.compiled_bw
+        grad_values = backward(*self.saved, *tangents)
         result: list = [None] * len(self.inputs)
         for i, g, read in zip(self.fn.spec.grad_inputs, grad_values, self.fn.spec.tangents_read):
             if any(grads[t] is not None for t in read):

@@ -15,6 +15,7 @@ the cost of saving vs. recomputing each value.)
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from minitorch.fake import make_fake
@@ -98,3 +99,42 @@ def _row_major_saved(backward: GraphModule, names: set[str]) -> None:
         val = node.meta.get("val")
         if node.op == "placeholder" and node.name in names and isinstance(val, Tensor):
             node.meta["val"] = make_fake(TensorMeta(tuple(val.shape), val.dtype))
+
+
+def without_tangents(backward: GraphModule, missing: frozenset[int], num_saved: int
+                     ) -> GraphModule | None:
+    """`backward` computing only what the tangents not `missing` contribute, or None when it
+    cannot be pruned here (then the caller passes zeros for the missing ones).
+
+    Eager autograd never runs the nodes that no gradient reaches. Passing zeros instead is not
+    the same: 0 * inf is NaN. The backward is linear in the tangents, so a node reached only
+    by missing tangents is exactly zero: it is dropped, and `add(g, zero)` becomes `g`.
+    """
+    graph = copy.deepcopy(backward.graph)
+    nodes = graph.nodes
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    tangents = placeholders[num_saved:]
+    reached: set[Node] = set(tangents)  # nodes computed from some tangent
+    zero: set[Node] = {t for k, t in enumerate(tangents) if k in missing}
+    for node in nodes:
+        if node.op != "call_function":
+            continue
+        from_tangents = [n for n in node.all_input_nodes if n in reached]
+        if not from_tangents:
+            continue
+        reached.add(node)
+        live = [n for n in from_tangents if n not in zero]
+        if not live:
+            zero.add(node)
+        elif len(live) < len(from_tangents):  # a sum of a live and a zero gradient
+            if getattr(node.target, "name", None) != "add" or len(node.args) != 2:
+                return None
+            (kept,) = live
+            if tuple(kept.meta["val"].shape) != tuple(node.meta["val"].shape):
+                return None
+            node.replace_all_uses_with(kept)
+    output = nodes[-1]
+    output.args = (tuple(None if g in zero else g for g in output.args[0]),)
+    graph.eliminate_dead_code()
+    constants = {n.target: getattr(backward, n.target) for n in nodes if n.op == "get_attr"}
+    return GraphModule(constants, graph)
