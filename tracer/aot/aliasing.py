@@ -16,7 +16,11 @@ of the graph, and the chain is replayed eagerly on the real tensors after the gr
 Outputs that are views of one intermediate the function does not return (`y = x * 2;
 return y[0], y[1:]`) share memory in eager too, so the graph returns that intermediate (their
 *base*) instead, and both are replayed from it. A lone view of an intermediate stays in the
-graph: nothing else can see its memory.
+graph: nothing else can see its memory. A chain stops at the nearest other output it passes:
+`flat = y.flatten(); return flat, flat[0]` remakes `flat[0]` from `flat`, which may be a copy.
+What the graph must return instead is traced again (`OutputAliases.computing`), from the
+user's function, so that what the first trace read without an op (`x.detach()`) stays as it
+was; such outputs are remade as `detach()` of what they read.
 
 The replay runs the view ops of the op table under the caller's grad mode, so autograd sees
 what eager sees: a view of an input that requires grad gets the view's backward, the view's
