@@ -107,12 +107,11 @@ def compile_graphs(
         compile_lowered(graph, steps, binding, backend)
         for graph, steps in zip(graphs.all(), lowered, strict=True)
     ]
-    result = CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
-                         binding, graphs.aliases, layouts)
+    variants = None
     if graphs.training and binding.count == 0:  # (a pruned graph's sizes are the traced ones)
-        result.backward_without = backward_variants(
-            graphs, lambda pruned, _: compile_graph(pruned, backend))
-    return result
+        variants = backward_variants(graphs, lambda pruned, _: compile_graph(pruned, backend))
+    return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
+                       binding, graphs.aliases, layouts, variants)
 
 
 def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:

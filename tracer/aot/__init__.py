@@ -14,7 +14,6 @@ from tracer.aot.aot_autograd import (
     aot_module,
     aot_trace,
     fake_inputs,
-    link,
 )
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import ProxyMode, make_fx
@@ -22,5 +21,5 @@ from tracer.aot.partition import Partition, partition_joint
 
 __all__ = [
     "AOTGraphs", "CompiledFunction", "JointSpec", "Partition", "ProxyMode", "aot_autograd",
-    "aot_module", "aot_trace", "fake_inputs", "link", "make_fx", "partition_joint", "trace_joint",
+    "aot_module", "aot_trace", "fake_inputs", "make_fx", "partition_joint", "trace_joint",
 ]

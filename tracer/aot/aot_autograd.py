@@ -27,7 +27,7 @@ from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
-from tracer.aot.partition import partition_joint, tangents_reading_saved, without_tangents
+from tracer.aot.partition import partition_joint, tangents_read, without_tangents
 from tracer.fx import GraphModule
 
 Compiler = Callable[[GraphModule, list], Callable]
@@ -98,7 +98,8 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
     joint.meta["name"] = f"{name}, joint forward+backward"
     traced = time.perf_counter()
     parts = partition_joint(joint, spec)
-    spec = replace(spec, saved_read_by=tangents_reading_saved(parts.backward, parts.num_saved))
+    grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
+    spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read)
     parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
     parts.backward.meta["name"] = f"{name}, backward"
     return (AOTGraphs(parts.forward, parts.backward, spec, joint),
@@ -111,25 +112,16 @@ def _logged(graphs: AOTGraphs) -> list[GraphModule]:
 
 def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
                bw_compiler: Compiler) -> Callable:
-    """Trace `gm` with `aot_trace`, compile each graph, and link them for autograd."""
+    """Trace `gm` with `aot_trace`, compile each graph, link them for autograd, and remake the
+    outputs that are views ([Note: output aliasing])."""
     graphs = aot_trace(gm, example_inputs)
     compiled_fw = fw_compiler(graphs.forward, fake_inputs(graphs.forward))
     if not graphs.training:
-        return link(graphs, compiled_fw)
-    return link(graphs, compiled_fw, bw_compiler(graphs.backward, fake_inputs(graphs.backward)),
-                bw_compiler)
-
-
-def link(graphs: AOTGraphs, compiled_fw: Callable, compiled_bw: Callable | None = None,
-         bw_compiler: Compiler | None = None) -> Callable:
-    """The compiled graphs as the user's function: the backward linked to the forward's
-    outputs for autograd, and the outputs that are views remade ([Note: output aliasing]).
-    `bw_compiler` compiles the backward again when some outputs get no gradient."""
-    if compiled_bw is None:
         run = lambda *args: tuple(compiled_fw(*args))  # noqa: E731
     else:
+        compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
         run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec,
-                               backward_variants(graphs, bw_compiler or (lambda gm, _: gm)))
+                               backward_variants(graphs, bw_compiler))
     return run if graphs.aliases is None else graphs.aliases.around(run)
 
 
@@ -239,4 +231,4 @@ class CompiledFunctionBackward(Node):
 
 
 __all__ = ["AOTGraphs", "CompiledFunction", "aot_autograd", "aot_module", "aot_trace",
-           "fake_inputs", "link"]
+           "fake_inputs"]

@@ -33,11 +33,11 @@ class JointSpec:
     num_outputs: int  # forward outputs (a flat tuple)
     grad_inputs: tuple[int, ...]  # which primals get a gradient (those that require grad)
     differentiable_outputs: tuple[int, ...]  # forward outputs that require grad: one tangent each
-    # For each gradient, the tangents it reads. A gradient whose tangents are all missing at
-    # run time (no gradient reached those outputs) is None, as in eager, not zeros.
+    # Filled in once the backward is partitioned (partition.tangents_read): for each gradient,
+    # the tangents it is computed from (none arrived: the gradient is None, as in eager), and
+    # for each saved value, the tangents whose gradients read it (only if one arrives is a
+    # saved tensor written in place before backward() an error).
     tangents_read: tuple[tuple[int, ...], ...] = ()
-    # For each value the forward saves, the tangents whose gradients read it (partition.py):
-    # a saved tensor written in place before backward() is an error only if one arrives.
     saved_read_by: tuple[tuple[int, ...], ...] = ()
 
 
@@ -67,23 +67,8 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
     eliminate_common_subexpressions(graph, keep_apart=escaping_nodes(
         [mode.to_node(o) for o in outs]))
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
-    tangent_nodes = [n for n in graph.nodes if n.name.startswith("tangents_")]
-    read = tuple(tuple(i for i, t in enumerate(tangent_nodes) if t in ancestors([g]))
-                 for g in graph.find_nodes(op="output")[0].args[0][len(outs):])
-    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, read)
+    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs)
     return GraphModule(mode.constants, graph), spec
-
-
-def ancestors(roots: list) -> set[Node]:
-    """The nodes `roots` (and the Nodes among them) are computed from, themselves included."""
-    seen: set[Node] = set()
-    stack = [r for r in roots if isinstance(r, Node)]
-    while stack:
-        node = stack.pop()
-        if node not in seen:
-            seen.add(node)
-            stack.extend(node.all_input_nodes)
-    return seen
 
 
 def _move_placeholders_first(graph: Graph) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
-from tracer.aot.joint import JointSpec, ancestors
+from tracer.aot.joint import JointSpec
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import map_arg
 
@@ -33,6 +33,17 @@ class Partition:
     num_saved: int  # the forward's outputs after the user's outputs
 
 
+def _ancestors(roots: list[Node]) -> set[Node]:
+    seen: set[Node] = set()
+    stack = [r for r in roots if isinstance(r, Node)]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.all_input_nodes)
+    return seen
+
+
 def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
     """The forward and backward graphs of `joint` (see [Note: partitioning])."""
     nodes = joint.graph.nodes
@@ -42,8 +53,8 @@ def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
     primals = [n for n in nodes if n.op == "placeholder" and n.name.startswith("primals_")]
     tangents = [n for n in nodes if n.op == "placeholder" and n.name.startswith("tangents_")]
 
-    forward_nodes = ancestors(fw_outs) | set(primals)
-    backward_nodes = ancestors(grads) - forward_nodes
+    forward_nodes = _ancestors(fw_outs) | set(primals)
+    backward_nodes = _ancestors(grads) - forward_nodes
     saved = [n for n in nodes if n in forward_nodes
              and any(u in backward_nodes for u in n.users)]
 
@@ -72,23 +83,33 @@ def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],
     return GraphModule(constants, graph)
 
 
-def tangents_reading_saved(backward: GraphModule, num_saved: int) -> tuple[tuple[int, ...], ...]:
-    """For each saved value (the backward graph's first placeholders), the tangents whose
-    gradients it is combined with: where it (or a value computed from saved values alone)
-    first meets a gradient, the tangents that gradient comes from. Eager autograd reads a
-    saved tensor only when a gradient reaches the node that saved it."""
+def tangents_read(backward: GraphModule, num_saved: int
+                  ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Which tangents each gradient of `backward` is computed from, and for each saved value
+    (its first placeholders), the tangents whose gradients it is combined with: where it (or a
+    value computed from saved values alone) first meets a gradient, the tangents that gradient
+    comes from. A gradient none of whose tangents arrive is None, as in eager; and eager reads
+    a saved tensor only when a gradient reaches the node that saved it."""
     nodes = backward.graph.nodes
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    tangent_of = {t: k for k, t in enumerate(placeholders[num_saved:])}
-    reached_by: dict[Node, set[int]] = {}  # node -> the tangents it is computed from
-    for node in nodes:
-        reached_by[node] = ({tangent_of[node]} if node in tangent_of else
-                            set().union(*(reached_by[n] for n in node.all_input_nodes)))
+    reached_by = _reached_by(nodes, num_saved)
     meets: dict[Node, set[int]] = {}  # node -> the tangents it is first combined with
     for node in reversed(nodes):
         meets[node] = set().union(*(reached_by[u] or meets[u] for u in node.users
                                     if u.op != "output"))
-    return tuple(tuple(sorted(meets[s])) for s in placeholders[:num_saved])
+    grads = tuple(tuple(sorted(reached_by.get(g, ()))) for g in nodes[-1].args[0])
+    saved = [n for n in nodes if n.op == "placeholder"][:num_saved]
+    return grads, tuple(tuple(sorted(meets[s])) for s in saved)
+
+
+def _reached_by(nodes: list[Node], num_saved: int) -> dict[Node, set[int]]:
+    """node -> the tangents it is computed from (placeholders after the `num_saved` saved)."""
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    tangent_of = {t: k for k, t in enumerate(placeholders[num_saved:])}
+    reached_by: dict[Node, set[int]] = {}
+    for node in nodes:
+        reached_by[node] = ({tangent_of[node]} if node in tangent_of else
+                            set().union(*(reached_by[n] for n in node.all_input_nodes)))
+    return reached_by
 
 
 def _row_major_saved(backward: GraphModule, names: set[str]) -> None:
@@ -112,17 +133,13 @@ def without_tangents(backward: GraphModule, missing: frozenset[int], num_saved: 
     """
     graph = copy.deepcopy(backward.graph)
     nodes = graph.nodes
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    tangents = placeholders[num_saved:]
-    reached: set[Node] = set(tangents)  # nodes computed from some tangent
+    reached_by = _reached_by(nodes, num_saved)
+    tangents = [n for n in nodes if n.op == "placeholder"][num_saved:]
     zero: set[Node] = {t for k, t in enumerate(tangents) if k in missing}
     for node in nodes:
-        if node.op != "call_function":
+        from_tangents = [n for n in node.all_input_nodes if reached_by[n]]
+        if node.op != "call_function" or not from_tangents:
             continue
-        from_tangents = [n for n in node.all_input_nodes if n in reached]
-        if not from_tangents:
-            continue
-        reached.add(node)
         live = [n for n in from_tangents if n not in zero]
         if not live:
             zero.add(node)
