@@ -83,3 +83,18 @@ def test_python_dash_m_runs_without_a_runpy_warning():
     )
     assert result.returncode == 0, result.stderr
     assert "[graph]" in result.stdout and "RuntimeWarning" not in result.stderr
+
+
+def test_each_stage_reports_how_long_it_took():
+    """A stage's seconds are a duration, no longer than the whole compile of the function."""
+    import time
+
+    import minitorch
+
+    with _logging.Recorder() as rec:
+        start = time.perf_counter()
+        minitorch.compile(lambda x: (x.sin() * 2).sum())(minitorch.randn(4, requires_grad=True))
+        total = time.perf_counter() - start
+    timed = [a for a in rec.artifacts if a.seconds is not None]
+    assert {a.stage for a in timed} >= {"joint", "forward"}
+    assert all(0 <= a.seconds <= total for a in timed)

@@ -160,9 +160,8 @@ def fake_inputs(gm: GraphModule) -> list:
     return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
 
 
-def _record(stage: str, gm: GraphModule, start: float | None) -> None:
+def _record(stage: str, gm: GraphModule, seconds: float | None) -> None:
     if _logging.enabled(stage):
-        seconds = None if start is None else time.perf_counter() - start
         _logging.artifact(stage, gm.meta["name"], gm.print_readable(print_output=False), seconds)
 
 
