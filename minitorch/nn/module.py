@@ -324,7 +324,7 @@ class Module:
         `to(float64)`, `to("cuda")`, `to(device, dtype)`, `to(tensor)`. A dtype converts
         floating-point tensors only (BatchNorm's integer batch count stays int64).
         """
-        from minitorch.tensor import to_arguments
+        from minitorch.conversions import to_arguments
 
         dtype, device = to_arguments(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
