@@ -348,6 +348,8 @@ class InstructionTranslator:
     BUILD_CONST_KEY_MAP = containers.build_const_key_map
     MAP_ADD = containers.map_add
     DICT_UPDATE = containers.dict_update
+    DICT_MERGE = containers.dict_merge
+    CALL_FUNCTION_EX = containers.call_function_ex
     STORE_SUBSCR = containers.store_subscr
     STORE_ATTR = side_effects.store_attr
     BUILD_STRING = containers.build_string
