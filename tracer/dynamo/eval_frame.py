@@ -17,7 +17,11 @@ the same thing at the one place we control, the call:
          frame of one code object ([Note: the cache and threads] in cache.py)
 
 What we give up: only the function passed to `optimize` is captured, not every frame it calls
-(a real hook sees those too, and a later issue inlines them instead).
+(a real hook sees those too). Tracing makes up for most of it by inlining the calls; where a
+call cannot be inlined and the graph breaks there, the transformed code runs that call through
+`call_captured`, which does for the callee's frame what the hook would ([Note: breaks inside
+inlined calls] in graph_break.py). A frame that runs wholly eagerly still runs its callees
+uncaptured.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, MethodType
+from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from minitorch import config
@@ -192,6 +197,62 @@ def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
     if entry.fallback_reason is not None:
         cache.fallback_reasons.append(entry.fallback_reason)
     return entry
+
+
+def call_captured(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /, *args,
+                  **kwargs) -> Any:
+    """`fn(*args, **kwargs)`, its own frame captured with `compiler` when it is user code: what
+    the eval-frame hook does for a call that a graph break runs for real (graph_break.py)."""
+    target = _captured_target(fn)
+    if target is None:
+        return fn(*args, **kwargs)
+    function, bound_self = target
+    if bound_self is not None:
+        args = (bound_self, *args)
+    return _optimized(function, compiler, dynamic)(*args, **kwargs)
+
+
+# Packages whose functions the hook leaves alone, as TorchDynamo skips torch's own files:
+# minitorch's internals run on numpy. (Modules are captured whatever their package: an nn
+# layer's forward is user-level code.)
+_SKIPPED_PACKAGES = ("minitorch", "tracer", "ir", "codegen", "numpy")
+
+
+def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
+    """(function, bound self) of a call whose frame is worth capturing; None to call as is."""
+    if isinstance(fn, OptimizedModule):  # compiled already: it captures itself
+        return None
+    if isinstance(fn, Module):  # m(x) is Module.__call__, which calls m.forward(x)
+        if type(fn).__call__ is not Module.__call__ or "forward" in fn.__dict__:
+            return None
+        return _python_function(type(fn).forward, fn)
+    if hasattr(fn, "_dynamo_code"):  # already compiled: it captures itself
+        return None
+    if isinstance(fn, MethodType):
+        target = _python_function(fn.__func__, fn.__self__)
+    else:
+        target = _python_function(fn, None)
+    if target is None:
+        return None
+    package = (getattr(target[0], "__module__", None) or "").split(".")[0]
+    return None if package in _SKIPPED_PACKAGES else target
+
+
+def _python_function(fn: Any, bound_self: object | None):
+    return (fn, bound_self) if isinstance(fn, FunctionType) else None
+
+
+# function -> {(compiler, dynamic): its optimized wrapper}: made once, not on every call
+_optimized_callees: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _optimized(function: FunctionType, compiler: GraphCompiler,
+               dynamic: bool | None) -> Callable:
+    wrappers = _optimized_callees.setdefault(function, {})
+    key = (compiler, dynamic)
+    if key not in wrappers:
+        wrappers[key] = optimize(function, compiler, dynamic=dynamic)
+    return wrappers[key]
 
 
 def _function_of(fn: Callable) -> tuple[Callable, object | None]:
