@@ -44,6 +44,7 @@ from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
 from tracer.dynamo.compiler import EAGER, GraphCompiler, as_compiler
 from tracer.dynamo.convert_frame import convert_frame, frame_title
+from tracer.dynamo.optimized_module import OptimizedModule
 
 
 @dataclass
@@ -296,15 +297,3 @@ def recompile_reasons(fn: Callable) -> list[str]:
 def reset() -> None:
     """Forget every compiled function, guard and cache entry."""
     _cache.reset()
-
-
-class OptimizedModule(Module):
-    """A compiled module: calls go through the compiled forward; parameters are shared."""
-
-    def __init__(self, orig_mod: Module, compiled_forward: Callable) -> None:
-        super().__init__()
-        self._orig_mod = orig_mod  # registered as a submodule, so parameters() finds them
-        object.__setattr__(self, "_compiled_forward", compiled_forward)
-
-    def forward(self, *args, **kwargs):
-        return self._compiled_forward(*args, **kwargs)
