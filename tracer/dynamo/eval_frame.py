@@ -20,8 +20,9 @@ What we give up: only the function passed to `optimize` is captured, not every f
 (a real hook sees those too). Tracing makes up for most of it by inlining the calls; where a
 call cannot be inlined and the graph breaks there, the transformed code runs that call through
 `call_captured`, which does for the callee's frame what the hook would ([Note: breaks inside
-inlined calls] in graph_break.py). A frame that runs wholly eagerly still runs its callees
-uncaptured.
+inlined calls] in graph_break.py). A frame that runs wholly eagerly (a break inside a loop,
+say) has the modules it calls captured on their own, through `nn.Module.__call__`'s
+`call_hook`; the plain functions it calls run uncaptured.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from minitorch import config
 from minitorch._logging import compiled_call, log
 from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
-from minitorch.nn.module import Module
+from minitorch.nn.module import Module, call_hook
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
 from tracer.dynamo.compiler import EAGER, GraphCompiler, as_compiler
@@ -142,11 +143,11 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
         if entry is None:
             entry = _compile(cache, frame, compiler, fullgraph, dynamic)
             if entry is None:
-                return fn(*args, **kwargs)
+                return _run_eagerly(compiler, dynamic, fn, args, kwargs)
             if entry.transformed is not None:
                 compiled_call(fn, optimized, args, kwargs)
         if entry.transformed is None:
-            return fn(*args, **kwargs)
+            return _run_eagerly(compiler, dynamic, fn, args, kwargs)
         return entry.transformed.fn(frame.f_locals, frame.f_globals)
 
     optimized._dynamo_code = code
@@ -211,6 +212,26 @@ def call_captured(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /
     if bound_self is not None:
         args = (bound_self, *args)
     return _optimized(function, compiler, dynamic)(*args, **kwargs)
+
+
+def _run_eagerly(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, args: tuple,
+                 kwargs: dict) -> Any:
+    """Run a frame that was not captured; the modules it calls are captured on their own
+    (TorchDynamo's hook, which sees every frame, skips one and still captures its callees)."""
+    token = call_hook.set(functools.partial(_captured_module_call, compiler, dynamic))
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        call_hook.reset(token)
+
+
+def _captured_module_call(compiler: GraphCompiler, dynamic: bool | None, module: Module,
+                          args: tuple, kwargs: dict) -> Any:
+    token = call_hook.set(None)  # its own frame sets it again if it runs eagerly
+    try:
+        return call_captured(compiler, dynamic, module, *args, **kwargs)
+    finally:
+        call_hook.reset(token)
 
 
 # Packages whose functions the hook leaves alone, as TorchDynamo skips torch's own files:

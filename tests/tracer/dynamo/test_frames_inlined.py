@@ -150,6 +150,20 @@ def test_an_empty_cell_raises_as_eager_does():
         compiled(minitorch.randn(2))
 
 
+def assert_trains_like_eager(compiled, model, x) -> None:
+    """The compiled loss and every parameter's gradient equal eager's."""
+    loss = compiled(x)
+    loss.backward()
+    grads = [p.grad for p in model.parameters()]
+    model.zero_grad()
+    expected = model(x)
+    expected.backward()
+    assert_same(loss, expected)
+    for got, want in zip(grads, [p.grad for p in model.parameters()]):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+    model.zero_grad()
+
+
 # ---- a graph break inside an inlined call -----------------------------------------------------
 
 def helper(t):
@@ -208,16 +222,7 @@ def test_breaks_in_a_method_and_a_submodule_give_graphs_around_them(capsys):
                                  ["Tensor.tanh"], ["minitorch.linear", "Tensor.sum"]]
     compiled = minitorch.compile(model, backend="eager")
     for _ in range(2):
-        loss = compiled(x)
-        loss.backward()
-        grads = [p.grad for p in model.parameters()]
-        model.zero_grad()
-        expected = model(x)
-        expected.backward()
-        assert_same(loss, expected)
-        for got, want in zip(grads, [p.grad for p in model.parameters()]):
-            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
-        model.zero_grad()
+        assert_trains_like_eager(compiled, model, x)
     assert fallback_reasons(Model.forward) == []
 
 
@@ -248,3 +253,58 @@ def test_super_in_a_broken_call_runs_eagerly_not_wrongly():
     compiled = optimize(f, backend=CountingBackend())
     x = minitorch.randn(3)
     assert_same(compiled(x), f(x))
+
+
+# ---- a frame that runs eagerly still has its modules captured ---------------------------------
+
+class Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        print("block")
+        return x + h.relu()
+
+
+class Tower(nn.Module):
+    """minGPT's shape: a loop over blocks, where a break cannot resume (it is in a loop)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList([Block() for _ in range(3)])
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x).sum()
+
+
+def test_modules_called_from_a_frame_that_runs_eagerly_are_captured(capsys):
+    model = Tower()
+    x = minitorch.randn(2, 3)
+    out = explain(model)(x)
+    assert [e.code.co_name for e in out.entries if e.transformed is None] == ["forward"]
+    # Block's graphs around its break (compiled again once its input requires grad), and
+    # the head's; the eager frame's own `.sum()` is the only op outside a graph.
+    assert out.ops_per_graph == [["minitorch.linear"], ["Tensor.relu", "operator.add"]] * 2 \
+        + [["minitorch.linear"]]
+    assert_trains_like_eager(minitorch.compile(model, backend="eager"), model, x)
+
+
+def test_the_module_call_hook_is_only_set_while_an_eager_frame_runs():
+    from minitorch.nn.module import call_hook
+
+    model = Tower()
+    compiled = minitorch.compile(model, backend="eager")
+    compiled(minitorch.randn(2, 3))
+    assert call_hook.get() is None
+    model.blocks[0].fc.weight = nn.Parameter(minitorch.randn(4, 4))  # a shape error
+    x = minitorch.randn(2, 3)
+    with pytest.raises(Exception) as eager:  # noqa: B017 - whichever error eager raises
+        model(x)
+    with pytest.raises(eager.type):
+        compiled(x)
+    assert call_hook.get() is None
