@@ -261,7 +261,14 @@ def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
 
 
 def _python_function(fn: Any, bound_self: object | None):
-    return (fn, bound_self) if isinstance(fn, FunctionType) else None
+    """A plain function (generators and coroutines are not captured: they would only fall
+    back)."""
+    if not isinstance(fn, FunctionType) or fn.__code__.co_flags & _NOT_PLAIN:
+        return None
+    return fn, bound_self
+
+
+_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 # function -> {(compiler, dynamic): its optimized wrapper}: made once, not on every call
