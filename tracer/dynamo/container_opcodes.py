@@ -8,6 +8,7 @@
     BUILD_MAP 0; MAP_ADD     {k: v for k in ...}        ConstDictVariable, grown in place
     DICT_UPDATE              {**a, **b}
     STORE_SUBSCR             d[k] = v, lst[i] = v       (the caller's: replayed, side_effects.py)
+                             x[k] = v on a tensor        its out-of-place form, x rebound
     FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
 
 A container built in the frame is held only by trackers, so growing or assigning into it while
@@ -26,6 +27,7 @@ from tracer.dynamo.variables import (
     BuiltinVariable,
     ConstantVariable,
     ListVariable,
+    TensorVariable,
     TupleVariable,
     constant,
 )
@@ -163,8 +165,11 @@ def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
         self.output.side_effects.mutate_container(container)
         container.items[index] = value
         return
+    if isinstance(container, TensorVariable):
+        container.setitem(self, key, value)  # functionalized: variables/tensor.py
+        return
     raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "
-                      "the caller, or of a tensor, is not traced yet)")
+                      "the caller is not traced yet)")
 
 
 def _key(key: VariableTracker) -> object:
