@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitorch import ops
+from minitorch.device import module_of
 from minitorch.dtype import bool_, int64
 from minitorch.errors import (
     DataDependentError,
@@ -151,7 +152,7 @@ def _true_positions(op: str, mask) -> list:
             f"{op}: indexing with a boolean mask of shape {list(mask.shape)}: the result's "
             "shape depends on how many elements are True (a data-dependent shape)"
         ))
-    xp = np if type(mask._data) is np.ndarray else __import__("cupy")
+    xp = module_of(mask._data)  # numpy, or cupy for a cuda mask
     return [Tensor._from_array(xp.asarray(p, dtype=np.int64)) for p in xp.nonzero(mask._data)]
 
 
