@@ -96,6 +96,12 @@ class InPlaceMethods:
             value = value.to(self.device)
         self._in_place("__setitem__", lambda t: setitem(t, key, value))
 
+    def index_put_(self, indices, values, accumulate: bool = False) -> Tensor:
+        """self[indices] = values, or += with accumulate=True (positions named twice get both
+        values added)."""
+        return self._in_place("index_put_", lambda t: F.index_put(t, indices, values,
+                                                                  accumulate))
+
     def __iadd__(self, other):
         return self.add_(other)
 

@@ -42,6 +42,9 @@ from minitorch.fake import is_fake
 from minitorch.functional.views import index
 from minitorch.ops.views_meta import broadcasts_to, normalize_index
 
+# the public functions of this family
+__all__ = ["index_put"]
+
 
 class _Advanced:
     """An advanced item of a key, with the dims of the basic view it covers."""
@@ -159,6 +162,22 @@ def _true_positions(op: str, mask) -> list:
 # ---- reads and writes --------------------------------------------------------------------
 
 
+def index_put(input, indices, values, accumulate: bool = False):
+    """A copy of input with input[indices] = values; with accumulate=True, values are added
+    there instead, and positions named twice get both (`x[idx] += v` would keep one).
+
+        >>> minitorch.index_put(minitorch.zeros(3), (minitorch.tensor([0, 0]),),
+        ...                     minitorch.tensor([1.0, 2.0]), accumulate=True)
+        tensor([3., 0., 0.])
+    """
+    key = tuple(indices)
+    if not accumulate:
+        return setitem(input, key, values)
+    _, advanced = split_key(tuple(input.shape), key)
+    return ops.index_put(input, values, *_index_list(input, advanced, "index_put"),
+                         accumulate=True)
+
+
 def getitem(input, key):
     """input[key]: a view for a basic key, else a copy (see the module docstring)."""
     if not is_advanced(key):
@@ -208,3 +227,14 @@ def _masked_write(region, advanced: list[_Advanced], value):
     mask = item.tensor.reshape((*(1,) * item.dim, *item.tensor.shape, *(1,) * trailing))
     out = ops.where(mask, value, region)
     return out if out.dtype is region.dtype else out.to(region.dtype)
+
+
+class IndexingMethods:
+    """`x[key]` and `x.index_put(...)` as Tensor methods (mixed into Tensor); the writes,
+    `x[key] = v` and `index_put_`, are in-place ops (minitorch/inplace.py)."""
+
+    def __getitem__(self, key):
+        return getitem(self, key)
+
+    def index_put(self, indices, values, accumulate: bool = False):
+        return index_put(self, indices, values, accumulate)

@@ -201,3 +201,29 @@ def test_a_mask_read_on_fake_tensors_is_data_dependent():
             x[x > 0]
         y = x.clone()
         assert tuple(minitorch.functional.indexing.setitem(y, y > 0, 0.0).shape) == (3,)
+
+
+def test_index_put_writes_or_accumulates_as_pytorch_documents():
+    rows, cols = minitorch.tensor([1, 1, 0]), minitorch.tensor([0, 0, 2])
+    values = minitorch.tensor([1.0, 2.0, 3.0])
+    expected = np.zeros((2, 3), dtype=np.float32)
+    np.add.at(expected, ([1, 1, 0], [0, 0, 2]), [1.0, 2.0, 3.0])
+    x = minitorch.zeros(2, 3)
+    out = minitorch.index_put(x, (rows, cols), values, accumulate=True)
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert x._version == 0 and x.tolist() == [[0.0] * 3] * 2  # out of place
+    x.index_put_((rows, cols), values, accumulate=True)
+    np.testing.assert_array_equal(x.numpy(), expected)
+    assert x._version == 1
+    masked = minitorch.ones(3).index_put((minitorch.tensor([True, False, True]),),
+                                         minitorch.tensor(5.0))
+    assert masked.tolist() == [5.0, 1.0, 5.0]
+
+
+def test_index_put_accumulate_gradients_reach_every_value():
+    x = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    v = minitorch.tensor([3.0, 4.0, 5.0], requires_grad=True)
+    out = minitorch.index_put(x * 1, (minitorch.tensor([0, 0, 1]),), v, accumulate=True)
+    (out * minitorch.tensor([10.0, 100.0])).sum().backward()
+    assert x.grad.tolist() == [10.0, 100.0]  # accumulating keeps x's part everywhere
+    assert v.grad.tolist() == [10.0, 10.0, 100.0]
