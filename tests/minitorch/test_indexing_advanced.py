@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import minitorch
 from minitorch.errors import DataDependentError, DTypeError, IndexOutOfRangeError, ShapeError
@@ -227,3 +229,61 @@ def test_index_put_accumulate_gradients_reach_every_value():
     (out * minitorch.tensor([10.0, 100.0])).sum().backward()
     assert x.grad.tolist() == [10.0, 100.0]  # accumulating keeps x's part everywhere
     assert v.grad.tolist() == [10.0, 10.0, 100.0]
+
+
+@st.composite
+def _advanced_keys(draw, shape: tuple[int, ...]):
+    """A random key with index arrays (and maybe one mask) among slices, None and `...`, no
+    ints: where no int stands beside an index array, PyTorch's rules are numpy's."""
+    items: list = []
+    dim = 0
+    while dim < len(shape) and draw(st.booleans()):
+        n = shape[dim]
+        kind = draw(st.sampled_from(["index", "index", "slice", "mask"]))
+        if kind == "index":
+            size = draw(st.integers(0, 3))
+            items.append(np.array(draw(st.lists(st.integers(-n, n - 1), min_size=size,
+                                                max_size=size)), dtype=np.int64))
+        elif kind == "mask" and not any(i.dtype == bool for i in items
+                                        if isinstance(i, np.ndarray)):
+            items.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
+        else:
+            items.append(slice(draw(st.none() | st.integers(0, n)), None,
+                               draw(st.none() | st.integers(1, 2))))
+        dim += 1
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)
+    if draw(st.booleans()):
+        # Last: numpy counts an ellipsis that covers no dims as separating the index arrays
+        # around it, PyTorch does not (pytorch/pytorch#141563, tested above).
+        items.append(Ellipsis)
+    arrays = [i for i in items if isinstance(i, np.ndarray)]
+    if not arrays:
+        items.append(np.array([0]))  # at least one advanced item, on the next dim
+        if dim >= len(shape):
+            return None
+    if sum(a.dtype != bool for a in arrays) > 1:  # index arrays must broadcast together
+        sizes = {len(a) for a in arrays if a.dtype != bool}
+        if len(sizes - {1}) > 1:
+            return None
+    return tuple(items)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), shape=st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple))
+def test_random_advanced_keys_read_and_write_as_numpy(data, shape):
+    key = data.draw(_advanced_keys(shape))
+    assume(key is not None)
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = minitorch.tensor(a)
+    try:
+        expected = a[key]
+    except IndexError:  # masks and indices that do not broadcast together
+        with pytest.raises(minitorch.MinitorchError):
+            x[_key_for_minitorch(key)]
+        return
+    np.testing.assert_array_equal(x[_key_for_minitorch(key)].numpy(), expected)
+    x[_key_for_minitorch(key)] = -1.0
+    expected = a.copy()
+    expected[key] = -1.0
+    np.testing.assert_array_equal(x.numpy(), expected)
