@@ -1,5 +1,5 @@
 """Public view, indexing and joining functions (`minitorch.reshape`, `minitorch.cat`, ...) and
-their Tensor methods (`x.view`, `x.T`, `x[1:, None]`, ...).
+their Tensor methods (`x.view`, `x.T`, ...); `x[key]` is in indexing.py.
 
 Every function that returns a view marks it as one (`_viewed`), so that the view shares its
 base's version counter and an in-place write through it reaches the base's autograd history
@@ -263,6 +263,3 @@ class ViewMethods:
 
     def clone(self):
         return clone(self)
-
-    def __getitem__(self, key):
-        return index(self, key)
