@@ -155,7 +155,8 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
         return plan
     if inst.opname == "BINARY_SUBSCR":  # run as the call x.__getitem__(key)
         key, container = stack.pop(), stack.pop()
-        plan = BreakPlan(stack, live, (TensorMethodVariable(container, "__getitem__"), [key], {}))
+        plan = BreakPlan(stack, live, (TensorMethodVariable(container, "__getitem__"), [key], {}),
+                         run_call=_call_runner(tx))
         plan.resume = [_resume(tx, index + 1, _nulls(stack) + (False,), live)]
         return plan
     jump_index = index if inst.opname in JUMP_IF else index + 1  # 3.13: TO_BOOL, then the jump
