@@ -203,13 +203,13 @@ class OutputGraph:
     def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
         if isinstance(result, Tensor) and is_fake(result):
             return TensorVariable(node, result, output=self)
-        if type(result) is tuple and all(isinstance(r, Tensor) and is_fake(r) for r in result):
+        if _is_result_tuple(result):  # several outputs: one getitem node each (torch.fx)
             items = []
             for i, r in enumerate(result):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = r
                 items.append(TensorVariable(item, r, output=self))
-            return TupleVariable(items)
+            return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
         self.graph.erase_node(node)
         if isinstance(result, Tensor):
             raise Unsupported(f"{what} made a tensor from data instead of from its inputs "
@@ -297,6 +297,13 @@ def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
     for value in values:
         visit(value)
     return list(found.values())
+
+
+def _is_result_tuple(result: Any) -> bool:
+    """A tuple of fake tensors, plain or named (`return_types.max(values, indices)`)."""
+    named = isinstance(result, tuple) and hasattr(type(result), "_fields")
+    return (type(result) is tuple or named) and all(isinstance(r, Tensor) and is_fake(r)
+                                                    for r in result)
 
 
 def _ancestors(node: Node) -> list[Node]:
