@@ -8,9 +8,24 @@ TorchDynamo records a mutation as the out-of-place op and rebinds every referenc
 result; rebinding the one tracker object in place does that here (the stack, the locals and
 the lists all hold the same tracker). This is exact only when nothing else can see the old
 memory, so it is done for an intermediate (no source: not an input of the frame, which the
-caller would have to see change) that is no view and has no view taken of it, that does not
-require grad (autograd may have saved the old value), and whose dtype and shape the result
-keeps. Anything else stays Unsupported: a graph break, or the frame runs eagerly.
+caller would have to see change) that is no view and has no view taken of it, and whose dtype
+and shape the result keeps. Anything else stays Unsupported: a graph break, or the frame runs
+eagerly.
+
+[Note: in-place on a tensor that requires grad]
+Eager autograd lets `out += identity` rewrite an intermediate that requires grad, and raises at
+backward() only when a formula reads a value the write replaced ([Note: in-place ops and the
+backward graph] in minitorch/autograd/graph.py). Functionally there is no such error: the old
+value still exists. So we functionalize only when eager cannot raise either:
+
+    no op has read the old value yet     its node has no users: nothing saved it
+    its maker's formula ignores `out`    the fake's grad_fn is an OpBackward whose derivative
+                                         never loads its `out` parameter (exp's does: refused)
+    it is not a view, nor an input       the fake has no _base, and no other node has it
+
+That covers the idioms of real models: `out = bn(conv(x)); out += identity`,
+`F.relu(bn(x), inplace=True)`, `y = x @ w; y.mul_(2)`. `F.relu(x, inplace=True)` is
+`x.clamp_(min=0)` in eager, so it is recorded as `clamp(x, min=0)` (INPLACE_FUNCTIONS).
 
 An *input* of the frame (`x.add_(1)`, `x += y` on an argument) is recorded the same way, and
 the transformed code then writes the result back into the caller's tensor with `copy_`
@@ -22,10 +37,13 @@ taken of during the trace.
 
 from __future__ import annotations
 
+import dis
 import operator
 from typing import TYPE_CHECKING, Any
 
 import minitorch
+from minitorch.autograd.graph import OpBackward
+from minitorch.nn import functional as nn_functional
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
@@ -37,7 +55,10 @@ if TYPE_CHECKING:
 
 # In-place methods and the out-of-place method computing the same values.
 INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
-                   "clamp_": "clamp"}
+                   "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow"}
+# Functions whose inplace=True writes their first argument: the method eager calls then, and
+# its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
+INPLACE_FUNCTIONS = {nn_functional.relu: ("clamp", {"min": 0})}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
 _FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
                   "minitorch.functional.linalg")
@@ -56,6 +77,8 @@ class InPlaceMethodVariable(TensorMethodVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if not hasattr(type(self.tensor.as_example()), self.name):  # eager: AttributeError
+            raise Unsupported(f"Tensor has no method {self.name}")
         plain = INPLACE_METHODS[self.name]
         return functionalize(tx, self.tensor, self.name, lambda: tx.output.record_call(
             "call_method", plain, [self.tensor, *args], kwargs))
@@ -123,12 +146,37 @@ def _frame_tensors(tx: InstructionTranslator) -> list[tuple[str, Any]]:
 def _refusal(target: TensorVariable) -> str | None:
     """Why `target` cannot be written functionally, or None."""
     if target.as_example().requires_grad:
-        return "it requires grad (autograd may have saved its old value)"
+        return _grad_refusal(target)
     if not makes_fresh_tensor(target.node):
         return "it may share memory with another tensor (a view)"
     if not all(makes_fresh_tensor(user) for user in target.node.users):
         return "a view of it was taken"
     return None
+
+
+def _grad_refusal(target: TensorVariable) -> str | None:
+    """Why an intermediate that requires grad cannot be written functionally, or None: see
+    [Note: in-place on a tensor that requires grad]."""
+    old = target.as_example()
+    if target.node.users:
+        return "it requires grad and an op already read it (autograd may have saved it)"
+    if old._base is not None or any(n is not target.node and n.meta.get("val") is old
+                                    for n in target.node.graph.nodes):
+        return "it requires grad and may share memory with another tensor (a view)"
+    maker = old.grad_fn
+    if not isinstance(maker, OpBackward) or _reads_output(maker.op.backward):
+        return "it requires grad and the op that made it saved it for its derivative"
+    return None
+
+
+def _reads_output(formula: Any) -> bool:
+    """Does a derivative formula `backward(grad, out, *inputs)` load its `out` parameter?"""
+    code = getattr(formula, "__code__", None)
+    if code is None or code.co_argcount < 2:
+        return True  # not a plain function: assume it does
+    out = code.co_varnames[1]
+    return any(i.opname.startswith("LOAD_") and i.argval == out
+               for i in dis.get_instructions(code)) or out in code.co_cellvars
 
 
 def makes_fresh_tensor(node: Node) -> bool:

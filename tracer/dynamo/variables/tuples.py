@@ -4,8 +4,10 @@ A tuple may mix tensors and constants (`return (x.sin(), 3)`); a shape is a tupl
 whose items keep their sources (`L['x'].shape[0]`), which a later issue needs to make a size
 dynamic instead of guarding it. A named tuple (`x.max(-1)` returns
 `minitorch.return_types.max(values, indices)`) is a TupleVariable of its type: `[0]`,
-`.values` and `v, i = ...` read its items, and returning it rebuilds the same type. Lists are mutable, so only lists *built in the frame* are
-tracked (BUILD_LIST, `a, *rest = ...`), and none of their methods run yet.
+`.values` and `v, i = ...` read its items, and returning it rebuilds the same type.
+
+Lists are mutable, so only lists *built in the frame* are tracked (BUILD_LIST,
+`a, *rest = ...`), and none of their methods run yet.
 """
 
 from __future__ import annotations
