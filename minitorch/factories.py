@@ -10,6 +10,11 @@ factory checks its arguments before numpy sees them, as PyTorch does, and names 
     the dtype    a minitorch dtype; a float one for rand/randn  _dtype, _float_dtype
     the memory   an allocation that fails is an OutOfMemoryError naming the shape and the bytes
     the data     tensor(data): numbers, nested as a box, ints that fit in int64
+
+Then each calls its op of the table (minitorch/ops/factories.py): zeros is
+`ops.full(shape, 0, dtype=...)`, randn `ops.normal(shape, 0, 1, dtype=...)`. Compiled code
+records that op, so a factory inside a compiled function is part of its graph, and a random one
+draws at run time, from the same generator, in the same order as eager mode.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch import ops
 from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
 from minitorch.errors import (
     ArgumentTypeError,
@@ -47,12 +53,12 @@ def manual_seed(seed: int) -> None:
     _generator = np.random.default_rng(seed % 2**64)
 
 
-def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
+def _finish(t: Tensor, requires_grad: bool, device) -> Tensor:
     from minitorch.device import move
 
     if device is not None:
-        array = move(array, device)  # refuses a device we cannot use, saying why
-    t = Tensor._from_array(array)
+        array = move(t._data, device)  # refuses a device we cannot use, saying why
+        t = t if array is t._data else Tensor._from_array(array)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -80,8 +86,8 @@ def _float_dtype(op: str, dtype) -> DType:
 
 
 def _allocate(op: str, shape: tuple[int, ...], dtype: DType,
-              make: Callable[[], np.ndarray]) -> np.ndarray:
-    """make(), an array of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
+              make: Callable[[], Tensor]) -> Tensor:
+    """make(), a tensor of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
     nbytes = dtype.itemsize
     for n in shape:
         nbytes *= n
@@ -110,7 +116,7 @@ def tensor(data, dtype: DType | None = None, device=None, requires_grad: bool = 
     if dtype.category == 1 and array.dtype.kind in "iu" and array.size:
         _check_fits("tensor", int(array.min()), int(array.max()), dtype)
     array = np.array(array, dtype=dtype.np)
-    return _finish(array, requires_grad, device)
+    return _finish(Tensor._from_array(array), requires_grad, device)
 
 
 def _infer_dtype(array: np.ndarray) -> DType:
@@ -201,20 +207,20 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("zeros", size), _dtype("zeros", dtype)
-    array = _allocate("zeros", shape, dtype, lambda: np.zeros(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("zeros", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def ones(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("ones", size), _dtype("ones", dtype)
-    array = _allocate("ones", shape, dtype, lambda: np.ones(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("ones", shape, dtype, lambda: ops.full(shape, 1, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def empty(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("empty", size), _dtype("empty", dtype)
-    array = _allocate("empty", shape, dtype, lambda: np.empty(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("empty", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def full(size, fill_value, dtype: DType | None = None, device=None,
@@ -231,8 +237,8 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
     dtype = _dtype("full", dtype or default_dtype_for(fill_value))
     if dtype.category == 1 and not isinstance(fill_value, float):
         _check_fits("full", fill_value, fill_value, dtype)
-    array = _allocate("full", shape, dtype, lambda: np.full(shape, fill_value, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("full", shape, dtype, lambda: ops.full(shape, fill_value, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 # ---- random tensors ------------------------------------------------------------------------
@@ -240,19 +246,20 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
 
 def rand(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _random("rand", _generator.random, size, dtype, device, requires_grad)
+    return _random("rand", ops.uniform, size, dtype, device, requires_grad)
 
 
 def randn(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    return _random("randn", _generator.standard_normal, size, dtype, device, requires_grad)
+    return _random("randn", ops.normal, size, dtype, device, requires_grad)
 
 
 def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool) -> Tensor:
-    """sample(shape) in float64, converted to a floating `dtype`."""
+    """sample(shape, 0, 1) (ops.uniform or ops.normal): drawn in float64, converted to a
+    floating `dtype`."""
     shape, dtype = _size(op, size), _float_dtype(op, dtype)
-    array = _allocate(op, shape, _drawn_in(dtype), lambda: sample(shape).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate(op, shape, _drawn_in(dtype), lambda: sample(shape, 0, 1, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def _drawn_in(dtype: DType) -> DType:
@@ -275,9 +282,9 @@ def randint(low, high=None, size=None, *, dtype: DType = int64, device=None,
             f"randint(): expected low < high, got low={low}, high={high}"
         ))
     _check_fits("randint", int(low), int(high) - 1, int64)
-    array = _allocate("randint", shape, int64,
-                      lambda: _generator.integers(low, high, size=shape).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("randint", shape, int64,
+                  lambda: ops.randint(shape, low, high, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 # ---- ranges --------------------------------------------------------------------------------
@@ -310,9 +317,9 @@ def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
         shape = (-((start - end) // step),)  # ceil((end - start) / step), exactly
     else:
         shape = (math.ceil((end - start) / step),)
-    array = _allocate("arange", shape, _drawn_in(dtype),
-                      lambda: np.arange(start, end, step).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("arange", shape, _drawn_in(dtype),
+                  lambda: ops.arange(start, end, step, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 # ---- like another tensor -------------------------------------------------------------------
@@ -332,11 +339,11 @@ def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False
 
 def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     check_tensor("rand_like", t)
-    return _random("rand_like", _generator.random, tuple(t.shape), dtype or t.dtype, t.device,
+    return _random("rand_like", ops.uniform, tuple(t.shape), dtype or t.dtype, t.device,
                    requires_grad)
 
 
 def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     check_tensor("randn_like", t)
-    return _random("randn_like", _generator.standard_normal, tuple(t.shape), dtype or t.dtype,
+    return _random("randn_like", ops.normal, tuple(t.shape), dtype or t.dtype,
                    t.device, requires_grad)

@@ -40,6 +40,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.factories import is_factory
 from tracer.dynamo.variables.functions import (
     GRAPH_OPERATORS,
     INPLACE_OPERATORS,
@@ -141,13 +142,16 @@ def _item_source(source: Source | None, index: int | str) -> Source | None:
 
 
 def _is_minitorch_op(value: Any) -> bool:
-    """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin) and the
-    layers' functions (F.linear: one node per layer call; AOT autograd sees its ops)."""
+    """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin), the
+    layers' functions (F.linear: one node per layer call; AOT autograd sees its ops) and the
+    factories that make a tensor from a shape (minitorch.zeros, randn_like: see
+    variables/factories.py)."""
     if isinstance(value, OpDef):
         return True
     module = getattr(value, "__module__", None) or ""
     return isinstance(value, FunctionType) and (module.startswith("minitorch.functional")
-                                                or module == "minitorch.nn.functional")
+                                                or module == "minitorch.nn.functional"
+                                                or is_factory(value))
 
 
 def _is_pure_builtin(value: Any) -> bool:

@@ -18,6 +18,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.factories import check_factory_call, is_factory
 from tracer.dynamo.variables.tensor import TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
@@ -80,6 +81,8 @@ class MinitorchFunctionVariable(_FunctionVariable):
         inplace = kwargs.get("inplace")
         if inplace is not None and inplace.is_python_constant() and inplace.as_python_constant():
             return self._in_place(tx, args, kwargs)
+        if is_factory(self.fn):
+            check_factory_call(tx, self.fn, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
 
     def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],

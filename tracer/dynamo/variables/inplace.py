@@ -42,26 +42,31 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 import minitorch
+from minitorch import ops
 from minitorch.autograd.graph import OpBackward
 from minitorch.nn import functional as nn_functional
+from minitorch.ops import OpDef
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
     from tracer.fx import Node
 
-# In-place methods and the out-of-place method computing the same values.
+# In-place methods and the out-of-place method computing the same values; None for the
+# writes of every element, which eager computes as `ops.index_scatter(x, value, ())`.
 INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
-                   "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow"}
+                   "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow",
+                   "fill_": None, "zero_": None, "copy_": None}
 # Functions whose inplace=True writes their first argument: the method eager calls then, and
 # its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
 INPLACE_FUNCTIONS = {nn_functional.relu: ("clamp", {"min": 0})}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
 _FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
-                  "minitorch.functional.linalg")
+                  "minitorch.functional.linalg", "minitorch.factories")
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
@@ -80,8 +85,24 @@ class InPlaceMethodVariable(TensorMethodVariable):
         if not hasattr(type(self.tensor.as_example()), self.name):  # eager: AttributeError
             raise Unsupported(f"Tensor has no method {self.name}")
         plain = INPLACE_METHODS[self.name]
+        if plain is None:
+            return functionalize(tx, self.tensor, self.name, lambda: self._write(tx, args,
+                                                                                kwargs))
         return functionalize(tx, self.tensor, self.name, lambda: tx.output.record_call(
             "call_method", plain, [self.tensor, *args], kwargs))
+
+    def _write(self, tx: InstructionTranslator, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """x.fill_(v), x.zero_(), x.copy_(src): x with every element replaced, broadcast and
+        converted to x's dtype, as eager computes it."""
+        value = [constant(0)] if self.name == "zero_" else args
+        if kwargs or len(value) != 1:
+            raise Unsupported(f"Tensor.{self.name}() with these arguments")
+        if isinstance(value[0], TensorVariable) and \
+                value[0].as_example().device != self.tensor.as_example().device:
+            raise Unsupported(f"Tensor.{self.name}() from another device")
+        return tx.output.record_call("call_function", ops.index_scatter,
+                                     [self.tensor, value[0], constant(())], {})
 
     def describe(self) -> str:
         return f"the method Tensor.{self.name}"
@@ -186,4 +207,6 @@ def makes_fresh_tensor(node: Node) -> bool:
         target = getattr(minitorch.Tensor, target, None)
     if target in _FRESH_OPERATORS:
         return True
+    if isinstance(target, OpDef):  # a row of the op table says what it makes
+        return target.kind not in ("view", "composite")
     return getattr(target, "__module__", None) in _FRESH_MODULES
