@@ -64,6 +64,7 @@ from tracer.dynamo.transformed_code import (
     generate_transformed_code,
 )
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node
@@ -210,7 +211,10 @@ class OutputGraph:
                 item.meta["val"] = r
                 items.append(TensorVariable(item, r, output=self))
             return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
+        is_check = result is None and node.op == "call_function"  # check_tensor(x) & co
         self.graph.erase_node(node)
+        if is_check:  # it raised nothing on the fakes: nothing to keep
+            return ConstantVariable(None)
         if isinstance(result, Tensor):
             raise Unsupported(f"{what} made a tensor from data instead of from its inputs "
                               "(tensor factories are not captured yet)")

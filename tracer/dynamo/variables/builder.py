@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd import is_grad_enabled
 from minitorch.dtype import DType
 from minitorch.fake import is_fake
+from minitorch.nn._data import copy_into
 from minitorch.nn.module import Module
 from minitorch.ops import OpDef
 from minitorch.tensor import Tensor
@@ -118,6 +119,11 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if isinstance(value, ModuleType):
         install("ID_MATCH")
         return PythonModuleVariable(value, source)
+    if value is copy_into:  # nn writing a buffer: recorded as the write (inplace.py)
+        from tracer.dynamo.variables.inplace import CopyIntoVariable
+
+        install("ID_MATCH")
+        return CopyIntoVariable(source)
     if _is_minitorch_op(value):
         install("ID_MATCH")
         return MinitorchFunctionVariable(value, source)

@@ -83,6 +83,10 @@ class MinitorchFunctionVariable(_FunctionVariable):
             return self._in_place(tx, args, kwargs)
         if is_factory(self.fn):
             check_factory_call(tx, self.fn, args, kwargs)
+        from tracer.dynamo.variables.inplace import writes_arguments
+
+        if writes_arguments(self.fn, args, kwargs):  # F.batch_norm while training: its writes
+            return UserFunctionVariable(self.fn, inline=True).call_function(tx, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
 
     def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],

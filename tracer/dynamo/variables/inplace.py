@@ -38,6 +38,7 @@ taken of during the trace.
 from __future__ import annotations
 
 import dis
+import inspect
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,7 @@ import minitorch
 from minitorch import ops
 from minitorch.autograd.graph import OpBackward
 from minitorch.nn import functional as nn_functional
+from minitorch.nn._data import copy_into
 from minitorch.ops import OpDef
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import shares_memory
@@ -64,6 +66,9 @@ INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
 # Functions whose inplace=True writes their first argument: the method eager calls then, and
 # its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
 INPLACE_FUNCTIONS = {nn_functional.relu: ("clamp", {"min": 0})}
+# Functions that write into their tensor arguments when the named argument is true: inlined,
+# so that capture sees each write (F.batch_norm moves its running statistics while training).
+WRITING_FUNCTIONS = {nn_functional.batch_norm: "training"}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
 _FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
                   "minitorch.functional.linalg", "minitorch.factories")
@@ -106,6 +111,41 @@ class InPlaceMethodVariable(TensorMethodVariable):
 
     def describe(self) -> str:
         return f"the method Tensor.{self.name}"
+
+
+def writes_arguments(fn: Any, args: list[VariableTracker],
+                     kwargs: dict[str, VariableTracker]) -> bool:
+    """Would this call of a WRITING_FUNCTIONS function write into its arguments?"""
+    if fn not in WRITING_FUNCTIONS:
+        return False
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return False  # recorded as it is: tracing it raises eager's error
+    flag = bound.arguments.get(WRITING_FUNCTIONS[fn])
+    return flag is not None and (not flag.is_python_constant() or bool(flag.as_python_constant()))
+
+
+class CopyIntoVariable(VariableTracker):
+    """nn's `copy_into(dst, src)` (minitorch/nn/_data.py): `dst.copy_(src)` without a gradient,
+    recorded as the write of `src.detach()` into dst (BatchNorm's buffers)."""
+
+    def python_type(self) -> type:
+        return type(copy_into)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if kwargs or len(args) != 2 or not isinstance(args[0], TensorVariable):
+            raise Unsupported("copy_into() with these arguments")
+        dst, src = args
+        if isinstance(src, TensorVariable):
+            src = tx.output.record_call("call_method", "detach", [src], {})
+        return InPlaceMethodVariable(dst, "copy_").call_function(tx, [src], {})
+
+    def describe(self) -> str:
+        return "the function minitorch.nn._data.copy_into"
 
 
 def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
