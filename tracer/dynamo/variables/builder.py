@@ -15,6 +15,7 @@ graph break) safe to cache under them.
     dict with str or int keys     ConstDictVariable           TYPE_MATCH, DICT_KEYS (+ values')
     module                        PythonModuleVariable        ID_MATCH
     nn.Module                     NNModuleVariable            NN_MODULE (identity, training)
+    an optimizer (zero_grad)      OptimizerVariable           TYPE_MATCH (+ the method's)
     minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
     other Python function         UserFunctionVariable        ID_MATCH
@@ -36,6 +37,7 @@ from minitorch.fake import is_fake
 from minitorch.nn._data import copy_into
 from minitorch.nn.module import Module
 from minitorch.ops import OpDef
+from minitorch.optim.optimizer import Optimizer
 from minitorch.tensor import Tensor
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
@@ -116,6 +118,11 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
 
         install("NN_MODULE")
         return NNModuleVariable(value, source)
+    if isinstance(value, Optimizer) and source is not None:
+        from tracer.dynamo.variables.optimizer import OptimizerVariable
+
+        install("TYPE_MATCH")  # its methods are guarded when read (optimizer.py)
+        return OptimizerVariable(value, source)
     if isinstance(value, ModuleType):
         install("ID_MATCH")
         return PythonModuleVariable(value, source)
