@@ -29,6 +29,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.user_object import guard_method
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -48,9 +49,7 @@ class OptimizerVariable(VariableTracker):
         method = inspect.getattr_static(type(self.optimizer), name, None)
         if not inspect.isfunction(method) or name in vars(self.optimizer):
             raise Unsupported(f"attribute .{name} of {self.describe()}")
-        attribute = AttrSource(AttrSource(self.source, "__class__"), name)
-        tx.output.add_guard(attribute, "ID_MATCH")
-        tx.output.add_guard(AttrSource(self.source, name), "NOT_SHADOWED")
+        guard_method(tx, self, name)
         return OptimizerMethodVariable(self, name, method)
 
     def describe(self) -> str:
