@@ -126,9 +126,22 @@ def writes_a_leaf(x):
     return x.add_(1)
 
 
-def test_in_place_on_a_leaf_that_requires_grad_raises_as_in_eager():
-    x = minitorch.randn(3, requires_grad=True)
+def writes_a_view_of_a_leaf(x):
+    y = x.t()
+    return y.add_(1)
+
+
+def writes_what_dropout_passed_through(x):
+    y = F.dropout(x, 0.0)  # x itself
+    y += 1
+    return y
+
+
+@pytest.mark.parametrize("fn", [writes_a_leaf, writes_a_view_of_a_leaf,
+                                writes_what_dropout_passed_through])
+def test_in_place_on_a_leaf_that_requires_grad_raises_as_in_eager(fn):
+    x = minitorch.randn(3, 2, requires_grad=True)
     with pytest.raises(minitorch.errors.MinitorchError) as eager:
-        writes_a_leaf(x)
+        fn(x)
     with pytest.raises(type(eager.value)):
-        minitorch.compile(writes_a_leaf)(x)
+        minitorch.compile(fn)(x)

@@ -21,7 +21,7 @@ value still exists. So we functionalize only when eager cannot raise either:
     no op has read the old value yet     its node has no users: nothing saved it
     its maker's formula ignores `out`    the fake's grad_fn is an OpBackward whose derivative
                                          never loads its `out` parameter (exp's does: refused)
-    it is not a view, nor an input       the fake has no _base, and no other node has it
+    it is not a view, nor an input       its op makes new memory (makes_fresh_tensor)
 
 That covers the idioms of real models: `out = bn(conv(x)); out += identity`,
 `F.relu(bn(x), inplace=True)`, `y = x @ w; y.mul_(2)`. `F.relu(x, inplace=True)` is
@@ -72,6 +72,13 @@ WRITING_FUNCTIONS = {nn_functional.batch_norm: "training"}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
 _FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
                   "minitorch.functional.linalg", "minitorch.factories")
+# Layers' functions that never return their input or a view of it (F.dropout may: p=0), and
+# the helpers batch_norm ends in, recorded when it is inlined (_affine may return what
+# _normalize made, which only batch_norm itself sees).
+_FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
+    "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
+    "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
+    "nll_loss", "cross_entropy", "_normalize", "_affine"))
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
@@ -221,8 +228,7 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     old = target.as_example()
     if target.node.users:
         return "it requires grad and an op already read it (autograd may have saved it)"
-    if old._base is not None or any(n is not target.node and n.meta.get("val") is old
-                                    for n in target.node.graph.nodes):
+    if not makes_fresh_tensor(target.node):
         return "it requires grad and may share memory with another tensor (a view)"
     maker = old.grad_fn
     if not isinstance(maker, OpBackward) or _reads_output(maker.op.backward):
@@ -249,4 +255,4 @@ def makes_fresh_tensor(node: Node) -> bool:
         return True
     if isinstance(target, OpDef):  # a row of the op table says what it makes
         return target.kind not in ("view", "composite")
-    return getattr(target, "__module__", None) in _FRESH_MODULES
+    return getattr(target, "__module__", None) in _FRESH_MODULES or target in _FRESH_FUNCTIONS
