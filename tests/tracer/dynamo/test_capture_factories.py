@@ -96,3 +96,19 @@ def test_a_new_leaf_is_not_captured():
 
     report = explain(leaf)(minitorch.randn(3))
     assert any("requires_grad=True" in b.reason for b in report.break_reasons)
+
+
+def reseeds(x):
+    minitorch.manual_seed(3)
+    return x + minitorch.randn(3) + minitorch.tensor([1.0, 2.0, 3.0])
+
+
+def test_seeding_and_data_are_graph_breaks_with_eager_values():
+    x = minitorch.zeros(3)
+    reasons = [b.reason for b in explain(reseeds)(x).break_reasons]
+    assert any("manual_seed() replaces the random generator" in r for r in reasons), reasons
+    assert any("tensor() makes a tensor from data" in r for r in reasons), reasons
+    minitorch._dynamo.reset()
+    expected = reseeds(x)
+    minitorch.randn(2)  # moves the generator: the compiled call must seed it again
+    _assert_equal(minitorch.compile(reseeds)(x), expected)

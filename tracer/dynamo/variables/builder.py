@@ -43,7 +43,11 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
-from tracer.dynamo.variables.factories import is_factory
+from tracer.dynamo.variables.factories import (
+    NOT_CAPTURED,
+    UncapturedFactoryVariable,
+    is_factory,
+)
 from tracer.dynamo.variables.functions import (
     GRAPH_OPERATORS,
     INPLACE_OPERATORS,
@@ -131,6 +135,9 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
 
         install("ID_MATCH")
         return CopyIntoVariable(source)
+    if _is_hashable(value) and value in NOT_CAPTURED:  # tensor(data), manual_seed: a break
+        install("ID_MATCH")
+        return UncapturedFactoryVariable(value, source)
     if _is_minitorch_op(value):
         install("ID_MATCH")
         return MinitorchFunctionVariable(value, source)
@@ -167,8 +174,12 @@ def _is_minitorch_op(value: Any) -> bool:
                                                 or is_factory(value))
 
 
+def _is_hashable(value: Any) -> bool:
+    return getattr(value, "__hash__", None) is not None
+
+
 def _is_pure_builtin(value: Any) -> bool:
-    if not callable(value) or getattr(value, "__hash__", None) is None:
+    if not callable(value) or not _is_hashable(value):
         return False
     if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS:
         return True

@@ -28,19 +28,45 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch import factories
 from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
-_NOT_CAPTURED = frozenset({factories.tensor, factories.from_numpy, factories.manual_seed})
+# What the functions of minitorch.factories that are not captured do instead: a graph break.
+NOT_CAPTURED = {
+    factories.tensor: "makes a tensor from data, not from a shape",
+    factories.from_numpy: "makes a tensor from data, not from a shape",
+    factories.manual_seed: "replaces the random generator; it runs between graphs",
+}
 
 
 def is_factory(value: Any) -> bool:
     """A public factory of minitorch.factories that capture records as a graph node."""
     return (isinstance(value, FunctionType) and value.__module__ == factories.__name__
-            and not value.__name__.startswith("_") and value not in _NOT_CAPTURED)
+            and not value.__name__.startswith("_") and value not in NOT_CAPTURED)
+
+
+class UncapturedFactoryVariable(VariableTracker):
+    """tensor(data), from_numpy, manual_seed: calling one is a graph break (see above)."""
+
+    def __init__(self, fn: FunctionType, source: Source | None) -> None:
+        super().__init__(source)  # at the break, the call is rebuilt from its source
+        self.fn = fn
+
+    def python_type(self) -> type:
+        return FunctionType
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        raise Unsupported(f"minitorch.{self.fn.__name__}() {NOT_CAPTURED[self.fn]}")
+
+    def describe(self) -> str:
+        return f"the function minitorch.{self.fn.__name__}"
 
 
 def check_factory_call(tx: InstructionTranslator, fn: FunctionType,
