@@ -135,7 +135,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
 
         install("ID_MATCH")
         return CopyIntoVariable(source)
-    if _is_hashable(value) and value in NOT_CAPTURED:  # tensor(data), manual_seed: a break
+    if isinstance(value, FunctionType) and value in NOT_CAPTURED:  # tensor(data): a break
         install("ID_MATCH")
         return UncapturedFactoryVariable(value, source)
     if _is_minitorch_op(value):
@@ -174,12 +174,8 @@ def _is_minitorch_op(value: Any) -> bool:
                                                 or is_factory(value))
 
 
-def _is_hashable(value: Any) -> bool:
-    return getattr(value, "__hash__", None) is not None
-
-
 def _is_pure_builtin(value: Any) -> bool:
-    if not callable(value) or not _is_hashable(value):
+    if not callable(value) or getattr(value, "__hash__", None) is None:
         return False
     if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS:
         return True
