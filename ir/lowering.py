@@ -278,6 +278,11 @@ def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
     return Pointwise(out.dtype, out.shape, load)
 
 
+def _full(out: TensorMeta, size: Sequence[int], fill_value: float, *, dtype: DType) -> Pointwise:
+    """zeros, ones, full: out[i] = fill_value, a constant (no buffer is read)."""
+    return Pointwise(out.dtype, out.shape, lambda index: ops.constant(fill_value, out.dtype))
+
+
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
 # the row itself. Every other primitive runs as an extern kernel (ir/segments.py).
 LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
@@ -309,6 +314,7 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.expand: _expand,
     table.reshape: _reshape,
     table.permute: _permute,
+    table.full: _full,
 }
 
 

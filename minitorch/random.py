@@ -48,9 +48,9 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64
         raise InvalidArgumentError(at_user_line(f"randperm(): n must be non-negative, got {n}"))
     dtype = factories._dtype("randperm", dtype)
     rng = factories._rng("randperm", generator)
-    array = factories._allocate("randperm", (n,), int64,
-                                lambda: rng.permutation(n).astype(dtype.np))
-    return factories._finish(array, requires_grad, device)
+    t = factories._allocate("randperm", (n,), int64,
+                            lambda: Tensor._from_array(rng.permutation(n).astype(dtype.np)))
+    return factories._finish(t, requires_grad, device)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,

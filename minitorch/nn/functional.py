@@ -27,7 +27,7 @@ from minitorch.errors import (
 )
 from minitorch.fake import is_fake
 from minitorch.functional._common import check_tensor
-from minitorch.nn._data import copy_into
+from minitorch.nn._data import update_running_stats
 from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.nn_meta import check_param_shape, pair
 from minitorch.tensor import Tensor
@@ -248,10 +248,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = ops.mean(input, dim=dims, keepdim=True)
         var = ops.var(input, dim=dims, correction=0, keepdim=True)
         if running_mean is not None and running_var is not None:
-            with no_grad():
-                unbiased = ops.mul(var, count / (count - 1))
-                _blend(running_mean, ops.reshape(mean, (channels,)), momentum)
-                _blend(running_var, ops.reshape(unbiased, (channels,)), momentum)
+            update_running_stats(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:
             raise MinitorchError(at_user_line(
@@ -259,11 +256,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             ))
         mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
     return _affine(_normalize(input, mean, var, eps), weight, bias, shape)
-
-
-def _blend(running, batch, momentum: float) -> None:
-    """running <- (1 - momentum) * running + momentum * batch, in place."""
-    copy_into(running, ops.add(ops.mul(running, 1.0 - momentum), ops.mul(batch, momentum)))
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,

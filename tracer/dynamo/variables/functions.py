@@ -18,6 +18,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.factories import check_factory_call, is_factory
 from tracer.dynamo.variables.tensor import TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
@@ -79,9 +80,28 @@ class MinitorchFunctionVariable(_FunctionVariable):
     ) -> VariableTracker:
         inplace = kwargs.get("inplace")
         if inplace is not None and inplace.is_python_constant() and inplace.as_python_constant():
-            raise Unsupported(f"{self.describe()}(inplace=True) mutates its input; mutation is "
-                              "not supported yet")
+            return self._in_place(tx, args, kwargs)
+        if is_factory(self.fn):
+            check_factory_call(tx, self.fn, args, kwargs)
+        from tracer.dynamo.variables.inplace import writes_arguments
+
+        if writes_arguments(self.fn, args, kwargs):  # F.batch_norm while training: its writes
+            return UserFunctionVariable(self.fn, inline=True).call_function(tx, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
+
+    def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],
+                  kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """F.relu(x, inplace=True): the in-place method eager calls, recorded functionally."""
+        from tracer.dynamo.variables.inplace import INPLACE_FUNCTIONS, functionalize
+
+        others = {k: v for k, v in kwargs.items() if k != "inplace"}
+        if self.fn not in INPLACE_FUNCTIONS or len(args) != 1 or others \
+                or not isinstance(args[0], TensorVariable):
+            raise Unsupported(f"{self.describe()}(inplace=True) with these arguments")
+        method, method_kwargs = INPLACE_FUNCTIONS[self.fn]
+        method_args = {k: constant(v) for k, v in method_kwargs.items()}
+        return functionalize(tx, args[0], f"{self.describe()}(inplace=True)", lambda: (
+            tx.output.record_call("call_method", method, [args[0]], method_args)))
 
     def describe(self) -> str:
         return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)
