@@ -44,8 +44,8 @@ and the op.
     div             a / b, of floats only: PyTorch's int / int is a float, so lowering
                     converts integers first
     abs             |a|: clears the sign bit, so abs(-0.0) = 0.0 (no where() can do that)
-    pow             a ** c for a Python number c (exp(c log a) fails for negative a); for
-                    integers c is an integer >= 0
+    pow             a ** c for a Python number c (exp(c log a) fails for negative a; an
+                    integer's c is an integer >= 0)
     sin cos         transcendental functions
     exp log
     erf             a special function; accurate float32 needs float64 inside, and a
@@ -83,17 +83,16 @@ Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
 
 A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
 
-    sum   the sum of the terms, in any order (backends reassociate; an integer sum wraps
-          around, so every order gives the same bits)
-    max   the largest term; NaN if any term is NaN, as numpy's max and eager amax
-    min   the smallest term; NaN if any term is NaN
-    Over zero terms: 0, -inf and inf (the identities; an integer's minimum and maximum for
-    max and min); for bool, max is `any` and min `all`.
-    argmax  the position of the largest term: an int64 counting the reduction's iterations
-            in row-major order; the first of equal terms, and the first NaN if any is NaN
+    sum     the sum of the terms, in any order (backends reassociate; an integer sum wraps
+            around, so every order gives the same bits)
+    max     the largest term; NaN if any term is NaN, as numpy's max and eager amax
+    min     the smallest term; NaN if any term is NaN
+    argmax  the int64 position of the largest term, counting the reduction's iterations in
+            row-major order: the first of equal terms, the first NaN if any is NaN
     argmin  the same for the smallest term
-    The terms of argmax and argmin keep their own dtype (any dtype); the others' terms are of
-    the Reduction's dtype. Over zero terms an arg reduction has no answer (eager refuses it).
+    The terms of argmax and argmin keep their own dtype, the others' are the Reduction's.
+    Over zero terms: 0, -inf and inf (the identities; an integer's extremes for max and min);
+    for bool, max is `any` and min `all`; an arg reduction has no answer (eager refuses it).
 
 [Note: where backends must agree]
 Backends compute transcendental functions their own way (LLVM's are polynomials in
@@ -160,8 +159,7 @@ COMPOSITE_OPS = (
     "ne", "gt", "ge", "maximum", "minimum", "relu",
     "sigmoid", "log1p", "expm1", "tanh",
 )  # fmt: skip
-# the values of Reduction.reduction_type
-REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")
+REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")  # the values of Reduction.reduction_type
 
 # op -> the largest |a| on which backends must agree with the interpreter ([Note: where
 # backends must agree]); ops not listed agree on every input, as all of them do today.
@@ -200,10 +198,8 @@ class OpsHandler:
         raise _missing(self, "constant_like")
 
     def to_dtype(self, a: Any, dtype: DType) -> Any:
-        """`a` converted to `dtype` (any two of float32, float64, int32, int64, bool), for ops
-        whose inputs' dtypes differ, as numpy's astype does: a number becomes True where it is
-        not 0 (NaN included), a float an integer by truncating toward zero, an integer a
-        narrower one by wrapping around."""
+        """`a` as `dtype` (any of float32, float64, int32, int64, bool) as numpy's astype: True
+        where not 0 (NaN too), floats truncated toward zero, integers wrapped around."""
         raise _missing(self, "to_dtype")
 
     def add(self, a: Any, b: Any) -> Any:
