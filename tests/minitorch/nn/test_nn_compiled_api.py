@@ -90,3 +90,19 @@ def test_adaptive_pool_sizes_compile(pool):
     (compiled_grad,) = minitorch.autograd.grad(compiled, [x])
     np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-5)
     np.testing.assert_allclose(compiled_grad.numpy(), eager_grad.numpy(), rtol=1e-5)
+
+
+def test_indexing_sequential_and_module_list_by_constant_int_is_captured():
+    minitorch.manual_seed(2)
+    body = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    extra = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
+
+    def f(x):
+        return extra[-1](body[2](body[1](body[0](x)))).sum()
+
+    x = minitorch.randn(5, 3)
+    explained = minitorch._dynamo.explain(f)(x)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0, \
+        explained.break_reasons
+    np.testing.assert_allclose(minitorch.compile(f)(x).detach().numpy(),
+                               f(x).detach().numpy(), rtol=1e-5)
