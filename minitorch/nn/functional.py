@@ -114,9 +114,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     entries keep the input's size), whatever H and W are.
 
     Output row i averages input rows floor(i * H / out) up to ceil((i + 1) * H / out), and
-    likewise for columns: the bins tile the input and overlap by a row where out does not
-    divide H. A bin of the grid is a rectangle, so its mean is the mean over its columns of
-    the means over its rows: the function pools the rows, then the columns.
+    likewise for columns: the bins cover the input, and neighbours share a row where out does
+    not divide H. A bin of the grid is a rectangle, so its mean is the mean over its columns
+    of the means over its rows: the function pools the rows, then the columns.
     """
     check_tensor("adaptive_avg_pool2d", input)
     if input.ndim not in (3, 4):
@@ -125,18 +125,20 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         ))
     height, width = input.shape[-2:]
     out_h, out_w = _adaptive_size(output_size, (height, width))
+    if (out_h, out_w) == (height, width):
+        return ops.clone(input)  # a new tensor, as PyTorch's: never the input itself
     return _pool_dim(_pool_dim(input, input.ndim - 2, out_h), input.ndim - 1, out_w)
 
 
 def _adaptive_size(output_size, size: tuple[int, int]) -> tuple[int, int]:
     """output_size as a pair of positive ints; None keeps that dim's input size."""
-    pair_ = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
+    asked = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
         else tuple(output_size)
-    if len(pair_) != 2:
+    if len(asked) != 2:
         raise ShapeError(at_user_line(
             f"adaptive_avg_pool2d: output_size must be 2, got {output_size!r}"
         ))
-    sizes = tuple(n if out is None else out for out, n in zip(pair_, size))
+    sizes = tuple(n if out is None else out for out, n in zip(asked, size))
     if any(not isinstance(out, int) or out <= 0 for out in sizes) or min(size) <= 0:
         raise ShapeError(at_user_line(
             f"adaptive_avg_pool2d: output_size {output_size!r} and the input's spatial size "

@@ -58,6 +58,9 @@ def test_adaptive_avg_pool2d_keeps_float32_and_refuses_bad_input():
     with pytest.raises(ShapeError, match="must be positive"):
         F.adaptive_avg_pool2d(x, (0, 2))
     assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
+    same = F.adaptive_avg_pool2d(x, (None, 5))  # the input's size: a copy, not x itself
+    same.add_(1.0)
+    np.testing.assert_array_equal(same.numpy(), x.numpy() + 1.0)
 
 
 # ---- group norm ----------------------------------------------------------------------------
