@@ -126,37 +126,30 @@ ADAM_CASES = [
 ]
 
 
-@pytest.mark.parametrize("hyper", ADAM_CASES, ids=lambda h: ",".join(f"{k}={v}" for k, v in
-                                                                   h.items()))
-def test_adam_matches_formula(problem, hyper):
-    theta, grads = problem
-    got = run_optimizer(lambda ps: Adam(ps, **hyper), theta, grads)
-    want = numpy_adam(theta, grads, **hyper)
-    for step, (g, w) in enumerate(zip(got, want), start=1):
-        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"step {step}")
-
-
 ADAMW_CASES = [
     dict(),  # PyTorch's defaults: lr=1e-3, weight_decay=1e-2
     dict(lr=0.1, weight_decay=0.5),
     dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.0),
     dict(lr=0.05, weight_decay=0.1, amsgrad=True, maximize=True),
 ]
+ADAM_FAMILY = [(Adam, numpy_adam, hyper) for hyper in ADAM_CASES] + \
+    [(AdamW, numpy_adamw, hyper) for hyper in ADAMW_CASES]
 
 
-@pytest.mark.parametrize("hyper", ADAMW_CASES, ids=lambda h: ",".join(f"{k}={v}" for k, v in
-                                                                    h.items()) or "defaults")
-def test_adamw_matches_formula(problem, hyper):
+@pytest.mark.parametrize("method, formula, hyper", ADAM_FAMILY, ids=lambda v: (
+    ",".join(f"{k}={x}" for k, x in v.items()) or "defaults") if isinstance(v, dict)
+    else getattr(v, "__name__", ""))
+def test_adam_and_adamw_match_their_formulas(problem, method, formula, hyper):
     theta, grads = problem
-    got = run_optimizer(lambda ps: AdamW(ps, **hyper), theta, grads)
-    want = numpy_adamw(theta, grads, **hyper)
+    got = run_optimizer(lambda ps: method(ps, **hyper), theta, grads)
+    want = formula(theta, grads, **hyper)
     for step, (g, w) in enumerate(zip(got, want), start=1):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"step {step}")
 
 
 def test_adamw_defaults_and_decay_is_not_adams():
     opt = AdamW([Parameter(minitorch.zeros(2))])
-    assert {k: v for k, v in opt.defaults.items()} == dict(
+    assert opt.defaults == dict(
         lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False)
     # With weight decay the two methods differ; without it they are the same method.
     theta, grads = np.ones((2, 2)), [np.full((2, 2), 0.5)] * 3
