@@ -163,14 +163,14 @@ def _item_source(source: Source | None, index: int | str) -> Source | None:
 
 def _is_minitorch_op(value: Any) -> bool:
     """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin), the
-    layers' functions (F.linear: one node per layer call; AOT autograd sees its ops) and the
-    factories that make a tensor from a shape (minitorch.zeros, randn_like: see
-    variables/factories.py)."""
+    layers' functions (F.linear, and the losses of nn/functional_losses.py: one node per layer
+    call; AOT autograd sees its ops) and the factories that make a tensor from a shape
+    (minitorch.zeros, randn_like: see variables/factories.py)."""
     if isinstance(value, OpDef):
         return True
     module = getattr(value, "__module__", None) or ""
     return isinstance(value, FunctionType) and (module.startswith("minitorch.functional")
-                                                or module == "minitorch.nn.functional"
+                                                or module.startswith("minitorch.nn.functional")
                                                 or is_factory(value))
 
 

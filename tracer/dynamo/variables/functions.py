@@ -153,6 +153,9 @@ class BuiltinVariable(_FunctionVariable):
         if fn is operator.add and all(isinstance(a, TupleVariable) and a.python_type() is not
                                       dict for a in args):
             return TupleVariable(args[0].items + args[1].items)
+        if fn is operator.getitem and _is_module_container(args[0]) \
+                and args[1].is_python_constant():
+            return args[0].getitem(tx, args[1].as_python_constant())
         if fn is len and len(args) == 1 and _is_module_container(args[0]):
             return constant(len(args[0].unpack_sequence(tx)))
         if fn is len and len(args) == 1 and isinstance(args[0], TupleVariable):
