@@ -31,7 +31,13 @@ from minitorch.errors import (
 )
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.ops.meta import check_dtype, check_sizes
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
+
+__all__ = [
+    "arange", "empty", "from_numpy", "full", "manual_seed", "ones", "ones_like", "rand",
+    "rand_like", "randint", "randn", "randn_like", "tensor", "zeros", "zeros_like",
+]
 
 _generator = np.random.default_rng(0)
 _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
@@ -340,3 +346,8 @@ def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = Fals
     check_tensor("randn_like", t)
     return _random("randn_like", _generator.standard_normal, tuple(t.shape), dtype or t.dtype,
                    t.device, requires_grad)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from minitorch import ops
 from minitorch.functional._common import check_tensor
+from minitorch.overrides import make_overridable
 
 __all__ = ["bmm", "matmul", "mm"]  # the public functions of this family
 
@@ -60,3 +61,8 @@ class LinalgMethods:
         # Reached only when the left operand is not a Tensor, and there is no product of a
         # Python number with a matrix: Python then raises its TypeError, as PyTorch does.
         return ops.matmul(other, self) if isinstance(other, LinalgMethods) else NotImplemented
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -16,6 +16,7 @@ from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.fake import MetaArray, is_fake
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.ops.views_meta import normalize_index
+from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = [
@@ -221,3 +222,8 @@ class ViewMethods:
 
     def __getitem__(self, key):
         return index(self, key)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -14,6 +14,8 @@ from typing import Any
 
 from tracer.fx.node import Node, map_arg
 
+_MISSING = object()  # run() was given fewer inputs than the graph has placeholders
+
 
 class Interpreter:
     """Executes `module.graph` with real values."""
@@ -37,7 +39,13 @@ class Interpreter:
         return getattr(self, node.op)(node.target, args, kwargs)  # dispatch by opcode name
 
     def placeholder(self, target: str, args: tuple, kwargs: dict) -> Any:
-        return next(self._args)
+        """The next input of run(); past the last, the input's default value (args[0])."""
+        value = next(self._args, _MISSING)
+        if value is not _MISSING:
+            return value
+        if not args:
+            raise TypeError(f"forward() missing a value for its input {target!r}")
+        return args[0]
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Any:
         value = self.module
