@@ -26,13 +26,15 @@ value itself, so that Python control flow on it is decided while tracing. The in
 the generated forward's signature (callers keep passing it, by position or by name), and the
 graph checks it, as PyTorch does, so that another value fails loudly instead of being ignored:
 
-    def forward(self, x, flag):
-        check_concrete_arg = tracer.fx.symbolic_trace.check_concrete_arg(flag, True, 'flag')
-        ...
+    %flag : [num_users=1] = placeholder[target=flag]
+    %check_concrete_arg : [num_users=0] = call_function[target=tracer.fx.symbolic_trace.
+        check_concrete_arg](args = (%flag, True, 'flag'), kwargs = {})
 
-A value the check cannot compare (a tensor, a module) gets a warning instead.
+Nothing reads the check's value, so dead-code elimination would remove it: it is listed in
+`_IMPURE_TARGETS`, which that pass keeps. A value the check cannot compare (a tensor, a module)
+gets a warning instead, as in PyTorch.
 
-[Note: tracing beside other threads] The patched functions and methods are process-wide, but
+[Note: tracing beside other threads] The patched Module methods are process-wide, but
 a trace belongs to one thread: each patch asks `_tracer`, a context variable, which tracer is
 running in the calling thread, and in a thread that traces nothing it calls the original at
 once. The patches go in when the first trace in any thread starts and come out when the last
