@@ -19,7 +19,7 @@ import pytest
 import minitorch as torch
 import minitorch.nn.functional as F
 from minitorch.overrides import _COVERED, has_torch_function
-from tracer.fx import Graph, GraphModule, Proxy, TraceError, symbolic_trace
+from tracer.fx import Graph, GraphModule, Proxy, TraceError, Transformer, symbolic_trace
 from tracer.fx.proxy import GraphAppendingTracer
 
 
@@ -197,3 +197,17 @@ def test_symbolic_trace_records_cat_and_stack_of_proxies_and_factories():
     assert operator.add in targets
     x, y = torch.randn(2, 3), torch.randn(2, 3)
     assert_close(gm(x, y), f(x, y))
+
+
+def test_a_transformer_override_may_call_minitorch_functions_on_its_proxies():
+    class ReluToClamp(Transformer):
+        def call_method(self, target, args, kwargs):
+            if target == "relu":
+                return torch.clamp(args[0], min=0.0)  # args[0] is a Proxy of the new graph
+            return super().call_method(target, args, kwargs)
+
+    gm = ReluToClamp(symbolic_trace(lambda x: (x * 2).relu())).transform()
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == [operator.mul,
+                                                                            torch.clamp]
+    x = torch.randn(5)
+    assert_close(gm(x), (x * 2).relu())
