@@ -233,3 +233,12 @@ def test_recompile_and_print_readable_after_an_edit():
     text = gm.print_readable(print_output=False)
     assert text.startswith("class Stacked(minitorch.nn.Module):\n    def forward(self, x, scale")
     compile(text, "<print_readable>", "exec")  # valid Python
+
+
+def test_generated_code_with_numbered_submodules_compiles_into_one_graph():
+    """fx code reads `getattr(self.layers, '0')`, as PyTorch's does: capture must follow it."""
+    model, x = model_and_input()
+    gm = symbolic_trace(model)
+    explained = torch._dynamo.explain(gm)(x)
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0)
+    assert_close(torch.compile(gm)(x), model(x))
