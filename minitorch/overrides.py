@@ -23,6 +23,9 @@ The hook is one wrapper, `overridable`, put around every public function by the 
 defines it, with one line at its end: `make_overridable(globals(), __all__)`. A function added to
 that `__all__` later is covered with nothing more to do; tests/tracer/test_fx_torch_function.py
 checks that every function of `minitorch.__all__` and `nn.functional.__all__` is covered.
+Tensor methods mostly call those functions, and so are covered through them; the few that do
+not (`view`, `__getitem__`, `to`, ...) carry `@overridable` themselves, and a Proxy records them
+as call_method. In-place methods are not covered: a graph would mutate a constant.
 
 Several classes may take part in one call: they are asked in the order their instances appear,
 a subclass before its base, and one that returns `NotImplemented` passes the call to the next.

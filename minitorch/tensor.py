@@ -50,6 +50,7 @@ from minitorch.errors import (
 )
 from minitorch.inplace import InPlaceMethods
 from minitorch.ops.meta import check_dtype
+from minitorch.overrides import overridable
 
 
 class Size(tuple):
@@ -372,6 +373,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
 
     # ---- conversions ---------------------------------------------------------------------------
 
+    @overridable  # a Proxy argument (`to(x.dtype)`) records: [Note: __torch_function__]
     def to(self, *args, **kwargs) -> Tensor:
         """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
         `self` when nothing changes, as in PyTorch. Differentiable."""

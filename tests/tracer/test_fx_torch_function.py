@@ -211,3 +211,18 @@ def test_a_transformer_override_may_call_minitorch_functions_on_its_proxies():
                                                                             torch.clamp]
     x = torch.randn(5)
     assert_close(gm(x), (x * 2).relu())
+
+
+def test_tensor_methods_given_a_proxy_record_call_method():
+    table = torch.randn(5, 3)
+
+    def f(i, x):
+        return table[i].sum(0) + table.view(x.shape).to(x.dtype).sum() + table.reshape_as(x).mean()
+
+    gm = symbolic_trace(f)
+    methods = [n.target for n in gm.graph.nodes if n.op == "call_method"]
+    assert {"__getitem__", "view", "to", "reshape_as"} <= set(methods)
+    i, x = torch.tensor(2), torch.randn(3, 5, dtype=torch.float64)
+    result = gm(i, x)
+    assert result.dtype is torch.float64
+    assert_close(result, f(i, x))

@@ -40,6 +40,7 @@ from typing import Any
 from minitorch.device import device
 from minitorch.dtype import DType
 from minitorch.errors import MinitorchError, user_location
+from minitorch.tensor import Tensor
 from tracer.fx.graph import Graph
 from tracer.fx.node import Node, map_aggregate
 
@@ -156,6 +157,8 @@ class Proxy:
             raise TraceError(f"{func.__name__}() was given Proxies of {len(tracers)} different "
                              "tracers; one call can only be recorded into one graph")
         (tracer,) = tracers.values()
+        if getattr(Tensor, func.__name__, None) is func:  # a method: `const.view(x.shape)`
+            return tracer.create_proxy("call_method", func.__name__, args, kwargs or {})
         return tracer.create_proxy("call_function", func, args, kwargs or {})
 
     # ---- what cannot be recorded ([Note: what a Proxy cannot know]) ------------------------
