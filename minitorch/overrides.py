@@ -124,3 +124,9 @@ def make_overridable(namespace: dict[str, Any], names: Iterable[str]) -> None:
         fn = namespace[name]
         if isinstance(fn, types.FunctionType) and fn not in _COVERED:
             namespace[name] = overridable(fn)
+
+
+def original(fn: Callable) -> Callable:
+    """The function `overridable` wrapped, else `fn`: for code that runs a function's body where
+    no __torch_function__ argument can reach it (bytecode capture, inlining the call)."""
+    return fn.__wrapped__ if fn in _COVERED else fn

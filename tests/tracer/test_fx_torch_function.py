@@ -226,3 +226,24 @@ def test_tensor_methods_given_a_proxy_record_call_method():
     result = gm(i, x)
     assert result.dtype is torch.float64
     assert_close(result, f(i, x))
+
+
+def test_capture_inlines_the_function_under_the_hook_and_guards_it_once():
+    """Bytecode capture walks into a factory's body, not into the hook's wrapper (a closure)."""
+    def f(x):
+        return x + torch.zeros(3)
+
+    explained = torch._dynamo.explain(f)(torch.randn(3))
+    assert not any("closure" in b.reason for b in explained.break_reasons)
+    assert any("zeros.__wrapped__.__code__" in g for g in explained.guards)
+    compiled_graphs = []
+
+    def backend(gm, example_inputs):
+        compiled_graphs.append(gm)
+        return gm
+
+    compiled = torch.compile(f, backend=backend)
+    for _ in range(3):
+        x = torch.randn(3)
+        assert_close(compiled(x), x)
+    assert len(compiled_graphs) == explained.graph_count  # the guards hold: no recompiles

@@ -12,7 +12,8 @@ A Proxy records into its tracer. Symbolic tracing makes the Tracer (symbolic_tra
 built by hand takes a `GraphAppendingTracer`, which appends to the graph it is given, and is what
 `Proxy(node)` uses when no tracer is named:
 
-    graph = Graph(); x = Proxy(graph.placeholder("x"))
+    graph = Graph()
+    x = Proxy(graph.placeholder("x"))
     graph.output((minitorch.cat([x, x + 1]) * 2).node)
 
 Every node goes through `TracerBase.create_node`, so a tracer that overrides it (to add metadata,
@@ -148,8 +149,9 @@ class Proxy:
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None) -> Proxy:
-        """`func(*args, **kwargs)` as a call_function node ([Note: a Proxy in a minitorch
-        function]); the Proxies among the arguments must share one tracer."""
+        """`func(*args, **kwargs)` as a node: call_method for a Tensor method, else
+        call_function ([Note: a Proxy in a minitorch function]). The Proxies among the
+        arguments must share one tracer, as in torch.fx."""
         tracers = {}
         map_aggregate((args, kwargs), lambda a: tracers.setdefault(id(a.tracer), a.tracer)
                       if isinstance(a, Proxy) else None)
