@@ -17,7 +17,7 @@ import pytest
 
 import minitorch as torch
 from minitorch import nn
-from tracer.fx import GraphModule, Interpreter, Tracer, symbolic_trace
+from tracer.fx import GraphModule, Interpreter, Proxy, Tracer, symbolic_trace
 from tracer.fx.symbolic_trace import ConcreteArgError
 
 
@@ -242,3 +242,35 @@ def test_generated_code_with_numbered_submodules_compiles_into_one_graph():
     explained = torch._dynamo.explain(gm)(x)
     assert (explained.graph_count, explained.graph_break_count) == (1, 0)
     assert_close(torch.compile(gm)(x), model(x))
+
+
+def test_interpreter_takes_defaults_and_names_a_missing_input():
+    model, x = model_and_input()
+    gm = symbolic_trace(model)
+    assert_close(Interpreter(gm).run(x, 0.5), model(x, 0.5))
+    with pytest.raises(TypeError, match="missing a value for its input 'x'") as info:
+        Interpreter(gm).run()
+    assert isinstance(info.value, torch.MinitorchError)
+
+
+class Marked(Proxy):
+    """A Proxy subclass, as a tracer's `proxy` may return (torch.fx's extension point)."""
+
+
+class MarkingTracer(Tracer):
+    def proxy(self, node):
+        return Marked(node, self)
+
+
+def test_an_overridden_proxy_makes_every_value_seen_in_forward():
+    seen = []
+
+    def f(x):
+        y = torch.relu(x) + 1
+        seen.extend([x, y, y.sum()])
+        return y
+
+    graph = MarkingTracer().trace(f)
+    assert all(type(v) is Marked for v in seen)
+    x = torch.randn(4)
+    assert_close(GraphModule(nn.Module(), graph)(x), f(x))

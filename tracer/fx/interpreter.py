@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitorch.errors import ArgumentTypeError
 from tracer.fx.node import Node, map_arg
 
 _MISSING = object()  # run() was given fewer inputs than the graph has placeholders
@@ -43,8 +44,8 @@ class Interpreter:
         value = next(self._args, _MISSING)
         if value is not _MISSING:
             return value
-        if not args:
-            raise TypeError(f"forward() missing a value for its input {target!r}")
+        if not args:  # as the generated forward would: a TypeError naming the input
+            raise ArgumentTypeError(f"forward() missing a value for its input {target!r}")
         return args[0]
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Any:
