@@ -56,7 +56,7 @@ def _unwrap(a):
 
 
 # Not functions of tensors in PyTorch either (torch.overrides.get_ignored_functions()).
-NOT_OVERRIDABLE = {"compile", "is_grad_enabled"}
+NOT_OVERRIDABLE = {"compile", "is_grad_enabled", "load", "save"}
 
 
 def test_every_public_function_hands_the_call_over():

@@ -29,7 +29,7 @@ import minitorch
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
-from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
+from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable, reads_a_copy
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -45,6 +45,7 @@ _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
+    minitorch.functional.indexing.setitem,  # x[k] = v, out of place (variables/tensor.py)
 })
 
 
@@ -138,4 +139,6 @@ def makes_fresh_tensor(node: Node) -> bool:
         target = getattr(minitorch.Tensor, target, None)
     if target in _FRESH_OPERATORS:
         return True
+    if target is operator.getitem:
+        return reads_a_copy(node)  # x[idx]: a gather, unlike x[1:]
     return getattr(target, "__module__", None) in _FRESH_MODULES
