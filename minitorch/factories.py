@@ -38,7 +38,14 @@ from minitorch.errors import (
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.generator import Generator, check_seed, numpy_rng
 from minitorch.ops.meta import check_dtype, check_sizes
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
+
+__all__ = [
+    "arange", "empty", "empty_like", "eye", "from_numpy", "full", "full_like", "linspace",
+    "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like", "randn",
+    "randn_like", "tensor", "zeros", "zeros_like",
+]
 
 _generator = np.random.default_rng(0)
 _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
@@ -448,3 +455,8 @@ def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = N
     dtype = _dtype("randint_like", dtype or t.dtype)
     return _integers("randint_like", low, high, tuple(t.shape), dtype, generator,
                      device or t.device, requires_grad)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

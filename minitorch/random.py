@@ -34,7 +34,10 @@ from minitorch.errors import (
 )
 from minitorch.functional._common import check_tensor
 from minitorch.generator import Generator
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
+
+__all__ = ["multinomial", "randperm"]
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64, device=None,
@@ -114,3 +117,8 @@ def _check_weights(weights: np.ndarray) -> None:
         raise InvalidArgumentError(at_user_line(
             "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
         ))
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

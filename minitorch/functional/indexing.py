@@ -41,6 +41,7 @@ from minitorch.errors import (
 from minitorch.fake import is_fake
 from minitorch.functional.views import index
 from minitorch.ops.views_meta import broadcasts_to, normalize_index
+from minitorch.overrides import make_overridable, overridable
 
 # the public functions of this family
 __all__ = ["index_put"]
@@ -233,8 +234,14 @@ class IndexingMethods:
     """`x[key]` and `x.index_put(...)` as Tensor methods (mixed into Tensor); the writes,
     `x[key] = v` and `index_put_`, are in-place ops (minitorch/inplace.py)."""
 
+    @overridable  # `table[i]` records for a Proxy i: [Note: __torch_function__]
     def __getitem__(self, key):
         return getitem(self, key)
 
     def index_put(self, indices, values, accumulate: bool = False):
         return index_put(self, indices, values, accumulate)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -24,6 +24,7 @@ from minitorch.nn._data import update_running_stats
 from minitorch.nn.functional_losses import *  # noqa: F403 - the losses, re-exported
 from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.nn_meta import check_param_shape, pair
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
 
 __all__ = [
@@ -361,3 +362,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     var = ops.var(grouped, dim=2, correction=0, keepdim=True)
     out = ops.reshape(_normalize(grouped, mean, var, eps), tuple(input.shape))
     return _affine(out, weight, bias, (1, channels) + (1,) * (input.ndim - 2))
+
+
+# Every public function (the losses re-exported from functional_losses.py too) hands a Proxy
+# (any __torch_function__ type) to it: see [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

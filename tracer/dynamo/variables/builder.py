@@ -65,8 +65,8 @@ if TYPE_CHECKING:
 
 # Builtins that are pure functions of their arguments, so folding them on constants is exact.
 _PURE_BUILTINS = frozenset({
-    abs, bool, divmod, enumerate, float, int, isinstance, len, list, max, min, pow, range, round,
-    str, sum, tuple, zip,
+    abs, bool, divmod, enumerate, float, getattr, int, isinstance, len, list, max, min, pow, range,
+    round, str, sum, tuple, zip,
     # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
     is_grad_enabled,
 })

@@ -125,6 +125,8 @@ class BuiltinVariable(_FunctionVariable):
             return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
         if _all_constants(args, kwargs):
             return self._fold(self.fn, args, kwargs)
+        if self.fn is getattr and len(args) == 2 and not kwargs:  # fx's getattr(self.layers, '0')
+            return args[0].var_getattr(tx, args[1].as_python_constant())
         if self.fn is isinstance and len(args) == 2 and isinstance(args[1].source, Source) \
                 and isinstance(args[0], (TensorVariable, TupleVariable)):
             # Their guards (TENSOR_MATCH, TUPLE_LENGTH) pin the type, and an ID_MATCH on the
