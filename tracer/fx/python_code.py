@@ -42,9 +42,10 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
     """Generate `def forward(self, ...)` for `graph`."""
     import minitorch
 
-    # repr() of an infinite or NaN constant is `inf` / `nan`: give those names a value.
+    # repr() of an infinite or NaN constant is `inf` / `nan`, of a device `device(type='cpu')`
+    # (`arange(t, device=idx.device)`): give those names a value.
     globals_: dict[str, Any] = {"operator": operator, "minitorch": minitorch,
-                                "inf": math.inf, "nan": math.nan}
+                                "inf": math.inf, "nan": math.nan, "device": minitorch.device}
     last_use: dict[Node, Node] = {}
     for node in graph.nodes:
         for inp in node.all_input_nodes:
