@@ -14,7 +14,6 @@ trains one copy eagerly and the other through `minitorch.compile(step)`, where
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -32,7 +31,10 @@ def check_compiles_whole(make_model: Callable[[], minitorch.nn.Module],
     _dynamo.reset()
     minitorch.manual_seed(0)
     eager = make_model()
-    compiled = copy.deepcopy(eager)
+    minitorch.manual_seed(0)
+    # NOTE: not a deepcopy: a closure stored on a module (minGPT's `self.mlpf = lambda x: ...`
+    # over a local `m`) is copied by reference, so the copy would run the original's layers.
+    compiled = make_model()
 
     def compiled_step(x, y):  # every batch is an input and a target
         return step(compiled, x, y)

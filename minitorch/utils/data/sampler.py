@@ -15,6 +15,8 @@ from minitorch.factories import randint
 from minitorch.generator import Generator
 from minitorch.random import randperm
 
+_CHUNK = 32  # draws with replacement per randint call
+
 
 class Sampler:
     """Base class: an iterable of dataset indices (and usually a `__len__`)."""
@@ -55,16 +57,20 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # NOTE: lazily, a chunk at a time, as PyTorch does: minGPT's trainer asks for
+        # num_samples=int(1e10) draws with replacement and takes only the first few.
         n = len(self.data_source)
         if self.replacement:
-            draws = randint(0, n, (self.num_samples,), generator=self.generator)
-            return iter(draws.tolist())
+            for start in range(0, self.num_samples, _CHUNK):
+                size = min(_CHUNK, self.num_samples - start)
+                yield from randint(0, n, (size,), generator=self.generator).tolist()
+            return
         # Whole permutations, and a prefix of one more, when num_samples exceeds n.
         rounds, rest = divmod(self.num_samples, n)
-        order = [i for _ in range(rounds) for i in randperm(n, generator=self.generator).tolist()]
+        for _ in range(rounds):
+            yield from randperm(n, generator=self.generator).tolist()
         if rest:
-            order += randperm(n, generator=self.generator).tolist()[:rest]
-        return iter(order)
+            yield from randperm(n, generator=self.generator).tolist()[:rest]
 
     def __len__(self) -> int:
         return self.num_samples

@@ -110,6 +110,8 @@ def test_samplers_and_custom_collate():
     with_replacement = list(RandomSampler(range(5), replacement=True, num_samples=50,
                                           generator=gen))
     assert len(with_replacement) == 50 and set(with_replacement) <= set(range(5))
+    endless = iter(RandomSampler(range(5), replacement=True, num_samples=int(1e10)))
+    assert len([next(endless) for _ in range(40)]) == 40  # minGPT's trainer: drawn lazily
     longer = list(RandomSampler(range(4), num_samples=10, generator=gen))
     assert sorted(longer[:4]) == sorted(longer[4:8]) == [0, 1, 2, 3] and len(longer) == 10
     loader = DataLoader(_dataset(), batch_sampler=[[9, 0], [5]], collate_fn=lambda s: len(s))
