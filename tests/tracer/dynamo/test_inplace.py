@@ -88,3 +88,18 @@ def test_an_input_is_written_back_after_the_graph():
     assert breaks == [] and fallback_reasons(f) == [] and backend.count == 1
     optimize(f, backend=backend)(x)
     assert x._version > version  # copy_ bumped it, as mul_ does
+
+
+def writes_into_copies(x):
+    y = x.clone()
+    y[0] = 5.0  # forward-forward's overlay_y_on_x writes into a clone
+    z = minitorch.cat([x, x]).roll(1, 0)  # makemore's MLP writes into torch.roll(idx, 1, 1)
+    z[1] = y[1] * 3
+    w = minitorch.stack([x, y])
+    w.mul_(2)
+    return y, z, w
+
+
+def test_writes_into_clone_roll_cat_and_stack_are_recorded():
+    backend, breaks = run(writes_into_copies, X)
+    assert breaks == [] and backend.count == 1

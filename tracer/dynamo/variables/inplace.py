@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import minitorch
 from minitorch import ops
 from minitorch.autograd.graph import OpBackward
+from minitorch.functional import views as functional_views
 from minitorch.nn import functional as nn_functional
 from minitorch.nn._data import copy_into
 from minitorch.ops import OpDef
@@ -79,6 +80,12 @@ _FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
     "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
     "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
     "nll_loss", "cross_entropy", "_normalize", "_affine"))
+# Shape functions that always copy (the others may return a view): makemore's MLP writes into
+# `idx = torch.roll(idx, 1, 1)`; forward-forward into `x.clone()`.
+_FRESH_COPIES = frozenset({
+    functional_views.roll, functional_views.clone, functional_views.cat,
+    functional_views.concat, functional_views.stack, minitorch.Tensor.roll, minitorch.Tensor.clone,
+})
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
@@ -252,7 +259,7 @@ def makes_fresh_tensor(node: Node) -> bool:
     target = node.target
     if node.op == "call_method":
         target = getattr(minitorch.Tensor, target, None)
-    if target in _FRESH_OPERATORS:
+    if target in _FRESH_OPERATORS or target in _FRESH_COPIES:
         return True
     if target is operator.getitem:
         return reads_a_copy(node)  # x[idx]: a gather, unlike x[1:]
