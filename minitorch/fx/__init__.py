@@ -2,6 +2,7 @@
 
     gm = minitorch.fx.symbolic_trace(module)
     print(gm.graph); print(gm.code)
+    minitorch.fx.wrap("my_fn")                          # keep a module-level function a leaf
 
     from minitorch.fx import subgraph_rewriter          # replace_pattern
     from minitorch.fx.proxy import GraphAppendingTracer # build graphs by hand with Proxies
@@ -9,7 +10,7 @@
     from minitorch.fx.passes.graph_drawer import FxGraphDrawer
 """
 
-from minitorch.fx import passes, proxy, subgraph_rewriter
+from minitorch.fx import node, passes, proxy, subgraph_rewriter
 from tracer.fx import (
     Graph,
     GraphModule,
@@ -21,7 +22,9 @@ from tracer.fx import (
     Transformer,
     map_arg,
     symbolic_trace,
+    wrap,
 )
 
 __all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "TraceError", "Tracer",
-           "Transformer", "map_arg", "passes", "proxy", "subgraph_rewriter", "symbolic_trace"]
+           "Transformer", "map_arg", "node", "passes", "proxy", "subgraph_rewriter",
+           "symbolic_trace", "wrap"]

@@ -11,6 +11,8 @@ from tracer.fx.node import Node, map_arg
 from tracer.fx.proxy import GraphAppendingTracer, Proxy, TraceError
 from tracer.fx.symbolic_trace import Tracer, symbolic_trace
 from tracer.fx.transformer import Transformer
+from tracer.fx.wrap import wrap
 
 __all__ = ["Graph", "GraphAppendingTracer", "GraphLintError", "GraphModule", "Interpreter",
-           "Node", "Proxy", "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace"]
+           "Node", "Proxy", "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace",
+           "wrap"]

@@ -20,6 +20,8 @@ tracing fails:
   - `Module.__getattr__` asks `Tracer.getattr`: a parameter or buffer of the traced module
     becomes a `get_attr` Proxy named by its dotted path ('linear.weight'), the same node each
     time it is read.
+A third patch swaps the functions named by `wrap` (wrap.py) for stand-ins that record a call
+on Proxies as one call_function node.
 
 [Note: concrete_args] `symbolic_trace(f, concrete_args={"flag": True})` runs `f` with the
 value itself, so that Python control flow on it is decided while tracing. The input stays in
@@ -60,6 +62,7 @@ from tracer.fx.graph import _IMPURE_TARGETS, Graph
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.node import map_aggregate
 from tracer.fx.proxy import _LITERALS, Proxy, TraceError, TracerBase
+from tracer.fx.wrap import patch_wrapped
 
 
 class Tracer(TracerBase):
@@ -246,7 +249,7 @@ def _tracing(tracer: Tracer) -> Iterator[None]:
     global _traces
     with _patching:
         if _traces == 0:
-            _unpatch[:] = [_patch_modules()]
+            _unpatch[:] = [_patch_modules(), patch_wrapped()]
         _traces += 1
     previous = _tracer.get()
     _tracer.set(tracer)
