@@ -61,6 +61,21 @@ class Node:
         return tuple(x if e is None or x.grad_fn is e[0] else _with_history(x, e[0], e[1])
                      for x, e in zip(self._inputs, self._edges))
 
+    @property
+    def next_functions(self) -> tuple:
+        """`(node, output_nr)` for each tensor input: the node its gradient flows to, an
+        `AccumulateGrad` for a leaf that requires grad, None for one that does not
+        (`loss.grad_fn.next_functions[0][0]` walks the graph back, as in PyTorch's tutorial)."""
+        out = []
+        for x, edge in zip(self._inputs, self._edges):
+            if edge is None:
+                continue  # not a tensor: a dim, a scalar
+            grad_fn, output_nr, _ = edge
+            if grad_fn is None and x.requires_grad:
+                grad_fn, output_nr = AccumulateGrad(x), 0
+            out.append((grad_fn, output_nr))
+        return tuple(out)
+
     def attach(self, outputs: tuple) -> None:
         """Make each floating-point tensor of `outputs` a non-leaf result of this node.
 
@@ -94,6 +109,22 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"
+
+
+class AccumulateGrad:
+    """Where a leaf's gradient ends: the engine adds it into `variable.grad`. Only seen through
+    `next_functions` (the engine accumulates leaves itself)."""
+
+    next_functions = ()
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
 
 
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports autograd)
