@@ -4,8 +4,8 @@
     opt.zero_grad(); loss.backward(); opt.step()
 
 optimizer.py holds what every method shares (parameter groups, state, state_dict); each method
-(SGD, Adam, AdamW, Adadelta) is one file with its update formula at the top. lr_scheduler.py
-changes the learning rate between steps (StepLR, LambdaLR, CosineAnnealingLR).
+(SGD, Adam, AdamW, Adadelta, RMSprop) is one file with its update formula at the top.
+lr_scheduler.py changes the learning rate between steps (StepLR, LambdaLR, CosineAnnealingLR).
 """
 
 from minitorch.optim import lr_scheduler
@@ -13,6 +13,7 @@ from minitorch.optim.adadelta import Adadelta
 from minitorch.optim.adam import Adam
 from minitorch.optim.adamw import AdamW
 from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.rmsprop import RMSprop
 from minitorch.optim.sgd import SGD
 
-__all__ = ["Adadelta", "Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
