@@ -1,4 +1,4 @@
-"""Converting a tensor: `to()`, `cuda()`/`cpu()`, `float()`/`long()`/..., and `type()`.
+"""Converting a tensor: `to()`, `cuda()`/`cpu()`, `float()`/`long()`/..., `type_as()`, `type()`.
 
     >>> x.to(minitorch.float64); x.to("cuda"); x.to(other)     # dtype, device, or both
     >>> x.long()                                               # x.to(minitorch.int64)
@@ -63,6 +63,13 @@ class ConversionMethods:
 
     def double(self):
         return self.to(float64)
+
+    def type_as(self, other):
+        """`self.to(other.dtype)`: the dtype of `other` (its device stays self's)."""
+        return self.to(other.dtype)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
 
     def type(self, dtype: DType | str | None = None, non_blocking: bool = False):
         """With no argument, the type's name ('torch.FloatTensor', 'torch.cuda.LongTensor');

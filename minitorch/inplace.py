@@ -71,6 +71,10 @@ class InPlaceMethods:
         return self._in_place("clamp_", lambda t: F.clamp(t, min, max),
                               _recording(self, min, max))
 
+    def masked_fill_(self, mask, value) -> Tensor:
+        """self[mask] = value, where mask broadcasts to self's shape."""
+        return self._in_place("masked_fill_", lambda t: F.masked_fill(t, mask, value))
+
     def zero_(self) -> Tensor:
         return self.fill_(0)
 

@@ -37,7 +37,7 @@ _METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad")
 # Properties written in minitorch ops (x.T is a permute): their getter is inlined.
 _VIEW_PROPERTIES = ("T", "mT", "H", "mH")
 # Methods that only read metadata: folded into constants.
-_METADATA_METHODS = ("size", "dim", "numel")
+_METADATA_METHODS = ("size", "dim", "numel", "is_floating_point")
 # Strides are exact for graph inputs (guarded) but an intermediate's strides depend on how
 # the backend computes it, so these fold only on tensors that have a source.
 _LAYOUT_METHODS = ("stride", "is_contiguous")
@@ -146,8 +146,8 @@ class TensorMethodVariable(VariableTracker):
     def _specialize(self, tx: InstructionTranslator, args: list[VariableTracker],
                     kwargs: dict[str, VariableTracker]) -> None:
         """The sizes this call folds into a constant are guarded exactly from now on."""
-        if self.name == "dim":
-            return  # the rank is always guarded
+        if self.name in ("dim", "is_floating_point"):
+            return  # the rank and the dtype are always guarded
         dims = None
         if self.name == "size" and (args or "dim" in kwargs):
             dim = (args[0] if args else kwargs["dim"]).as_python_constant()
