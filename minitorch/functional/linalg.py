@@ -59,8 +59,8 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype: DType | None = 
     """The vector p-norm over `dim` (an int, a tuple, or None for every element):
     (sum |x|^p)^(1/p); p may be inf, -inf, 0, or 'fro' (the default, p = 2).
 
-    `dtype=` converts the input first. At x = 0 the 2-norm's gradient is NaN here (0 in
-    PyTorch, which special-cases it): sqrt has no derivative there.
+    `dtype=` converts the input first. Where the norm is 0 its gradient is 0, as PyTorch's
+    (the root has no derivative there; see `_root` in ops/linalg.py).
     """
     check_tensor("norm", input)
     if dtype is not None and check_dtype("norm", dtype) is not input.dtype:

@@ -24,7 +24,7 @@ import numpy as np
 
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops.meta import broadcast_shapes
-from minitorch.ops.pointwise import abs, masked_fill, mul, ne, pow, sqrt, to_copy
+from minitorch.ops.pointwise import abs, eq, masked_fill, mul, ne, pow, sqrt, to_copy, where
 from minitorch.ops.reductions import amax, amin, sum
 from minitorch.ops.registry import OpDef, TensorMeta, register
 from minitorch.ops.views import expand, reshape, transpose
@@ -184,8 +184,20 @@ def _norm_decomposition(x, p=2, dim=None, keepdim: bool = False):
     if p == 1:
         return sum(size, dim=dim, keepdim=keepdim)
     if p == 2:
-        return sqrt(sum(mul(x, x), dim=dim, keepdim=keepdim))
-    return pow(sum(pow(size, p), dim=dim, keepdim=keepdim), 1.0 / p)
+        return _root(sum(mul(x, x), dim=dim, keepdim=keepdim), 2)
+    return _root(sum(pow(size, p), dim=dim, keepdim=keepdim), p)
+
+
+def _root(total, p: float):
+    """total^(1/p), whose gradient is 0 where the total is 0, as PyTorch's norm gives (the
+    root's own derivative is infinite there, and inf * 0 would make the gradient NaN).
+
+    The root is taken of 1 where the total is 0, so its derivative there is finite, and the
+    outer `where` sends it no gradient: the double-`where` idiom.
+    """
+    zero = eq(total, 0)
+    safe = where(zero, 1.0, total)
+    return where(zero, 0.0, sqrt(safe) if p == 2 else pow(safe, 1.0 / p))
 
 
 norm = register(OpDef("norm", "composite", None, decomposition=_norm_decomposition))

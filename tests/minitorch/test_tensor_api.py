@@ -132,6 +132,16 @@ def test_norm_gradient_is_x_over_the_norm():
     np.testing.assert_allclose(x.grad.numpy(), [0.6, 0.8], rtol=1e-6)
 
 
+@pytest.mark.parametrize("p", [2, 3, "fro"])
+def test_norm_gradient_is_zero_where_the_norm_is_zero(p):
+    # PyTorch's: 0, not the NaN of sqrt'(0) * 0; other rows keep theirs
+    x = minitorch.tensor([[3.0, 4.0], [0.0, 0.0]], requires_grad=True)
+    x.norm(p=p, dim=1).sum().backward()
+    grad = x.grad.numpy()
+    assert np.all(np.isfinite(grad)) and grad[1].tolist() == [0.0, 0.0]
+    assert grad[0].tolist() != [0.0, 0.0]
+
+
 def test_tril_and_triu_need_a_matrix_and_keep_the_dtype():
     with pytest.raises(ShapeError, match="at least 2 dimensions"):
         minitorch.tril(minitorch.ones(3))
