@@ -150,7 +150,8 @@ def _values_difference(want: np.ndarray, got: np.ndarray, precision: str) -> str
         bad = got != want
     else:
         limit = SATURATED[str(want.dtype)]
-        w, g = (np.where(np.abs(a) > limit, np.sign(a) * np.inf, a) for a in (want, got))
+        with np.errstate(all="ignore"):  # sign(0) * inf, discarded by the where
+            w, g = (np.where(np.abs(a) > limit, np.sign(a) * np.inf, a) for a in (want, got))
         finite = np.isfinite(w)
         scale = max(1.0, float(np.abs(w[finite]).max(initial=0.0)))
         with np.errstate(all="ignore"):
