@@ -46,7 +46,6 @@ from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointw
 from ir.ops_handler import ops
 from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
-from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import OpDef, TensorMeta
 from minitorch.ops.views_meta import normalize_permutation
 from minitorch.tensor import Tensor
@@ -204,8 +203,9 @@ def _where(
 
 def _pow(out: TensorMeta, x: TensorValue | float, exponent: Any) -> Pointwise:
     """x ** c for a number c fixed at trace time (backends specialize it: x**2 is x*x), and
-    c ** y = exp(y log c) for a positive number c."""
-    if isinstance(exponent, TensorValue) and isinstance(x, (int, float)) and x > 0:
+    c ** y = exp(y log c) for a positive number c and a float result."""
+    number_base = isinstance(x, (int, float)) and x > 0 and out.dtype.is_floating_point
+    if isinstance(exponent, TensorValue) and number_base:
         load_y = operand(exponent, out.shape, out.dtype)
         log_c = math.log(x)
         return Pointwise(
@@ -224,29 +224,6 @@ def _to_copy(out: TensorMeta, x: TensorValue, dtype: Any = None, device: Any = N
     if device is not None:
         raise Extern(f"to_copy to device {device} moves memory; it is not a loop")
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
-
-
-def _sum(out: TensorMeta, x: TensorValue, dim: Any = None, keepdim: bool = False) -> Reduction:
-    """out[kept index] = sum over the reduced dims; keepdim leaves size-1 dims in `ranges`."""
-    reduced = normalize_dims("sum", dim, len(x.shape))
-    kept = [d for d in range(len(x.shape)) if d not in reduced]
-    load = operand(x, x.shape, out.dtype)  # accumulate in the result dtype
-
-    def inner_fn(index: Index, rindex: Index) -> Any:
-        kept_index = [index[d] for d in kept] if keepdim else index  # keepdim: skip the 1s
-        x_index: list[Expr] = [Const(0)] * len(x.shape)
-        for d, i in zip(kept, kept_index, strict=True):
-            x_index[d] = i
-        for d, r in zip(reduced, rindex, strict=True):
-            x_index[d] = r
-        return load(tuple(x_index))
-
-    if keepdim:
-        ranges = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
-    else:
-        ranges = tuple(x.shape[d] for d in kept)
-    reduction_ranges = tuple(x.shape[d] for d in reduced)
-    return Reduction(out.dtype, ranges, reduction_ranges, "sum", inner_fn)
 
 
 def _expand(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
@@ -278,8 +255,14 @@ def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
     return Pointwise(out.dtype, out.shape, load)
 
 
+def _full(out: TensorMeta, size: Sequence[int], fill_value: float, *, dtype: DType) -> Pointwise:
+    """zeros, ones, full: out[i] = fill_value, a constant (no buffer is read)."""
+    return Pointwise(out.dtype, out.shape, lambda index: ops.constant(fill_value, out.dtype))
+
+
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
-# the row itself. Every other primitive runs as an extern kernel (ir/segments.py).
+# the row itself; the reductions are in ir/lower_reductions.py. Every other primitive runs as
+# an extern kernel (ir/segments.py).
 LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.add: _binary(ops.add),
     table.sub: _binary(ops.sub),
@@ -305,10 +288,10 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.where: _where,
     table.pow: _pow,
     table.to_copy: _to_copy,
-    table.sum: _sum,
     table.expand: _expand,
     table.reshape: _reshape,
     table.permute: _permute,
+    table.full: _full,
 }
 
 
@@ -499,3 +482,8 @@ def _strides(meta: Any) -> tuple[int, ...]:
     if stride is None:
         return Layout.contiguous(meta.shape, meta.dtype).stride
     return tuple(stride)
+
+
+# More lowerings, in modules of their own, add themselves to LOWERINGS: imported last, as
+# they build on what this module defines.
+from ir import lower_reductions  # noqa: E402, F401

@@ -37,12 +37,15 @@ and the op.
     core            meaning (a, b are values of one dtype; bool results are the dtype bool)
     --------------  ---------------------------------------------------------------------------
     load            element `index` (a flat offset, in elements) of a buffer
-    constant        a literal of a given dtype
+    constant        a literal of a given dtype (a float truncated toward zero for an integer)
     constant_like   a literal of the dtype of another value (what defaults make constants with)
-    to_dtype        conversion between float32, float64 and bool (numpy's astype)
-    add mul div     a + b, a * b, a / b
+    to_dtype        conversion between float32, float64, int32, int64 and bool (numpy's astype)
+    add mul         a + b, a * b
+    div             a / b, of floats only: PyTorch's int / int is a float, so lowering
+                    converts integers first
     abs             |a|: clears the sign bit, so abs(-0.0) = 0.0 (no where() can do that)
-    pow             a ** c for a Python number c (exp(c log a) fails for negative a)
+    pow             a ** c for a Python number c (exp(c log a) fails for negative a; an
+                    integer's c is an integer >= 0)
     sin cos         transcendental functions
     exp log
     erf             a special function; accurate float32 needs float64 inside, and a
@@ -74,12 +77,22 @@ list never breaks a backend that does not know the op.
     expm1           (u - 1) * a / log(u), u = e^a, and a where u == 1 (Kahan's trick)
     tanh            -t / (t + 2) with t = expm1(-2|a|), and the sign of a: never overflows
 
+Integers (int32, int64) are two's complement: add, sub, mul, neg, abs and pow wrap around on
+overflow, as numpy's do (abs and neg of the minimum give the minimum); comparisons are signed.
+Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
+
 A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
 
-    sum   the sum of the terms, in any order (backends reassociate)
-    max   the largest term; NaN if any term is NaN, as numpy's max and eager amax
-    min   the smallest term; NaN if any term is NaN
-    Over zero terms: 0, -inf and inf (the identities); for bool, max is `any` and min `all`.
+    sum     the sum of the terms, in any order (backends reassociate; an integer sum wraps
+            around, so every order gives the same bits)
+    max     the largest term; NaN if any term is NaN, as numpy's max and eager amax
+    min     the smallest term; NaN if any term is NaN
+    argmax  the int64 position of the largest term, counting the reduction's iterations in
+            row-major order: the first of equal terms, the first NaN if any is NaN
+    argmin  the same for the smallest term
+    The terms of argmax and argmin keep their own dtype, the others' are the Reduction's.
+    Over zero terms: 0, -inf and inf (the identities; an integer's extremes for max and min);
+    for bool, max is `any` and min `all`; an arg reduction has no answer (eager refuses it).
 
 [Note: where backends must agree]
 Backends compute transcendental functions their own way (LLVM's are polynomials in
@@ -107,8 +120,10 @@ result's dtype.
                               any other c                  4 + 2|c ln|a||  (exp(c log a))
     sum of n terms            every term                   any order of adding: within
                                                            (n - 1) eps sum |term|
+    to_dtype float -> int     a whose truncation fits      0 (numpy warns and PyTorch calls
+                              the integer (not NaN, inf)   the rest undefined; LLVM poison)
     everything else           every a                      0: one IEEE rounding, the same
-                                                           bits everywhere
+                                                           bits everywhere (integers exact)
 
 pow(a, 0.5) is a square root in the interpreter (numpy's power computes it so: pow(-0.0,
 0.5) = -0.0, pow(-inf, 0.5) = NaN), which is what makes sqrt's default exact; LLVM agrees.
@@ -144,7 +159,7 @@ COMPOSITE_OPS = (
     "ne", "gt", "ge", "maximum", "minimum", "relu",
     "sigmoid", "log1p", "expm1", "tanh",
 )  # fmt: skip
-REDUCTIONS = ("sum", "max", "min")  # the values of Reduction.reduction_type
+REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")  # the values of Reduction.reduction_type
 
 # op -> the largest |a| on which backends must agree with the interpreter ([Note: where
 # backends must agree]); ops not listed agree on every input, as all of them do today.
@@ -183,8 +198,8 @@ class OpsHandler:
         raise _missing(self, "constant_like")
 
     def to_dtype(self, a: Any, dtype: DType) -> Any:
-        """`a` converted to `dtype` (float32 <-> float64 <-> bool), for ops whose inputs' dtypes
-        differ; a float becomes True where it is not 0 (NaN included), as numpy's astype does."""
+        """`a` as `dtype` (any of float32, float64, int32, int64, bool) as numpy's astype: True
+        where not 0 (NaN too), floats truncated toward zero, integers wrapped around."""
         raise _missing(self, "to_dtype")
 
     def add(self, a: Any, b: Any) -> Any:
@@ -196,7 +211,7 @@ class OpsHandler:
         raise _missing(self, "mul")
 
     def div(self, a: Any, b: Any) -> Any:
-        """a / b (true division)"""
+        """a / b (true division, of floats)"""
         raise _missing(self, "div")
 
     def abs(self, a: Any) -> Any:
@@ -204,7 +219,8 @@ class OpsHandler:
         raise _missing(self, "abs")
 
     def pow(self, a: Any, exponent: float | int) -> Any:
-        """a ** exponent, where the exponent is a Python number fixed when the graph was traced."""
+        """a ** exponent, where the exponent is a Python number fixed when the graph was traced
+        (an integer >= 0 when a is an integer)."""
         raise _missing(self, "pow")
 
     def sin(self, a: Any) -> Any:

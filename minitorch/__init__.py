@@ -14,7 +14,19 @@ themselves, is imported on first access (`__getattr__` below). tests/test_layeri
 import importlib
 from types import ModuleType
 
-from minitorch import _dynamo, autograd, cuda, export, functional, jit, nn, ops, optim, testing
+from minitorch import (
+    _dynamo,
+    autograd,
+    cuda,
+    export,
+    functional,
+    jit,
+    nn,
+    ops,
+    optim,
+    testing,
+    utils,
+)
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.grad_mode import inference_mode
 from minitorch.compile import compile  # the function; `python -m` still finds the package
@@ -76,6 +88,7 @@ __all__ = [
     # issue 12's additions
     "Generator", "cuda", "empty_like", "eye", "full_like", "inference_mode", "linspace",
     "load", "long", "multinomial", "randint_like", "randperm", "save", "testing",
+    "utils",  # utils.data: Dataset, DataLoader
 ]
 
 

@@ -20,6 +20,7 @@ from minitorch.dispatch import tensor_class
 from minitorch.dtype import DType, bool_, float32, float64, int32, int64
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.ops.meta import check_dtype
+from minitorch.overrides import overridable
 
 # PyTorch's legacy tensor-type names, per dtype
 _TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int32: "IntTensor",
@@ -30,6 +31,7 @@ _BY_TYPE_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 class ConversionMethods:
     """The conversions as Tensor methods (mixed into Tensor)."""
 
+    @overridable  # a Proxy argument (`to(x.dtype)`) records: [Note: __torch_function__]
     def to(self, *args, **kwargs):
         """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
         `self` when nothing changes, as in PyTorch. Differentiable."""

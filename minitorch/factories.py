@@ -10,6 +10,11 @@ factory checks its arguments before numpy sees them, as PyTorch does, and names 
     the dtype    a minitorch dtype; a float one for rand/randn  _dtype, _float_dtype
     the memory   an allocation that fails is an OutOfMemoryError naming the shape and the bytes
     the data     tensor(data): numbers, nested as a box, ints that fit in int64
+
+Then each calls its op of the table (minitorch/ops/factories.py): zeros is
+`ops.full(shape, 0, dtype=...)`, randn `ops.normal(shape, 0, 1, dtype=...)`. Compiled code
+records that op, so a factory inside a compiled function is part of its graph, and a random one
+draws at run time, from the same generator, in the same order as eager mode.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch import ops
 from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
 from minitorch.errors import (
     ArgumentTypeError,
@@ -32,7 +38,14 @@ from minitorch.errors import (
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.generator import Generator, check_seed, numpy_rng
 from minitorch.ops.meta import check_dtype, check_sizes
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
+
+__all__ = [
+    "arange", "empty", "empty_like", "eye", "from_numpy", "full", "full_like", "linspace",
+    "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like", "randn",
+    "randn_like", "tensor", "zeros", "zeros_like",
+]
 
 _generator = np.random.default_rng(0)
 _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
@@ -49,12 +62,12 @@ def _rng(op: str, generator: Generator | None) -> np.random.Generator:
     return numpy_rng(op, generator, _generator)
 
 
-def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
+def _finish(t: Tensor, requires_grad: bool, device) -> Tensor:
     from minitorch.device import move
 
     if device is not None:
-        array = move(array, device)  # refuses a device we cannot use, saying why
-    t = Tensor._from_array(array)
+        array = move(t._data, device)  # refuses a device we cannot use, saying why
+        t = t if array is t._data else Tensor._from_array(array)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -82,8 +95,8 @@ def _float_dtype(op: str, dtype) -> DType:
 
 
 def _allocate(op: str, shape: tuple[int, ...], dtype: DType,
-              make: Callable[[], np.ndarray]) -> np.ndarray:
-    """make(), an array of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
+              make: Callable[[], Tensor]) -> Tensor:
+    """make(), a tensor of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
     nbytes = dtype.itemsize
     for n in shape:
         nbytes *= n
@@ -112,7 +125,7 @@ def tensor(data, dtype: DType | None = None, device=None, requires_grad: bool = 
     if dtype.category == 1 and array.dtype.kind in "iu" and array.size:
         _check_fits("tensor", int(array.min()), int(array.max()), dtype)
     array = np.array(array, dtype=dtype.np)
-    return _finish(array, requires_grad, device)
+    return _finish(Tensor._from_array(array), requires_grad, device)
 
 
 def _infer_dtype(array: np.ndarray) -> DType:
@@ -203,20 +216,20 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def zeros(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("zeros", size), _dtype("zeros", dtype)
-    array = _allocate("zeros", shape, dtype, lambda: np.zeros(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("zeros", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def ones(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("ones", size), _dtype("ones", dtype)
-    array = _allocate("ones", shape, dtype, lambda: np.ones(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("ones", shape, dtype, lambda: ops.full(shape, 1, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def empty(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
     shape, dtype = _size("empty", size), _dtype("empty", dtype)
-    array = _allocate("empty", shape, dtype, lambda: np.empty(shape, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("empty", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def full(size, fill_value, dtype: DType | None = None, device=None,
@@ -233,8 +246,8 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
     dtype = _dtype("full", dtype or default_dtype_for(fill_value))
     if dtype.category == 1 and not isinstance(fill_value, float):
         _check_fits("full", fill_value, fill_value, dtype)
-    array = _allocate("full", shape, dtype, lambda: np.full(shape, fill_value, dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("full", shape, dtype, lambda: ops.full(shape, fill_value, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 # ---- random tensors ------------------------------------------------------------------------
@@ -243,22 +256,24 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
 def rand(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
          requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    sample = _rng("rand", generator).random
-    return _random("rand", sample, size, dtype, device, requires_grad)
+    return _random("rand", ops.uniform, size, dtype, device, requires_grad, generator)
 
 
 def randn(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    sample = _rng("randn", generator).standard_normal
-    return _random("randn", sample, size, dtype, device, requires_grad)
+    return _random("randn", ops.normal, size, dtype, device, requires_grad, generator)
 
 
-def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool) -> Tensor:
-    """sample(shape) in float64, converted to a floating `dtype`."""
+def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool,
+            generator: Generator | None = None) -> Tensor:
+    """sample(shape, 0, 1) (ops.uniform or ops.normal): drawn in float64, converted to a
+    floating `dtype`."""
     shape, dtype = _size(op, size), _float_dtype(op, dtype)
-    array = _allocate(op, shape, _drawn_in(dtype), lambda: sample(shape).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    _rng(op, generator)  # refuses what is not a Generator
+    t = _allocate(op, shape, _drawn_in(dtype),
+                  lambda: sample(shape, 0, 1, dtype=dtype, generator=generator))
+    return _finish(t, requires_grad, device)
 
 
 def _drawn_in(dtype: DType) -> DType:
@@ -295,10 +310,10 @@ def _integers(op: str, low, high, shape: tuple[int, ...], dtype: DType, generato
             f"{op}(): expected low < high, got low={low}, high={high}"
         ))
     _check_fits(op, int(low), int(high) - 1, int64)
-    rng = _rng(op, generator)
-    array = _allocate(op, shape, int64,
-                      lambda: rng.integers(low, high, size=shape).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    _rng(op, generator)  # refuses what is not a Generator
+    t = _allocate(op, shape, int64,
+                  lambda: ops.randint(shape, low, high, dtype=dtype, generator=generator))
+    return _finish(t, requires_grad, device)
 
 
 # ---- ranges --------------------------------------------------------------------------------
@@ -331,9 +346,9 @@ def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
         shape = (-((start - end) // step),)  # ceil((end - start) / step), exactly
     else:
         shape = (math.ceil((end - start) / step),)
-    array = _allocate("arange", shape, _drawn_in(dtype),
-                      lambda: np.arange(start, end, step).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("arange", shape, _drawn_in(dtype),
+                  lambda: ops.arange(start, end, step, dtype=dtype))
+    return _finish(t, requires_grad, device)
 
 
 def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
@@ -355,9 +370,19 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
     if steps < 0:
         raise InvalidArgumentError(at_user_line("linspace(): number of steps must be non-negative"))
     dtype = _dtype("linspace", dtype or float32)
-    array = _allocate("linspace", (steps,), _drawn_in(dtype),
-                      lambda: np.linspace(start, end, steps).astype(dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("linspace", (steps,), _drawn_in(dtype),
+                  lambda: _spaced(start, end, steps, dtype))
+    return _finish(t, requires_grad, device)
+
+
+def _spaced(start, end, steps: int, dtype: DType) -> Tensor:
+    """numpy's linspace in ops, so that it is a graph of ops when traced: start + i * step in
+    float64, the last value exactly `end` (one step is just `start`)."""
+    i = ops.arange(0, steps, 1, dtype=float64)
+    values = ops.add(ops.mul(i, (end - start) / max(steps - 1, 1)), start)
+    if steps > 1:
+        values = ops.where(ops.eq(i, steps - 1), float(end), values)
+    return ops.to_copy(values, dtype=dtype)
 
 
 def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
@@ -365,8 +390,15 @@ def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None
     """The n x m identity matrix (m = n unless given): ones on the diagonal, zeros elsewhere."""
     shape = _size("eye", (n, n if m is None else m))
     dtype = _dtype("eye", dtype or float32)
-    array = _allocate("eye", shape, dtype, lambda: np.eye(*shape, dtype=dtype.np))
-    return _finish(array, requires_grad, device)
+    t = _allocate("eye", shape, dtype, lambda: _diagonal(*shape, dtype))
+    return _finish(t, requires_grad, device)
+
+
+def _diagonal(n: int, m: int, dtype: DType) -> Tensor:
+    """1 where row == column: a comparison of two aranges, broadcast (a graph when traced)."""
+    rows = ops.reshape(ops.arange(0, n, 1, dtype=int64), (n, 1))
+    columns = ops.reshape(ops.arange(0, m, 1, dtype=int64), (1, m))
+    return ops.to_copy(ops.eq(rows, columns), dtype=dtype)
 
 
 # ---- like another tensor -------------------------------------------------------------------
@@ -386,13 +418,13 @@ def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False
 
 def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     check_tensor("rand_like", t)
-    return _random("rand_like", _generator.random, tuple(t.shape), dtype or t.dtype, t.device,
+    return _random("rand_like", ops.uniform, tuple(t.shape), dtype or t.dtype, t.device,
                    requires_grad)
 
 
 def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
     check_tensor("randn_like", t)
-    return _random("randn_like", _generator.standard_normal, tuple(t.shape), dtype or t.dtype,
+    return _random("randn_like", ops.normal, tuple(t.shape), dtype or t.dtype,
                    t.device, requires_grad)
 
 
@@ -423,3 +455,8 @@ def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = N
     dtype = _dtype("randint_like", dtype or t.dtype)
     return _integers("randint_like", low, high, tuple(t.shape), dtype, generator,
                      device or t.device, requires_grad)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -34,7 +34,10 @@ from minitorch.errors import (
 )
 from minitorch.functional._common import check_tensor
 from minitorch.generator import Generator
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
+
+__all__ = ["multinomial", "randperm"]
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64, device=None,
@@ -48,9 +51,9 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64
         raise InvalidArgumentError(at_user_line(f"randperm(): n must be non-negative, got {n}"))
     dtype = factories._dtype("randperm", dtype)
     rng = factories._rng("randperm", generator)
-    array = factories._allocate("randperm", (n,), int64,
-                                lambda: rng.permutation(n).astype(dtype.np))
-    return factories._finish(array, requires_grad, device)
+    t = factories._allocate("randperm", (n,), int64,
+                            lambda: Tensor._from_array(rng.permutation(n).astype(dtype.np)))
+    return factories._finish(t, requires_grad, device)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
@@ -114,3 +117,8 @@ def _check_weights(weights: np.ndarray) -> None:
         raise InvalidArgumentError(at_user_line(
             "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
         ))
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

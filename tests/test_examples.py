@@ -47,3 +47,36 @@ def test_eager_overhead_benchmark_prints_its_table():
                           result.stdout, re.M)
         assert rows == ["16", "100"], (op, result.stdout)
     assert result.stdout.count("geomean") == 2
+
+
+def test_gpt_example_trains_and_samples():
+    # A short run (a few seconds): the loss falls from about ln(vocabulary) and a sample prints.
+    result = run_script("examples/gpt.py", "--steps", "40", "--block-size", "16",
+                        "--layers", "1", "--embd", "32", "--sample", "40")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "runs eagerly" not in result.stderr, result.stderr  # no frame fell back
+    losses = [float(x) for x in re.findall(r"^step +\d+  loss (\S+)$", result.stdout, re.M)]
+    assert len(losses) == 40
+    assert sum(losses[-5:]) < 0.8 * sum(losses[:5]), losses
+    sample = re.search(r"^sample: (.*)$", result.stdout, re.M)
+    assert sample and len(sample[1]) == 41, result.stdout  # the start character, then 40
+
+
+def test_cnn_example_learns_the_lines():
+    result = run_script("examples/cnn.py", "--epochs", "2", "--images", "256",
+                        "--threshold", "0.8")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "runs eagerly" not in result.stderr, result.stderr  # no frame fell back
+    epochs = re.findall(r"^epoch +(\d+)  loss (\S+)  accuracy +(\S+)%$", result.stdout, re.M)
+    assert [int(e) for e, _, _ in epochs] == [1, 2]
+    assert re.search(r"\(threshold 80%\): PASS$", result.stdout, re.M), result.stdout
+
+
+def test_train_step_benchmark_prints_its_table():
+    # Not a timing test: every workload runs, compiled, as one graph.
+    result = run_script("benchmarks/train_step.py", "--repeat", "1", "--min-time", "0.0001")
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = re.findall(r"^(.+?) +\S+ms +\S+ms +\S+x +(\d+) +(\d+)$", result.stdout, re.M)
+    assert [name for name, _, _ in rows] == ["mlp", "mnist", "gpt", "resnet", "softmax max[0]",
+                                             "softmax .values", "softmax amax"], result.stdout
+    assert all((graphs, breaks) == ("1", "0") for _, graphs, breaks in rows), result.stdout

@@ -8,7 +8,9 @@ calls underneath (`minitorch.ops.sin`), as AOTAutograd records aten ops.
 One file per family of ops, each with the functions and a mixin of the matching Tensor methods.
 """
 
-from minitorch.functional import linalg, pointwise, reductions, views
+from minitorch.functional import indexing, linalg, pointwise, reductions, views
+from minitorch.functional.indexing import *  # noqa: F403
+from minitorch.functional.indexing import IndexingMethods
 from minitorch.functional.linalg import *  # noqa: F403 - each family lists its functions
 from minitorch.functional.linalg import LinalgMethods
 from minitorch.functional.pointwise import *  # noqa: F403
@@ -18,5 +20,6 @@ from minitorch.functional.reductions import ReductionMethods
 from minitorch.functional.views import *  # noqa: F403
 from minitorch.functional.views import ViewMethods
 
-__all__ = [*linalg.__all__, *pointwise.__all__, *reductions.__all__, *views.__all__]
-METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, LinalgMethods)
+__all__ = [*indexing.__all__, *linalg.__all__, *pointwise.__all__, *reductions.__all__,
+           *views.__all__]
+METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, IndexingMethods, LinalgMethods)

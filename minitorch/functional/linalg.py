@@ -12,6 +12,7 @@ from minitorch import ops
 from minitorch.dtype import DType
 from minitorch.functional._common import check_tensor
 from minitorch.ops.meta import check_dtype, normalize_dims
+from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = ["bmm", "matmul", "mm", "norm", "tril", "triu"]
@@ -100,3 +101,8 @@ class LinalgMethods:
         # Reached only when the left operand is not a Tensor, and there is no product of a
         # Python number with a matrix: Python then raises its TypeError, as PyTorch does.
         return ops.matmul(other, self) if isinstance(other, LinalgMethods) else NotImplemented
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

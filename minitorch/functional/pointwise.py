@@ -9,6 +9,7 @@ from __future__ import annotations
 from minitorch import ops
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.functional._common import check_tensor
+from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = [
@@ -407,3 +408,8 @@ def _is_tensor(x) -> bool:
 
 def _is_operand(x) -> bool:
     return isinstance(x, (PointwiseMethods, bool, int, float))
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -18,6 +18,7 @@ from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_lin
 from minitorch.functional import pointwise
 from minitorch.functional._common import check_tensor
 from minitorch.ops.meta import check_dtype, normalize_dims
+from minitorch.overrides import make_overridable
 
 # the public functions of this family (and PyTorch's namespace of named result pairs)
 __all__ = [
@@ -299,3 +300,8 @@ class ReductionMethods:
 
     def gather(self, dim: int, index):
         return gather(self, dim, index)
+
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

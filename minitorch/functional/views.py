@@ -1,5 +1,5 @@
 """Public view, indexing and joining functions (`minitorch.reshape`, `minitorch.cat`, ...) and
-their Tensor methods (`x.view`, `x.T`, `x[1:, None]`, ...).
+their Tensor methods (`x.view`, `x.T`, ...); `x[key]` is in indexing.py.
 
 Every function that returns a view marks it as one (`_viewed`), so that the view shares its
 base's version counter and an in-place write through it reaches the base's autograd history
@@ -16,6 +16,7 @@ from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.fake import MetaArray, is_fake
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.ops.views_meta import normalize_dim, normalize_index
+from minitorch.overrides import make_overridable, overridable
 
 # the public functions of this family
 __all__ = [
@@ -196,9 +197,13 @@ class ViewMethods:
     def reshape(self, *shape):
         return reshape(self, shape_arg(shape))
 
+    # NOTE: @overridable on the methods that do not just call a covered function, so that a
+    # Proxy argument records ([Note: __torch_function__] in minitorch/overrides.py).
+    @overridable
     def reshape_as(self, other):
         return reshape(self, tuple(other.shape))
 
+    @overridable
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
             raise DTypeError(at_user_line(
@@ -206,12 +211,14 @@ class ViewMethods:
             ))
         return view(self, shape_arg(shape))
 
+    @overridable
     def view_as(self, other):
         return view(self, tuple(other.shape))
 
     def expand(self, *shape):
         return expand(self, shape_arg(shape))
 
+    @overridable
     def expand_as(self, other):
         return expand(self, tuple(other.shape))
 
@@ -264,5 +271,7 @@ class ViewMethods:
     def clone(self):
         return clone(self)
 
-    def __getitem__(self, key):
-        return index(self, key)
+
+# Every public function hands a Proxy (any __torch_function__ type) to it: see
+# [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

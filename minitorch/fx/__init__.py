@@ -4,11 +4,12 @@
     print(gm.graph); print(gm.code)
 
     from minitorch.fx import subgraph_rewriter          # replace_pattern
+    from minitorch.fx.proxy import GraphAppendingTracer # build graphs by hand with Proxies
     from minitorch.fx.passes.shape_prop import ShapeProp
     from minitorch.fx.passes.graph_drawer import FxGraphDrawer
 """
 
-from minitorch.fx import passes, subgraph_rewriter
+from minitorch.fx import passes, proxy, subgraph_rewriter
 from tracer.fx import (
     Graph,
     GraphModule,
@@ -23,4 +24,4 @@ from tracer.fx import (
 )
 
 __all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "TraceError", "Tracer",
-           "Transformer", "map_arg", "passes", "subgraph_rewriter", "symbolic_trace"]
+           "Transformer", "map_arg", "passes", "proxy", "subgraph_rewriter", "symbolic_trace"]

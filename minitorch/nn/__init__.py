@@ -5,26 +5,42 @@
 
 One file per concept: module.py (the base class), parameter.py, then the layers by kind
 (linear, conv, pooling, normalization, activation, dropout, sparse, flatten, container,
-loss), functional.py (the same as functions), init.py (initialisations), utils/fusion.py.
+loss), functional.py (the same as functions; the losses in functional_losses.py), init.py
+(initialisations), utils/ (fusion.py, clip_grad.py).
+
+Recurrent layers and the Transformer (nn.RNN, nn.LSTM, nn.GRU, nn.Transformer,
+nn.MultiheadAttention) are out of scope: models write attention from Linear, matmul and
+softmax, as nanoGPT does.
 """
 
 from minitorch.nn import functional, init, utils
-from minitorch.nn.activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
-from minitorch.nn.container import ModuleList, Sequential
+from minitorch.nn.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.conv import Conv2d
 from minitorch.nn.dropout import Dropout
 from minitorch.nn.flatten import Flatten
 from minitorch.nn.linear import Identity, Linear
-from minitorch.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
+from minitorch.nn.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from minitorch.nn.module import Module
-from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from minitorch.nn.parameter import Parameter
-from minitorch.nn.pooling import AvgPool2d, MaxPool2d
+from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from minitorch.nn.sparse import Embedding
 
 __all__ = [
-    "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Conv2d", "CrossEntropyLoss", "Dropout",
-    "Embedding", "Flatten", "GELU", "Identity", "LayerNorm", "Linear", "LogSoftmax",
-    "MSELoss", "MaxPool2d", "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU",
-    "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init", "utils",
+    "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
+    "BatchNorm2d", "Conv2d", "CrossEntropyLoss", "Dropout", "Embedding", "Flatten", "GELU",
+    "GroupNorm", "HuberLoss", "Identity", "L1Loss", "LayerNorm", "LeakyReLU", "Linear",
+    "LogSoftmax", "MSELoss", "MaxPool2d", "Module", "ModuleDict", "ModuleList", "NLLLoss",
+    "Parameter", "ReLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Tanh",
+    "functional", "init", "utils",
 ]

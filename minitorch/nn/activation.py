@@ -1,4 +1,5 @@
-"""The activation layers: `ReLU`, `GELU`, `Sigmoid`, `Tanh`, `Softmax`, `LogSoftmax`."""
+"""The activation layers: `ReLU`, `LeakyReLU`, `GELU`, `Sigmoid`, `Tanh`, `Softmax`,
+`LogSoftmax`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,26 @@ class ReLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope * x.
+
+        >>> LeakyReLU(0.2)
+        LeakyReLU(negative_slope=0.2)
+    """
+
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"negative_slope={self.negative_slope}{inplace}"
 
 
 class GELU(Module):

@@ -1,13 +1,15 @@
-"""Containers: `Sequential` (a pipeline of layers) and `ModuleList` (a list of layers).
+"""Containers: `Sequential` (a pipeline of layers), `ModuleList` (a list of layers) and
+`ModuleDict` (layers by name).
 
-Both register their members as submodules named '0', '1', ..., so parameters get names
-like '0.weight', as in PyTorch.
+Sequential and ModuleList register their members as submodules named '0', '1', ..., so
+parameters get names like '0.weight'; a ModuleDict's keys are its submodules' names
+('encoder.weight'), as in PyTorch.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from minitorch.nn.module import Module
 from minitorch.tensor import Tensor
@@ -143,3 +145,71 @@ class ModuleList(Module):
         self._modules.clear()
         for i, module in enumerate(modules):
             self.add_module(str(i), module)
+
+
+class ModuleDict(Module):
+    """An ordered dict of submodules, keyed by name, with no forward of its own.
+
+        >>> heads = ModuleDict({"cls": Linear(8, 3), "box": Linear(8, 4)})
+        >>> heads["cls"](x); "box" in heads; list(heads.keys())
+        ['cls', 'box']
+    """
+
+    def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self) -> Iterable[str]:
+        return self._modules.keys()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        return self._modules.items()
+
+    def values(self) -> Iterable[Module]:
+        return self._modules.values()
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def update(self, modules: Mapping[str, Module] | Iterable) -> None:
+        """Add (or replace) entries from a mapping, in its order, or from (key, module) pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(modules).__name__}")
+        if isinstance(modules, (Mapping, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; "
+                                f"is {type(pair).__name__}")
+            pair = tuple(pair)
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length "
+                                 f"{len(pair)}; 2 is required")
+            self[pair[0]] = pair[1]

@@ -5,9 +5,9 @@
 
 Each function is written in the op table's ops (minitorch/ops), so autograd, fake tensors and
 graph capture see ordinary ops: convolution and pooling are `im2col` plus a matmul or a
-reduction (see [Note: convolution as im2col] in minitorch/ops/nn.py); the normalisations and
-losses are means, sums and pointwise arithmetic. Layers (minitorch/nn/*.py) hold parameters
-and call these.
+reduction (see [Note: convolution as im2col] in minitorch/ops/nn.py); the normalisations are
+means, variances and pointwise arithmetic. The losses live in functional_losses.py and are
+re-exported here. Layers (minitorch/nn/*.py) hold parameters and call these.
 """
 
 from __future__ import annotations
@@ -16,26 +16,22 @@ import warnings
 
 from minitorch import ops
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.device import to_host
 from minitorch.dtype import DType
-from minitorch.errors import (
-    DTypeError,
-    IndexOutOfRangeError,
-    MinitorchError,
-    ShapeError,
-    at_user_line,
-)
-from minitorch.fake import is_fake
+from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.functional._common import check_tensor
-from minitorch.nn._data import copy_into
+from minitorch.nn import functional_losses
+from minitorch.nn._data import update_running_stats
+from minitorch.nn.functional_losses import *  # noqa: F403 - the losses, re-exported
 from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.nn_meta import check_param_shape, pair
+from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
 
 __all__ = [
-    "avg_pool2d", "batch_norm", "conv2d", "cross_entropy", "dropout", "embedding", "fold",
-    "gelu", "layer_norm", "linear", "log_softmax", "max_pool2d", "mse_loss", "nll_loss", "relu",
-    "sigmoid", "softmax", "tanh", "unfold",
+    "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "conv2d", "dropout", "embedding", "fold",
+    "gelu", "group_norm", "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool2d",
+    "relu", "sigmoid", "softmax", "tanh", "unfold",
+    *functional_losses.__all__,
 ]
 
 # ---- linear and convolution --------------------------------------------------------------
@@ -114,6 +110,57 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                           divisor_override)
 
 
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    """Average (N, C, H, W) or (C, H, W) down to output_size (an int, or a pair whose None
+    entries keep the input's size), whatever H and W are.
+
+    Output row i averages input rows floor(i * H / out) up to ceil((i + 1) * H / out), and
+    likewise for columns: the bins cover the input, and neighbours share a row where out does
+    not divide H. A bin of the grid is a rectangle, so its mean is the mean over its columns
+    of the means over its rows: the function pools the rows, then the columns.
+    """
+    check_tensor("adaptive_avg_pool2d", input)
+    if input.ndim not in (3, 4):
+        raise ShapeError(at_user_line(
+            f"adaptive_avg_pool2d: expected a 3D or 4D input, got shape {tuple(input.shape)}"
+        ))
+    height, width = input.shape[-2:]
+    out_h, out_w = _adaptive_size(output_size, (height, width))
+    if (out_h, out_w) == (height, width):
+        return ops.clone(input)  # a new tensor, as PyTorch's: never the input itself
+    return _pool_dim(_pool_dim(input, input.ndim - 2, out_h), input.ndim - 1, out_w)
+
+
+def _adaptive_size(output_size, size: tuple[int, int]) -> tuple[int, int]:
+    """output_size as a pair of positive ints; None keeps that dim's input size."""
+    asked = (output_size, output_size) if not isinstance(output_size, (tuple, list)) \
+        else tuple(output_size)
+    if len(asked) != 2:
+        raise ShapeError(at_user_line(
+            f"adaptive_avg_pool2d: output_size must be 2, got {output_size!r}"
+        ))
+    sizes = tuple(n if out is None else out for out, n in zip(asked, size))
+    if any(not isinstance(out, int) or out <= 0 for out in sizes) or min(size) <= 0:
+        raise ShapeError(at_user_line(
+            f"adaptive_avg_pool2d: output_size {output_size!r} and the input's spatial size "
+            f"{size} must be positive"
+        ))
+    return sizes
+
+
+def _pool_dim(x, dim: int, out: int):
+    """Average dim (of size n) down to `out` bins by the rule of adaptive_avg_pool2d."""
+    n = x.shape[dim]
+    if out == n:
+        return x
+    if n % out == 0:  # equal bins, side by side: one reshape and one mean
+        shape = (*x.shape[:dim], out, n // out, *x.shape[dim + 1:])
+        return ops.mean(ops.reshape(x, shape), dim=dim + 1)
+    before = (slice(None),) * dim
+    bins = [x[(*before, slice(i * n // out, -(-(i + 1) * n // out)))] for i in range(out)]
+    return ops.cat(*[ops.mean(b, dim=dim, keepdim=True) for b in bins], dim=dim)
+
+
 # ---- activations -------------------------------------------------------------------------
 
 
@@ -122,6 +169,20 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     check_tensor("relu", input)
     # clamp_ keeps the values it overwrites for the derivative, which a copy_ would not.
     return input.clamp_(min=0) if inplace else ops.relu(input)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    check_tensor("leaky_relu", input)
+    if not input.dtype.is_floating_point:
+        raise DTypeError(at_user_line(
+            f"leaky_relu: expected a floating-point input, got {input.dtype.name}"
+        ))
+    if inplace:
+        with no_grad():  # the slope of each element is a constant; mul_ records the product
+            slope = ops.where(ops.gt(input, 0), 1.0, negative_slope)
+        return input.mul_(slope)
+    return ops.where(ops.gt(input, 0), input, ops.mul(input, negative_slope))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -248,10 +309,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = ops.mean(input, dim=dims, keepdim=True)
         var = ops.var(input, dim=dims, correction=0, keepdim=True)
         if running_mean is not None and running_var is not None:
-            with no_grad():
-                unbiased = ops.mul(var, count / (count - 1))
-                _blend(running_mean, ops.reshape(mean, (channels,)), momentum)
-                _blend(running_var, ops.reshape(unbiased, (channels,)), momentum)
+            update_running_stats(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:
             raise MinitorchError(at_user_line(
@@ -259,11 +317,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             ))
         mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
     return _affine(_normalize(input, mean, var, eps), weight, bias, shape)
-
-
-def _blend(running, batch, momentum: float) -> None:
-    """running <- (1 - momentum) * running + momentum * batch, in place."""
-    copy_into(running, ops.add(ops.mul(running, 1.0 - momentum), ops.mul(batch, momentum)))
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
@@ -287,148 +340,30 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return _affine(_normalize(input, mean, var, eps), weight, bias, normalized_shape)
 
 
-# ---- losses ------------------------------------------------------------------------------
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the C channels of (N, C, *) into num_groups groups; normalise each group of each
+    sample over its channels and positions; then scale and shift per channel.
 
-
-def _reduction(size_average, reduce, reduction: str) -> str:
-    """PyTorch's reduction string, honouring its deprecated size_average/reduce flags."""
-    if size_average is not None or reduce is not None:
-        if reduce is False:
-            return "none"
-        return "sum" if size_average is False else "mean"
-    if reduction not in ("none", "mean", "sum"):
-        raise MinitorchError(at_user_line(f"{reduction} is not a valid value for reduction"))
-    return reduction
-
-
-def _reduce(loss, reduction: str):
-    if reduction == "mean":
-        return ops.mean(loss)
-    return ops.sum(loss) if reduction == "sum" else loss
-
-
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean") -> Tensor:
-    """mean((input - target)^2) (or its sum, or per element with reduction='none')."""
-    check_tensor("mse_loss", input)
-    check_tensor("mse_loss", target)
-    broadcast_shapes("mse_loss", tuple(input.shape), tuple(target.shape))
-    diff = ops.sub(input, target)
-    return _reduce(ops.mul(diff, diff), _reduction(size_average, reduce, reduction))
-
-
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
-    """-input[n, target[n]] (times weight[target[n]]), from log-probabilities over dim 1.
-
-    input (N, C) or (C,) or (N, C, d1, ...), target (N,) or () or (N, d1, ...) of class
-    indices; targets equal to ignore_index count for nothing. 'mean' divides by the total
-    weight of the targets that count.
+    Unlike batch_norm it does not look across the batch, so it is the same in training and
+    evaluation and works for a batch of one.
     """
-    check_tensor("nll_loss", input)
-    reduction = _reduction(size_average, reduce, reduction)
-    loss, weights = _nll("nll_loss", input, target, weight, ignore_index)
-    if reduction == "mean":
-        return ops.div(ops.sum(loss), ops.sum(weights))
-    return _reduce(loss, reduction)
-
-
-def _nll(op: str, log_p, target, weight, ignore_index: int):
-    """(loss per target, weight per target): -w[t] * log_p[t] and w[t], 0 where ignored."""
-    classes = _check_targets(op, log_p, target)
-    check_param_shape(op, "weight (one entry per class)", weight, (classes,))
-    _check_target_values(op, target, classes, ignore_index)
-    counts = ops.ne(target, ignore_index)  # bool, target's shape
-    safe = ops.where(counts, target, 0)  # an index gather can read; its loss is masked
-    class_dim = 1 if log_p.ndim > 1 else 0
-    picked = ops.gather(log_p, class_dim, ops.unsqueeze(safe, class_dim))
-    picked = ops.reshape(picked, tuple(target.shape))  # log p of each target class
-    weights = ops.to_copy(counts, dtype=log_p.dtype)
-    if weight is not None:  # weight[target], zero where ignored
-        chosen = ops.reshape(ops.gather(weight, 0, ops.reshape(safe, (-1,))), tuple(target.shape))
-        weights = ops.mul(weights, chosen)
-    return ops.neg(ops.mul(picked, weights)), weights
-
-
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average=None, ignore_index: int = -100, reduce=None,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    """nll_loss(log_softmax(input, class dim), target): the loss of a classifier's logits.
-
-    `target` holds class indices (integers) or class probabilities (floats, input's shape).
-    label_smoothing mixes the one-hot target with the uniform distribution over classes:
-    loss = (1 - eps) * nll + eps * (-sum_c w_c log p_c) / C.
-    """
-    check_tensor("cross_entropy", input)
-    reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise MinitorchError(at_user_line(
-            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
-        ))
-    class_dim = 1 if input.ndim > 1 else 0
-    log_p = ops.log_softmax(input, class_dim)
-    if target.dtype.is_floating_point:
-        return _soft_cross_entropy(log_p, target, weight, reduction, label_smoothing)
-    loss, weights = _nll("cross_entropy", log_p, target, weight, ignore_index)
-    if label_smoothing > 0.0:
-        weighted = log_p if weight is None else ops.mul(log_p, _per_class(weight, input.ndim))
-        uniform = ops.mul(ops.neg(ops.sum(weighted, dim=class_dim)), ops.ne(target, ignore_index))
-        classes = input.shape[class_dim]
-        loss = ops.add(ops.mul(loss, 1.0 - label_smoothing),
-                       ops.mul(uniform, label_smoothing / classes))
-    if reduction == "mean":
-        return ops.div(ops.sum(loss), ops.sum(weights))
-    return _reduce(loss, reduction)
-
-
-def _soft_cross_entropy(log_p, target, weight, reduction: str, label_smoothing: float):
-    """-sum_c w_c * target_c * log p_c per sample, for probability targets."""
-    if tuple(target.shape) != tuple(log_p.shape):
+    check_tensor("group_norm", input)
+    channels = input.shape[1] if input.ndim >= 2 else 0
+    if input.ndim < 2 or num_groups <= 0 or channels % num_groups != 0:
         raise ShapeError(at_user_line(
-            f"cross_entropy: probability targets of shape {tuple(target.shape)} must match "
-            f"the input's shape {tuple(log_p.shape)}"
+            f"group_norm: expected an input of shape (N, C, *) with C divisible by "
+            f"num_groups={num_groups}, got {tuple(input.shape)}"
         ))
-    class_dim = 1 if log_p.ndim > 1 else 0
-    classes = log_p.shape[class_dim]
-    if label_smoothing > 0.0:
-        target = ops.add(ops.mul(target, 1.0 - label_smoothing), label_smoothing / classes)
-    terms = ops.mul(log_p, target)
-    if weight is not None:
-        terms = ops.mul(terms, _per_class(weight, log_p.ndim))
-    return _reduce(ops.neg(ops.sum(terms, dim=class_dim)), reduction)
+    check_param_shape("group_norm", "weight", weight, (channels,))
+    check_param_shape("group_norm", "bias", bias, (channels,))
+    grouped = ops.reshape(input, (input.shape[0], num_groups, -1))  # (N, G, C/G * prod(*))
+    mean = ops.mean(grouped, dim=2, keepdim=True)
+    var = ops.var(grouped, dim=2, correction=0, keepdim=True)
+    out = ops.reshape(_normalize(grouped, mean, var, eps), tuple(input.shape))
+    return _affine(out, weight, bias, (1, channels) + (1,) * (input.ndim - 2))
 
 
-def _per_class(weight, ndim: int):
-    """A (C,) weight shaped to broadcast along the class dim of an ndim-d input."""
-    return weight if ndim == 1 else ops.reshape(weight, (1, -1) + (1,) * (ndim - 2))
-
-
-def _check_target_values(op: str, target, classes: int, ignore_index: int) -> None:
-    """Every target a class in [0, classes), or ignore_index; PyTorch's kernel checks this too.
-    Only real data can be read: a fake target (while tracing) is checked when the graph runs."""
-    if is_fake(target) or target.numel() == 0:
-        return
-    values = to_host(target._data)
-    bad = values[((values < 0) | (values >= classes)) & (values != ignore_index)]
-    if bad.size:
-        raise IndexOutOfRangeError(at_user_line(
-            f"{op}: target {bad.flat[0]} is out of bounds for {classes} classes"
-        ))
-
-
-def _check_targets(op: str, input, target) -> int:
-    """The number of classes, once input and target shapes agree (PyTorch's rules)."""
-    if target.dtype.category != 1:
-        raise DTypeError(at_user_line(
-            f"{op}: expected class-index targets of dtype int64, got {target.dtype.name}"
-        ))
-    if input.ndim == 1:
-        expected: tuple[int, ...] = ()
-    else:
-        expected = (input.shape[0], *input.shape[2:])
-    if input.ndim == 0 or tuple(target.shape) != expected:
-        raise ShapeError(at_user_line(
-            f"{op}: input of shape {tuple(input.shape)} expects a target of shape "
-            f"{expected}, got {tuple(target.shape)}"
-        ))
-    return input.shape[1] if input.ndim > 1 else input.shape[0]
+# Every public function (the losses re-exported from functional_losses.py too) hands a Proxy
+# (any __torch_function__ type) to it: see [Note: __torch_function__] in minitorch/overrides.py.
+make_overridable(globals(), __all__)

@@ -1,10 +1,11 @@
-"""Normalisation layers: `BatchNorm1d`, `BatchNorm2d` (per channel, over the batch) and
-`LayerNorm` (per sample, over its last dims)."""
+"""Normalisation layers: `BatchNorm1d`, `BatchNorm2d` (per channel, over the batch),
+`LayerNorm` (per sample, over its last dims) and `GroupNorm` (per sample, over groups of
+channels)."""
 
 from __future__ import annotations
 
 from minitorch.dtype import int64
-from minitorch.errors import ShapeError, at_user_line
+from minitorch.errors import InvalidArgumentError, ShapeError, at_user_line
 from minitorch.factories import ones, tensor, zeros
 from minitorch.nn import functional as F
 from minitorch.nn._data import copy_into
@@ -113,3 +114,36 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample's channels in num_groups groups, then weight * y + bias per
+    channel (see F.group_norm); num_groups=1 is LayerNorm over (C, *) with per-channel affine.
+
+        >>> GroupNorm(2, 4)
+        GroupNorm(2, 4, eps=1e-05, affine=True)
+    """
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise InvalidArgumentError(at_user_line(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                f"({num_groups})"
+            ))
+        self.num_groups, self.num_channels = num_groups, num_channels
+        self.eps, self.affine = eps, affine
+        kwargs = _factory(device, dtype)
+        if affine:
+            self.weight = Parameter(ones(num_channels, **kwargs))
+            self.bias = Parameter(zeros(num_channels, **kwargs))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"

@@ -1,4 +1,5 @@
-"""`MaxPool2d` and `AvgPool2d`: the max or mean of each window of each channel."""
+"""`MaxPool2d` and `AvgPool2d`: the max or mean of each window of each channel;
+`AdaptiveAvgPool2d`: the mean of each cell of a grid of the size asked for."""
 
 from __future__ import annotations
 
@@ -56,3 +57,22 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average each channel down to output_size (an int or a pair; None keeps that dim), for
+    any input size: ResNet's `AdaptiveAvgPool2d((1, 1))` is a mean over every position.
+
+        >>> AdaptiveAvgPool2d((1, 1))
+        AdaptiveAvgPool2d(output_size=(1, 1))
+    """
+
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"

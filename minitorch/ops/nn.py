@@ -28,7 +28,7 @@ Why each primitive here is one:
 - embedding: a gather of whole rows by indices of any shape, whose derivative must skip the
   padding row; `gather` reads single elements, and no composition of ops can stop a gradient
   for some rows only. Its derivative is a `scatter_add` (the reductions' gather pair).
-- dropout_mask: the one source of randomness in the table (nothing else draws random numbers).
+- dropout_mask: randomness shaped like its input (the factories draw from a shape alone).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def _uniform(xp, shape):
     return xp.random.random(shape)
 
 
-# why primitive: randomness; nothing else in the table draws random numbers
+# why primitive: randomness (as the random factories, minitorch/ops/factories.py)
 dropout_mask = register(OpDef(
     "dropout_mask", "random", m.dropout_mask_meta,
     impl=lambda xp, x, p: _uniform(xp, x.shape) >= p,  # keep with probability 1 - p

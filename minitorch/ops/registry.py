@@ -51,7 +51,8 @@ class OpDef:
 
     name: str  # 'sin'; also its name in graphs: minitorch.ops.sin
     kind: str  # 'pointwise' 'reduction' 'view' 'linalg' 'gather' 'scatter' 'window' 'random'
-    #            or 'composite'; 'random' ops are never merged by common-subexpression passes
+    #            'factory' (no tensor input) or 'composite'; 'random' ops are never merged by
+    #            common-subexpression passes
     meta: Callable[..., TensorMeta] | None  # shape/dtype rule; validates and names bad input
     impl: Callable[..., Any] | None = None  # eager kernel over arrays: impl(xp, *args, **kw)
     backward: Callable[..., tuple] | None = None  # grads of each arg, written in minitorch ops

@@ -5,7 +5,7 @@ before the first):
 
     g ← -g                          if maximize
     g ← g + λ θ                     weight decay λ: an L2 penalty, as torch.optim.Adam
-                                    (AdamW's decoupled decay is a different method)
+    (AdamW instead: θ ← θ - γ λ θ, decoupled from g; see adamw.py)
     m ← β₁ m + (1 - β₁) g           first moment: the gradient's running mean
     v ← β₂ v + (1 - β₂) g²          second moment: its running mean square
     m̂ ← m / (1 - β₁ᵗ)               bias correction: m and v start at 0, so early
@@ -29,6 +29,8 @@ from minitorch.tensor import Tensor
 
 class Adam(Optimizer):
     """`Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`."""
+
+    decoupled_weight_decay = False  # True in AdamW: decay θ directly, not through g
 
     def __init__(
         self,
@@ -68,7 +70,9 @@ class Adam(Optimizer):
         t = state["step"]
 
         g = -p.grad._data if group["maximize"] else p.grad._data
-        if group["weight_decay"] != 0:
+        if group["weight_decay"] != 0 and self.decoupled_weight_decay:
+            p._data *= 1 - group["lr"] * group["weight_decay"]  # θ - γλθ, in place
+        elif group["weight_decay"] != 0:
             g = g + group["weight_decay"] * p._data  # g + λθ (a new array: grad stays as is)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         m *= beta1

@@ -53,6 +53,7 @@ class Optimizer:
         self.defaults = defaults
         self.param_groups: list[dict] = []
         self.state: dict[Tensor, dict] = {}
+        self._opt_called = False  # has step() run? lr_scheduler warns if it steps first
         groups = list(params)
         if not groups:
             raise MinitorchError(at_user_line("optimizer got an empty parameter list"))
@@ -112,6 +113,7 @@ class Optimizer:
         The closure re-runs the model and returns the loss, for methods that need it more than
         once per step (PyTorch's LBFGS); SGD and Adam call it once, before updating.
         """
+        self._opt_called = True
         loss = None
         if closure is not None:
             with enable_grad():

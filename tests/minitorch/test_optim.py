@@ -1,4 +1,4 @@
-"""optim: SGD and Adam against hand-written numpy versions of PyTorch's update formulas."""
+"""optim: SGD, Adam and AdamW against hand-written numpy versions of PyTorch's update formulas."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 import minitorch
 from minitorch.errors import AutogradError, MinitorchError
 from minitorch.nn import Parameter
-from minitorch.optim import SGD, Adam, Optimizer
+from minitorch.optim import SGD, Adam, AdamW, Optimizer
 
 STEPS = 5
 
@@ -51,6 +51,25 @@ def numpy_adam(theta, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay
         else:
             v_hat = v / (1 - beta2**t)
         theta = theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+        out.append(theta)
+    return out
+
+
+def numpy_adamw(theta, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                amsgrad=False, maximize=False):
+    """θ after each step of PyTorch's AdamW: θ shrinks by lr * weight_decay (the gradient
+    never sees the decay), then Adam's step."""
+    beta1, beta2 = betas
+    m = v = v_max = np.zeros_like(theta)
+    out = []
+    for t, g in enumerate(grads, start=1):
+        g = -g if maximize else g
+        theta = theta * (1 - lr * weight_decay)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        v_max = np.maximum(v_max, v)
+        v_hat = (v_max if amsgrad else v) / (1 - beta2**t)
+        theta = theta - lr * (m / (1 - beta1**t)) / (np.sqrt(v_hat) + eps)
         out.append(theta)
     return out
 
@@ -107,14 +126,39 @@ ADAM_CASES = [
 ]
 
 
-@pytest.mark.parametrize("hyper", ADAM_CASES, ids=lambda h: ",".join(f"{k}={v}" for k, v in
-                                                                   h.items()))
-def test_adam_matches_formula(problem, hyper):
+ADAMW_CASES = [
+    dict(),  # PyTorch's defaults: lr=1e-3, weight_decay=1e-2
+    dict(lr=0.1, weight_decay=0.5),
+    dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.0),
+    dict(lr=0.05, weight_decay=0.1, amsgrad=True, maximize=True),
+]
+ADAM_FAMILY = [(Adam, numpy_adam, hyper) for hyper in ADAM_CASES] + \
+    [(AdamW, numpy_adamw, hyper) for hyper in ADAMW_CASES]
+
+
+@pytest.mark.parametrize("method, formula, hyper", ADAM_FAMILY, ids=lambda v: (
+    ",".join(f"{k}={x}" for k, x in v.items()) or "defaults") if isinstance(v, dict)
+    else getattr(v, "__name__", ""))
+def test_adam_and_adamw_match_their_formulas(problem, method, formula, hyper):
     theta, grads = problem
-    got = run_optimizer(lambda ps: Adam(ps, **hyper), theta, grads)
-    want = numpy_adam(theta, grads, **hyper)
+    got = run_optimizer(lambda ps: method(ps, **hyper), theta, grads)
+    want = formula(theta, grads, **hyper)
     for step, (g, w) in enumerate(zip(got, want), start=1):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=f"step {step}")
+
+
+def test_adamw_defaults_and_decay_is_not_adams():
+    opt = AdamW([Parameter(minitorch.zeros(2))])
+    assert opt.defaults == dict(
+        lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False)
+    # With weight decay the two methods differ; without it they are the same method.
+    theta, grads = np.ones((2, 2)), [np.full((2, 2), 0.5)] * 3
+
+    def last(make, decay):
+        return run_optimizer(lambda ps: make(ps, lr=0.1, weight_decay=decay), theta, grads)[-1]
+
+    assert not np.allclose(last(Adam, 0.5), last(AdamW, 0.5))
+    np.testing.assert_array_equal(last(Adam, 0.0), last(AdamW, 0.0))
 
 
 def test_adam_first_step_moves_each_coordinate_by_lr(problem):
@@ -300,6 +344,8 @@ def _make_model(theta):
                        momentum=0.9),
     lambda ps, lr: Adam([{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr,
                         amsgrad=True),
+    lambda ps, lr: AdamW([{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr,
+                         weight_decay=0.3),
 ])
 def test_state_dict_round_trip_continues_identically(make):
     rng = np.random.default_rng(1)

@@ -285,9 +285,11 @@ def test_concrete_args_fix_the_branch():
     x = torch.rand(2, 3) - 0.5
     on = symbolic_trace(Flagged(), concrete_args={"flag": True})
     off = symbolic_trace(Flagged(), concrete_args={"flag": False})
-    assert [n.op for n in on.graph.nodes] == ["placeholder", "call_method", "output"]
-    assert_close(on(x), x.relu())
-    assert_close(off(x), -x)
+    # PyTorch keeps the input and checks it: placeholders x, flag; the check; relu; output
+    assert [n.op for n in on.graph.nodes] == ["placeholder", "placeholder", "call_function",
+                                              "call_method", "output"]
+    assert_close(on(x, True), x.relu())
+    assert_close(off(x, flag=False), -x)
     with pytest.raises(TraceError, match="not inputs"):
         symbolic_trace(Flagged(), concrete_args={"nope": 1})
 

@@ -10,6 +10,7 @@
     CALL_FUNCTION_EX 1       f(*args, **kwargs)         the call, with the tuple's items and the
                                                         dict's entries as its arguments
     STORE_SUBSCR             d[k] = v, lst[i] = v       (the caller's: replayed, side_effects.py)
+                             x[k] = v on a tensor        its out-of-place form, x rebound
     FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
 
 A container built in the frame is held only by trackers, so growing or assigning into it while
@@ -30,6 +31,7 @@ from tracer.dynamo.variables import (
     BuiltinVariable,
     ConstantVariable,
     ListVariable,
+    TensorVariable,
     TupleVariable,
     constant,
 )
@@ -189,8 +191,11 @@ def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
         self.output.side_effects.mutate_container(container)
         container.items[index] = value
         return
+    if isinstance(container, TensorVariable):
+        container.setitem(self, key, value)  # functionalized: variables/tensor.py
+        return
     raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "
-                      "the caller, or of a tensor, is not traced yet)")
+                      "the caller is not traced yet)")
 
 
 def _key(key: VariableTracker) -> object:

@@ -2,8 +2,8 @@
 
 [Note: graph breaks]
 Some instructions cannot be traced: a call of `print` or of numpy, `x.item()`, an `if` on a
-tensor's value. Before this, such a frame ran wholly eagerly. TorchDynamo instead *breaks* the
-graph there, and so do we:
+tensor's value, `x[mask]` (its shape is the number of True elements). Before this, such a
+frame ran wholly eagerly. TorchDynamo instead *breaks* the graph there, and so do we:
 
     def f(x):                          def __transformed_f_0(L, G):          # generated source
         y = x.sin()                        graph_out = __compiled_fn_f_0(L['x'])
@@ -57,7 +57,7 @@ from tracer.dynamo import compat
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.instructions import Instruction
 from tracer.dynamo.resume_execution import ResumePoint, original_position, resume_function
-from tracer.dynamo.variables import NULL, TensorVariable, VariableTracker
+from tracer.dynamo.variables import NULL, TensorMethodVariable, TensorVariable, VariableTracker
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -127,6 +127,8 @@ def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
         return False
     if inst.opname in _CALLS:
         return True
+    if inst.opname == "BINARY_SUBSCR":  # x[mask]: a shape known only when it runs
+        return _is_tensor(stack[:-1])
     if inst.opname == "TO_BOOL":  # 3.13: TO_BOOL, then the jump
         following = tx.instructions[index + 1]
         return following.opname in JUMP_IF and _is_tensor(stack)
@@ -150,6 +152,12 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
         plan = BreakPlan(stack, live, call, run_call=_call_runner(tx))
         after = _nulls(stack) + (False,)  # the call's result is pushed
         plan.resume = [_resume(tx, index + 1, after, live)]
+        return plan
+    if inst.opname == "BINARY_SUBSCR":  # run as the call x.__getitem__(key)
+        key, container = stack.pop(), stack.pop()
+        plan = BreakPlan(stack, live, (TensorMethodVariable(container, "__getitem__"), [key], {}),
+                         run_call=_call_runner(tx))
+        plan.resume = [_resume(tx, index + 1, _nulls(stack) + (False,), live)]
         return plan
     jump_index = index if inst.opname in JUMP_IF else index + 1  # 3.13: TO_BOOL, then the jump
     jump = tx.instructions[jump_index]

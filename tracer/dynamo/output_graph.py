@@ -64,6 +64,7 @@ from tracer.dynamo.transformed_code import (
     generate_transformed_code,
 )
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node
@@ -208,14 +209,17 @@ class OutputGraph:
     def _wrap_result(self, node: Node, result: Any, what: str) -> VariableTracker:
         if isinstance(result, Tensor) and is_fake(result):
             return TensorVariable(node, result, output=self)
-        if type(result) is tuple and all(isinstance(r, Tensor) and is_fake(r) for r in result):
+        if _is_result_tuple(result):  # several outputs: one getitem node each (torch.fx)
             items = []
             for i, r in enumerate(result):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = r
                 items.append(TensorVariable(item, r, output=self))
-            return TupleVariable(items)
+            return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
+        is_check = result is None and node.op == "call_function"  # check_tensor(x) & co
         self.graph.erase_node(node)
+        if is_check:  # it raised nothing on the fakes: nothing to keep
+            return ConstantVariable(None)
         if isinstance(result, Tensor):
             raise Unsupported(f"{what} made a tensor from data instead of from its inputs "
                               "(tensor factories are not captured yet)")
@@ -302,6 +306,13 @@ def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
     for value in values:
         visit(value)
     return list(found.values())
+
+
+def _is_result_tuple(result: Any) -> bool:
+    """A tuple of fake tensors, plain or named (`return_types.max(values, indices)`)."""
+    named = isinstance(result, tuple) and hasattr(type(result), "_fields")
+    return (type(result) is tuple or named) and all(isinstance(r, Tensor) and is_fake(r)
+                                                    for r in result)
 
 
 def _ancestors(node: Node) -> list[Node]:

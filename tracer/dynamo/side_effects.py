@@ -18,6 +18,8 @@ value, in the order they were first mutated (TorchDynamo replays the final state
 way). Every value is computed before any write, so one write cannot change what another reads.
 An input tensor mutated in place (`x.add_(1)`, `x += y`; variables/inplace.py) is written back
 with `copy_`, which bumps its version counter as the eager op would.
+`opt.zero_grad()` (variables/optimizer.py) is replayed as the call itself: it only sets
+`.grad = None` on the parameters, which no graph reads.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class SideEffects:
     """The pending writes of one trace, in the order they were first made."""
 
     def __init__(self) -> None:
-        # key -> (kind, target, name, value); kind: 'container', 'attr' or 'tensor'
+        # key -> (kind, target, name, value); kind: 'container', 'attr', 'tensor' or 'call'
         self.writes: dict[tuple, tuple] = {}
         # Counts every mutation a tracker saw, the frame's own containers included: a call
         # that mutated something and then failed cannot become a graph break (graph_break.py).
@@ -63,6 +65,12 @@ class SideEffects:
         write = self.writes.get(("attr", id(obj), name))
         return None if write is None else write[3]
 
+    def call_method(self, obj: VariableTracker, name: str) -> None:
+        """`obj.name()` must run after the graph (opt.zero_grad(): the graph cannot see .grad);
+        calling it twice is calling it once."""
+        self.version += 1
+        self.writes.setdefault(("call", id(obj), name), ("call", obj, name, None))
+
     def write_back(self, tensor: TensorVariable) -> None:
         """An input tensor was mutated in place: copy its new value into it."""
         self.version += 1
@@ -76,8 +84,9 @@ class SideEffects:
         """Every tracker the replay reads (its tensors must be graph outputs)."""
         found: list[VariableTracker] = []
         for kind, target, _, value in self.writes.values():
-            found.extend([target] if kind == "tensor" else target.items if kind == "container"
-                         else [value])
+            if kind != "call":
+                found.extend([target] if kind == "tensor" else target.items
+                             if kind == "container" else [value])
         return found
 
     def codegen(self, rebuild: Callable[[VariableTracker], str], out_index: dict) -> list[str]:
@@ -89,6 +98,8 @@ class SideEffects:
             if kind == "tensor":
                 computed.append(f"___se_{i} = graph_out[{out_index[target.node]}]")
                 writes.append(f"{where}.copy_(___se_{i})")
+            elif kind == "call":
+                writes.append(f"{where}.{name}()")
             elif kind == "attr":
                 computed.append(f"___se_{i} = {rebuild(value)}")
                 writes.append(f"{where}.{name} = ___se_{i}")

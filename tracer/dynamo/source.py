@@ -95,6 +95,8 @@ class AttrSource(Source):
     member: str
 
     def name(self) -> str:
+        if not self.member.isidentifier():  # a numbered submodule: getattr(m.layers, '0')
+            return f"getattr({self.base.name()}, {self.member!r})"
         return f"{self.base.name()}.{self.member}"
 
 

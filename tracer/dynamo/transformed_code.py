@@ -185,6 +185,10 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
             return text
         if v.tuple_type is minitorch.Size:
             return f"minitorch.Size({text})"
+        if v.is_named():  # return_types.max(values, indices) and the like
+            name = f"___tuple_type_{len(namespace)}"
+            namespace[name] = v.tuple_type
+            return f"{name}{text}"
         raise Unsupported(f"returning a {v.tuple_type.__name__}")
     if isinstance(v, ConstantVariable):
         return _literal(v.value, namespace)

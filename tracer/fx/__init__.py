@@ -8,9 +8,9 @@ from tracer.fx.graph import Graph, GraphLintError
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.interpreter import Interpreter
 from tracer.fx.node import Node, map_arg
-from tracer.fx.proxy import Proxy, TraceError
+from tracer.fx.proxy import GraphAppendingTracer, Proxy, TraceError
 from tracer.fx.symbolic_trace import Tracer, symbolic_trace
 from tracer.fx.transformer import Transformer
 
-__all__ = ["Graph", "GraphLintError", "GraphModule", "Interpreter", "Node", "Proxy",
-           "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace"]
+__all__ = ["Graph", "GraphAppendingTracer", "GraphLintError", "GraphModule", "Interpreter",
+           "Node", "Proxy", "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace"]

@@ -73,10 +73,12 @@ class GraphModule(Module):
             if node.op != "placeholder":
                 continue
             val = node.meta.get("val")
+            param = node.name
             if hasattr(val, "shape") and hasattr(val, "dtype"):
-                params.append(f'{node.name}: "{_short_dtype(val.dtype)}{list(val.shape)}"')
-            else:
-                params.append(node.name)
+                param += f': "{_short_dtype(val.dtype)}{list(val.shape)}"'
+            if node.args:  # the input's default value
+                param += f" = {node.args[0]!r}"
+            params.append(param)
         first, rest = self._code.split("\n", 1)
         code = f"def forward({', '.join(['self', *params])}):\n{rest}"
         body = "\n".join("    " + line if line else line for line in code.splitlines())

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from minitorch.errors import ArgumentTypeError
 from tracer.fx.node import Node, map_arg
+
+_MISSING = object()  # run() was given fewer inputs than the graph has placeholders
 
 
 class Interpreter:
@@ -37,7 +40,13 @@ class Interpreter:
         return getattr(self, node.op)(node.target, args, kwargs)  # dispatch by opcode name
 
     def placeholder(self, target: str, args: tuple, kwargs: dict) -> Any:
-        return next(self._args)
+        """The next input of run(); past the last, the input's default value (args[0])."""
+        value = next(self._args, _MISSING)
+        if value is not _MISSING:
+            return value
+        if not args:  # as the generated forward would: a TypeError naming the input
+            raise ArgumentTypeError(f"forward() missing a value for its input {target!r}")
+        return args[0]
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Any:
         value = self.module

@@ -6,7 +6,24 @@ part in appends a Node to the tracer's graph and returns a new Proxy for its res
     x + 1           call_function[target=operator.add](args = (%x, 1))
     x.relu()        call_method[target=relu](args = (%x,))          (an Attribute, then a call)
     x.shape         call_function[target=getattr](args = (%x, 'shape'))
-    minitorch.sum(x, dim=-1)   call_function[target=minitorch.sum]  (see symbolic_trace.py)
+    minitorch.sum(x, dim=-1)   call_function[target=minitorch.sum]  (__torch_function__, below)
+
+A Proxy records into its tracer. Symbolic tracing makes the Tracer (symbolic_trace.py); a graph
+built by hand takes a `GraphAppendingTracer`, which appends to the graph it is given, and is what
+`Proxy(node)` uses when no tracer is named:
+
+    graph = Graph()
+    x = Proxy(graph.placeholder("x"))
+    graph.output((minitorch.cat([x, x + 1]) * 2).node)
+
+Every node goes through `TracerBase.create_node`, so a tracer that overrides it (to add metadata,
+to rename) sees them all: placeholders, attributes, calls and the output.
+
+[Note: a Proxy in a minitorch function] `minitorch.cat([x, y])` reaches the Proxy through the
+__torch_function__ protocol ([Note: __torch_function__] in minitorch/overrides.py): the function
+hands the call to `Proxy.__torch_function__`, which records call_function[target=minitorch.cat]
+on the tracer of the Proxies among the arguments. There is no patching and no global state, so it
+works the same inside and outside `symbolic_trace`, and in any thread.
 
 [Note: what a Proxy cannot know] A Proxy has no value, so anything Python needs a concrete
 answer for -- `bool(p)` in an `if`, `len(p)`, `for v in p`, `range(p.shape[0])` -- cannot be
@@ -19,9 +36,17 @@ from __future__ import annotations
 
 import linecache
 import operator
+from typing import Any
 
+from minitorch.device import device
+from minitorch.dtype import DType
 from minitorch.errors import MinitorchError, user_location
-from tracer.fx.node import Node
+from minitorch.tensor import Tensor
+from tracer.fx.graph import Graph
+from tracer.fx.node import Node, map_aggregate
+
+# Values a node's args may hold as they are: they print as valid Python with repr().
+_LITERALS = (type(None), bool, int, float, complex, str, type(Ellipsis), DType, device)
 
 
 class TraceError(MinitorchError, RuntimeError):
@@ -44,12 +69,64 @@ def trace_error(what: str) -> TraceError:
     )
 
 
+class TracerBase:
+    """What a Proxy records with: `create_proxy` turns a call into a node of `self.graph`.
+
+    Each step is a method a subclass may override: `create_arg` (a value as node args hold it),
+    `create_node` (the node itself) and `proxy` (the Proxy that stands for it).
+    """
+
+    graph: Graph
+
+    def create_node(self, kind: str, target: Any, args: tuple, kwargs: dict,
+                    name: str | None = None, type_expr: Any = None) -> Node:
+        """Append the node `kind[target](args, kwargs)`; args already hold nodes, not Proxies."""
+        node = self.graph.create_node(kind, target, args, kwargs, name)
+        node.meta["stack_trace"] = user_location()
+        if type_expr is not None:
+            node.meta["type"] = type_expr
+        return node
+
+    def proxy(self, node: Node) -> Proxy:
+        return Proxy(node, self)
+
+    def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict,
+                     name: str | None = None, type_expr: Any = None) -> Proxy:
+        """Record `kind[target](args, kwargs)`, returning a Proxy for its value."""
+        node = self.create_node(kind, target, self.create_arg(tuple(args)),
+                                self.create_arg(dict(kwargs)), name, type_expr)
+        return self.proxy(node)
+
+    def create_arg(self, a: Any) -> Any:
+        """A value as node args hold it: each Proxy becomes its node."""
+        return map_aggregate(a, self._arg_leaf)
+
+    def _arg_leaf(self, a: Any) -> Any:
+        if isinstance(a, Proxy):
+            return a.node
+        if isinstance(a, _LITERALS) or isinstance(a, Node):
+            return a
+        raise TraceError(f"symbolic tracing cannot record an argument of type "
+                         f"{type(a).__name__}: {a!r}")
+
+
+class GraphAppendingTracer(TracerBase):
+    """Records into an existing graph: for building or extending graphs by hand.
+
+    >>> tracer = GraphAppendingTracer(graph)
+    >>> (Proxy(node, tracer) + 1).node      # call_function[target=operator.add](%node, 1)
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+
+
 class Proxy:
     """A symbolic value: `node` is where it was made, `tracer` records what is done with it."""
 
-    def __init__(self, node: Node, tracer) -> None:
+    def __init__(self, node: Node, tracer: TracerBase | None = None) -> None:
         self.node = node
-        self.tracer = tracer
+        self.tracer = tracer if tracer is not None else GraphAppendingTracer(node.graph)
 
     def __repr__(self) -> str:
         return f"Proxy({self.node.name})"
@@ -69,6 +146,22 @@ class Proxy:
 
     def _op(self, target, *args) -> Proxy:
         return self.tracer.create_proxy("call_function", target, args, {})
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None) -> Proxy:
+        """`func(*args, **kwargs)` as a node: call_method for a Tensor method, else
+        call_function ([Note: a Proxy in a minitorch function]). The Proxies among the
+        arguments must share one tracer, as in torch.fx."""
+        tracers = {}
+        map_aggregate((args, kwargs), lambda a: tracers.setdefault(id(a.tracer), a.tracer)
+                      if isinstance(a, Proxy) else None)
+        if len(tracers) > 1:
+            raise TraceError(f"{func.__name__}() was given Proxies of {len(tracers)} different "
+                             "tracers; one call can only be recorded into one graph")
+        (tracer,) = tracers.values()
+        if getattr(Tensor, func.__name__, None) is func:  # a method: `const.view(x.shape)`
+            return tracer.create_proxy("call_method", func.__name__, args, kwargs or {})
+        return tracer.create_proxy("call_function", func, args, kwargs or {})
 
     # ---- what cannot be recorded ([Note: what a Proxy cannot know]) ------------------------
 

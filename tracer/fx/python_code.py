@@ -55,8 +55,8 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
 
     params, body = [], []
     for node in graph.nodes:
-        if node.op == "placeholder":
-            params.append(node.name)
+        if node.op == "placeholder":  # an input, with its default value if it has one
+            params.append(f"{node.name} = {_src(node.args[0])}" if node.args else node.name)
             continue
         line = _emit(node, root_module, globals_)
         dead = [v.name for v in dies_at.get(node, [])]

@@ -11,16 +11,30 @@
         return clamp
 
 [Note: how tracing sees everything] Operators and tensor methods on a Proxy record themselves
-(proxy.py). Three more doors are opened only while `Tracer.trace` runs, by patches that are
-always undone, even when tracing fails:
-  - `minitorch.<op>` and `minitorch.nn.functional.<op>` are wrapped: called with any Proxy
-    argument they record `call_function` with the original function as target;
+(proxy.py), and so does any public minitorch function given a Proxy, through the
+__torch_function__ protocol ([Note: a Proxy in a minitorch function]). Modules need two more
+doors, opened only while `Tracer.trace` runs, by patches that are always undone, even when
+tracing fails:
   - `Module.__call__` asks `Tracer.call_module`: a leaf module (a built-in `nn` layer by
     default) is recorded as `call_module`, any other module is traced through;
-  - `Module.__getattr__` turns a parameter or buffer of the traced module into a `get_attr`
-    Proxy named by its dotted path ('linear.weight'), the same node each time it is read.
+  - `Module.__getattr__` asks `Tracer.getattr`: a parameter or buffer of the traced module
+    becomes a `get_attr` Proxy named by its dotted path ('linear.weight'), the same node each
+    time it is read.
 
-[Note: tracing beside other threads] The patched functions and methods are process-wide, but
+[Note: concrete_args] `symbolic_trace(f, concrete_args={"flag": True})` runs `f` with the
+value itself, so that Python control flow on it is decided while tracing. The input stays in
+the generated forward's signature (callers keep passing it, by position or by name), and the
+graph checks it, as PyTorch does, so that another value fails loudly instead of being ignored:
+
+    %flag : [num_users=1] = placeholder[target=flag]
+    %check_concrete_arg : [num_users=0] = call_function[target=tracer.fx.symbolic_trace.
+        check_concrete_arg](args = (%flag, True, 'flag'), kwargs = {})
+
+Nothing reads the check's value, so dead-code elimination would remove it: it is listed in
+`_IMPURE_TARGETS`, which that pass keeps. A value the check cannot compare (a tensor, a module)
+gets a warning instead, as in PyTorch.
+
+[Note: tracing beside other threads] The patched Module methods are process-wide, but
 a trace belongs to one thread: each patch asks `_tracer`, a context variable, which tracer is
 running in the calling thread, and in a thread that traces nothing it calls the original at
 once. The patches go in when the first trace in any thread starts and come out when the last
@@ -32,37 +46,28 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import minitorch
-from minitorch.device import device
-from minitorch.dtype import DType
-from minitorch.errors import user_location
-from minitorch.nn import functional as nn_functional
+from minitorch.errors import MinitorchError, at_user_line
 from minitorch.nn.container import ModuleList, Sequential
 from minitorch.nn.module import Module
 from minitorch.tensor import Tensor
-from tracer.fx.graph import Graph
+from tracer.fx.graph import _IMPURE_TARGETS, Graph
 from tracer.fx.graph_module import GraphModule
-from tracer.fx.node import Node, map_aggregate
-from tracer.fx.proxy import Proxy, TraceError
-
-# Factories that are useful on a traced shape or tensor: `minitorch.zeros_like(x)`.
-_FACTORIES = ("empty", "full", "ones", "ones_like", "rand_like", "randn_like", "zeros",
-              "zeros_like")
-
-# Values a node's args may hold as they are: they print as valid Python with repr().
-_LITERALS = (type(None), bool, int, float, complex, str, type(Ellipsis), DType, device)
+from tracer.fx.node import map_aggregate
+from tracer.fx.proxy import _LITERALS, Proxy, TraceError, TracerBase
 
 
-class Tracer:
+class Tracer(TracerBase):
     """Turns a module or function into a Graph by running it on Proxies.
 
-    Override `is_leaf_module` to choose which submodules stay opaque `call_module` nodes.
+    Override `is_leaf_module` to choose which submodules stay opaque `call_module` nodes,
+    `call_module` and `getattr` to change what a module call or a parameter read records, and
+    `create_node` / `create_proxy` (TracerBase) to see or change every node made.
     """
 
     def __init__(self) -> None:
@@ -80,36 +85,37 @@ class Tracer:
         builtin = type(m).__module__.startswith("minitorch.nn")
         return builtin and not isinstance(m, (Sequential, ModuleList))
 
+    def path_of_module(self, mod: Module) -> str:
+        """The qualified name of `mod` in the traced root ('layers.0'); NameError if absent."""
+        path = self._module_paths.get(id(mod))
+        if path is None:
+            raise NameError("module is not installed as a submodule")
+        return path
+
     def call_module(self, m: Module, forward: Callable, args: tuple, kwargs: dict) -> Any:
         """Record a leaf module as one `call_module` node; trace through any other."""
-        path = self._module_paths.get(id(m))
-        if path is None or not self.is_leaf_module(m, path):
+        try:
+            path = self.path_of_module(m)
+        except NameError:
             return forward(*args, **kwargs)  # a module made inside forward is traced through
+        if not self.is_leaf_module(m, path):
+            return forward(*args, **kwargs)
         return self.create_proxy("call_module", path, args, kwargs)
+
+    def getattr(self, attr: str, attr_val: Any, parameter_proxy_cache: dict[str, Any]) -> Any:
+        """What `module.<attr>` gives in forward: a parameter or buffer of the root becomes its
+        get_attr Proxy (one per path, kept in `parameter_proxy_cache`); the rest stays itself."""
+        path = self._tensor_paths.get(id(attr_val)) if isinstance(attr_val, Tensor) else None
+        if path is None:
+            return attr_val
+        return self._attr_proxy(path, parameter_proxy_cache)
 
     # ---- recording -------------------------------------------------------------------------
 
-    def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict,
-                     name: str | None = None) -> Proxy:
-        """Append a node for `kind[target](args, kwargs)`, returning a Proxy for its value."""
-        node = self.graph.create_node(kind, target, self.create_arg(tuple(args)),
-                                      self.create_arg(dict(kwargs)), name)
-        node.meta["stack_trace"] = user_location()
-        return Proxy(node, self)
-
-    def create_arg(self, a: Any) -> Any:
-        """A value as node args hold it: Proxies become their nodes, tensors get_attr nodes."""
-        return map_aggregate(a, self._arg_leaf)
-
     def _arg_leaf(self, a: Any) -> Any:
-        if isinstance(a, Proxy):
-            return a.node
         if isinstance(a, Tensor):
             return self._tensor_attr(a).node
-        if isinstance(a, _LITERALS) or isinstance(a, Node):
-            return a
-        raise TraceError(f"symbolic tracing cannot record an argument of type "
-                         f"{type(a).__name__}: {a!r}")
+        return super()._arg_leaf(a)
 
     def _tensor_attr(self, t: Tensor) -> Proxy:
         """The get_attr Proxy of a parameter, buffer, or (stored on root) tensor constant."""
@@ -119,9 +125,12 @@ class Tracer:
             self._constant_count += 1
             setattr(self.root, path, t)
             self._tensor_paths[id(t)] = path
-        if path not in self._attr_proxies:
-            self._attr_proxies[path] = self.create_proxy("get_attr", path, (), {})
-        return self._attr_proxies[path]
+        return self._attr_proxy(path, self._attr_proxies)
+
+    def _attr_proxy(self, path: str, cache: dict[str, Any]) -> Proxy:
+        if path not in cache:
+            cache[path] = self.create_proxy("get_attr", path, (), {})
+        return cache[path]
 
     # ---- the trace -------------------------------------------------------------------------
 
@@ -141,26 +150,40 @@ class Tracer:
         args = self._placeholders(fn, concrete_args or {})
         with _tracing(self):
             result = fn(*args)
-        self.graph.output(self.create_arg(result))
+        self.create_node("output", "output", (self.create_arg(result),), {})
         return self.graph
 
     def _placeholders(self, fn: Callable, concrete_args: dict[str, Any]) -> list[Any]:
-        """One placeholder Proxy per input of `fn`; concrete args are passed as they are."""
+        """One placeholder per input of `fn` (with its default, if any); the Proxy of each, or
+        for a concrete arg its value, checked by the graph ([Note: concrete_args])."""
+        parameters = inspect.signature(fn).parameters
+        unknown = set(concrete_args) - set(parameters)
+        if unknown:
+            raise TraceError(f"concrete_args names {sorted(unknown)}, which are not inputs of "
+                             f"{fn.__qualname__}")
         args = []
-        for name, param in inspect.signature(fn).parameters.items():
+        for name, param in parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TraceError(f"symbolic_trace needs named inputs, but {fn.__qualname__} "
                                  f"takes {'*' if param.kind == param.VAR_POSITIONAL else '**'}"
                                  f"{name}")
+            default = () if param.default is param.empty else (param.default,)
+            proxy = self.create_proxy("placeholder", name, default, {}, name=name)
             if name in concrete_args:
-                args.append(concrete_args[name])  # fixed: no placeholder, not an input
+                args.append(self._concrete(name, proxy, concrete_args[name]))
             else:
-                args.append(Proxy(self.graph.placeholder(name), self))
-        unknown = set(concrete_args) - set(inspect.signature(fn).parameters)
-        if unknown:
-            raise TraceError(f"concrete_args names {sorted(unknown)}, which are not inputs of "
-                             f"{fn.__qualname__}")
+                args.append(proxy)
         return args
+
+    def _concrete(self, name: str, proxy: Proxy, value: Any) -> Any:
+        """`value`, with a node that checks the input `proxy` stands for equals it."""
+        if _is_literal(value):
+            self.create_proxy("call_function", check_concrete_arg, (proxy, value, name), {})
+        else:
+            warnings.warn(f"symbolic_trace cannot check that later calls pass the same {name} "
+                          f"as concrete_args did (a {type(value).__name__}): a different one "
+                          "would be ignored", stacklevel=4)
+        return value
 
 
 def symbolic_trace(root: Module | Callable, concrete_args: dict[str, Any] | None = None
@@ -180,13 +203,34 @@ def symbolic_trace(root: Module | Callable, concrete_args: dict[str, Any] | None
     return GraphModule(tracer.root, graph, name if name.isidentifier() else "GraphModule")
 
 
+# ---- concrete_args ([Note: concrete_args]) ---------------------------------------------------
+
+
+class ConcreteArgError(MinitorchError, AssertionError):
+    """A traced module was called with another value for an input `concrete_args` fixed."""
+
+
+def check_concrete_arg(value: Any, expected: Any, name: str) -> None:
+    """Fail unless `value` is the `expected` value that `name` was traced with."""
+    same = value is None if expected is None else value == expected
+    if not same:
+        raise ConcreteArgError(at_user_line(
+            f"{name} has been specialized to have value {expected!r} by symbolic_trace's "
+            f"concrete_args, but got {value!r}; trace again with the new value"
+        ))
+
+
+_IMPURE_TARGETS.add(check_concrete_arg)  # dead-code elimination keeps the check
+
+
+def _is_literal(value: Any) -> bool:
+    """A value a check can compare: a literal, or tuples and lists of them."""
+    leaves = []
+    map_aggregate(value, leaves.append)
+    return not isinstance(value, dict) and all(isinstance(v, _LITERALS) for v in leaves)
+
+
 # ---- the patches ([Note: how tracing sees everything]) ---------------------------------------
-
-
-def _has_proxy(args: tuple, kwargs: dict) -> bool:
-    found = []
-    map_aggregate((args, kwargs), lambda a: found.append(a) if isinstance(a, Proxy) else None)
-    return bool(found)
 
 
 # The tracer running in this thread, if any ([Note: tracing beside other threads]).
@@ -202,7 +246,7 @@ def _tracing(tracer: Tracer) -> Iterator[None]:
     global _traces
     with _patching:
         if _traces == 0:
-            _unpatch[:] = [_patch_library(), _patch_modules()]
+            _unpatch[:] = [_patch_modules()]
         _traces += 1
     previous = _tracer.get()
     _tracer.set(tracer)
@@ -215,36 +259,6 @@ def _tracing(tracer: Tracer) -> Iterator[None]:
             if _traces == 0:
                 for undo in _unpatch:
                     undo()
-
-
-def _recording(fn: Callable) -> Callable:
-    """`fn`, except that while this thread traces, a call with any Proxy argument records
-    `call_function[target=fn]`."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        tracer = _tracer.get()
-        if tracer is not None and _has_proxy(args, kwargs):
-            return tracer.create_proxy("call_function", fn, args, kwargs)
-        return fn(*args, **kwargs)
-
-    return wrapper
-
-
-def _patch_library() -> Callable[[], None]:
-    """Wrap the public functions of minitorch and minitorch.nn.functional; returns the undo."""
-    names = [(minitorch, n) for n in (*minitorch.functional.__all__, *_FACTORIES)]
-    names += [(nn_functional, n) for n in nn_functional.__all__]
-    saved = [(module, n, getattr(module, n)) for module, n in names
-             if inspect.isfunction(getattr(module, n, None))]
-    for module, n, fn in saved:
-        setattr(module, n, _recording(fn))
-
-    def undo() -> None:
-        for module, n, fn in saved:
-            setattr(module, n, fn)
-
-    return undo
 
 
 def _patch_modules() -> Callable[[], None]:
@@ -261,9 +275,9 @@ def _patch_modules() -> Callable[[], None]:
     def module_getattr(m: Module, name: str):
         value = original_getattr(m, name)
         tracer = _tracer.get()
-        if tracer is not None and isinstance(value, Tensor) and id(value) in tracer._tensor_paths:
-            return tracer._tensor_attr(value)
-        return value
+        if tracer is None:
+            return value
+        return tracer.getattr(name, value, tracer._attr_proxies)
 
     Module.__call__, Module.__getattr__ = module_call, module_getattr
 

@@ -50,8 +50,11 @@ class Transformer(Interpreter):
 
     def transform(self) -> GraphModule:
         """The rewritten module: same root (submodules, parameters), the new graph."""
-        result = self.run()
-        self.new_graph.output(self.tracer.create_arg(result))
+        result = self.run()  # it stops at the output node, which _old_node is then
+        output = self.tracer.create_node("output", "output", (self.tracer.create_arg(result),),
+                                         {})
+        if self._old_node is not None:  # an empty graph has no output node to copy from
+            _carry_meta(self._old_node, output)
         class_name = getattr(self.module, "_class_name", type(self.module).__name__)
         return GraphModule(self.module, self.new_graph, class_name)
 
@@ -66,7 +69,8 @@ class Transformer(Interpreter):
     # ---- one method per opcode: each records into new_graph and returns a Proxy ------------
 
     def placeholder(self, target: str, args: tuple, kwargs: dict) -> Proxy:
-        return Proxy(self.new_graph.placeholder(target), self.tracer)  # keeps the input's name
+        # keeps the input's name and its default value
+        return self.tracer.create_proxy("placeholder", target, args, kwargs, name=target)
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Proxy:
         return self._record("get_attr", target, args, kwargs)

@@ -8,19 +8,22 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     kind                    tracks                              file
     ----------------------  ----------------------------------  ------------
     ConstantVariable        None, bool, int, float, str, dtype  constant.py
-    TupleVariable           a tuple (or minitorch.Size) of them tuples.py
+    TupleVariable           a tuple, Size or named tuple        tuples.py
     ListVariable            a list (the caller's: replayed)     tuples.py
     ListMethodVariable      lst.append & co, before the call    tuples.py
     ConstDictVariable       a dict with str/int keys            dicts.py
     TensorVariable          a graph node + its fake value       tensor.py
     TensorMethodVariable    x.sum, before it is called          tensor.py
     InPlaceMethodVariable   y.add_, recorded functionally       inplace.py
+    CopyIntoVariable        nn's buffer writes (BatchNorm)      inplace.py
     MinitorchFunctionVariable  minitorch.sin & co: graph calls  functions.py
+                            minitorch.zeros, randn & co         factories.py
     BuiltinVariable         operator.*, math.*, len, ...        functions.py
     UserFunctionVariable    a Python function (inlined)         functions.py
     NestedUserFunctionVariable  a def/lambda made in the frame  nested.py
     PythonModuleVariable    a module: math, minitorch, ...      modules.py
     UserObjectVariable      an instance of a user class         user_object.py
+    OptimizerVariable       an optimizer: opt.zero_grad()       optimizer.py
     PartialVariable         a functools.partial (inlined)       user_object.py
     OpaqueVariable          anything else: held, never used     opaque.py
 

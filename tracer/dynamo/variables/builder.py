@@ -15,6 +15,7 @@ graph break) safe to cache under them.
     dict with str or int keys     ConstDictVariable           TYPE_MATCH, DICT_KEYS (+ values')
     module                        PythonModuleVariable        ID_MATCH
     nn.Module                     NNModuleVariable            NN_MODULE (class, training)
+    an optimizer (zero_grad)      OptimizerVariable           TYPE_MATCH (+ the method's)
     minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
     other Python function         UserFunctionVariable        FUNCTION_MATCH (code, globals)
@@ -33,13 +34,20 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd import is_grad_enabled
 from minitorch.dtype import DType
 from minitorch.fake import is_fake
+from minitorch.nn._data import copy_into
 from minitorch.nn.module import Module
 from minitorch.ops import OpDef
+from minitorch.optim.optimizer import Optimizer
 from minitorch.tensor import Tensor
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.factories import (
+    NOT_CAPTURED,
+    UncapturedFactoryVariable,
+    is_factory,
+)
 from tracer.dynamo.variables.functions import (
     GRAPH_OPERATORS,
     INPLACE_OPERATORS,
@@ -57,8 +65,8 @@ if TYPE_CHECKING:
 
 # Builtins that are pure functions of their arguments, so folding them on constants is exact.
 _PURE_BUILTINS = frozenset({
-    abs, bool, divmod, enumerate, float, int, isinstance, len, list, max, min, pow, range, round,
-    str, sum, tuple, zip,
+    abs, bool, divmod, enumerate, float, getattr, int, isinstance, len, list, max, min, pow, range,
+    round, str, sum, tuple, zip,
     # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
     is_grad_enabled,
 })
@@ -114,9 +122,22 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
 
         install("NN_MODULE")
         return NNModuleVariable(value, source)
+    if isinstance(value, Optimizer) and source is not None:
+        from tracer.dynamo.variables.optimizer import OptimizerVariable
+
+        install("TYPE_MATCH")  # its methods are guarded when read (optimizer.py)
+        return OptimizerVariable(value, source)
     if isinstance(value, ModuleType):
         install("ID_MATCH")
         return PythonModuleVariable(value, source)
+    if value is copy_into:  # nn writing a buffer: recorded as the write (inplace.py)
+        from tracer.dynamo.variables.inplace import CopyIntoVariable
+
+        install("ID_MATCH")
+        return CopyIntoVariable(source)
+    if isinstance(value, FunctionType) and value in NOT_CAPTURED:  # tensor(data): a break
+        install("ID_MATCH")
+        return UncapturedFactoryVariable(value, source)
     if _is_minitorch_op(value):
         install("ID_MATCH")
         return MinitorchFunctionVariable(value, source)
@@ -141,13 +162,16 @@ def _item_source(source: Source | None, index: int | str) -> Source | None:
 
 
 def _is_minitorch_op(value: Any) -> bool:
-    """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin) and the
-    layers' functions (F.linear: one node per layer call; AOT autograd sees its ops)."""
+    """minitorch's functional API (minitorch.sin), the op table (minitorch.ops.sin), the
+    layers' functions (F.linear, and the losses of nn/functional_losses.py: one node per layer
+    call; AOT autograd sees its ops) and the factories that make a tensor from a shape
+    (minitorch.zeros, randn_like: see variables/factories.py)."""
     if isinstance(value, OpDef):
         return True
     module = getattr(value, "__module__", None) or ""
     return isinstance(value, FunctionType) and (module.startswith("minitorch.functional")
-                                                or module == "minitorch.nn.functional")
+                                                or module.startswith("minitorch.nn.functional")
+                                                or is_factory(value))
 
 
 def _is_pure_builtin(value: Any) -> bool:

@@ -75,5 +75,11 @@ class ConstantVariable(VariableTracker):
             raise Unsupported(f"{self.describe()} has no attribute {name!r}") from e
         return BuiltinVariable(attr) if callable(attr) else constant(attr)
 
+    def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        """`(0, *range(2, n))`, `a, b = "ab"`: the items of a range or a string."""
+        if not isinstance(self.value, (range, str)):
+            raise Unsupported(f"unpacking {self.describe()}")
+        return [constant(v) for v in self.value]
+
     def describe(self) -> str:
         return f"the constant {self.value!r}"

@@ -18,6 +18,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.factories import check_factory_call, is_factory
 from tracer.dynamo.variables.tensor import TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
@@ -79,9 +80,28 @@ class MinitorchFunctionVariable(_FunctionVariable):
     ) -> VariableTracker:
         inplace = kwargs.get("inplace")
         if inplace is not None and inplace.is_python_constant() and inplace.as_python_constant():
-            raise Unsupported(f"{self.describe()}(inplace=True) mutates its input; mutation is "
-                              "not supported yet")
+            return self._in_place(tx, args, kwargs)
+        if is_factory(self.fn):
+            check_factory_call(tx, self.fn, args, kwargs)
+        from tracer.dynamo.variables.inplace import writes_arguments
+
+        if writes_arguments(self.fn, args, kwargs):  # F.batch_norm while training: its writes
+            return UserFunctionVariable(self.fn, inline=True).call_function(tx, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
+
+    def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],
+                  kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """F.relu(x, inplace=True): the in-place method eager calls, recorded functionally."""
+        from tracer.dynamo.variables.inplace import INPLACE_FUNCTIONS, functionalize
+
+        others = {k: v for k, v in kwargs.items() if k != "inplace"}
+        if self.fn not in INPLACE_FUNCTIONS or len(args) != 1 or others \
+                or not isinstance(args[0], TensorVariable):
+            raise Unsupported(f"{self.describe()}(inplace=True) with these arguments")
+        method, method_kwargs = INPLACE_FUNCTIONS[self.fn]
+        method_args = {k: constant(v) for k, v in method_kwargs.items()}
+        return functionalize(tx, args[0], f"{self.describe()}(inplace=True)", lambda: (
+            tx.output.record_call("call_method", method, [args[0]], method_args)))
 
     def describe(self) -> str:
         return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)
@@ -105,6 +125,8 @@ class BuiltinVariable(_FunctionVariable):
             return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
         if _all_constants(args, kwargs):
             return self._fold(self.fn, args, kwargs)
+        if self.fn is getattr and len(args) == 2 and not kwargs:  # fx's getattr(self.layers, '0')
+            return args[0].var_getattr(tx, args[1].as_python_constant())
         if self.fn is isinstance and len(args) == 2 and isinstance(args[1].source, Source) \
                 and isinstance(args[0], (TensorVariable, TupleVariable)):
             # Their guards (TENSOR_MATCH, TUPLE_LENGTH) pin the type, and an ID_MATCH on the
@@ -133,6 +155,9 @@ class BuiltinVariable(_FunctionVariable):
         if fn is operator.add and all(isinstance(a, TupleVariable) and a.python_type() is not
                                       dict for a in args):
             return TupleVariable(args[0].items + args[1].items)
+        if fn is operator.getitem and _is_module_container(args[0]) \
+                and args[1].is_python_constant():
+            return args[0].getitem(tx, args[1].as_python_constant())
         if fn is len and len(args) == 1 and _is_module_container(args[0]):
             return constant(len(args[0].unpack_sequence(tx)))
         if fn is len and len(args) == 1 and isinstance(args[0], TupleVariable):

@@ -49,6 +49,7 @@ import inspect
 from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
+from minitorch.overrides import original
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import (
     AttrSource,
@@ -83,6 +84,8 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     there (see [Note: what a function object holds])."""
     from tracer.dynamo.eval_frame import Frame  # noqa: F811 - the runtime import
 
+    if original(fn) is not fn:  # a public function: its body, under the hook's wrapper
+        fn, source = original(fn), source and AttrSource(source, "__wrapped__")
     code = fn.__code__
     name = fn.__qualname__
     if code.co_flags & _UNSUPPORTED_FLAGS and not (generator and code.co_flags

@@ -8,9 +8,24 @@ TorchDynamo records a mutation as the out-of-place op and rebinds every referenc
 result; rebinding the one tracker object in place does that here (the stack, the locals and
 the lists all hold the same tracker). This is exact only when nothing else can see the old
 memory, so it is done for an intermediate (no source: not an input of the frame, which the
-caller would have to see change) that is no view and has no view taken of it, that does not
-require grad (autograd may have saved the old value), and whose dtype and shape the result
-keeps. Anything else stays Unsupported: a graph break, or the frame runs eagerly.
+caller would have to see change) that is no view and has no view taken of it, and whose dtype
+and shape the result keeps. Anything else stays Unsupported: a graph break, or the frame runs
+eagerly.
+
+[Note: in-place on a tensor that requires grad]
+Eager autograd lets `out += identity` rewrite an intermediate that requires grad, and raises at
+backward() only when a formula reads a value the write replaced ([Note: in-place ops and the
+backward graph] in minitorch/autograd/graph.py). Functionally there is no such error: the old
+value still exists. So we functionalize only when eager cannot raise either:
+
+    no op has read the old value yet     its node has no users: nothing saved it
+    its maker's formula ignores `out`    the fake's grad_fn is an OpBackward whose derivative
+                                         never loads its `out` parameter (exp's does: refused)
+    it is not a view, nor an input       its op makes new memory (makes_fresh_tensor)
+
+That covers the idioms of real models: `out = bn(conv(x)); out += identity`,
+`F.relu(bn(x), inplace=True)`, `y = x @ w; y.mul_(2)`. `F.relu(x, inplace=True)` is
+`x.clamp_(min=0)` in eager, so it is recorded as `clamp(x, min=0)` (INPLACE_FUNCTIONS).
 
 An *input* of the frame (`x.add_(1)`, `x += y` on an argument) is recorded the same way, and
 the transformed code then writes the result back into the caller's tensor with `copy_`
@@ -22,29 +37,53 @@ taken of during the trace.
 
 from __future__ import annotations
 
+import dis
+import inspect
 import operator
 from typing import TYPE_CHECKING, Any
 
 import minitorch
+from minitorch import ops
+from minitorch.autograd.graph import OpBackward
+from minitorch.nn import functional as nn_functional
+from minitorch.nn._data import copy_into
+from minitorch.ops import OpDef
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.guards import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
-from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
+from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable, reads_a_copy
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
     from tracer.fx import Node
 
-# In-place methods and the out-of-place method computing the same values.
+# In-place methods and the out-of-place method computing the same values; None for the
+# writes of every element, which eager computes as `ops.index_scatter(x, value, ())`.
 INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
-                   "clamp_": "clamp"}
+                   "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow",
+                   "fill_": None, "zero_": None, "copy_": None}
+# Functions whose inplace=True writes their first argument: the method eager calls then, and
+# its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
+INPLACE_FUNCTIONS = {nn_functional.relu: ("clamp", {"min": 0})}
+# Functions that write into their tensor arguments when the named argument is true: inlined,
+# so that capture sees each write (F.batch_norm moves its running statistics while training).
+WRITING_FUNCTIONS = {nn_functional.batch_norm: "training"}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
 _FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
-                  "minitorch.functional.linalg")
+                  "minitorch.functional.linalg", "minitorch.factories")
+# Layers' functions that never return their input or a view of it (F.dropout may: p=0), and
+# the helpers batch_norm ends in, recorded when it is inlined (_affine may return what
+# _normalize made, which only batch_norm itself sees).
+_FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
+    "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
+    "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
+    "nll_loss", "cross_entropy", "_normalize", "_affine"))
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
     operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
+    minitorch.functional.indexing.setitem,  # x[k] = v, out of place (variables/tensor.py)
 })
 
 
@@ -56,12 +95,65 @@ class InPlaceMethodVariable(TensorMethodVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if not hasattr(type(self.tensor.as_example()), self.name):  # eager: AttributeError
+            raise Unsupported(f"Tensor has no method {self.name}")
         plain = INPLACE_METHODS[self.name]
+        if plain is None:
+            return functionalize(tx, self.tensor, self.name, lambda: self._write(tx, args,
+                                                                                kwargs))
         return functionalize(tx, self.tensor, self.name, lambda: tx.output.record_call(
             "call_method", plain, [self.tensor, *args], kwargs))
 
+    def _write(self, tx: InstructionTranslator, args: list[VariableTracker],
+               kwargs: dict[str, VariableTracker]) -> VariableTracker:
+        """x.fill_(v), x.zero_(), x.copy_(src): x with every element replaced, broadcast and
+        converted to x's dtype, as eager computes it."""
+        value = [constant(0)] if self.name == "zero_" else args
+        if kwargs or len(value) != 1:
+            raise Unsupported(f"Tensor.{self.name}() with these arguments")
+        if isinstance(value[0], TensorVariable) and \
+                value[0].as_example().device != self.tensor.as_example().device:
+            raise Unsupported(f"Tensor.{self.name}() from another device")
+        return tx.output.record_call("call_function", ops.index_scatter,
+                                     [self.tensor, value[0], constant(())], {})
+
     def describe(self) -> str:
         return f"the method Tensor.{self.name}"
+
+
+def writes_arguments(fn: Any, args: list[VariableTracker],
+                     kwargs: dict[str, VariableTracker]) -> bool:
+    """Would this call of a WRITING_FUNCTIONS function write into its arguments?"""
+    if fn not in WRITING_FUNCTIONS:
+        return False
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return False  # recorded as it is: tracing it raises eager's error
+    flag = bound.arguments.get(WRITING_FUNCTIONS[fn])
+    return flag is not None and (not flag.is_python_constant() or bool(flag.as_python_constant()))
+
+
+class CopyIntoVariable(VariableTracker):
+    """nn's `copy_into(dst, src)` (minitorch/nn/_data.py): `dst.copy_(src)` without a gradient,
+    recorded as the write of `src.detach()` into dst (BatchNorm's buffers)."""
+
+    def python_type(self) -> type:
+        return type(copy_into)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if kwargs or len(args) != 2 or not isinstance(args[0], TensorVariable):
+            raise Unsupported("copy_into() with these arguments")
+        dst, src = args
+        if isinstance(src, TensorVariable):
+            src = tx.output.record_call("call_method", "detach", [src], {})
+        return InPlaceMethodVariable(dst, "copy_").call_function(tx, [src], {})
+
+    def describe(self) -> str:
+        return "the function minitorch.nn._data.copy_into"
 
 
 def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
@@ -123,12 +215,36 @@ def _frame_tensors(tx: InstructionTranslator) -> list[tuple[str, Any]]:
 def _refusal(target: TensorVariable) -> str | None:
     """Why `target` cannot be written functionally, or None."""
     if target.as_example().requires_grad:
-        return "it requires grad (autograd may have saved its old value)"
+        return _grad_refusal(target)
     if not makes_fresh_tensor(target.node):
         return "it may share memory with another tensor (a view)"
     if not all(makes_fresh_tensor(user) for user in target.node.users):
         return "a view of it was taken"
     return None
+
+
+def _grad_refusal(target: TensorVariable) -> str | None:
+    """Why an intermediate that requires grad cannot be written functionally, or None: see
+    [Note: in-place on a tensor that requires grad]."""
+    old = target.as_example()
+    if target.node.users:
+        return "it requires grad and an op already read it (autograd may have saved it)"
+    if not makes_fresh_tensor(target.node):
+        return "it requires grad and may share memory with another tensor (a view)"
+    maker = old.grad_fn
+    if not isinstance(maker, OpBackward) or _reads_output(maker.op.backward):
+        return "it requires grad and the op that made it saved it for its derivative"
+    return None
+
+
+def _reads_output(formula: Any) -> bool:
+    """Does a derivative formula `backward(grad, out, *inputs)` load its `out` parameter?"""
+    code = getattr(formula, "__code__", None)
+    if code is None or code.co_argcount < 2:
+        return True  # not a plain function: assume it does
+    out = code.co_varnames[1]
+    return any(i.opname.startswith("LOAD_") and i.argval == out
+               for i in dis.get_instructions(code)) or out in code.co_cellvars
 
 
 def makes_fresh_tensor(node: Node) -> bool:
@@ -138,4 +254,8 @@ def makes_fresh_tensor(node: Node) -> bool:
         target = getattr(minitorch.Tensor, target, None)
     if target in _FRESH_OPERATORS:
         return True
-    return getattr(target, "__module__", None) in _FRESH_MODULES
+    if target is operator.getitem:
+        return reads_a_copy(node)  # x[idx]: a gather, unlike x[1:]
+    if isinstance(target, OpDef):  # a row of the op table says what it makes
+        return target.kind not in ("view", "composite")
+    return getattr(target, "__module__", None) in _FRESH_MODULES or target in _FRESH_FUNCTIONS

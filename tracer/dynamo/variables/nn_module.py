@@ -25,7 +25,7 @@ import inspect
 from types import FunctionType
 from typing import TYPE_CHECKING
 
-from minitorch.nn.container import ModuleList, Sequential
+from minitorch.nn.container import ModuleDict, ModuleList, Sequential
 from minitorch.nn.module import Module
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, GetItemSource, Source
@@ -97,6 +97,23 @@ class NNModuleVariable(VariableTracker):
         tx.output.add_guard(table, "DICT_KEYS")  # an append() later must retrace
         return [wrap(tx, sub, GetItemSource(table, key))
                 for key, sub in self.module._modules.items()]
+
+    def getitem(self, tx: InstructionTranslator, key) -> VariableTracker:
+        """`self.heads["cls"]` of a ModuleDict, `self.layers[0]` of a Sequential or ModuleList:
+        the submodule, guarded on the container's keys as iteration is."""
+        from tracer.dynamo.variables.builder import wrap
+
+        m, names = self.module, list(self.module._modules)
+        if type(m).__getitem__ is ModuleDict.__getitem__ and key in m._modules:
+            name = key
+        elif type(m).__getitem__ in (Sequential.__getitem__, ModuleList.__getitem__) \
+                and type(key) is int and -len(names) <= key < len(names):
+            name = names[key]
+        else:  # a slice, a missing key, an overridden __getitem__: eager decides
+            raise Unsupported(f"indexing {self.describe()} with {key!r}")
+        table = AttrSource(self.source, "_modules")
+        tx.output.add_guard(table, "DICT_KEYS")
+        return wrap(tx, m._modules[name], GetItemSource(table, name))
 
     def describe(self) -> str:
         return f"the module {type(self.module).__name__} ({self.source.name()})"

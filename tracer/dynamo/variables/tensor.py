@@ -11,6 +11,9 @@ the call as a graph node (output_graph.py, `record_call`).
     x.sum(dim=0)       -> call_method[target=sum](args = (%x,), kwargs = {dim: 0})
     x.T, x.mT          -> the property's getter, inlined: call_function[permute] & co
     x.item()           -> Unsupported: the value exists only at run time
+    x[idx], x[mask]    -> operator.getitem, whose fake run says the shape (a mask read's shape
+                          depends on its values: a DataDependentError, so a graph break)
+    x[idx] = v         -> call_function[indexing.setitem](%x, idx, %v), x rebound to it
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+import minitorch
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import VariableTracker
@@ -90,6 +94,16 @@ class TensorVariable(VariableTracker):
         raise Unsupported(f"tensor attribute .{name} (only {', '.join(_METADATA_ATTRS)} "
                           "are known while tracing)")
 
+    def setitem(self, tx: InstructionTranslator, key: VariableTracker,
+                value: VariableTracker) -> VariableTracker:
+        """`x[key] = value` (STORE_SUBSCR): recorded as its out-of-place form, a call of
+        minitorch.functional.indexing.setitem, and x rebound to the result (inplace.py)."""
+        from minitorch.functional.indexing import setitem
+        from tracer.dynamo.variables.inplace import functionalize
+
+        return functionalize(tx, self, "__setitem__", lambda: tx.output.record_call(
+            "call_function", setitem, [self, key, value], {}))
+
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
         raise Unsupported("iterating over a tensor")
 
@@ -150,3 +164,15 @@ class TensorMethodVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"the method Tensor.{self.name}"
+
+
+def reads_a_copy(node: Node) -> bool:
+    """Is `node`, an operator.getitem, a read of a tensor with an advanced key (`x[idx]`,
+    `x[:, [0, 2]]`)? That is a gather into new memory; a basic key (`x[1:]`) makes a view."""
+    from minitorch.functional.indexing import is_advanced
+    from tracer.fx import map_arg
+
+    tensor, key = node.args
+    if not isinstance(getattr(tensor, "meta", {}).get("val"), minitorch.Tensor):
+        return False  # an item of a tuple: max(dim=...)[0]
+    return is_advanced(map_arg(key, lambda n: n.meta.get("val")))

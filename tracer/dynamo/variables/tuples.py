@@ -2,8 +2,12 @@
 
 A tuple may mix tensors and constants (`return (x.sin(), 3)`); a shape is a tuple of constants
 whose items keep their sources (`L['x'].shape[0]`), which a later issue needs to make a size
-dynamic instead of guarding it. Lists are mutable, so only lists *built in the frame* are
-tracked (BUILD_LIST, `a, *rest = ...`), and none of their methods run yet.
+dynamic instead of guarding it. A named tuple (`x.max(-1)` returns
+`minitorch.return_types.max(values, indices)`) is a TupleVariable of its type: `[0]`,
+`.values` and `v, i = ...` read its items, and returning it rebuilds the same type.
+
+Lists are mutable, so only lists *built in the frame* are tracked (BUILD_LIST,
+`a, *rest = ...`), and none of their methods run yet.
 """
 
 from __future__ import annotations
@@ -26,19 +30,26 @@ class TupleVariable(VariableTracker):
     ) -> None:
         super().__init__(source)
         self.items = list(items)
-        self.tuple_type = tuple_type  # tuple or minitorch.Size
+        self.tuple_type = tuple_type  # tuple, minitorch.Size or a named tuple's class
 
     def python_type(self) -> type:
         return self.tuple_type
 
+    def is_named(self) -> bool:
+        """A named tuple (return_types.max & co): built from its items, read by field name."""
+        return hasattr(self.tuple_type, "_fields")
+
+    def _build(self, values: list[Any]) -> Any:
+        return self.tuple_type(*values) if self.is_named() else self.tuple_type(values)
+
     def as_python_constant(self) -> Any:
-        return self.tuple_type(item.as_python_constant() for item in self.items)
+        return self._build([item.as_python_constant() for item in self.items])
 
     def as_graph_arg(self) -> Any:
         return tuple(item.as_graph_arg() for item in self.items)  # a Size prints as a tuple
 
     def as_example(self) -> Any:
-        return self.tuple_type(item.as_example() for item in self.items)
+        return self._build([item.as_example() for item in self.items])
 
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
         return list(self.items)
@@ -58,9 +69,12 @@ class TupleVariable(VariableTracker):
         return TupleVariable(items)  # a slice of a tuple subclass (a Size) is a plain tuple
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
-        """Methods of a tuple of constants fold: `x.shape.numel()`, `shape.index(3)`."""
+        """A named tuple's field (`x.max(-1).values`); methods of a tuple of constants fold:
+        `x.shape.numel()`, `shape.index(3)`."""
         from tracer.dynamo.variables.constant import ConstantVariable
 
+        if self.is_named() and name in self.tuple_type._fields:
+            return self.items[self.tuple_type._fields.index(name)]
         if not self.is_python_constant():
             raise Unsupported(f"attribute .{name} of a tuple holding tensors")
         return ConstantVariable(self.as_python_constant()).var_getattr(tx, name)

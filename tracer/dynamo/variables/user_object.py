@@ -94,10 +94,16 @@ def method_of(tx: InstructionTranslator, obj: VariableTracker, name: str,
     `Model.helper = other` retraces), the instance has no attribute of that name that would
     shadow it (`m.forward = other`), and `fn`'s code and defaults (inline.py). The class
     itself is pinned by the object's own guard (TYPE_MATCH, NN_MODULE)."""
+    attribute = guard_method(tx, obj, name)
+    return UserFunctionVariable(fn, bound_self=obj, fn_source=attribute)
+
+
+def guard_method(tx: InstructionTranslator, obj: VariableTracker, name: str) -> AttrSource:
+    """Guard a method lookup `obj.name` (see method_of); returns the class attribute's source."""
     attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
     tx.output.add_guard(attribute, "ID_MATCH")
     tx.output.add_guard(AttrSource(obj.source, name), "NOT_SHADOWED")
-    return UserFunctionVariable(fn, bound_self=obj, fn_source=attribute)
+    return attribute
 
 
 def property_of(tx: InstructionTranslator, obj: VariableTracker, name: str,

@@ -1,0 +1,81 @@
+"""Tensor factories inside compiled code: `minitorch.zeros(T, T)`, `arange(T)`, `randn_like(x)`.
+
+A factory is a function of minitorch.factories that makes a tensor from a shape and numbers.
+It checks its arguments and calls its op of the table (`ops.full`, `ops.arange`, `ops.normal`,
+...: minitorch/ops/factories.py), so it is recorded like any minitorch function: one node,
+whose fake result tracing computes from the op's shape rule, and which AOT autograd traces
+into that op:
+
+    def f(x):                            %ones = call_function[minitorch.ones](4, 4)
+        mask = minitorch.tril(            %tril = call_function[minitorch.tril](%ones)
+            minitorch.ones(4, 4))
+        return x + minitorch.randn_like(x)  %randn_like = call_function[randn_like](%x)
+
+What a factory makes depends on the *sizes* of a tensor argument (`zeros_like(x)`), so those
+are guarded exactly ([Note: dynamic shapes] in output_graph.py): the graph holds the size as a
+constant. A random factory draws when the compiled graph runs, from the generator
+`manual_seed` seeds, in the program's order: compiled equals eager value for value.
+
+Not captured, and so a graph break: `tensor(data)` and `from_numpy` (their values are data, not
+a shape), `manual_seed` (it changes the generator), and a factory asked for requires_grad=True
+(a new leaf of autograd, which a graph cannot return).
+"""
+
+from __future__ import annotations
+
+from types import FunctionType
+from typing import TYPE_CHECKING, Any
+
+from minitorch import factories
+from tracer.dynamo.exc import Unsupported
+from tracer.dynamo.source import Source
+from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.tensor import TensorVariable
+
+if TYPE_CHECKING:
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+# What the functions of minitorch.factories that are not captured do instead: a graph break.
+NOT_CAPTURED = {
+    factories.tensor: "makes a tensor from data, not from a shape",
+    factories.from_numpy: "makes a tensor from data, not from a shape",
+    factories.manual_seed: "replaces the random generator; it runs between graphs",
+}
+
+
+def is_factory(value: Any) -> bool:
+    """A public factory of minitorch.factories that capture records as a graph node."""
+    return (isinstance(value, FunctionType) and value.__module__ == factories.__name__
+            and not value.__name__.startswith("_") and value not in NOT_CAPTURED)
+
+
+class UncapturedFactoryVariable(VariableTracker):
+    """tensor(data), from_numpy, manual_seed: calling one is a graph break (see above)."""
+
+    def __init__(self, fn: FunctionType, source: Source | None) -> None:
+        super().__init__(source)  # at the break, the call is rebuilt from its source
+        self.fn = fn
+
+    def python_type(self) -> type:
+        return FunctionType
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        raise Unsupported(f"minitorch.{self.fn.__name__}() {NOT_CAPTURED[self.fn]}")
+
+    def describe(self) -> str:
+        return f"the function minitorch.{self.fn.__name__}"
+
+
+def check_factory_call(tx: InstructionTranslator, fn: FunctionType,
+                       args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> None:
+    """Refuse what a graph cannot make; guard the sizes of tensor arguments (see above)."""
+    wants_grad = kwargs.get("requires_grad")
+    if wants_grad is not None and (not wants_grad.is_python_constant()
+                                   or wants_grad.as_python_constant()):
+        raise Unsupported(f"minitorch.{fn.__name__}(requires_grad=True) makes a new leaf")
+    for a in args:
+        if isinstance(a, TensorVariable):
+            tx.output.specialize(a, None, f"read by {fn.__name__}()")
