@@ -30,10 +30,11 @@ import numpy as np
 
 from codegen.backend import Backend, CompiledKernel
 from ir.indexing import Expr, Var, index_vars
-from ir.interpreter import flat_view
+from ir.interpreter import checked_index, flat_view
 from ir.nodes import Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, store_index
+from minitorch import random
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 from minitorch.ops import pointwise_kernels
@@ -42,7 +43,7 @@ from minitorch.ops import pointwise_kernels
 _REDUCE = {"sum": ("np.add.reduce", 0, 0), "max": ("np.maximum.reduce", "-np.inf", False),
            "min": ("np.minimum.reduce", "np.inf", True)}
 # Names the generated function gives its own variables; no buffer may be called one of them.
-_OUR_NAMES = re.compile(r"np|kernels|(tmp|i|r|s)\d+")
+_OUR_NAMES = re.compile(r"np|kernels|random|checked_index|(tmp|i|r|s)\d+")
 
 
 class NumpySourceHandler(OpsHandler):
@@ -118,6 +119,17 @@ class NumpySourceHandler(OpsHandler):
     def where(self, condition: str, a: str, b: str) -> str:
         return self.line(f"np.where({condition}, {a}, {b})")
 
+    def index_expr(self, expr: Expr, dtype: DType) -> str:
+        return self.line(f"np.asarray({expr}, np.{dtype.np.name})")
+
+    def indirect_indexing(self, value: str, size: int, wrap_negative: bool) -> Expr:
+        """A variable holding the checked indices (the interpreter's checked_index)."""
+        name = self.line(f"checked_index({value}, {size}, {wrap_negative})")
+        return Var(name)
+
+    def rand(self, seed: str, counter: str) -> str:
+        return self.line(f"random.uniform(np, {seed}, {counter})")
+
 
 def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
     """The Python source of `kernel`: `def kernel0(x, x_start, ..., s0):`, one line per op."""
@@ -172,7 +184,8 @@ class NumpySourceKernel(CompiledKernel):
         self.buffers, self.sizes = kernel.reads + kernel.writes, sizes  # the parameters, in order
         filename = f"<numpy source of {kernel.name}>"  # in linecache: tracebacks show its lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {"np": np, "kernels": pointwise_kernels}
+        namespace = {"np": np, "kernels": pointwise_kernels, "random": random,
+                     "checked_index": checked_index}
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
         self.function = namespace[kernel.name]
 

@@ -497,3 +497,8 @@ def _strides(meta: Any) -> tuple[int, ...]:
     if stride is None:
         return Layout.contiguous(meta.shape, meta.dtype).stride
     return tuple(stride)
+
+
+# More lowerings, in modules of their own, add themselves to LOWERINGS: imported last, as
+# they build on what this module defines.
+from ir import lower_indirect  # noqa: E402, F401

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minitorch import random
 from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
 from minitorch.errors import (
     ArgumentTypeError,
@@ -45,6 +46,7 @@ def manual_seed(seed: int) -> None:
             f"manual_seed(): seed must be an int, got {type(seed).__name__}"
         ))
     _generator = np.random.default_rng(seed % 2**64)
+    random.manual_seed(seed)  # dropout's counter-based generator
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:

@@ -28,7 +28,9 @@ Why each primitive here is one:
 - embedding: a gather of whole rows by indices of any shape, whose derivative must skip the
   padding row; `gather` reads single elements, and no composition of ops can stop a gradient
   for some rows only. Its derivative is a `scatter_add` (the reductions' gather pair).
-- dropout_mask: the one source of randomness in the table (nothing else draws random numbers).
+- rng_state: the one source of randomness in the table (nothing else draws random numbers); it
+  reads and advances the counter-based generator, and dropout_keep hashes what it returns
+  into dropout's mask ([Note: counter-based random numbers] in minitorch/random.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import math
 
 import numpy as np
 
+from minitorch import random
 from minitorch.dtype import int64
 from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.ops import nn_meta as m
@@ -48,7 +51,7 @@ from minitorch.ops.registry import OpDef, register
 from minitorch.ops.views import expand, reshape
 
 __all__ = [  # the ops this family registers
-    "im2col", "col2im", "embedding", "dropout_mask",
+    "im2col", "col2im", "embedding", "rng_state", "dropout_keep", "dropout_mask",
     "conv2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices", "dropout",
 ]
 
@@ -158,29 +161,45 @@ embedding = register(OpDef(
     "embedding", "gather", m.embedding_meta,
     impl=_embedding_impl,
     backward=_embedding_backward,
+    lowering="lowered",
 ))
 
-# ---- dropout's random mask ---------------------------------------------------------------
+# ---- dropout's random mask ([Note: counter-based random numbers] in minitorch/random.py) -----
 
 
-def _uniform(xp, shape):
-    """Uniform draws on [0, 1).
-
-    NOTE: on the CPU they come from the generator `minitorch.manual_seed` seeds, so seeded
-    dropout repeats; on the GPU, from cupy's generator.
-    """
-    if xp.__name__ == "numpy":
-        from minitorch import factories
-
-        return factories._generator.random(shape)
-    return xp.random.random(shape)
+def _rng_state_impl(xp, x):
+    """(seed, offset) for x.numel() draws, as two int64s; the generator moves past them."""
+    seed, offset = random.advance(x.size)
+    return xp.asarray([random.as_int64(seed), random.as_int64(offset)], dtype=xp.int64)
 
 
-# why primitive: randomness; nothing else in the table draws random numbers
-dropout_mask = register(OpDef(
-    "dropout_mask", "random", m.dropout_mask_meta,
-    impl=lambda xp, x, p: _uniform(xp, x.shape) >= p,  # keep with probability 1 - p
+# why primitive: the one op with a side effect, reading and advancing the generator; nothing
+# else in the table draws random numbers (dropout_keep computes from what this returns)
+rng_state = register(OpDef("rng_state", "random", m.rng_state_meta, impl=_rng_state_impl))
+
+
+def _dropout_keep_impl(xp, x, p, state):
+    """Element k is kept when uniform(seed, offset + k) >= p: with probability 1 - p."""
+    counters = state[1] + xp.arange(x.size, dtype=xp.int64)  # int64 wraps, as the kernel's
+    return (random.uniform(xp, state[0], counters) >= p).reshape(x.shape)
+
+
+# why primitive: a hash of integers, which no pointwise op computes; it lowers to ops.rand
+dropout_keep = register(OpDef(
+    "dropout_keep", "pointwise", m.dropout_keep_meta,
+    impl=_dropout_keep_impl,
+    lowering="lowered",
 ))
+
+
+def _dropout_mask_decomposition(x, p):
+    """A bool mask of x's shape, True with probability 1 - p, from the generator."""
+    m.dropout_mask_meta(x, p)  # check p before the generator moves
+    return dropout_keep(x, p, rng_state(x))
+
+
+dropout_mask = register(OpDef("dropout_mask", "composite", None,
+                              decomposition=_dropout_mask_decomposition))
 
 # ---- composites --------------------------------------------------------------------------
 
