@@ -41,7 +41,7 @@ import numpy as np
 
 from minitorch import random
 from minitorch.dtype import int64
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops import nn_meta as m
 from minitorch.ops.linalg import matmul
 from minitorch.ops.pointwise import add, div, masked_fill, mul, to_copy
@@ -150,7 +150,7 @@ def _embedding_impl(xp, weight, indices, padding_idx=None):
     # A data-dependent check: take() would wrap a negative index around silently.
     if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= weight.shape[0]):
         bad = int(indices.min()) if int(indices.min()) < 0 else int(indices.max())
-        raise ShapeError(at_user_line(
+        raise IndexOutOfRangeError(at_user_line(
             f"embedding: index {bad} is out of range for a table of {weight.shape[0]} rows"
         ))
     return xp.take(weight, indices, axis=0)
