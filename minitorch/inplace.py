@@ -43,6 +43,7 @@ from minitorch.errors import (
     ShapeError,
     at_user_line,
 )
+from minitorch.functional.indexing import is_advanced, setitem
 from minitorch.ops.views_meta import check_value_fits, normalize_index
 
 if TYPE_CHECKING:
@@ -86,8 +87,14 @@ class InPlaceMethods:
         return self._write("copy_", (), src)
 
     def __setitem__(self, key, value) -> None:
-        """x[key] = value: a write into the region x[key]; value broadcasts to it."""
-        self._write("__setitem__", normalize_index(tuple(self.shape), key), value)
+        """x[key] = value: a write into the region x[key]; value broadcasts to it. An advanced
+        key (tensors, lists, masks) writes through index_put: minitorch/functional/indexing.py."""
+        if not is_advanced(key):
+            self._write("__setitem__", normalize_index(tuple(self.shape), key), value)
+            return
+        if _is_tensor(value) and value.device != self.device:
+            value = value.to(self.device)
+        self._in_place("__setitem__", lambda t: setitem(t, key, value))
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -121,7 +128,7 @@ class InPlaceMethods:
         recording = is_grad_enabled()
         if recording:
             self._check_writable_by_autograd(op)
-        if any(s == 0 and n > 1 for n, s in zip(self.shape, self.stride())):
+        if self.numel() and any(s == 0 and n > 1 for n, s in zip(self.shape, self.stride())):
             raise MinitorchError(at_user_line(
                 f"{op}: unsupported operation: more than one element of the written-to tensor "
                 "refers to a single memory location (an expanded tensor); clone() it first"

@@ -6,6 +6,7 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
     pointwise.py   elementwise arithmetic, functions, comparisons, where, conversions
     reductions.py  sum, amax, argmax, topk, softmax, ... and gather/scatter_add
     views.py       results that share memory with their input: reshape, permute, x[...], cat
+    indexing.py    advanced indexing: x[idx] and x[idx] = v with integer tensors
     linalg.py      mm, bmm, matmul
     nn.py          what only layers need: im2col/col2im (conv, pools), embedding, dropout
 
@@ -13,6 +14,7 @@ docs/primitives.md lists the primitives, with why each one is not a composite.
 """
 
 # Each family lists the ops it registers in its __all__.
+from minitorch.ops.indexing import *  # noqa: F403
 from minitorch.ops.linalg import *  # noqa: F403
 from minitorch.ops.nn import *  # noqa: F403
 from minitorch.ops.pointwise import *  # noqa: F403

@@ -25,6 +25,19 @@ def sum_to(grad, like):
     return grad
 
 
+def written_value_grad(grad, src):
+    """The gradient of a value written over a region (x[key] = src): `grad` is the region's
+    gradient; src broadcast to it, maybe with extra leading 1s, and was cast to x's dtype."""
+    from minitorch.ops.pointwise import to_copy
+    from minitorch.ops.views import reshape
+
+    extra = len(src.shape) - len(grad.shape)
+    if extra > 0:
+        grad = reshape(grad, (1,) * extra + tuple(grad.shape))
+    grad = sum_to(grad, src)  # undo broadcasting src over the region
+    return grad if grad.dtype is src.dtype else to_copy(grad, dtype=src.dtype)
+
+
 class ArrayMeta:
     """Lets an eager kernel reuse a shape/dtype rule on a raw array."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from minitorch.errors import ShapeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops import views_meta as vm
-from minitorch.ops.helpers import ArrayMeta, is_tensor, sum_to
+from minitorch.ops.helpers import ArrayMeta, is_tensor, sum_to, written_value_grad
 from minitorch.ops.pointwise import to_copy
 from minitorch.ops.registry import OpDef, register
 
@@ -110,14 +110,7 @@ def _index_scatter_backward(g, out, base, src, key):
     grad_base = index_scatter(g, 0, key)
     if not is_tensor(src):
         return grad_base, None, None
-    grad_src = index(g, key)
-    extra = len(src.shape) - len(grad_src.shape)  # src may carry extra leading 1s
-    if extra > 0:
-        grad_src = reshape(grad_src, (1,) * extra + tuple(grad_src.shape))
-    grad_src = sum_to(grad_src, src)  # undo broadcasting src over the region
-    if grad_src.dtype is not src.dtype:
-        grad_src = to_copy(grad_src, dtype=src.dtype)
-    return grad_base, grad_src, None
+    return grad_base, written_value_grad(index(g, key), src), None
 
 
 # why primitive: a write into a region (out = base; out[key] = src), a new kind of computation;

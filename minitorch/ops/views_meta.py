@@ -73,8 +73,8 @@ def _as_int(item) -> int:
         return operator.index(item)
     except TypeError:
         raise DTypeError(at_user_line(
-            f"only integers, slices (`:`), ellipsis (`...`) and None are valid indices "
-            f"(advanced indexing is not supported), got {type(item).__name__}"
+            f"only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
+            f"tensors are valid indices, got {type(item).__name__}"
         )) from None
 
 
@@ -164,14 +164,14 @@ def check_value_fits(op: str, base, src, key) -> None:
     region = index_shape(shape, normalize_index(shape, key))
     src_shape = operand_shape(op, src)
     check_scalars_fit(op, base.dtype, src)
-    if not _broadcasts_to(src_shape, region):
+    if not broadcasts_to(src_shape, region):
         raise ShapeError(at_user_line(
             f"{op}: shape mismatch: value tensor of shape {src_shape} cannot be "
             f"broadcast to indexing result of shape {region}"
         ))
 
 
-def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     """Can `shape` be stretched to exactly `target`? Extra leading 1s are allowed."""
     while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
