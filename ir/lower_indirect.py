@@ -1,4 +1,5 @@
-"""Lowerings of the ops that choose which element to read: gather, embedding, cat, dropout.
+"""Lowerings of the ops that choose which element to read: gather, embedding, x[indices], cat
+and dropout.
 
 [Note: lowering indirect reads]
 A view reads the element its index names through an affine map (ir/lowering.py); these ops
@@ -9,6 +10,8 @@ read one chosen by data, by a range, or by a hash:
                                ind0 = ops.indirect_indexing(tmp0, 4, False)
                                tmp1 = ops.load('x', 4*i0 + ind0)
     embedding(w, idx)      out[i0, i1] = w[idx[i0], i1]: a whole row, by a loaded index
+    index_tensor(x, None, idx)
+                           out[i0, i1] = x[i0, idx[i1]] (x[:, idx]), negative indices wrapped
     cat((a, b), dim=0)     out[i0] = a[i0] if i0 < 3 else b[i0 - 3]: a select over the inputs
     dropout_keep(x, p, s)  out[i0] = rand(seed, offset + i0) >= p: ops.rand, a hash of the
                            element's counter ([Note: counter-based random numbers])
@@ -30,10 +33,11 @@ from typing import Any
 
 import minitorch.ops as table
 from ir.indexing import Const, Expr
-from ir.lowering import LOWERINGS, Extern, Index, TensorValue, operand
+from ir.lowering import LOWERINGS, Extern, Index, TensorValue, broadcast, operand
 from ir.nodes import Layout, Pointwise
 from ir.ops_handler import ops
 from minitorch.dtype import float64, int64
+from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.registry import TensorMeta
 from minitorch.ops.views_meta import cat_offsets, normalize_dim
 
@@ -59,6 +63,29 @@ def _embedding(
     def load(i: Index) -> Any:
         row = ops.indirect_indexing(indices.loader(i[:-1]), weight.shape[0], False)
         return weight.loader((row, i[-1]))
+
+    return Pointwise(out.dtype, out.shape, load)
+
+
+def _index_tensor(out: TensorMeta, x: TensorValue, *indices: TensorValue | None) -> Pointwise:
+    """x[i0, i1, ...] with integer tensors (None: a whole dim), negative indices counting from
+    the end; where the broadcast index dims go is [Note: advanced indexing] (ops/indexing.py)."""
+    where = [d for d, i in enumerate(indices) if i is not None]
+    batch = broadcast_shapes("index", *(indices[d].shape for d in where))
+    readers = {d: broadcast(indices[d], batch) for d in where}
+    adjacent = where[-1] - where[0] + 1 == len(where)
+    first = where[0] if adjacent else 0  # where the batch dims sit in the result
+
+    def load(i: Index) -> Any:
+        b = i[first : first + len(batch)]
+        rest = iter((*i[:first], *i[first + len(batch) :]))  # the other dims, in order
+        x_index = []
+        for d, n in enumerate(x.shape):
+            if d in readers:
+                x_index.append(ops.indirect_indexing(readers[d](b), n, True))
+            else:
+                x_index.append(next(rest))
+        return x.loader(tuple(x_index))
 
     return Pointwise(out.dtype, out.shape, load)
 
@@ -105,6 +132,7 @@ def _dropout_keep(out: TensorMeta, x: TensorValue, p: float, state: TensorValue)
 LOWERINGS.update({
     table.gather: _gather,
     table.embedding: _embedding,
+    table.index_tensor: _index_tensor,
     table.cat: _cat,
     table.dropout_keep: _dropout_keep,
 })  # fmt: skip

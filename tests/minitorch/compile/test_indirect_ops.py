@@ -1,4 +1,4 @@
-"""gather, embedding, cat and dropout compiled as loops (ir/lower_indirect.py): values,
+"""gather, embedding, x[indices], cat and dropout compiled as loops (ir/lower_indirect.py): values,
 gradients and errors equal eager mode's, on every code generator that compiles int64.
 
 Dropout is compared bit for bit: eager mode and the kernel hash the same counters
@@ -19,7 +19,7 @@ from minitorch.errors import IndexOutOfRangeError
 from tracer.dynamo import reset
 
 BACKENDS = ["llvm", "numpy", "interpreter"]
-LOWERED = {"gather", "embedding", "cat", "dropout_keep"}
+LOWERED = {"gather", "embedding", "index_tensor", "cat", "dropout_keep"}
 
 
 def _rand(*shape, seed=0, requires_grad=True):
@@ -77,6 +77,18 @@ def test_embedding_compiles_to_a_row_gather(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_advanced_indexing_compiles_to_indirect_loads(backend):
+    index_tensor = minitorch.ops.index_tensor
+    x = _rand(5, 6, 7, seed=8)
+    i = minitorch.tensor([[0, -1, 4], [2, 2, -5]])  # negative indices count from the end
+    j = minitorch.tensor([6, 0, -7], dtype=minitorch.int32)
+    _check(lambda x, i: index_tensor(x.sin(), i), backend, x, i)  # x[i]
+    _check(lambda x, j: index_tensor(x, None, None, j) * 2, backend, x, j)  # x[:, :, j]
+    _check(lambda x, i, j: index_tensor(x, None, i, j), backend, x, i, j)  # adjacent: in place
+    _check(lambda x, i, j: index_tensor(x, i, None, j), backend, x, i, j)  # apart: batch first
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_cat_compiles_to_a_select_over_its_inputs(backend):
     a, b, c = _rand(2, 3, seed=2), _rand(2, 4, seed=3), _rand(2, 1, seed=4)
     _check(lambda a, b, c: minitorch.cat([a.sin(), b, c * 2], dim=1), backend, a, b, c)
@@ -102,6 +114,8 @@ def test_an_index_out_of_range_raises_eagers_error_compiled(backend):
         minitorch.gather(x, 1, bad)
     with pytest.raises(IndexOutOfRangeError, match="index 5 is out of bounds"):
         _compiled(lambda x, i: minitorch.gather(x, 1, i) + 1, backend, x, bad)
+    with pytest.raises(IndexOutOfRangeError, match="index -6 is out of bounds"):
+        _compiled(lambda x, i: minitorch.ops.index_tensor(x, i), backend, x, bad * -1 - 1)
     weight, ids = _rand(3, 2, requires_grad=False), minitorch.tensor([0, -1])
     with pytest.raises(IndexOutOfRangeError, match="index -1 is out of"):
         F.embedding(ids, weight)
