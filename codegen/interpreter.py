@@ -36,6 +36,7 @@ class InterpreterBackend(Backend):
     """Runs every kernel through ir/interpreter.py."""
 
     name = "interpreter"
+    dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
     symbolic_sizes = True  # run_kernel evaluates ranges and indices at the sizes it is given
 
     def compile_kernel(

@@ -30,7 +30,7 @@ import numpy as np
 
 from codegen.backend import Backend, CompiledKernel
 from ir.indexing import Expr, Var, index_vars
-from ir.interpreter import checked_index, flat_view
+from ir.interpreter import checked_index, flat_view, highest, lowest
 from ir.nodes import Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, store_index
@@ -39,9 +39,10 @@ from minitorch.dtype import DType
 from minitorch.errors import CompileError
 from minitorch.ops import pointwise_kernels
 
-# reduction -> its ufunc (maximum: NaN wins), and its value over no terms (bools: any, all)
-_REDUCE = {"sum": ("np.add.reduce", 0, 0), "max": ("np.maximum.reduce", "-np.inf", False),
-           "min": ("np.minimum.reduce", "np.inf", True)}
+# reduction -> its ufunc (maximum: NaN wins), and its value over no terms for a numpy dtype
+# (the interpreter's identities: -inf, an integer's minimum, False for bools' `any`)
+_REDUCE = {"sum": ("np.add.reduce", lambda dtype: 0), "max": ("np.maximum.reduce", lowest),
+           "min": ("np.minimum.reduce", highest)}
 # Names the generated function gives its own variables; no buffer may be called one of them.
 _OUR_NAMES = re.compile(r"np|kernels|random|checked_index|(tmp|i|r|s)\d+")
 
@@ -87,7 +88,10 @@ class NumpySourceHandler(OpsHandler):
 
     def pow(self, a: str, exponent: float | int) -> str:
         # A Python number keeps a's dtype (numpy's weak scalars): float32 ** 2 is float32.
-        return self.line(f"np.power({a}, {_literal(exponent)})")
+        # An integral exponent is written as an int, which an int32 base keeps too (2.0 would
+        # make it float64).
+        integral = math.isfinite(exponent) and float(exponent).is_integer()
+        return self.line(f"np.power({a}, {_literal(int(exponent) if integral else exponent)})")
 
     def sin(self, a: str) -> str:
         return self.line(f"np.sin({a})")
@@ -160,9 +164,9 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
                 dtype = f"np.{data.dtype.np.name}"
                 empty = 0 in kernel.reduction_ranges  # no terms: its loads may be out of bounds
                 term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
-                reduce, *start = _REDUCE[data.reduction_type]  # [start, start for bools]
+                reduce, identity = _REDUCE[data.reduction_type]
                 terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
-                start = start[data.dtype.np == np.bool_]
+                start = _literal(identity(data.dtype.np))
                 value = handler.line(f"{reduce}({terms}, initial={start})")
             else:
                 raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")

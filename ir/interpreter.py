@@ -97,12 +97,17 @@ class NumpyHandler(OpsHandler):
         return np.multiply(a, b, dtype=_same_dtype("mul", a, b))
 
     def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.true_divide(a, b, dtype=_same_dtype("div", a, b))
+        dtype = _same_dtype("div", a, b)
+        if dtype.kind != "f":  # int / int is a float in PyTorch: lowering converts first
+            raise CompileError(f"ops.div of {dtype}: convert to a float with ops.to_dtype")
+        return np.true_divide(a, b, dtype=dtype)
 
     def abs(self, a: np.ndarray) -> np.ndarray:
         return np.abs(a)
 
     def pow(self, a: np.ndarray, exponent: float | int) -> np.ndarray:
+        if a.dtype.kind == "i" and not (float(exponent).is_integer() and exponent >= 0):
+            raise CompileError(f"ops.pow of {a.dtype} to the power {exponent}: only n >= 0")
         return np.power(a, np.asarray(exponent, dtype=a.dtype))  # a.dtype, not float64
 
     def sin(self, a: np.ndarray) -> np.ndarray:
@@ -285,19 +290,32 @@ def _size(n: int | Expr, sizes: dict[str, int]) -> int:
 
 # The reductions. keepdims: the result stays broadcastable against the iteration space, for
 # later loads. max and min start from their identities, so zero terms give -inf and inf (the
-# eager amax refuses empty dims, so lowering never asks), and NaN propagates as in np.max.
+# dtype's extremes for integers; the eager amax refuses empty dims, so lowering never asks),
+# and NaN propagates as in np.max.
 def _sum(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
     return np.sum(terms, axis=axes, dtype=dtype.np, keepdims=True)
 
 
 def _max(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
-    lowest = False if dtype.np == np.bool_ else -np.inf  # bool: max is `any`
-    return np.max(terms, axis=axes, keepdims=True, initial=lowest)
+    return np.max(terms, axis=axes, keepdims=True, initial=lowest(dtype.np))
 
 
 def _min(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
-    highest = True if dtype.np == np.bool_ else np.inf  # bool: min is `all`
-    return np.min(terms, axis=axes, keepdims=True, initial=highest)
+    return np.min(terms, axis=axes, keepdims=True, initial=highest(dtype.np))
+
+
+def lowest(dtype: np.dtype) -> bool | int | float:
+    """The identity of max: -inf, the integer's minimum, or False (max of bools is `any`)."""
+    if dtype.kind == "b":
+        return False
+    return int(np.iinfo(dtype).min) if dtype.kind == "i" else -np.inf
+
+
+def highest(dtype: np.dtype) -> bool | int | float:
+    """The identity of min: inf, the integer's maximum, or True (min of bools is `all`)."""
+    if dtype.kind == "b":
+        return True
+    return int(np.iinfo(dtype).max) if dtype.kind == "i" else np.inf
 
 
 _REDUCE = {"sum": _sum, "max": _max, "min": _min}  # reduction_type -> how to reduce the terms
@@ -336,7 +354,7 @@ def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndar
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype:
         raise DTypeError(f"got {got.dtype}, but the interpreter computes {want.dtype}")
-    if want.dtype == np.bool_:
+    if want.dtype.kind in "bi":  # bools and integers: exactly (float64 would round int64s)
         return got != want
     with np.errstate(invalid="ignore"):
         error = np.abs(got.astype(np.float64) - want)  # inf - inf is NaN: not <= anything

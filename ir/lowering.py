@@ -204,8 +204,9 @@ def _where(
 
 def _pow(out: TensorMeta, x: TensorValue | float, exponent: Any) -> Pointwise:
     """x ** c for a number c fixed at trace time (backends specialize it: x**2 is x*x), and
-    c ** y = exp(y log c) for a positive number c."""
-    if isinstance(exponent, TensorValue) and isinstance(x, (int, float)) and x > 0:
+    c ** y = exp(y log c) for a positive number c and a float result."""
+    number_base = isinstance(x, (int, float)) and x > 0 and out.dtype.is_floating_point
+    if isinstance(exponent, TensorValue) and number_base:
         load_y = operand(exponent, out.shape, out.dtype)
         log_c = math.log(x)
         return Pointwise(

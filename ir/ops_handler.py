@@ -37,12 +37,15 @@ and the op.
     core            meaning (a, b are values of one dtype; bool results are the dtype bool)
     --------------  ---------------------------------------------------------------------------
     load            element `index` (a flat offset, in elements) of a buffer
-    constant        a literal of a given dtype
+    constant        a literal of a given dtype (a float truncated toward zero for an integer)
     constant_like   a literal of the dtype of another value (what defaults make constants with)
-    to_dtype        conversion between float32, float64 and bool (numpy's astype)
-    add mul div     a + b, a * b, a / b
+    to_dtype        conversion between float32, float64, int32, int64 and bool (numpy's astype)
+    add mul         a + b, a * b
+    div             a / b, of floats only: PyTorch's int / int is a float, so lowering
+                    converts integers first
     abs             |a|: clears the sign bit, so abs(-0.0) = 0.0 (no where() can do that)
-    pow             a ** c for a Python number c (exp(c log a) fails for negative a)
+    pow             a ** c for a Python number c (exp(c log a) fails for negative a); for
+                    integers c is an integer >= 0
     sin cos         transcendental functions
     exp log
     erf             a special function; accurate float32 needs float64 inside, and a
@@ -81,6 +84,10 @@ list never breaks a backend that does not know the op.
     expm1           (u - 1) * a / log(u), u = e^a, and a where u == 1 (Kahan's trick)
     tanh            -t / (t + 2) with t = expm1(-2|a|), and the sign of a: never overflows
 
+Integers (int32, int64) are two's complement: add, sub, mul, neg, abs and pow wrap around on
+overflow, as numpy's do (abs and neg of the minimum give the minimum); comparisons are signed.
+Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
+
 [Note: indirect loads]
 gather, embedding and advanced indexing read an element whose position is *data*: out[i] =
 x[idx[i]]. The index of a load is an Expr over loop variables, so the loaded value becomes one
@@ -98,10 +105,12 @@ and no out-of-bounds element is ever read (LLVM reads element 0 instead, then re
 
 A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
 
-    sum   the sum of the terms, in any order (backends reassociate)
+    sum   the sum of the terms, in any order (backends reassociate; an integer sum wraps
+          around, so every order gives the same bits)
     max   the largest term; NaN if any term is NaN, as numpy's max and eager amax
     min   the smallest term; NaN if any term is NaN
-    Over zero terms: 0, -inf and inf (the identities); for bool, max is `any` and min `all`.
+    Over zero terms: 0, -inf and inf (the identities; an integer's minimum and maximum for
+    max and min); for bool, max is `any` and min `all`.
 
 [Note: where backends must agree]
 Backends compute transcendental functions their own way (LLVM's are polynomials in
@@ -129,8 +138,10 @@ result's dtype.
                               any other c                  4 + 2|c ln|a||  (exp(c log a))
     sum of n terms            every term                   any order of adding: within
                                                            (n - 1) eps sum |term|
+    to_dtype float -> int     a whose truncation fits      0 (numpy warns and PyTorch calls
+                              the integer (not NaN, inf)   the rest undefined; LLVM poison)
     everything else           every a                      0: one IEEE rounding, the same
-                                                           bits everywhere
+                                                           bits everywhere (integers exact)
 
 pow(a, 0.5) is a square root in the interpreter (numpy's power computes it so: pow(-0.0,
 0.5) = -0.0, pow(-inf, 0.5) = NaN), which is what makes sqrt's default exact; LLVM agrees.
@@ -206,8 +217,10 @@ class OpsHandler:
         raise _missing(self, "constant_like")
 
     def to_dtype(self, a: Any, dtype: DType) -> Any:
-        """`a` converted to `dtype` (float32 <-> float64 <-> bool), for ops whose inputs' dtypes
-        differ; a float becomes True where it is not 0 (NaN included), as numpy's astype does."""
+        """`a` converted to `dtype` (any two of float32, float64, int32, int64, bool), for ops
+        whose inputs' dtypes differ, as numpy's astype does: a number becomes True where it is
+        not 0 (NaN included), a float an integer by truncating toward zero, an integer a
+        narrower one by wrapping around."""
         raise _missing(self, "to_dtype")
 
     def add(self, a: Any, b: Any) -> Any:
@@ -219,7 +232,7 @@ class OpsHandler:
         raise _missing(self, "mul")
 
     def div(self, a: Any, b: Any) -> Any:
-        """a / b (true division)"""
+        """a / b (true division, of floats)"""
         raise _missing(self, "div")
 
     def abs(self, a: Any) -> Any:
@@ -227,7 +240,8 @@ class OpsHandler:
         raise _missing(self, "abs")
 
     def pow(self, a: Any, exponent: float | int) -> Any:
-        """a ** exponent, where the exponent is a Python number fixed when the graph was traced."""
+        """a ** exponent, where the exponent is a Python number fixed when the graph was traced
+        (an integer >= 0 when a is an integer)."""
         raise _missing(self, "pow")
 
     def sin(self, a: Any) -> Any:

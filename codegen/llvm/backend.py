@@ -112,6 +112,7 @@ class LLVMBackend(Backend):
     """Compiles kernels to machine code for the CPU this process runs on."""
 
     name = "llvm"
+    dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
     symbolic_sizes = True  # sizes become i64 arguments ([Note: symbolic sizes])
 
     def compile_kernel(

@@ -62,10 +62,11 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import numpy as np
 from llvmlite import ir
 
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
-from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type
+from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type, is_integer
 from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
@@ -89,6 +90,17 @@ _BOOL_REDUCTIONS = {
     "max": (0, lambda b, acc, x: b.or_(acc, x)),
     "min": (1, lambda b, acc, x: b.and_(acc, x)),
 }
+
+
+def _integer_reductions(dtype: DType) -> dict[str, tuple[int, Callable]]:
+    """The same for int32 and int64: integer addition is associative (it wraps around), so
+    LLVM reorders it without a flag; max and min start from the dtype's extremes."""
+    info = np.iinfo(dtype.np)
+    return {
+        "sum": (0, lambda b, acc, x: b.add(acc, x)),
+        "max": (int(info.min), lambda b, acc, x: call_intrinsic(b, "llvm.smax", acc, x)),
+        "min": (int(info.max), lambda b, acc, x: call_intrinsic(b, "llvm.smin", acc, x)),
+    }
 
 
 def generate_kernel(
@@ -263,7 +275,12 @@ def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) ->
 
 def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
     """(the accumulator's start value, combine(builder, acc, term)) for data.reduction_type."""
-    table = _BOOL_REDUCTIONS if data.dtype.name == "bool" else _REDUCTIONS
+    if data.dtype.name == "bool":
+        table = _BOOL_REDUCTIONS
+    elif is_integer(ir_type(data.dtype)):
+        table = _integer_reductions(data.dtype)
+    else:
+        table = _REDUCTIONS
     if data.reduction_type not in table:
         raise CompileError(
             f"the LLVM backend has no {data.reduction_type!r} reduction of {data.dtype.name}"

@@ -6,7 +6,10 @@ emits its code (see [Note: the LLVM kernel] in kernel.py for the loops around it
 
 Each op is one instruction or intrinsic where LLVM has one (fadd, fcmp, select, llvm.fabs,
 llvm.maximum), and otherwise a call of one of our own vectorizable math functions
-(mathlib.py, trig.py, activations.py).
+(mathlib.py, trig.py, activations.py). Integers (int32 and int64, as i32 and i64) take the
+integer instructions: add, icmp with signed predicates, llvm.smax, llvm.abs; they wrap
+around on overflow, as numpy's do. Transcendental functions and division take floats only:
+lowering converts integers first, as PyTorch's `sin(int)` and `int / int` give floats.
 
 Besides the core ops, LLVMOps implements the composite ops it does better than their
 defaults in ir/ops_handler.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
@@ -32,23 +35,42 @@ from minitorch.errors import CompileError, DTypeError
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
+I32 = ir.IntType(32)
 # dtype name -> LLVM type. NOTE: a bool is a byte holding 0 or 1, in memory as numpy keeps it
-# and in registers too; comparisons widen their i1 to it, and `where` narrows it back.
-_IR_TYPES = {"float32": mathlib.F32, "float64": mathlib.F64, "bool": I8}
+# and in registers too; comparisons widen their i1 to it, and `where` narrows it back. So i8
+# means bool, and i32 and i64 are the integers: the width of an IntType says which it is.
+_IR_TYPES = {
+    "float32": mathlib.F32, "float64": mathlib.F64, "int32": I32, "int64": I64, "bool": I8,
+}  # fmt: skip
 
 
 def ir_type(dtype: DType) -> ir.Type:
-    """The LLVM type of a dtype's elements (float32 -> float, float64 -> double, bool -> i8)."""
+    """The LLVM type of a dtype's elements (float32 -> float, int64 -> i64, bool -> i8)."""
     if dtype.name not in _IR_TYPES:
         raise DTypeError(f"the LLVM backend does not support dtype {dtype.name} yet")
     return _IR_TYPES[dtype.name]
 
 
+def is_integer(type_: ir.Type) -> bool:
+    """Whether `type_` is an int32 or int64 element (i8 is a bool, not an integer)."""
+    return type_ in (I32, I64)
+
+
 def _literal(value: float | int, type_: ir.Type) -> ir.Constant:
-    """`value` as a constant of an element type: a float, or a bool byte (0 or 1)."""
+    """`value` as a constant of an element type: a float, an integer or a bool byte (0 or 1)."""
     if type_ == I8:
         return ir.Constant(I8, int(bool(value)))
+    if is_integer(type_):
+        return ir.Constant(type_, _integer(value, type_.width))
     return ir.Constant(type_, float(value))
+
+
+def _integer(value: float | int, width: int) -> int:
+    """A number as an integer literal: truncated toward zero, as numpy converts it; a value
+    the integer cannot hold is refused, as numpy refuses it."""
+    if not math.isfinite(value) or not -(2 ** (width - 1)) <= int(value) < 2 ** (width - 1):
+        raise CompileError(f"the constant {value} does not fit in an int{width}")
+    return int(value)
 
 
 def call_intrinsic(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
@@ -63,7 +85,7 @@ class Lanes:
 
     def __init__(self, array: ir.Value, element: ir.Type) -> None:
         self.array = array
-        self.element = element  # float or double
+        self.element = element  # the node's element type
 
 
 class LLVMOps(OpsHandler):
@@ -163,41 +185,110 @@ class LLVMOps(OpsHandler):
         return self._once(("to_dtype", a, dtype.name), lambda: self._convert(a, target))
 
     def _convert(self, a: ir.Value, target: ir.Type) -> ir.Value:
-        if target == I8:  # float -> bool: x != 0, and NaN is True (unordered), as numpy says
-            nonzero = self.builder.fcmp_unordered("!=", a, ir.Constant(a.type, 0.0))
-            return self.builder.zext(nonzero, I8)
-        if a.type == I8:  # bool -> float: 0.0 or 1.0
-            return self.builder.uitofp(a, target)
-        convert = self.builder.fpext if target == mathlib.F64 else self.builder.fptrunc
+        """numpy's astype between any two of float, double, i32, i64 and bool (i8)."""
+        b, source = self.builder, a.type
+        if target == I8:  # -> bool: a != 0, and NaN is True (unordered), as numpy says
+            if is_integer(source):
+                nonzero = b.icmp_unsigned("!=", a, ir.Constant(source, 0))
+            else:
+                nonzero = b.fcmp_unordered("!=", a, ir.Constant(source, 0.0))
+            return b.zext(nonzero, I8)
+        if source == I8:  # bool -> 0 or 1
+            return b.zext(a, target) if is_integer(target) else b.uitofp(a, target)
+        if is_integer(source) and is_integer(target):  # wraps around, as numpy's astype
+            return b.sext(a, target) if target.width > source.width else b.trunc(a, target)
+        if is_integer(source):  # rounds to nearest, as numpy's
+            return b.sitofp(a, target)
+        if is_integer(target):
+            # Toward zero. NOTE: a float the integer cannot hold has no defined conversion
+            # (numpy warns, PyTorch calls it undefined): outside the op's domain.
+            return b.fptosi(a, target)
+        convert = b.fpext if target == mathlib.F64 else b.fptrunc
         return convert(a, target)
 
+    # Arithmetic picks its instruction by the operands' type: floats (fadd), integers (add,
+    # which wraps around as numpy's does), or bools, where + is `or` and * is `and` as in eager
+    # mode (0 or 1 stays a bool). None: the IR has no such op on that type.
     def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("add", a, b)
-        if a.type == I8:  # bool + bool is `or`, as in eager (0 or 1 stays a bool)
-            return self._once(("add", a, b), lambda: self.builder.or_(a, b, name="add"))
-        return self._once(("add", a, b), lambda: self.builder.fadd(a, b, name="add"))
+        return self._arithmetic("add", a, b, self.builder.fadd, self.builder.add, self.builder.or_)
 
     def sub(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("sub", a, b)
-        return self._once(("sub", a, b), lambda: self.builder.fsub(a, b, name="sub"))
+        return self._arithmetic("sub", a, b, self.builder.fsub, self.builder.sub, None)
 
     def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("mul", a, b)
-        if a.type == I8:  # bool * bool is `and`
-            return self._once(("mul", a, b), lambda: self.builder.and_(a, b, name="mul"))
-        return self._once(("mul", a, b), lambda: self.builder.fmul(a, b, name="mul"))
+        return self._arithmetic("mul", a, b, self.builder.fmul, self.builder.mul, self.builder.and_)
 
     def div(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("div", a, b)
-        return self._once(("div", a, b), lambda: self.builder.fdiv(a, b, name="div"))
+        # Dividing integers gives a float (PyTorch's true division): lowering converts first.
+        return self._arithmetic("div", a, b, self.builder.fdiv, None, None)
+
+    # llvm.maximum/minimum propagate NaN, as numpy's do (llvm.maxnum would drop it); on bools
+    # (bytes 0 and 1) they are `or` and `and`.
+    def maximum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._arithmetic(
+            "maximum", a, b, self._intrinsic("llvm.maximum"), self._intrinsic("llvm.smax"),
+            self.builder.or_,
+        )  # fmt: skip
+
+    def minimum(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self._arithmetic(
+            "minimum", a, b, self._intrinsic("llvm.minimum"), self._intrinsic("llvm.smin"),
+            self.builder.and_,
+        )  # fmt: skip
+
+    def _intrinsic(self, intrinsic: str) -> Callable[..., ir.Value]:
+        """An emitter of a two-operand intrinsic, called as the builder's methods are."""
+        return lambda a, b, name="": call_intrinsic(self.builder, intrinsic, a, b)
+
+    def _arithmetic(
+        self,
+        op: str,
+        a: ir.Value,
+        b: ir.Value,
+        on_floats: Callable[..., ir.Value],
+        on_integers: Callable[..., ir.Value] | None,
+        on_bools: Callable[..., ir.Value] | None,
+    ) -> ir.Value:
+        self._same_type(op, a, b)
+        emit = on_bools if a.type == I8 else on_integers if is_integer(a.type) else on_floats
+        if emit is None:
+            kind = "bools" if a.type == I8 else "integers"
+            raise CompileError(f"ops.{op} of {kind} is not a loop-IR op: convert with to_dtype")
+        return self._once((op, a, b), lambda: emit(a, b, name=op))
 
     def neg(self, a: ir.Value) -> ir.Value:
+        if is_integer(a.type):  # 0 - a (wraps at the minimum, as numpy's)
+            return self._once(("neg", a), lambda: self.builder.neg(a, name="neg"))
         return self._once(("neg", a), lambda: self.builder.fneg(a, name="neg"))
 
+    def abs(self, a: ir.Value) -> ir.Value:
+        if not is_integer(a.type):
+            return self._once(("abs", a), lambda: call_intrinsic(self.builder, "llvm.fabs", a))
+        # i1 false: |minimum| is the minimum itself (numpy's answer), not poison.
+        fn = self.builder.module.declare_intrinsic(
+            "llvm.abs", [a.type], ir.FunctionType(a.type, [a.type, I1])
+        )
+        return self._once(("abs", a), lambda: self.builder.call(fn, [a, ir.Constant(I1, 0)]))
+
     def pow(self, a: ir.Value, exponent: float | int) -> ir.Value:
+        if is_integer(a.type):
+            if not float(exponent).is_integer() or exponent < 0:
+                raise CompileError(f"ops.pow of integers to the power {exponent}: only n >= 0")
+            return self._once(("pow", a, exponent), lambda: self._power(a, int(exponent)))
         if not math.isfinite(exponent):
             raise CompileError(f"ops.pow with the exponent {exponent} is not supported")
         return self._once(("pow", a, exponent), lambda: mathlib.power(self.builder, a, exponent))
+
+    def _power(self, a: ir.Value, n: int) -> ir.Value:
+        """a ** n of an integer by repeated squaring, wrapping around as numpy's power does."""
+        result, square = ir.Constant(a.type, 1), a  # square: a^(2^k)
+        while n:
+            if n & 1:
+                result = self.builder.mul(result, square)
+            n >>= 1
+            if n:
+                square = self.builder.mul(square, square)
+        return result
 
     def sin(self, a: ir.Value) -> ir.Value:
         return self._trig("sin", a)
@@ -211,9 +302,6 @@ class LLVMOps(OpsHandler):
     def log(self, a: ir.Value) -> ir.Value:
         return self._math("log", a)
 
-    def abs(self, a: ir.Value) -> ir.Value:
-        return self._once(("abs", a), lambda: call_intrinsic(self.builder, "llvm.fabs", a))
-
     def tanh(self, a: ir.Value) -> ir.Value:
         return self._math("tanh", a, activations)
 
@@ -222,24 +310,6 @@ class LLVMOps(OpsHandler):
 
     def erf(self, a: ir.Value) -> ir.Value:
         return self._math("erf", a, activations)
-
-    # llvm.maximum/minimum propagate NaN, as numpy's do (llvm.maxnum would drop it); on bools
-    # (bytes 0 and 1) they are `or` and `and`.
-    def maximum(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("maximum", a, b)
-        if a.type == I8:
-            return self._once(("maximum", a, b), lambda: self.builder.or_(a, b))
-        return self._once(
-            ("maximum", a, b), lambda: call_intrinsic(self.builder, "llvm.maximum", a, b)
-        )
-
-    def minimum(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        self._same_type("minimum", a, b)
-        if a.type == I8:
-            return self._once(("minimum", a, b), lambda: self.builder.and_(a, b))
-        return self._once(
-            ("minimum", a, b), lambda: call_intrinsic(self.builder, "llvm.minimum", a, b)
-        )
 
     def eq(self, a: ir.Value, b: ir.Value) -> ir.Value:
         return self._compare("eq", "==", a, b)
@@ -255,12 +325,14 @@ class LLVMOps(OpsHandler):
 
     def _compare(self, op: str, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
         """A bool (i8) from fcmp; ordered (NaN gives False) except for !=, which NaN makes True,
-        as in numpy. Bools compare as unsigned bytes (False < True)."""
+        as in numpy. Integers compare signed, bools as unsigned bytes (False < True)."""
         self._same_type(op, a, b)
 
         def emit() -> ir.Value:
             if a.type == I8:
                 result = self.builder.icmp_unsigned(predicate, a, b)
+            elif is_integer(a.type):
+                result = self.builder.icmp_signed(predicate, a, b)
             elif predicate == "!=":
                 result = self.builder.fcmp_unordered(predicate, a, b)
             else:

@@ -67,7 +67,7 @@ OP_CASES = {
     "reciprocal": OpCase("unary", FLOATS),
     "sqrt": OpCase("unary", FLOATS),
     "rsqrt": OpCase("unary", FLOATS),
-    "pow": OpCase("pow", FLOATS),  # tolerance per exponent and element: pow_ulps
+    "pow": OpCase("pow", FLOATS | INTS),  # tolerance per exponent and element: pow_ulps
     "sin": OpCase("unary", FLOATS),
     "cos": OpCase("unary", FLOATS),
     "exp": OpCase("unary", FLOATS),
@@ -96,6 +96,13 @@ OP_CASES = {
 
 # pow's exponent is a number fixed in the kernel; each is tried on every input.
 EXPONENTS = (0, 1, 2, 3, -1, -2, 7, -3, 0.5, -0.5, 1.5, 2.5, 1 / 3, 2.0, 64, 65, 100)
+# An integer's exponent is an integer n >= 0 (PyTorch refuses int ** -1); the powers wrap
+# around, as numpy's do, so every order of multiplying gives the same bits.
+INT_EXPONENTS = (0, 1, 2, 3, 7, 2.0, 64, 65, 100)
+
+
+def exponents(dtype: np.dtype) -> tuple[float | int, ...]:
+    return INT_EXPONENTS if dtype.kind == "i" else EXPONENTS
 
 RANDOM_COUNT = 256  # ordinary values per kernel, besides the special ones
 
@@ -135,7 +142,7 @@ def test_op(backend: Backend, op: str, dtype: str):
     expected = run_reference(program, inputs)
     got = run_backend(backend, program, inputs, expected)
     if case.kind == "pow":
-        for k, exponent in enumerate(EXPONENTS):
+        for k, exponent in enumerate(exponents(inputs["x"].dtype)):
             name = f"buf{k}"
             ulps = pow_ulps(inputs["x"], exponent)
             assert_agrees(
@@ -263,7 +270,7 @@ def _pow(op, dtype, domain):
     buffers = [
         computed(f"buf{k}", Pointwise(get_dtype(dtype.name), x.shape,
                                       lambda index, e=e: ops.pow(load(base, index), e)))
-        for k, e in enumerate(EXPONENTS)
+        for k, e in enumerate(exponents(dtype))
     ]  # fmt: skip
     return program_of([base], buffers), {"x": x}, {"x": x}
 

@@ -1,9 +1,10 @@
 """Reductions (sum, max, min) over every set of dims of 1-d, 2-d and 3-d inputs, keepdim or not.
 
 A Reduction means out[index] = reduce(inner_fn(index, rindex) for every rindex) ([Note: the
-loop-IR ops] in ir/ops_handler.py); its order is not fixed, so a sum may differ from the
-reference by what reordering can change (`sum_ulps`). max and min are exact, propagate NaN,
-and on bools are `any` and `all`. Which zero a sum of zeros or max(-0.0, +0.0) gives is left
+loop-IR ops] in ir/ops_handler.py); its order is not fixed, so a float sum may differ from the
+reference by what reordering can change (`sum_ulps`); an integer sum is exact (it wraps around
+in any order to the same bits). max and min are exact, propagate NaN, and on bools are `any`
+and `all`. Which zero a sum of zeros or max(-0.0, +0.0) gives is left
 open.
 """
 
@@ -33,11 +34,23 @@ from tests.conformance.kernels import (
 # The inputs, one per rank, each in a different layout: reversed, row-major, permuted.
 SHAPES = {1: (13,), 2: (6, 7), 3: (3, 4, 5)}
 
-NUMPY = {"sum": np.sum, "max": np.max, "min": np.min}
+# numpy's reductions, in the input's dtype (np.sum would widen an int32 sum to int64)
+NUMPY = {
+    "sum": lambda a, **kwargs: np.sum(a, dtype=a.dtype, **kwargs), "max": np.max, "min": np.min,
+}  # fmt: skip
 
 # What each reduction gives over zero terms (for bool, max is `any` and min is `all`).
 IDENTITIES = {"sum": 0, "max": -np.inf, "min": np.inf}
 BOOL_IDENTITIES = {"max": False, "min": True}
+
+
+def _identity(reduction_type: str, dtype: np.dtype) -> bool | int | float:
+    if dtype.kind == "b":
+        return BOOL_IDENTITIES[reduction_type]
+    if dtype.kind == "i" and reduction_type != "sum":  # the integer's extremes
+        info = np.iinfo(dtype)
+        return info.min if reduction_type == "max" else info.max
+    return IDENTITIES[reduction_type]
 
 
 def _input(rank: int, dtype: np.dtype) -> np.ndarray:
@@ -56,10 +69,21 @@ def _dim_sets(rank: int) -> list[tuple[int, ...]]:
 
 
 def reduction_dtypes(backend: Backend, reduction_type: str) -> list[str]:
-    """The dtypes a reduction is graded on: floats, and bools for max and min (a sum of bools
-    is an int64, another dtype)."""
+    """The dtypes a reduction is graded on: floats, integers, and bools for max and min (a sum
+    of bools is an int64, another dtype)."""
     bools = ["bool"] if reduction_type != "sum" and "bool" in backend.dtypes else []
-    return float_dtypes(backend) + bools
+    return float_dtypes(backend) + int_dtypes(backend) + bools
+
+
+def int_dtypes(backend: Backend) -> list[str]:
+    return sorted({"int32", "int64"} & backend.dtypes)
+
+
+def _ulps(reduction_type: str, terms: np.ndarray, dims, keepdim: bool, want: np.ndarray):
+    """How far a backend may be: a float sum's reordering (`sum_ulps`), else exactly."""
+    if reduction_type != "sum" or terms.dtype.kind != "f":
+        return 0
+    return sum_ulps(terms, dims, keepdim, want)
 
 
 def reduction_cases(backend: Backend) -> list[tuple[str, str, int]]:
@@ -73,6 +97,10 @@ def reduction_cases(backend: Backend) -> list[tuple[str, str, int]]:
 
 def special_value_cases(backend: Backend) -> list[tuple[str, str]]:
     return [(t, dtype) for t in REDUCTIONS for dtype in float_dtypes(backend)]
+
+
+def integer_cases(backend: Backend) -> list[tuple[str, str]]:
+    return [(t, dtype) for t in REDUCTIONS for dtype in int_dtypes(backend)]
 
 
 def empty_cases(backend: Backend) -> list[tuple[str, str]]:
@@ -97,7 +125,7 @@ def test_reduction_over_every_set_of_dims(
         name = f"buf{k}"
         want = expected[name]
         numpy = NUMPY[reduction_type](array, axis=dims, keepdims=keepdim)
-        ulps = sum_ulps(array, dims, keepdim, want) if reduction_type == "sum" else 0
+        ulps = _ulps(reduction_type, array, dims, keepdim, want)
         case = f"{reduction_type} over dims {dims}, keepdim={keepdim}"
         assert_agrees({name: want}, {name: numpy}, ulps, {"case": case})
         assert_agrees({name: got[name]}, {name: want}, ulps, {"case": case})
@@ -127,6 +155,21 @@ def test_reduction_of_special_values(backend: Backend, reduction_type: str, dtyp
     _check_rows(backend, reduction_type, array)
 
 
+@pytest.mark.backend_cases("reduction_type, dtype", integer_cases)
+def test_integer_reduction_of_extremes(backend: Backend, reduction_type: str, dtype: str):
+    """Rows at the integer's extremes: a sum that overflows wraps around, as numpy's does."""
+    info = np.iinfo(dtype)
+    rows = [
+        [info.max, 1, 2],  # wraps past the maximum
+        [info.min, -1, 0],  # and past the minimum
+        [info.min, info.max, 5],
+        [info.max, info.max, info.max],
+        [info.min, info.min, info.min],
+        [-7, 0, 7],
+    ]
+    _check_rows(backend, reduction_type, np.array(rows, dtype))
+
+
 @pytest.mark.backend_cases("reduction_type, dtype", empty_cases)
 def test_a_reduction_over_no_terms_is_its_identity(
     backend: Backend, reduction_type: str, dtype: str
@@ -135,7 +178,7 @@ def test_a_reduction_over_no_terms_is_its_identity(
     x = input_buffer("x", array)
     program = program_of([x], [computed("buf0", reduction(x, (1,), False, reduction_type))])
     expected = run_reference(program, {"x": array})
-    identity = (BOOL_IDENTITIES if dtype == "bool" else IDENTITIES)[reduction_type]
+    identity = _identity(reduction_type, np.dtype(dtype))
     assert_agrees(expected, {"buf0": np.full(4, identity, dtype)})
     assert_agrees(run_backend(backend, program, {"x": array}, expected), expected)
 
@@ -162,7 +205,7 @@ def _check_rows(backend: Backend, reduction_type: str, array: np.ndarray) -> Non
     got = run_backend(backend, program, {"x": array}, expected)
     with np.errstate(over="ignore", invalid="ignore"):
         numpy = NUMPY[reduction_type](array, axis=1)
-    ulps = sum_ulps(array, (1,), False, expected["buf0"]) if reduction_type == "sum" else 0
+    ulps = _ulps(reduction_type, array, (1,), False, expected["buf0"])
     rows = np.empty(len(array), object)
     rows[:] = [tuple(row.tolist()) for row in array]
     want = expected["buf0"] + 0  # + 0: either zero is right (see the module docstring)

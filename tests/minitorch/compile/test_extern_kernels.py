@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from codegen.llvm.backend import LLVMBackend
 from ir.segments import ExternStep
 from minitorch import nn
 from minitorch.compile.inductor import compile_graph
@@ -153,11 +154,13 @@ def test_a_tensor_power_after_matmul_is_an_extern_step_not_a_whole_frame_fallbac
     assert "segment:  sin = part" in text  # sin still compiles, between mm and pow
 
 
-def test_a_dtype_the_backend_does_not_compile_runs_as_extern_steps():
+def test_a_dtype_the_backend_does_not_compile_runs_as_extern_steps(monkeypatch):
     def f(x, i):
         return x.sin() + (i * 2).sum()
 
-    x, i = _rand(3, 4), minitorch.tensor([[1, 2], [3, 4]])  # int64: LLVM compiles floats only
+    # a backend that compiles floats and bools only: the LLVM one, told to claim no integers
+    monkeypatch.setattr(LLVMBackend, "dtypes", frozenset({"float32", "float64", "bool"}))
+    x, i = _rand(3, 4), minitorch.tensor([[1, 2], [3, 4]])  # int64
     out, text = _steps_of(f, x, i)
     np.testing.assert_allclose(out.numpy(), f(x, i).numpy(), rtol=1e-6)
     assert "the code generator does not compile int64" in text and "segment:" in text
