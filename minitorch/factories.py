@@ -46,7 +46,7 @@ def manual_seed(seed: int) -> None:
             f"manual_seed(): seed must be an int, got {type(seed).__name__}"
         ))
     _generator = np.random.default_rng(seed % 2**64)
-    random.manual_seed(seed)  # dropout's counter-based generator
+    random.reset(seed)  # dropout's counter-based generator
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:

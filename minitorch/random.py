@@ -41,8 +41,11 @@ _seed = 0  # the generator's state: see the Note
 _offset = 0
 
 
-def manual_seed(seed: int) -> None:
-    """Start over from `seed` (minitorch.manual_seed calls this): counters count from 0 again."""
+def reset(seed: int) -> None:
+    """Start over from `seed` (minitorch.manual_seed calls this): counters count from 0 again.
+
+    NOTE: not PyTorch's `torch.random.manual_seed`, which seeds every generator: call
+    minitorch.manual_seed."""
     global _seed, _offset
     _seed, _offset = seed & _MASK, 0
 
