@@ -164,7 +164,8 @@ def _np_dropout_mask(x, p):
 
 def _np_rng_state(x):
     # The state before the draw: the generator has moved x.size counters past it since.
-    return np.array([random._seed, random._offset - x.size], dtype=np.int64)
+    seed, offset = random._seed, (random._offset - x.size) % 2**64
+    return np.array([random.as_int64(seed), random.as_int64(offset)], dtype=np.int64)
 
 
 def _splitmix64(z: int) -> int:
