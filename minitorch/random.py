@@ -64,16 +64,21 @@ def as_int64(value: int) -> int:
 
 
 def mix(xp, z):
-    """splitmix64's finalizer on uint64 arrays (it wraps around, as the kernels' i64 does)."""
-    z = (z ^ (z >> xp.uint64(30))) * xp.uint64(MIX_1)
-    z = (z ^ (z >> xp.uint64(27))) * xp.uint64(MIX_2)
-    return z ^ (z >> xp.uint64(31))
+    """splitmix64's finalizer on a uint64 array, in place (it wraps around, as i64 does)."""
+    z ^= z >> xp.uint64(30)
+    z *= xp.uint64(MIX_1)
+    z ^= z >> xp.uint64(27)
+    z *= xp.uint64(MIX_2)
+    z ^= z >> xp.uint64(31)
+    return z
 
 
 def uniform(xp, seed, counter):
     """Floats in [0, 1), one per counter: the Note's formula, on int64 (or uint64) arrays."""
     with np.errstate(over="ignore"):
-        seed = xp.asarray(seed).astype(xp.uint64)  # the same bits, read unsigned
-        counter = xp.asarray(counter).astype(xp.uint64)
-        z = mix(xp, mix(xp, seed) + counter * xp.uint64(GOLDEN))
-    return (z >> xp.uint64(11)).astype(xp.float64) * 2.0**-53
+        key = mix(xp, xp.array(seed).astype(xp.uint64))  # the same bits, read unsigned
+        z = xp.array(counter).astype(xp.uint64) * xp.uint64(GOLDEN)
+        z += key
+        z = mix(xp, z)
+    z >>= xp.uint64(11)
+    return z.astype(xp.float64) * 2.0**-53
