@@ -34,7 +34,7 @@ from ir.interpreter import checked_index, flat_view, highest, lowest
 from ir.nodes import Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, store_index
-from minitorch import random
+from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 from minitorch.ops import pointwise_kernels
@@ -44,7 +44,7 @@ from minitorch.ops import pointwise_kernels
 _REDUCE = {"sum": ("np.add.reduce", lambda dtype: 0), "max": ("np.maximum.reduce", lowest),
            "min": ("np.minimum.reduce", highest)}
 # Names the generated function gives its own variables; no buffer may be called one of them.
-_OUR_NAMES = re.compile(r"np|kernels|random|checked_index|(tmp|i|r|s)\d+")
+_OUR_NAMES = re.compile(r"np|kernels|counter_rng|checked_index|(tmp|i|r|s)\d+")
 
 
 class NumpySourceHandler(OpsHandler):
@@ -132,7 +132,7 @@ class NumpySourceHandler(OpsHandler):
         return Var(name)
 
     def rand(self, seed: str, counter: str) -> str:
-        return self.line(f"random.uniform(np, {seed}, {counter})")
+        return self.line(f"counter_rng.uniform(np, {seed}, {counter})")
 
 
 def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
@@ -188,7 +188,7 @@ class NumpySourceKernel(CompiledKernel):
         self.buffers, self.sizes = kernel.reads + kernel.writes, sizes  # the parameters, in order
         filename = f"<numpy source of {kernel.name}>"  # in linecache: tracebacks show its lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {"np": np, "kernels": pointwise_kernels, "random": random,
+        namespace = {"np": np, "kernels": pointwise_kernels, "counter_rng": counter_rng,
                      "checked_index": checked_index}
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
         self.function = namespace[kernel.name]

@@ -38,7 +38,7 @@ from ir.memory import allocate
 from ir.nodes import Layout, LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, schedule, store_index
-from minitorch import random
+from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import (
     CompileError,
@@ -156,7 +156,7 @@ class NumpyHandler(OpsHandler):
 
     def rand(self, seed: np.ndarray, counter: np.ndarray) -> np.ndarray:
         _same_dtype("rand", seed, counter)
-        return random.uniform(np, seed, counter)
+        return counter_rng.uniform(np, seed, counter)
 
     # -- composite ops -------------------------------------------------------------------------
 

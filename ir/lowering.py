@@ -295,6 +295,8 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.tanh: _unary(ops.tanh),
     table.sigmoid: _unary(ops.sigmoid),
     table.erf: _unary(ops.erf),
+    table.log1p: _unary(ops.log1p),
+    table.expm1: _unary(ops.expm1),
     table.maximum: _binary(ops.maximum),
     table.minimum: _binary(ops.minimum),
     table.eq: _compare(ops.eq),

@@ -58,7 +58,7 @@ and the op.
                     a loaded integer turned into an index variable for later loads (Inductor's
                     `ops.indirect_indexing`): see [Note: indirect loads]
     rand            a uniform float64 in [0, 1), a pure function of two int64s, (seed, counter):
-                    see [Note: counter-based random numbers] in minitorch/random.py
+                    see [Note: counter-based random numbers] in minitorch/counter_rng.py
 
 A *composite* op has a default right here, written with other ops on `self`, so a handler gets
 it for free, and the handler's own version of any op the default uses is the one that runs.
@@ -292,7 +292,7 @@ class OpsHandler:
         raise _missing(self, "indirect_indexing")
 
     def rand(self, seed: Any, counter: Any) -> Any:
-        """A uniform float64 in [0, 1): minitorch.random.uniform of two int64 values."""
+        """A uniform float64 in [0, 1): minitorch.counter_rng.uniform of two int64 values."""
         raise _missing(self, "rand")
 
     # -- composite ops: defaults in core ops, overridden where a handler does better --------

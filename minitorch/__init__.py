@@ -14,8 +14,9 @@ themselves, is imported on first access (`__getattr__` below). tests/test_layeri
 import importlib
 from types import ModuleType
 
-from minitorch import _dynamo, autograd, export, functional, jit, nn, ops, optim
+from minitorch import _dynamo, autograd, cuda, export, functional, jit, nn, ops, optim, testing
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minitorch.autograd.grad_mode import inference_mode
 from minitorch.compile import compile  # the function; `python -m` still finds the package
 from minitorch.device import device
 from minitorch.dtype import DType, float32, float64, int32, int64
@@ -32,14 +33,19 @@ from minitorch.errors import (
 from minitorch.factories import (
     arange,
     empty,
+    empty_like,
+    eye,
     from_numpy,
     full,
+    full_like,
+    linspace,
     manual_seed,
     ones,
     ones_like,
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     tensor,
@@ -47,10 +53,16 @@ from minitorch.factories import (
     zeros_like,
 )
 from minitorch.functional import *  # noqa: F403 - every public op function
+from minitorch.generator import Generator
+from minitorch.random import multinomial, randperm
+from minitorch.serialization import load, save
 from minitorch.tensor import Size, Tensor
 
-float = float32  # noqa: A001 - PyTorch's alias
+# PyTorch's other names of the dtypes (there is no float16, so no `half`)
+float = float32  # noqa: A001
 double = float64
+long = int64
+int = int32  # noqa: A001
 
 # NOTE: not "fx": a star import would load it, and tracer with it ([Note: lazy facades]).
 __all__ = [
@@ -61,6 +73,9 @@ __all__ = [
     "manual_seed", "nn", "no_grad", "ones", "ones_like", "ops", "optim", "rand", "rand_like",
     "randint", "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",
     *functional.__all__,  # add, sin, sum, ...: one list per family of ops
+    # issue 12's additions
+    "Generator", "cuda", "empty_like", "eye", "full_like", "inference_mode", "linspace",
+    "load", "long", "multinomial", "randint_like", "randperm", "save", "testing",
 ]
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitorch import random
+from minitorch import counter_rng
 from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
 from minitorch.errors import (
     ArgumentTypeError,
@@ -31,6 +31,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.functional._common import check_tensor, shape_arg
+from minitorch.generator import Generator, check_seed, numpy_rng
 from minitorch.ops.meta import check_dtype, check_sizes
 from minitorch.tensor import Tensor
 
@@ -41,12 +42,13 @@ _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
 def manual_seed(seed: int) -> None:
     """Make `rand`/`randn`/`randint` repeatable; any int seeds, as in PyTorch (mod 2**64)."""
     global _generator
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ArgumentTypeError(at_user_line(
-            f"manual_seed(): seed must be an int, got {type(seed).__name__}"
-        ))
-    _generator = np.random.default_rng(seed % 2**64)
-    random.reset(seed)  # dropout's counter-based generator
+    _generator = np.random.default_rng(check_seed("manual_seed()", seed))
+    counter_rng.reset(check_seed("manual_seed()", seed))  # dropout's counter-based generator
+
+
+def _rng(op: str, generator: Generator | None) -> np.random.Generator:
+    """The stream a sampler draws from: `generator=`'s, else the default (`_generator`)."""
+    return numpy_rng(op, generator, _generator)
 
 
 def _finish(array: np.ndarray, requires_grad: bool, device) -> Tensor:
@@ -240,14 +242,18 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
 # ---- random tensors ------------------------------------------------------------------------
 
 
-def rand(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
+         requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _random("rand", _generator.random, size, dtype, device, requires_grad)
+    sample = _rng("rand", generator).random
+    return _random("rand", sample, size, dtype, device, requires_grad)
 
 
-def randn(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    return _random("randn", _generator.standard_normal, size, dtype, device, requires_grad)
+    sample = _rng("randn", generator).standard_normal
+    return _random("randn", sample, size, dtype, device, requires_grad)
 
 
 def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool) -> Tensor:
@@ -262,23 +268,38 @@ def _drawn_in(dtype: DType) -> DType:
     return float64 if dtype.itemsize < 8 else dtype
 
 
-def randint(low, high=None, size=None, *, dtype: DType = int64, device=None,
-            requires_grad: bool = False) -> Tensor:
-    """Integers uniform on [low, high): randint(10, (3,)) or randint(-5, 5, (2, 2))."""
-    if size is None:  # randint(high, size), as PyTorch allows
+def randint(low=0, high=None, size=None, *, generator: Generator | None = None,
+            dtype: DType = int64, device=None, requires_grad: bool = False) -> Tensor:
+    """Integers uniform on [low, high): randint(10, (3,)), randint(10, size=(3,)) or
+    randint(-5, 5, (2, 2)), as PyTorch's two forms allow."""
+    if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     if size is None or not isinstance(size, (tuple, list)):
         raise InvalidArgumentError(at_user_line(
             f"randint(): size must be a tuple of ints, got {size!r}"
         ))
     shape, dtype = _size("randint", tuple(size)), _dtype("randint", dtype)
+    return _integers("randint", low, high, shape, dtype, generator, device, requires_grad)
+
+
+def _integers(op: str, low, high, shape: tuple[int, ...], dtype: DType, generator,
+              device, requires_grad: bool) -> Tensor:
+    """Integers uniform on [low, high) in `dtype`: randint and randint_like."""
+    for name, bound in (("low", low), ("high", high)):
+        if isinstance(bound, bool) or not isinstance(bound, numbers.Integral):
+            raise ArgumentTypeError(at_user_line(
+                f"{op}(): {name} must be an int, got {bound!r}"
+            ))
     if not low < high:
         raise InvalidArgumentError(at_user_line(
-            f"randint(): expected low < high, got low={low}, high={high}"
+            f"{op}(): expected low < high, got low={low}, high={high}"
         ))
-    _check_fits("randint", int(low), int(high) - 1, int64)
-    array = _allocate("randint", shape, int64,
-                      lambda: _generator.integers(low, high, size=shape).astype(dtype.np))
+    _check_fits(op, int(low), int(high) - 1, int64)
+    rng = _rng(op, generator)
+    array = _allocate(op, shape, int64,
+                      lambda: rng.integers(low, high, size=shape).astype(dtype.np))
     return _finish(array, requires_grad, device)
 
 
@@ -317,6 +338,39 @@ def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
     return _finish(array, requires_grad, device)
 
 
+def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from start to end, both included.
+
+    Computed in float64 and converted, so an integer dtype truncates:
+    linspace(0, 10, 4, dtype=int64) is [0, 3, 6, 10], as in PyTorch.
+    """
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ArgumentTypeError(at_user_line(
+                f"linspace(): {name} must be a number, got {type(value).__name__}"
+            ))
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
+        raise ArgumentTypeError(at_user_line(
+            f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"
+        ))
+    if steps < 0:
+        raise InvalidArgumentError(at_user_line("linspace(): number of steps must be non-negative"))
+    dtype = _dtype("linspace", dtype or float32)
+    array = _allocate("linspace", (steps,), _drawn_in(dtype),
+                      lambda: np.linspace(start, end, steps).astype(dtype.np))
+    return _finish(array, requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    """The n x m identity matrix (m = n unless given): ones on the diagonal, zeros elsewhere."""
+    shape = _size("eye", (n, n if m is None else m))
+    dtype = _dtype("eye", dtype or float32)
+    array = _allocate("eye", shape, dtype, lambda: np.eye(*shape, dtype=dtype.np))
+    return _finish(array, requires_grad, device)
+
+
 # ---- like another tensor -------------------------------------------------------------------
 
 
@@ -342,3 +396,32 @@ def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = Fals
     check_tensor("randn_like", t)
     return _random("randn_like", _generator.standard_normal, tuple(t.shape), dtype or t.dtype,
                    t.device, requires_grad)
+
+
+def empty_like(t: Tensor, *, dtype: DType | None = None, device=None,
+               requires_grad: bool = False) -> Tensor:
+    """Uninitialised memory of t's shape (and dtype and device, unless given)."""
+    check_tensor("empty_like", t)
+    return empty(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad)
+
+
+def full_like(t: Tensor, fill_value, *, dtype: DType | None = None, device=None,
+              requires_grad: bool = False) -> Tensor:
+    """t's shape filled with `fill_value`, in t's dtype unless given (2.7 in an int64 tensor
+    is 2)."""
+    check_tensor("full_like", t)
+    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = None,
+                 dtype: DType | None = None, device=None, requires_grad: bool = False) -> Tensor:
+    """Integers uniform on [low, high) in t's shape (and dtype): randint_like(t, 10) or
+    randint_like(t, -5, 5)."""
+    check_tensor("randint_like", t)
+    if high is None:  # randint_like(t, high)
+        low, high = 0, low
+    dtype = _dtype("randint_like", dtype or t.dtype)
+    return _integers("randint_like", low, high, tuple(t.shape), dtype, generator,
+                     device or t.device, requires_grad)

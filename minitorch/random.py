@@ -1,84 +1,116 @@
-"""Counter-based random numbers: dropout's mask as a pure function of (seed, offset, element).
+"""Sampling indices: `randperm` (a shuffled arange) and `multinomial` (draws from weights).
 
-[Note: counter-based random numbers]
-A stream generator (numpy's PCG64, Mersenne Twister) makes its k-th number from the (k-1)-th:
-to draw a mask in a compiled kernel, the kernel would have to carry the generator's state
-through its loop, in order, on one thread. A *counter-based* generator (Salmon et al.,
-"Parallel random numbers: as easy as 1, 2, 3", the idea behind Philox and JAX's keys)
-makes the k-th number from k alone: a hash of (seed, counter). Any element, any thread, any
-order, the same bits; so eager mode and a compiled kernel draw the *same* mask if they agree on
-the seed and the counters. The state is two integers:
+    >>> minitorch.randperm(5)                              # tensor([3, 0, 4, 1, 2])
+    >>> minitorch.multinomial(probs, 1)                    # one class per row of probs
+    >>> minitorch.multinomial(weights, 3, replacement=False)
 
-    seed      what minitorch.manual_seed set
-    offset    how many numbers have been drawn since
+Both draw from the default stream or from `generator=` (minitorch/generator.py), and return
+int64 indices that nothing differentiates through, as in PyTorch.
 
-and a draw of n numbers uses the counters offset, offset + 1, ..., offset + n - 1 and moves
-offset on by n. The op table splits dropout's mask in the two halves a compiler needs:
-`rng_state(x)` reads the state and reserves x.numel() counters (the only op with a side effect,
-run where eager mode would run it), and `dropout_keep(x, p, state)` is pure: element k is kept
-when uniform(seed, offset + k) >= p. The second one lowers to a loop (ops.rand in the loop IR).
-
-The hash is splitmix64's output function (Steele, Lea and Flood, "Fast splittable
-pseudorandom number generators", 2014), a bijection of 64-bit integers that mixes every bit
-into every other, applied to the counter's place in a stream keyed by the mixed seed:
-
-    uniform(seed, counter) = (mix(mix(seed) + counter * GOLDEN) >> 11) * 2**-53
-
-53 random bits, so the result is a float64 in [0, 1) with no rounding; every backend computes
-it with 64-bit integer arithmetic that wraps around, and gets the same bits.
+[Note: multinomial without replacement]
+Drawing k classes one after another, each time renormalising the weights left, is the same as
+giving each class i the key w_i / E_i, with E_i an independent Exp(1) sample, and taking the
+k largest keys (the exponential race: the smallest of independent exponential clocks of rates
+w_i rings first with probability w_i / sum(w)). So one sort per row draws all k at once; it is
+the method PyTorch uses too. With replacement, each draw inverts the cumulative distribution:
+the class is where a uniform number falls among the running sums.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-GOLDEN = 0x9E3779B97F4A7C15  # 2**64 / the golden ratio: splitmix64's step between counters
-MIX_1 = 0xBF58476D1CE4E5B9  # splitmix64's multipliers
-MIX_2 = 0x94D049BB133111EB
-_MASK = (1 << 64) - 1
-
-_seed = 0  # the generator's state: see the Note
-_offset = 0
-
-
-def reset(seed: int) -> None:
-    """Start over from `seed` (minitorch.manual_seed calls this): counters count from 0 again.
-
-    NOTE: not PyTorch's `torch.random.manual_seed`, which seeds every generator: call
-    minitorch.manual_seed."""
-    global _seed, _offset
-    _seed, _offset = seed & _MASK, 0
+from minitorch import factories
+from minitorch.device import move, to_host
+from minitorch.dtype import DType, int64
+from minitorch.errors import (
+    ArgumentTypeError,
+    DTypeError,
+    InvalidArgumentError,
+    ShapeError,
+    at_user_line,
+)
+from minitorch.functional._common import check_tensor
+from minitorch.generator import Generator
+from minitorch.tensor import Tensor
 
 
-def advance(count: int) -> tuple[int, int]:
-    """(seed, offset) for a draw of `count` numbers; the next draw starts after them."""
-    global _offset
-    start = _offset
-    _offset = (_offset + count) & _MASK
-    return _seed, start
+def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """0, 1, ..., n - 1 in a random order."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise ArgumentTypeError(at_user_line(
+            f"randperm(): argument 'n' must be int, not {type(n).__name__}"
+        ))
+    if n < 0:
+        raise InvalidArgumentError(at_user_line(f"randperm(): n must be non-negative, got {n}"))
+    dtype = factories._dtype("randperm", dtype)
+    rng = factories._rng("randperm", generator)
+    array = factories._allocate("randperm", (n,), int64,
+                                lambda: rng.permutation(n).astype(dtype.np))
+    return factories._finish(array, requires_grad, device)
 
 
-def as_int64(value: int) -> int:
-    """A 64-bit pattern (0 <= value < 2**64) as the signed int64 holding the same bits."""
-    return value - (1 << 64) if value >= 1 << 63 else value
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:
+    """Class indices drawn from each row of weights `input` (1-d, or 2-d for a batch).
+
+    The weights need not sum to one, but must be finite and non-negative with a positive sum.
+    """
+    _check_multinomial(input, num_samples, replacement)
+    rng = factories._rng("multinomial", generator)
+    weights = to_host(input.detach()._data).astype(np.float64).reshape(-1, input.shape[-1])
+    _check_weights(weights)
+    if replacement:
+        cdf = np.cumsum(weights, axis=1)
+        cdf /= cdf[:, -1:]  # the last running sum is exactly 1, above every uniform draw
+        draws = rng.random((weights.shape[0], num_samples))
+        picks = np.stack([np.searchsorted(c, u, side="right") for c, u in zip(cdf, draws)])
+    else:  # [Note: multinomial without replacement]
+        keys = weights / rng.standard_exponential(weights.shape)
+        picks = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    picks = picks.astype(np.int64).reshape((*input.shape[:-1], num_samples))
+    if input.is_cuda:
+        picks = move(picks, input.device)
+    return Tensor._from_array(picks)
 
 
-def mix(xp, z):
-    """splitmix64's finalizer on a uint64 array, in place (it wraps around, as i64 does)."""
-    z ^= z >> xp.uint64(30)
-    z *= xp.uint64(MIX_1)
-    z ^= z >> xp.uint64(27)
-    z *= xp.uint64(MIX_2)
-    z ^= z >> xp.uint64(31)
-    return z
+def _check_multinomial(input, num_samples, replacement: bool) -> None:
+    check_tensor("multinomial", input)
+    if not input.dtype.is_floating_point:
+        raise DTypeError(at_user_line(
+            f"multinomial(): only supports floating-point dtypes for input, got "
+            f"{input.dtype.name}"
+        ))
+    if input.ndim not in (1, 2):
+        raise ShapeError(at_user_line(
+            f"multinomial(): prob_dist must be 1 or 2 dim, got shape {tuple(input.shape)}"
+        ))
+    if isinstance(num_samples, bool) or not isinstance(num_samples, numbers.Integral):
+        raise ArgumentTypeError(at_user_line(
+            f"multinomial(): argument 'num_samples' must be int, not "
+            f"{type(num_samples).__name__}"
+        ))
+    if num_samples <= 0:
+        raise InvalidArgumentError(at_user_line(
+            f"multinomial(): cannot sample n_sample <= 0 samples (got {num_samples})"
+        ))
+    if not replacement and num_samples > input.shape[-1]:
+        raise InvalidArgumentError(at_user_line(
+            f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without "
+            f"replacement ({num_samples} > {input.shape[-1]})"
+        ))
 
 
-def uniform(xp, seed, counter):
-    """Floats in [0, 1), one per counter: the Note's formula, on int64 (or uint64) arrays."""
-    with np.errstate(over="ignore"):
-        key = mix(xp, xp.array(seed).astype(xp.uint64))  # the same bits, read unsigned
-        z = xp.array(counter).astype(xp.uint64) * xp.uint64(GOLDEN)
-        z += key
-        z = mix(xp, z)
-    z >>= xp.uint64(11)
-    return z.astype(xp.float64) * 2.0**-53
+def _check_weights(weights: np.ndarray) -> None:
+    """A data-dependent check, as in PyTorch: each row a distribution."""
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise InvalidArgumentError(at_user_line(
+            "multinomial(): probability tensor contains either `inf`, `nan` or element < 0"
+        ))
+    if np.any(weights.sum(axis=1) <= 0):
+        raise InvalidArgumentError(at_user_line(
+            "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
+        ))

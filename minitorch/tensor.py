@@ -35,8 +35,8 @@ from collections.abc import Callable
 import numpy as np
 
 from minitorch import functional as F
-from minitorch import ops
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
+from minitorch.conversions import ConversionMethods
 from minitorch.device import device, device_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
 from minitorch.errors import (
@@ -49,7 +49,6 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.inplace import InPlaceMethods
-from minitorch.ops.meta import check_dtype
 
 
 class Size(tuple):
@@ -74,11 +73,12 @@ class _VersionCounter:
         self.value = 0
 
 
-class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
+class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
     """An n-dimensional array that can record the ops that made it.
 
     The ops' methods and Python operators come from the mixins in minitorch/functional/,
-    one per family of ops, and the in-place ops from minitorch/inplace.py; this class holds
+    one per family of ops, the in-place ops from minitorch/inplace.py, and `to()`, `float()`,
+    `type()`, ... from minitorch/conversions.py; this class holds
     what every tensor has: data, metadata, autograd state, and what makes views share memory.
     """
 
@@ -267,6 +267,35 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
     def tolist(self):
         return to_host(self._data).tolist()
 
+    def __format__(self, format_spec: str) -> str:
+        """f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch; other tensors
+        take no format spec."""
+        if self.ndim == 0:
+            return format(self.item(), format_spec)
+        if format_spec:
+            raise ArgumentTypeError(at_user_line(
+                f"unsupported format string {format_spec!r} passed to Tensor.__format__: only "
+                f"a 0-d tensor takes one, and this one has shape {tuple(self.shape)} (format "
+                "tensor.item() or each element)"
+            ))
+        return str(self)
+
+    @property
+    def data(self) -> Tensor:
+        """The same memory as a new tensor outside autograd: what is written through it is
+        neither recorded nor counted by the version counter (prefer `detach()`, which is)."""
+        return Tensor._from_array(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        """`p.data = t`: p now holds t's memory (its shape and dtype too), its autograd
+        state unchanged, as in PyTorch."""
+        if not isinstance(value, Tensor):
+            raise ArgumentTypeError(at_user_line(
+                f"Variable data has to be a tensor, but got {type(value).__name__}"
+            ))
+        self._data = value._data
+
     def __bool__(self) -> bool:
         return bool(self.item())
 
@@ -370,50 +399,6 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods):
         self.requires_grad = False
         return self
 
-    # ---- conversions ---------------------------------------------------------------------------
-
-    def to(self, *args, **kwargs) -> Tensor:
-        """A copy with another dtype and/or device: `to(float64)`, `to("cuda")`, `to(other)`;
-        `self` when nothing changes, as in PyTorch. Differentiable."""
-        dtype, dev = to_arguments(args, kwargs)
-        same_dtype = dtype is None or dtype is self.dtype
-        same_device = dev is None or dev == self.device
-        if same_dtype and same_device:
-            return self
-        return ops.to_copy(self, dtype=None if same_dtype else dtype,
-                           device=None if same_device else device(dev))
-
-    def cuda(self) -> Tensor:
-        return self.to("cuda")
-
-    def cpu(self) -> Tensor:
-        return self.to("cpu")
-
-    def long(self) -> Tensor:
-        from minitorch.dtype import int64
-
-        return self.to(int64)
-
-    def int(self) -> Tensor:
-        from minitorch.dtype import int32
-
-        return self.to(int32)
-
-    def bool(self) -> Tensor:
-        from minitorch.dtype import bool_
-
-        return self.to(bool_)
-
-    def float(self) -> Tensor:
-        from minitorch.dtype import float32
-
-        return self.to(float32)
-
-    def double(self) -> Tensor:
-        from minitorch.dtype import float64
-
-        return self.to(float64)
-
 
 def _check_assigned_grad(t: Tensor, grad) -> None:
     if not isinstance(grad, Tensor):
@@ -436,21 +421,3 @@ def _check_assigned_grad(t: Tensor, grad) -> None:
             f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
             f"shape {tuple(t.shape)}"
         ))
-
-
-def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:
-    """Sort `to()`'s arguments (Tensor.to and Module.to) into a dtype and a device:
-    to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords."""
-    dtype, dev = kwargs.get("dtype"), kwargs.get("device")
-    if dtype is not None:
-        check_dtype("to()", dtype)
-    for a in args:
-        if isinstance(a, DType):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, dev = a.dtype, a.device
-        elif isinstance(a, (str, device)):
-            dev = a
-        else:
-            raise DTypeError(at_user_line(f"to(): cannot convert to {a!r}"))
-    return dtype, None if dev is None else device(dev)

@@ -91,3 +91,30 @@ class set_grad_enabled:  # noqa: N801 - PyTorch's name
 
     def __exit__(self, *exc) -> None:
         _set(self._previous)
+
+
+class inference_mode(_GradMode):  # noqa: N801 - PyTorch's name
+    """`with minitorch.inference_mode():` for code that will never need gradients: as
+    no_grad here (PyTorch also skips view and version bookkeeping inside, a speed-up minitorch
+    does not need). `inference_mode(False)` leaves the mode as it is; a decorator too."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode, without parentheses
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = mode
+
+    def __enter__(self) -> None:
+        self._previous = is_grad_enabled()
+        if self._mode:
+            _set(False)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self._mode):  # a fresh manager per call, so calls nest
+                return fn(*args, **kwargs)
+
+        return wrapper

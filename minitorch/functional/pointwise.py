@@ -12,9 +12,9 @@ from minitorch.functional._common import check_tensor
 
 # the public functions of this family
 __all__ = [
-    "abs", "add", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "ge", "gt", "le", "log",
-    "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu",
-    "rsqrt", "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
+    "abs", "add", "allclose", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "expm1", "ge",
+    "gt", "isclose", "le", "log", "log1p", "lt", "masked_fill", "maximum", "minimum", "mul", "ne",
+    "neg", "pow", "reciprocal", "relu", "rsqrt", "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
 ]
 
 # ---- one tensor --------------------------------------------------------------------------
@@ -88,6 +88,18 @@ def erf(input):
     """2 / sqrt(pi) * integral from 0 to input of exp(-t^2) dt"""
     check_tensor("erf", input)
     return ops.erf(input)
+
+
+def log1p(input):
+    """log(1 + input), accurate for a small input (where 1 + input would round it away)."""
+    check_tensor("log1p", input)
+    return ops.log1p(input)
+
+
+def expm1(input):
+    """exp(input) - 1, accurate for a small input."""
+    check_tensor("expm1", input)
+    return ops.expm1(input)
 
 
 # ---- arithmetic --------------------------------------------------------------------------
@@ -182,6 +194,20 @@ def ge(input, other):
     return ops.ge(input, other)
 
 
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """Elementwise |input - other| <= atol + rtol * |other| (or equal), as a bool tensor."""
+    check_tensor("isclose", input)
+    check_tensor("isclose", other)
+    return ops.isclose(input, other, rtol, atol, equal_nan)
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Is every element of isclose(input, other, ...) true? A Python bool."""
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return close.numel() == 0 or bool(ops.amin(close).item())
+
+
 def where(condition, input, other):
     """input where condition is True, else other; input and other may be Python numbers.
 
@@ -246,6 +272,12 @@ class PointwiseMethods:
     def erf(self):
         return erf(self)
 
+    def log1p(self):
+        return log1p(self)
+
+    def expm1(self):
+        return expm1(self)
+
     def add(self, other, *, alpha=1):
         return add(self, other, alpha=alpha)
 
@@ -294,6 +326,13 @@ class PointwiseMethods:
     def where(self, condition, other):
         """self where condition is True, else other: x.where(c, y) is where(c, x, y)."""
         return where(condition, self, other)
+
+    def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+        return isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        return allclose(self, other, rtol, atol, equal_nan)
 
     def masked_fill(self, mask, value):
         return masked_fill(self, mask, value)

@@ -21,8 +21,8 @@ from minitorch.ops.meta import check_dtype, normalize_dims
 
 # the public functions of this family (and PyTorch's namespace of named result pairs)
 __all__ = [
-    "amax", "amin", "argmax", "argmin", "gather", "log_softmax", "max", "mean", "min",
-    "return_types", "softmax", "sum", "topk", "var",
+    "amax", "amin", "argmax", "argmin", "argsort", "gather", "log_softmax", "max", "mean", "min",
+    "return_types", "softmax", "sort", "sum", "topk", "var",
 ]
 
 # ---- arguments ---------------------------------------------------------------------------
@@ -78,7 +78,7 @@ class _ValuesIndices(NamedTuple):
 
 
 class return_types:  # noqa: N801 - named after torch.return_types
-    """The named pairs that `max`, `min` and `topk` return, as in `torch.return_types`."""
+    """The named pairs that `max`, `min`, `topk` and `sort` return, as `torch.return_types`."""
 
     class max(_ValuesIndices):
         __slots__ = ()
@@ -87,6 +87,9 @@ class return_types:  # noqa: N801 - named after torch.return_types
         __slots__ = ()
 
     class topk(_ValuesIndices):
+        __slots__ = ()
+
+    class sort(_ValuesIndices):
         __slots__ = ()
 
 
@@ -199,6 +202,23 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return return_types.topk(values, indices)
 
 
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    """(values, indices): the entries along `dim` in ascending (or descending) order.
+
+    Equal values keep the order they had (the sort is always stable); NaN sorts as the
+    largest value, as in PyTorch.
+    """
+    check_tensor("sort", input)
+    _check_orderable("sort", input)
+    values, indices = ops.sort(input, _one_dim("sort", dim, input), descending, stable)
+    return return_types.sort(values, indices)
+
+
+def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    """The indices that sort `input` along `dim`: sort(...).indices."""
+    return sort(input, dim, descending, stable).indices
+
+
 # ---- softmax and selection ---------------------------------------------------------------
 
 
@@ -264,6 +284,12 @@ class ReductionMethods:
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         return topk(self, k, dim, largest, sorted)
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return sort(self, dim, descending, stable)
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        return argsort(self, dim, descending, stable)
 
     def softmax(self, dim: int, dtype: DType | None = None):
         return softmax(self, dim, dtype)

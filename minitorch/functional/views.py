@@ -15,12 +15,12 @@ from minitorch.device import module_of
 from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.fake import MetaArray, is_fake
 from minitorch.functional._common import check_tensor, shape_arg
-from minitorch.ops.views_meta import normalize_index
+from minitorch.ops.views_meta import normalize_dim, normalize_index
 
 # the public functions of this family
 __all__ = [
-    "cat", "clone", "concat", "expand", "flatten", "permute", "reshape", "squeeze", "stack", "t",
-    "transpose", "unsqueeze",
+    "cat", "chunk", "clone", "concat", "expand", "flatten", "permute", "reshape", "roll", "split",
+    "squeeze", "stack", "t", "transpose", "unsqueeze",
 ]
 
 
@@ -112,6 +112,42 @@ def index(input, key):
     """input[key] for a basic key: ints, slices (steps > 0), None and `...`; always a view."""
     key = normalize_index(tuple(input.shape), key)
     return _viewed(ops.index(input, key), input, lambda t: ops.index(t, key))
+
+
+# ---- pieces: split and chunk ------------------------------------------------------------
+
+
+def split(tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Cut `tensor` along dim into views: pieces of split_size (the last may be smaller), or
+    of the sizes in a list, which must add up to the dim's size."""
+    check_tensor("split", tensor)
+    spec = split_size_or_sections
+    if not isinstance(spec, int):
+        spec = list(spec)
+    pieces = ops.split(tensor, spec, dim)
+    return tuple(_viewed(piece, tensor, lambda t, i=i: ops.split(t, spec, dim)[i])
+                 for i, piece in enumerate(pieces))
+
+
+def chunk(input, chunks: int, dim: int = 0) -> tuple:
+    """Cut `input` into `chunks` views of ceil(size / chunks) along dim (fewer if they run
+    out: chunk of 5 into 4 gives sizes 2, 2, 1)."""
+    check_tensor("chunk", input)
+    if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks <= 0:
+        raise ShapeError(at_user_line(
+            f"chunk expects `chunks` to be greater than 0, got: {chunks}"
+        ))
+    size = input.shape[normalize_dim("chunk", dim, input.ndim)]
+    if size == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-size // chunks), dim)
+
+
+def roll(input, shifts, dims=None):
+    """Shift entries along `dims` (every entry, flattened, if None), wrapping around:
+    roll([1, 2, 3, 4], 1) is [4, 1, 2, 3]. A copy."""
+    check_tensor("roll", input)
+    return ops.roll(input, shifts, dims)
 
 
 # ---- copies and joins --------------------------------------------------------------------
@@ -211,6 +247,15 @@ class ViewMethods:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         return flatten(self, start_dim, end_dim)
+
+    def split(self, split_size, dim: int = 0) -> tuple:
+        return split(self, split_size, dim)
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple:
+        return chunk(self, chunks, dim)
+
+    def roll(self, shifts, dims=None):
+        return roll(self, shifts, dims)
 
     def contiguous(self):
         """`self` if its elements are already in row-major order, else a row-major copy."""

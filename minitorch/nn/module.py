@@ -19,12 +19,19 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from minitorch.errors import MinitorchError, ShapeError, at_user_line
 from minitorch.nn._data import copy_into, replace_data
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
+
+# hook(module, args, kwargs) -> the call's result, in place of module.forward(*args, **kwargs).
+# Set only by bytecode capture, while a frame it could not capture runs eagerly: the modules
+# that frame calls are then captured on their own, as TorchDynamo's frame hook captures every
+# frame ([Note: our PEP 523] in tracer/dynamo/eval_frame.py). Per thread, like grad mode.
+call_hook: ContextVar[Callable | None] = ContextVar("module_call_hook", default=None)
 
 
 class _IncompatibleKeys(NamedTuple):  # PyTorch's name, so it prints the same
@@ -58,6 +65,9 @@ class Module:
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        hook = call_hook.get()
+        if hook is not None:
+            return hook(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # ---- registration --------------------------------------------------------------------
@@ -324,7 +334,7 @@ class Module:
         `to(float64)`, `to("cuda")`, `to(device, dtype)`, `to(tensor)`. A dtype converts
         floating-point tensors only (BatchNorm's integer batch count stays int64).
         """
-        from minitorch.tensor import to_arguments
+        from minitorch.conversions import to_arguments
 
         dtype, device = to_arguments(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:

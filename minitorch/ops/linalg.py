@@ -1,4 +1,6 @@
-"""The op table, linear algebra: matrix products. See [Note: the op table] in registry.py.
+"""The op table, linear algebra: matrix products, triangles (tril, triu) and norms.
+
+See [Note: the op table] in registry.py.
 
 [Note: matmul]
 Two primitives do every product: `mm`, (n, k) @ (k, m), and `bmm`, a batch of them,
@@ -16,12 +18,19 @@ The derivatives are products again: for out = a @ b, grad_a = g @ b^T and grad_b
 
 from __future__ import annotations
 
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+import math
+
+import numpy as np
+
+from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops.meta import broadcast_shapes
+from minitorch.ops.pointwise import abs, eq, masked_fill, mul, ne, pow, sqrt, to_copy, where
+from minitorch.ops.reductions import amax, amin, sum
 from minitorch.ops.registry import OpDef, TensorMeta, register
 from minitorch.ops.views import expand, reshape, transpose
 
-__all__ = ["mm", "bmm", "matmul"]  # the ops this family registers
+# the ops this family registers
+__all__ = ["mm", "bmm", "matmul", "tril", "triu", "norm"]
 
 
 def _check_dtypes(op: str, a, b) -> None:
@@ -122,3 +131,73 @@ def _batched(x, batch: tuple[int, ...]):
 
 
 matmul = register(OpDef("matmul", "composite", None, decomposition=_matmul_decomposition))
+
+# ---- triangles and norms: composites -----------------------------------------------------
+
+
+def _triangle(name: str, outside):
+    """tril/triu: zero the entries `outside(rows, cols, diagonal)` marks, a constant mask."""
+
+    def decomposition(x, diagonal: int = 0):
+        from minitorch.factories import tensor
+
+        if len(x.shape) < 2:
+            raise ShapeError(at_user_line(
+                f"{name}: input tensor must have at least 2 dimensions, got shape "
+                f"{tuple(x.shape)}"
+            ))
+        rows, cols = x.shape[-2:]
+        mask = tensor(outside(rows, cols, diagonal), device=x.device)  # (rows, cols)
+        return masked_fill(x, mask, 0)
+
+    decomposition.__name__ = name
+    return decomposition
+
+
+# tril keeps j <= i + diagonal; triu keeps j >= i + diagonal (the last two dims are (i, j))
+tril = register(OpDef("tril", "composite", None, decomposition=_triangle(
+    "tril", lambda n, m, k: ~np.tri(n, m, k, dtype=bool))))
+triu = register(OpDef("triu", "composite", None, decomposition=_triangle(
+    "triu", lambda n, m, k: np.tri(n, m, k - 1, dtype=bool))))
+
+
+def _norm_decomposition(x, p=2, dim=None, keepdim: bool = False):
+    """The vector p-norm over `dim` (every dim if None): (sum |x|^p)^(1/p), and its limits:
+    p = inf is max |x|, -inf min |x|, 0 the count of non-zeros; 'fro' is p = 2."""
+    if not x.dtype.is_floating_point:
+        raise DTypeError(at_user_line(
+            f"norm: expected a floating point tensor as input, got {x.dtype.name}"
+        ))
+    if p == "fro":
+        p = 2
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise MinitorchError(at_user_line(
+            f"norm: p must be a number or 'fro', got {p!r} (the nuclear norm is not supported)"
+        ))
+    size = abs(x)
+    if p == math.inf:
+        return amax(size, dim=dim, keepdim=keepdim)
+    if p == -math.inf:
+        return amin(size, dim=dim, keepdim=keepdim)
+    if p == 0:
+        return sum(to_copy(ne(x, 0), dtype=x.dtype), dim=dim, keepdim=keepdim)
+    if p == 1:
+        return sum(size, dim=dim, keepdim=keepdim)
+    if p == 2:
+        return _root(sum(mul(x, x), dim=dim, keepdim=keepdim), 2)
+    return _root(sum(pow(size, p), dim=dim, keepdim=keepdim), p)
+
+
+def _root(total, p: float):
+    """total^(1/p), whose gradient is 0 where the total is 0, as PyTorch's norm gives (the
+    root's own derivative is infinite there, and inf * 0 would make the gradient NaN).
+
+    The root is taken of 1 where the total is 0, so its derivative there is finite, and the
+    outer `where` sends it no gradient: the double-`where` idiom.
+    """
+    zero = eq(total, 0)
+    safe = where(zero, 1.0, total)
+    return where(zero, 0.0, sqrt(safe) if p == 2 else pow(safe, 1.0 / p))
+
+
+norm = register(OpDef("norm", "composite", None, decomposition=_norm_decomposition))

@@ -41,9 +41,11 @@ def check_scalars_fit(op: str, dtype: DType, *operands) -> None:
             continue
         if dtype.is_floating_point:
             fits = abs(x) <= sys.float_info.max
+        elif dtype.category == 0:  # any int converts to bool
+            fits = True
         else:
             info = np.iinfo(dtype.np)
-            fits = dtype.category == 0 or info.min <= x <= info.max
+            fits = info.min <= x <= info.max
         if not fits:
             raise InvalidArgumentError(at_user_line(
                 f"{op}: value {x} cannot be converted to {dtype.name} without overflow"

@@ -30,7 +30,7 @@ Why each primitive here is one:
   for some rows only. Its derivative is a `scatter_add` (the reductions' gather pair).
 - rng_state: the one source of randomness in the table (nothing else draws random numbers); it
   reads and advances the counter-based generator, and dropout_keep hashes what it returns
-  into dropout's mask ([Note: counter-based random numbers] in minitorch/random.py).
+  into dropout's mask ([Note: counter-based random numbers] in minitorch/counter_rng.py).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from minitorch import random
+from minitorch import counter_rng
 from minitorch.dtype import int64
 from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops import nn_meta as m
@@ -164,13 +164,13 @@ embedding = register(OpDef(
     lowering="lowered",
 ))
 
-# ---- dropout's random mask ([Note: counter-based random numbers] in minitorch/random.py) -----
+# ---- dropout's random mask ([Note: counter-based random numbers] in minitorch/counter_rng.py) ---
 
 
 def _rng_state_impl(xp, x):
     """(seed, offset) for x.numel() draws, as two int64s; the generator moves past them."""
-    seed, offset = random.advance(x.size)
-    return xp.asarray([random.as_int64(seed), random.as_int64(offset)], dtype=xp.int64)
+    seed, offset = counter_rng.advance(x.size)
+    return xp.asarray([counter_rng.as_int64(seed), counter_rng.as_int64(offset)], dtype=xp.int64)
 
 
 # why primitive: the one op with a side effect, reading and advancing the generator; nothing
@@ -181,7 +181,7 @@ rng_state = register(OpDef("rng_state", "random", m.rng_state_meta, impl=_rng_st
 def _dropout_keep_impl(xp, x, p, state):
     """Element k is kept when uniform(seed, offset + k) >= p: with probability 1 - p."""
     counters = state[1] + xp.arange(x.size, dtype=xp.int64)  # int64 wraps, as the kernel's
-    return (random.uniform(xp, state[0], counters) >= p).reshape(x.shape)
+    return (counter_rng.uniform(xp, state[0], counters) >= p).reshape(x.shape)
 
 
 # why primitive: a hash of integers, which no pointwise op computes; it lowers to ops.rand

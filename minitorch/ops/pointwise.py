@@ -23,6 +23,8 @@ must know, so an op is primitive only when it has to be:
                      differentiates to e^-x / (1 + e^-x)^2 = inf / inf = NaN for x < -88
                      in float32
     erf              a special function: no finite combination of the others computes it
+    log1p expm1      log(1 + x) and exp(x) - 1 round 1 + x (or e^x) first and lose the digits
+                     of a small x: log1p(1e-10) would be 0, or 1.00000008e-10 in float64
     eq ne lt le      comparisons (bool results)
     where            selection between two values
     maximum minimum  NaN propagates (where(a > b, a, b) would drop a NaN a), and ties split
@@ -38,6 +40,7 @@ must know, so an op is primitive only when it has to be:
     relu             where(x <= 0, 0, x): relu'(0) = 0, and a NaN passes through
     clamp            where(x < min, min, x), then where(y > max, max, y)
     masked_fill      where(mask, value, x), in x's dtype
+    isclose          eq(a, b), or where the error |a - b| is finite, le(error, atol + rtol |b|)
     gelu silu        0.5 x (1 + erf(x / sqrt 2)) (or its tanh form), x sigmoid(x)
 
 The derivatives below skip the gradient of an input that does not require one (`_needs_grad`):
@@ -48,7 +51,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch.dtype import bool_, result_type
+from minitorch.dtype import bool_, float32, result_type
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops import pointwise_kernels as k
@@ -59,8 +62,9 @@ from minitorch.ops.registry import OpDef, register
 # the ops this family registers
 __all__ = [
     "add", "sub", "mul", "div", "neg", "abs", "pow", "sin", "cos", "exp", "log", "tanh",
-    "sigmoid", "erf", "eq", "ne", "lt", "le", "gt", "ge", "where", "maximum", "minimum",
-    "sqrt", "rsqrt", "reciprocal", "relu", "clamp", "masked_fill", "gelu", "silu", "to_copy",
+    "sigmoid", "erf", "log1p", "expm1", "eq", "ne", "lt", "le", "gt", "ge", "where", "maximum",
+    "minimum", "sqrt", "rsqrt", "reciprocal", "relu", "clamp", "masked_fill", "isclose", "gelu",
+    "silu", "to_copy",
 ]
 
 
@@ -202,6 +206,20 @@ erf = register(OpDef(
     "erf", "pointwise", m.unary_float("erf"),
     impl=k.erf,
     backward=lambda g, out, x: (mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))),),
+    lowering="lowered",
+))
+# why primitive: see [Note: the pointwise primitives] (accuracy near 0)
+log1p = register(OpDef(
+    "log1p", "pointwise", m.unary_float("log1p"),
+    impl=lambda xp, a: xp.log1p(k.as_float(xp, a)),
+    backward=lambda g, out, x: (div(g, add(x, 1.0)),),  # 1 / (1 + x)
+    lowering="lowered",
+))
+# why primitive: see [Note: the pointwise primitives] (accuracy near 0)
+expm1 = register(OpDef(
+    "expm1", "pointwise", m.unary_float("expm1"),
+    impl=lambda xp, a: xp.expm1(k.as_float(xp, a)),
+    backward=lambda g, out, x: (mul(g, add(out, 1.0)),),  # e^x = expm1(x) + 1
     lowering="lowered",
 ))
 
@@ -347,6 +365,37 @@ def _masked_fill(x, mask, value):
 
 
 masked_fill = register(OpDef("masked_fill", "composite", None, decomposition=_masked_fill))
+
+
+def _isclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """a == b, or |a - b| <= atol + rtol |b| with |a - b| finite; NaNs equal if equal_nan.
+
+    Integers and bools compare in the default float, as in PyTorch; with both tolerances 0 the
+    test is plain equality.
+    """
+    if not (is_tensor(a) and is_tensor(b)) or a.dtype is not b.dtype:
+        got = " and ".join(x.dtype.name if is_tensor(x) else type(x).__name__ for x in (a, b))
+        raise DTypeError(at_user_line(
+            f"isclose: expected two tensors of the same dtype, got {got}"
+        ))
+    if rtol < 0 or atol < 0:
+        raise MinitorchError(at_user_line(
+            f"isclose: rtol and atol must be non-negative, got rtol={rtol}, atol={atol}"
+        ))
+    _check_broadcast("isclose", a, b)
+    close = eq(a, b)
+    if equal_nan and a.dtype.is_floating_point:
+        close = where(ne(a, a), ne(b, b), close)  # x != x only for NaN
+    if rtol == 0 and atol == 0:
+        return close
+    if not a.dtype.is_floating_point:
+        a, b = to_copy(a, dtype=float32), to_copy(b, dtype=float32)
+    error = abs(sub(where(close, 0.0, a), where(close, 0.0, b)))  # no inf - inf
+    within = le(error, add(abs(mul(b, rtol)), atol))
+    return where(close, True, where(lt(error, math.inf), within, False))
+
+
+isclose = register(OpDef("isclose", "composite", None, decomposition=_isclose))
 
 # ---- activations -------------------------------------------------------------------------
 

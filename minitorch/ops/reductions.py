@@ -31,7 +31,7 @@ from minitorch.ops.views import expand, reshape
 # the ops this family registers
 __all__ = [
     "sum", "mean", "var", "amax", "amin", "argmax", "argmin", "topk_indices",
-    "gather", "scatter_add", "softmax", "log_softmax", "max", "min", "topk",
+    "gather", "scatter_add", "softmax", "log_softmax", "max", "min", "topk", "sort",
 ]
 
 # ---- sums --------------------------------------------------------------------------------
@@ -312,7 +312,16 @@ def _topk_decomposition(x, k: int, dim: int = -1, largest: bool = True,
     return gather(x, dim, indices), indices
 
 
+def _sort_decomposition(x, dim: int = -1, descending: bool = False, stable: bool = False):
+    """Every entry along `dim` in order: topk with k the dim's size. Equal values keep their
+    order (a stable sort, which `stable=False` allows too); NaN counts as the largest."""
+    d = m.normalize_dims("sort", dim, x.ndim)
+    n = x.shape[d[0]] if d else 1
+    return _topk_decomposition(x, n, dim, largest=descending)
+
+
 # (values, indices) along a dim; the gradient goes to the returned index only
 max = register(OpDef("max", "composite", None, decomposition=_max_decomposition))
 min = register(OpDef("min", "composite", None, decomposition=_min_decomposition))
 topk = register(OpDef("topk", "composite", None, decomposition=_topk_decomposition))
+sort = register(OpDef("sort", "composite", None, decomposition=_sort_decomposition))

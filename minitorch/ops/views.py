@@ -16,7 +16,8 @@ The primitives of this family, and why each is one:
                    the out-of-place form of every write (x[key] = v, fill_, copy_)
     cat            join along a dim (each output element is one element of one input)
 
-Everything else (view, flatten, squeeze, unsqueeze, transpose, stack, clone) is a composite.
+Everything else (view, flatten, squeeze, unsqueeze, transpose, stack, clone, split, roll) is a
+composite.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from minitorch.ops.registry import OpDef, register
 # the ops this family registers
 __all__ = [
     "expand", "reshape", "permute", "index", "index_scatter", "cat",
-    "view", "flatten", "squeeze", "unsqueeze", "transpose", "stack", "clone",
+    "view", "flatten", "squeeze", "unsqueeze", "transpose", "stack", "clone", "split", "roll",
 ]
 
 # ---- views -------------------------------------------------------------------------------
@@ -237,3 +238,69 @@ transpose = register(OpDef("transpose", "composite", None,
 stack = register(OpDef("stack", "composite", None, decomposition=_stack_decomposition))
 # clone: a copy in new memory, differentiable (to_copy with neither dtype nor device)
 clone = register(OpDef("clone", "composite", None, decomposition=lambda x: to_copy(x)))
+
+# ---- cutting along a dim, and rotating -----------------------------------------------------
+
+
+def _narrow(x, d: int, start: int, stop: int):
+    """x[..., start:stop, ...] with the slice at dim d: a view."""
+    leading = tuple(slice(0, n, 1) for n in x.shape[:d])
+    return index(x, (*leading, slice(start, stop, 1)))
+
+
+def _split_sizes(x, split_size_or_sections, d: int) -> list[int]:
+    """The sizes of the pieces: equal pieces of an int (the last may be smaller), or a list."""
+    size = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0 or (step == 0 and size != 0):
+            raise ShapeError(at_user_line(
+                f"split: split_size must be positive (0 only for an empty dim), got {step}"
+            ))
+        return [min(step, size - start) for start in range(0, size, step)] or [0]
+    sizes = [m.as_dim("split", n) for n in split_size_or_sections]
+    if any(n < 0 for n in sizes) or sum(sizes) != size:
+        raise ShapeError(at_user_line(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+            f"size at dimension {d}), but got split_sizes={sizes}"
+        ))
+    return sizes
+
+
+def _split_decomposition(x, split_size_or_sections, dim: int = 0) -> tuple:
+    """Pieces of x along dim, each a view: sizes given as one int, or as a list."""
+    d = vm.normalize_dim("split", dim, len(x.shape))
+    pieces, start = [], 0
+    for n in _split_sizes(x, split_size_or_sections, d):
+        pieces.append(_narrow(x, d, start, start + n))
+        start += n
+    return tuple(pieces)
+
+
+def _roll_decomposition(x, shifts, dims=None):
+    """Shift the entries along dims, wrapping around: roll([1, 2, 3], 1) is [3, 1, 2].
+    Along each dim, the last `shift` entries come first: cat(x[n-s:], x[:n-s])."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise ShapeError(at_user_line(
+                f"roll: shifts {shifts} need dims, one per shift"
+            ))
+        return reshape(_roll_decomposition(reshape(x, (-1,)), shifts, 0), tuple(x.shape))
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise ShapeError(at_user_line(
+            f"roll: shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+        ))
+    out = x
+    for shift, dim in zip(shifts, dims):
+        d = vm.normalize_dim("roll", dim, len(x.shape))
+        n = x.shape[d]
+        cut = n - shift % n if n else 0
+        if cut not in (0, n):
+            out = cat(_narrow(out, d, cut, n), _narrow(out, d, 0, cut), dim=d)
+    return out if out is not x else to_copy(x)  # a new tensor even when nothing moves
+
+
+split = register(OpDef("split", "composite", None, decomposition=_split_decomposition))
+roll = register(OpDef("roll", "composite", None, decomposition=_roll_decomposition))

@@ -5,6 +5,7 @@
 they act on a call:
 
     eval_frame.py        optimize(): bind the call into a frame view, look up the cache
+    optimized_module.py  what compile(model) returns: the compiled forward, the model's attributes
     cache.py             the cache entries of each code object
     convert_frame.py     trace one frame into a cache entry, or record why it runs eagerly
     instructions.py      read and normalise the bytecode (compat.py: the version differences)

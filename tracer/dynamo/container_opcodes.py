@@ -7,6 +7,8 @@
     BUILD_CONST_KEY_MAP 2    {"a": x, "b": y}           ConstDictVariable (dicts.py)
     BUILD_MAP 0; MAP_ADD     {k: v for k in ...}        ConstDictVariable, grown in place
     DICT_UPDATE              {**a, **b}
+    CALL_FUNCTION_EX 1       f(*args, **kwargs)         the call, with the tuple's items and the
+                                                        dict's entries as its arguments
     STORE_SUBSCR             d[k] = v, lst[i] = v       (the caller's: replayed, side_effects.py)
     FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
 
@@ -21,8 +23,10 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING
 
+from tracer.dynamo import compat
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.variables import (
+    NULL,
     BuiltinVariable,
     ConstantVariable,
     ListVariable,
@@ -143,6 +147,28 @@ def dict_update(self: InstructionTranslator, inst: Instruction) -> None:
     """`{**a, **b}`: merge the popped dict into the one `arg` deep."""
     other = self.pop()
     _building(self.stack[-inst.arg]).update(other)
+
+
+def dict_merge(self: InstructionTranslator, inst: Instruction) -> None:
+    """`f(**a, **b)`: as DICT_UPDATE, except that a keyword given twice is CPython's TypeError."""
+    other = _building(self.pop())
+    into = _building(self.stack[-inst.arg])
+    if twice := [k for k in other.keys if into.contains(k)]:
+        raise Unsupported(f"a call given keyword argument {twice[0]!r} twice (a TypeError)")
+    into.update(other)
+
+
+def call_function_ex(self: InstructionTranslator, inst: Instruction) -> None:
+    """`f(*args)`, `f(*args, **kwargs)`: below them, the callable's two slots as for CALL."""
+    kwargs = _building(self.pop()).entries if inst.arg & 1 else {}
+    args = self.pop().unpack_sequence(self)
+    first, second = self.popn(2)
+    fn, self_arg = compat.split_call_slots(first, second, lambda v: v is NULL)
+    if self_arg is not None:
+        args = [self_arg, *args]
+    if any(not isinstance(k, str) for k in kwargs):
+        raise Unsupported("a call whose **kwargs has a key that is not a string (a TypeError)")
+    self.push(self.call(fn, args, kwargs))
 
 
 def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:

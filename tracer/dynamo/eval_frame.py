@@ -17,7 +17,12 @@ the same thing at the one place we control, the call:
          frame of one code object ([Note: the cache and threads] in cache.py)
 
 What we give up: only the function passed to `optimize` is captured, not every frame it calls
-(a real hook sees those too, and a later issue inlines them instead).
+(a real hook sees those too). Tracing makes up for most of it by inlining the calls; where a
+call cannot be inlined and the graph breaks there, the transformed code runs that call through
+`call_captured`, which does for the callee's frame what the hook would ([Note: breaks inside
+inlined calls] in graph_break.py). A frame that runs wholly eagerly (a break inside a loop,
+say) has the modules it calls captured on their own, through `nn.Module.__call__`'s
+`call_hook`; the plain functions it calls run uncaptured.
 """
 
 from __future__ import annotations
@@ -25,20 +30,22 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, MethodType
+from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from minitorch import config
 from minitorch._logging import compiled_call, log
 from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
-from minitorch.nn.module import Module
+from minitorch.nn.module import Module, call_hook
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
 from tracer.dynamo.compiler import EAGER, GraphCompiler, as_compiler
 from tracer.dynamo.convert_frame import convert_frame, frame_title
+from tracer.dynamo.optimized_module import OptimizedModule
 
 
 @dataclass
@@ -136,11 +143,11 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
         if entry is None:
             entry = _compile(cache, frame, compiler, fullgraph, dynamic)
             if entry is None:
-                return fn(*args, **kwargs)
+                return _run_eagerly(compiler, dynamic, fn, args, kwargs)
             if entry.transformed is not None:
                 compiled_call(fn, optimized, args, kwargs)
         if entry.transformed is None:
-            return fn(*args, **kwargs)
+            return _run_eagerly(compiler, dynamic, fn, args, kwargs)
         return entry.transformed.fn(frame.f_locals, frame.f_globals)
 
     optimized._dynamo_code = code
@@ -194,6 +201,89 @@ def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
     return entry
 
 
+def call_captured(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /, *args,
+                  **kwargs) -> Any:
+    """`fn(*args, **kwargs)`, its own frame captured with `compiler` when it is user code: what
+    the eval-frame hook does for a call that a graph break runs for real (graph_break.py)."""
+    target = _captured_target(fn)
+    if target is None:
+        return fn(*args, **kwargs)
+    function, bound_self = target
+    if bound_self is not None:
+        args = (bound_self, *args)
+    return _optimized(function, compiler, dynamic)(*args, **kwargs)
+
+
+def _run_eagerly(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, args: tuple,
+                 kwargs: dict) -> Any:
+    """Run a frame that was not captured; the modules it calls are captured on their own
+    (TorchDynamo's hook, which sees every frame, skips one and still captures its callees)."""
+    token = call_hook.set(functools.partial(_captured_module_call, compiler, dynamic))
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        call_hook.reset(token)
+
+
+def _captured_module_call(compiler: GraphCompiler, dynamic: bool | None, module: Module,
+                          args: tuple, kwargs: dict) -> Any:
+    token = call_hook.set(None)  # its own frame sets it again if it runs eagerly
+    try:
+        return call_captured(compiler, dynamic, module, *args, **kwargs)
+    finally:
+        call_hook.reset(token)
+
+
+# Packages whose functions the hook leaves alone, as TorchDynamo skips torch's own files:
+# minitorch's internals run on numpy. (Modules are captured whatever their package: an nn
+# layer's forward is user-level code.)
+_SKIPPED_PACKAGES = ("minitorch", "tracer", "ir", "codegen", "numpy")
+
+
+def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
+    """(function, bound self) of a call whose frame is worth capturing; None to call as is."""
+    if isinstance(fn, OptimizedModule):  # compiled already: it captures itself
+        return None
+    if isinstance(fn, Module):  # m(x) is Module.__call__, which calls m.forward(x)
+        if type(fn).__call__ is not Module.__call__ or "forward" in fn.__dict__:
+            return None
+        return _python_function(type(fn).forward, fn)
+    if hasattr(fn, "_dynamo_code"):  # already compiled: it captures itself
+        return None
+    if isinstance(fn, MethodType):
+        target = _python_function(fn.__func__, fn.__self__)
+    else:
+        target = _python_function(fn, None)
+    if target is None:
+        return None
+    package = (getattr(target[0], "__module__", None) or "").split(".")[0]
+    return None if package in _SKIPPED_PACKAGES else target
+
+
+def _python_function(fn: Any, bound_self: object | None):
+    """A plain function (generators and coroutines are not captured: they would only fall
+    back)."""
+    if not isinstance(fn, FunctionType) or fn.__code__.co_flags & _NOT_PLAIN:
+        return None
+    return fn, bound_self
+
+
+_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+# function -> {(compiler, dynamic): its optimized wrapper}: made once, not on every call
+_optimized_callees: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _optimized(function: FunctionType, compiler: GraphCompiler,
+               dynamic: bool | None) -> Callable:
+    wrappers = _optimized_callees.setdefault(function, {})
+    key = (compiler, dynamic)
+    if key not in wrappers:
+        wrappers[key] = optimize(function, compiler, dynamic=dynamic)
+    return wrappers[key]
+
+
 def _function_of(fn: Callable) -> tuple[Callable, object | None]:
     """The Python function whose bytecode runs, and the bound self of a method."""
     if isinstance(fn, MethodType):
@@ -235,15 +325,3 @@ def recompile_reasons(fn: Callable) -> list[str]:
 def reset() -> None:
     """Forget every compiled function, guard and cache entry."""
     _cache.reset()
-
-
-class OptimizedModule(Module):
-    """A compiled module: calls go through the compiled forward; parameters are shared."""
-
-    def __init__(self, orig_mod: Module, compiled_forward: Callable) -> None:
-        super().__init__()
-        self._orig_mod = orig_mod  # registered as a submodule, so parameters() finds them
-        object.__setattr__(self, "_compiled_forward", compiled_forward)
-
-    def forward(self, *args, **kwargs):
-        return self._compiled_forward(*args, **kwargs)

@@ -7,7 +7,7 @@ graph there, and so do we:
 
     def f(x):                          def __transformed_f_0(L, G):          # generated source
         y = x.sin()                        graph_out = __compiled_fn_f_0(L['x'])
-        print("hi")       # break          ___call = G['print']('hi')       # run for real
+        print("hi")       # break          ___call = ___call_captured(builtins.print, 'hi')
         return y.cos()                     return ___resume_0(___call, L['x'], graph_out[0])
 
     ___resume_0 = optimize(__resume_at_28_f)   # f's bytecode from the instruction after the
@@ -19,19 +19,37 @@ calling one of two resume functions (the jump target, or the next instruction). 
 adds one graph, and resume functions are cached per resume point, so n breaks in a row give
 n + 1 graphs, whichever way the branches go.
 
+[Note: breaks inside inlined calls]
+A call of a user function is inlined: its ops join the caller's graph. When something inside
+it cannot be traced, the break moves out to the call: the *caller* breaks at its CALL
+instruction, and `___call_captured` (eval_frame.py) runs the callee with its own frame
+captured, as the eval-frame hook would see it, so the callee gets graphs of its own around
+its own break. Nothing runs eagerly but the untraceable part:
+
+    def helper(t):                     f = lambda x: helper(x).sum()
+        t = t * 2        # graph 1     ___call_captured(G['helper'], L['x'])   helper's frame:
+        print("hi")      # break                                               its own graphs,
+        return t + 1     # graph 2                                             break, resume
+                                       ___resume_0(___call).sum()              # graph 3
+
+The callee is found again from its source at run time (`self.encode`, `G['helper']`,
+`L['self'].block`), so a call of a method or a submodule breaks the same way.
+
 A break needs every value the rest of the frame can see: the stack below the instruction and
 the live locals are rebuilt in the transformed code (a tensor the graph computed is one of its
 outputs) and passed to the resume function. When that is impossible the frame runs eagerly, as
 before: inside a loop (the resume function would re-enter the loop from the middle on every
 iteration; TorchDynamo does the same), inside a try block, in a generator, in an inlined
-function (the break moves out to the call of it), with `fullgraph=True` (an error instead),
+function (the break moves out to the call of it, above), with `fullgraph=True` (an error instead),
 when a value cannot be rebuilt, or when the failed call had already mutated something while
 being inlined (running it for real would do that write a second time).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -66,6 +84,8 @@ class BreakPlan:
     condition: VariableTracker | None = None  # a branch: the tensor whose truth decides
     resume: list = field(default_factory=list)  # the resume functions: [next] or [jump, next]
     jump_if: bool = True  # a branch jumps when bool(condition) == jump_if
+    # runs the call: call_captured (eval_frame.py) with the frame's compiler and settings
+    run_call: Callable | None = None
     where: str | None = None  # 'file.py:12', the user's line of the breaking instruction
 
     def values(self) -> list[VariableTracker]:
@@ -125,7 +145,9 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
     stack = list(stack)
     if inst.opname in _CALLS:
         call = _pop_call(inst, stack, kw_names)
-        plan = BreakPlan(stack, live, call)
+        if getattr(call[0], "value", getattr(call[0], "fn", None)) is super:
+            raise Unsupported("super() reads the frame's __class__ cell: it cannot run outside")
+        plan = BreakPlan(stack, live, call, run_call=_call_runner(tx))
         after = _nulls(stack) + (False,)  # the call's result is pushed
         plan.resume = [_resume(tx, index + 1, after, live)]
         return plan
@@ -163,6 +185,12 @@ def _resume(tx: InstructionTranslator, index: int, nulls: tuple[bool, ...],
     point = ResumePoint(offset, nulls, tuple(live))
     fn = resume_function(code, point, tx.frame.f_globals)
     return optimize(fn, tx.output.compiler, dynamic=tx.output.dynamic)  # the caller's mode
+
+
+def _call_runner(tx: InstructionTranslator) -> Callable:
+    from tracer.dynamo.eval_frame import call_captured
+
+    return functools.partial(call_captured, tx.output.compiler, tx.output.dynamic)
 
 
 def _nulls(stack: list[VariableTracker]) -> tuple[bool, ...]:

@@ -82,6 +82,7 @@ class GuardBuilder:
         self.f_globals = f_globals
         self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
         self.parts: list[GuardPart] = []
+        self._codes: set[str] = set()  # the parts' code, to write each once
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
                                           "sys": sys, "___alias_pattern": alias_pattern}
@@ -93,7 +94,9 @@ class GuardBuilder:
         return guard.source.get_value(self.f_locals, self.f_globals)
 
     def _part(self, code: str, subject: str | None = None, explain=None) -> None:
-        self.parts.append(GuardPart(code, subject, explain))
+        if code not in self._codes:  # two guards may promise the same (a function's __code__)
+            self._codes.add(code)
+            self.parts.append(GuardPart(code, subject, explain))
 
     # ---- one method per kind of guard -------------------------------------------------------
 
@@ -179,20 +182,33 @@ class GuardBuilder:
         self._part(f"{x} is {self._literal(value)}", x)
 
     def NN_MODULE(self, guard: Guard) -> None:
-        """An nn.Module whose attributes tracing read: the very same object, in the same mode.
+        """An nn.Module whose attributes tracing read: the same class, in the same mode.
 
-        Identity and class, not equality: its parameters, submodules and Python attributes
-        are guarded one by one where they were read (parameters as TENSOR_MATCH: they are
-        graph inputs, so an optimizer step or load_state_dict needs no recompile). `training`
-        is guarded here for every module tracing entered, since layers like Dropout branch
-        on it.
+        Not its identity: everything tracing read from it is guarded one by one where it was
+        read (parameters and buffers as TENSOR_MATCH: they are graph inputs; submodules as
+        NN_MODULE; Python attributes by value; methods by their class attribute), so another
+        instance of the class with parameters of the same shapes runs the same compiled code,
+        as an optimizer step or load_state_dict on the same instance does. `training` is
+        guarded here for every module tracing entered, since layers like Dropout branch on it.
         """
         value, x = self._value(guard), guard.source.name()
-        self._part(f"{x} is {self._bind(value)}", f"type({x})")
-        # The same object may have another class now (`m.__class__ = Other`).
+        # `m.__class__ = Other` changes the class of the same object, too.
         self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
         flag = f"{x}.training"
         self._part(f"{flag} is {value.training!r}", flag)
+
+    def FUNCTION_MATCH(self, guard: Guard) -> None:
+        """A user function: its body and its globals, not its identity.
+
+        Everything else a call of it uses is guarded where it was used: each default it took,
+        each closure cell its body read ([Note: what a function object holds] and [Note:
+        closures are read through their cells] in variables/inline.py). So a lambda made
+        anew for each module instance (`self.act = lambda t: t * k`) reuses the entry.
+        """
+        value, x = self._value(guard), guard.source.name()
+        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        self._part(f"{x}.__code__ is {self._bind(value.__code__)}", f"{x}.__code__")
+        self._part(f"{x}.__globals__ is {self._bind(value.__globals__)}", f"{x}.__globals__")
 
     def TYPE_MATCH(self, guard: Guard) -> None:
         """Only the type was relied on (a value tracing could hold but not use)."""
@@ -253,8 +269,10 @@ class GuardBuilder:
                 return name
         # A code object is named after its function: ___code_forward.
         hint = getattr(value, "__name__", None) or getattr(value, "co_name", None)
-        hint = hint or type(value).__name__
         kind = "module" if type(value) is type(builtins) else type(value).__name__
+        if type(value) is dict and "__name__" in value:  # a module's globals: ___globals_f
+            kind, hint = "globals", value["__name__"]
+        hint = hint or type(value).__name__
         name = "___" + re.sub(r"\W", "_", f"{kind}_{hint}")
         while name in self.namespace:
             name += "_"

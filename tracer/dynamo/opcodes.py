@@ -41,7 +41,6 @@ MISSING_REASONS = {
     "GET_ITER": "a for loop or other iteration",
     "FOR_ITER": "a for loop",
     "STORE_GLOBAL": "assigning a global",
-    "CALL_FUNCTION_EX": "a call with *args or **kwargs",
     "RAISE_VARARGS": "raise",
     "BEFORE_WITH": "a with block",
 }

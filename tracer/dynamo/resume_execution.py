@@ -19,7 +19,8 @@ an argument is turned into a cell by MAKE_CELL, as CPython does for any argument
 variable (read from an enclosing function) becomes a plain argument too: its reads turn from
 LOAD_DEREF into LOAD_FAST, so a resume function needs no closure, and its value comes from the
 frame view like any local. (Writing one, `nonlocal k; k = 1`, is refused: the write would not
-reach the enclosing function's cell.) Resume functions are cached per (code, offset, stack
+reach the enclosing function's cell; so is a method that calls zero-argument `super()`, which
+reads its class from the `__class__` cell.) Resume functions are cached per (code, offset, stack
 shape, live locals), so a function with n sequential breaks has n resume functions, not 2^n.
 
 Building code objects by hand is where CPython versions differ most (jump encodings, caches,
@@ -85,6 +86,8 @@ _origins: dict[types.CodeType, tuple[types.CodeType, dict[int, int]]] = {}
 
 
 def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
+    if "__class__" in code.co_freevars:  # zero-argument super() finds its class in a cell
+        raise ValueError("a method that calls super() cannot resume without its __class__ cell")
     missing = set(code.co_freevars) - set(point.live_locals)
     if missing:
         raise ValueError(f"free variables {sorted(missing)} must be passed as live locals")

@@ -40,7 +40,7 @@ from tracer.dynamo.opcodes import (
     pop_jump_if_none,
     unary,
 )
-from tracer.dynamo.source import BuiltinSource, LocalSource
+from tracer.dynamo.source import BuiltinSource, LocalSource, Source
 from tracer.dynamo.variables import (
     NULL,
     BuiltinVariable,
@@ -161,10 +161,15 @@ class InstructionTranslator:
     def _load_local(self, name: str) -> VariableTracker:
         if name in self.unread_arguments:
             value = self.unread_arguments.pop(name)
-            self.symbolic_locals[name] = wrap(self, value, LocalSource(name))
+            self.symbolic_locals[name] = wrap(self, value, self.local_source(name))
         if name not in self.symbolic_locals:
             raise Unsupported(f"local variable {name!r} is read before it is assigned")
         return self.symbolic_locals[name]
+
+    def local_source(self, name: str) -> Source:
+        """Where an argument not read yet is reloaded from: L['x'] (a closure's cell, when
+        inlined: InliningTranslator)."""
+        return LocalSource(name)
 
     def _store_local(self, name: str, value: VariableTracker) -> None:
         self.unread_arguments.pop(name, None)
@@ -348,6 +353,8 @@ class InstructionTranslator:
     BUILD_CONST_KEY_MAP = containers.build_const_key_map
     MAP_ADD = containers.map_add
     DICT_UPDATE = containers.dict_update
+    DICT_MERGE = containers.dict_merge
+    CALL_FUNCTION_EX = containers.call_function_ex
     STORE_SUBSCR = containers.store_subscr
     STORE_ATTR = side_effects.store_attr
     BUILD_STRING = containers.build_string

@@ -33,10 +33,11 @@ import minitorch
 from minitorch.dtype import DType
 from minitorch.errors import register_generated_lines
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.source import Source
+from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.dicts import ConstDictVariable
+from tracer.dynamo.variables.functions import UserFunctionVariable
 from tracer.dynamo.variables.nested import NestedUserFunctionVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
@@ -94,7 +95,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
 
         def __transformed_f_0(L, G):                 # a call that could not be traced
             graph_out = __compiled_fn_f_0(L['x'])
-            ___call = G['print']('hi', graph_out[0])
+            ___call = ___call_captured(G['print'], 'hi', graph_out[0])
             return ___resume_f_0_0(___call, L['x'], graph_out[0])
 
         def __transformed_g_1(L, G):                 # `if x.sum() > 0:` on a tensor
@@ -121,7 +122,9 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     if plan.call is not None:
         fn, args, kwargs = plan.call
         call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
-        lines.append(f"    ___call = {rebuild(fn)}({', '.join(call_args)})")
+        namespace["___call_captured"] = plan.run_call
+        call_args = [rebuild(fn), *call_args]
+        lines.append(f"    ___call = ___call_captured({', '.join(call_args)})")
         breaking_line = len(lines)
         lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
     else:
@@ -189,9 +192,19 @@ def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any])
         return _rebuild_function(v, out_index, namespace)
     if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
         return f"{_reconstruct(v.tensor, out_index, namespace)}.{v.name}"
+    if isinstance(v, UserFunctionVariable) and v.bound_self is not None:
+        return _rebuild_method(v, out_index, namespace)
     if v.source is not None:
         return v.source.name()  # a value of the frame that tracing only passed along
     raise Unsupported(f"returning {v.describe()}")
+
+
+def _rebuild_method(v: UserFunctionVariable, out_index: dict, namespace: dict[str, Any]) -> str:
+    """`self.encode`, a method found on the class: looked up again on its object (its guards,
+    method_of in user_object.py, say that this finds the same function)."""
+    if not isinstance(v.fn_source, AttrSource):
+        raise Unsupported(f"rebuilding the method {v.describe()}")
+    return f"{_reconstruct(v.bound_self, out_index, namespace)}.{v.fn_source.member}"
 
 
 def _rebuild_function(v: NestedUserFunctionVariable, out_index: dict,

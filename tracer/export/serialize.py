@@ -40,21 +40,25 @@ unpickling runs code chosen by the file), the version, the lengths against the f
 call target against the allowlist, every argument's type, and each tensor's bytes (its size
 from dtype and shape, its place right after the one before). No code from the file runs: the
 only code is the `forward` that GraphModule generates from the checked graph, as for any trace.
+The envelope (prefix, checksum, JSON) and the tensors' bytes are minitorch/serialization.py's,
+which `minitorch.save` writes too, with a header of kind "object".
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import os
-import struct
 from typing import Any
 
-import numpy as np
-
-from minitorch.dtype import ALL_DTYPES
 from minitorch.nn.parameter import Parameter
+from minitorch.serialization import (
+    expect,
+    open_envelope,
+    read_dtype,
+    read_shape,
+    read_tensor,
+    seal,
+    tensor_bytes,
+)
 from minitorch.tensor import Tensor
 from tracer.export.graph_json import (
     SerializationError,
@@ -73,10 +77,6 @@ from tracer.export.program import (
 )
 from tracer.fx import GraphModule
 
-MAGIC = b"MTEXPORT"
-VERSION = 1
-_PREFIX = struct.Struct("<8sIQQ32s")  # magic, version, H, P, sha256
-_DTYPES = {d.name: d for d in ALL_DTYPES}
 _KINDS = ("parameter", "buffer", "constant")
 
 
@@ -106,8 +106,7 @@ def to_bytes(obj: GraphModule | ExportedProgram) -> bytes:
         if not isinstance(tensor, Tensor):
             raise SerializationError(f"cannot save get_attr '{name}': it reads a "
                                      f"{type(tensor).__name__}, not a tensor")
-        array = tensor.detach().cpu().numpy()
-        raw = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+        raw = tensor_bytes(tensor)
         entries.append({"name": name, "kind": kind, "requires_grad": tensor.requires_grad,
                         "dtype": tensor.dtype.name, "shape": list(tensor.shape),
                         "offset": offset, "nbytes": len(raw)})
@@ -118,16 +117,13 @@ def to_bytes(obj: GraphModule | ExportedProgram) -> bytes:
                               "tensors": entries}
     if program:
         header["signature"] = _signature_to_json(program.graph_signature)
-    head = json.dumps(header, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    payload = b"".join(chunks)
-    digest = hashlib.sha256(head + payload).digest()
-    return _PREFIX.pack(MAGIC, VERSION, len(head), len(payload), digest) + head + payload
+    return seal(header, b"".join(chunks))
 
 
 def from_bytes(data: bytes, source: str = "<bytes>") -> GraphModule | ExportedProgram:
     """Check and rebuild what `to_bytes` wrote; every failure names `source`."""
     try:
-        header, payload = _unpack(data)
+        header, payload = open_envelope(data)
         return _rebuild(header, payload)
     except SerializationError as e:
         raise SerializationError(f"cannot load {source!r}: {e}") from None
@@ -136,115 +132,49 @@ def from_bytes(data: bytes, source: str = "<bytes>") -> GraphModule | ExportedPr
                                  f"({type(e).__name__}: {e})") from None
 
 
-# ---- the envelope: magic, version, lengths, checksum, JSON -----------------------------------
-
-def _unpack(data: bytes) -> tuple[dict, bytes]:
-    if data and len(data) < len(MAGIC) and MAGIC.startswith(data):
-        raise SerializationError(f"the file is truncated: {len(data)} bytes, inside the magic")
-    if data[:len(MAGIC)] != MAGIC:
-        raise SerializationError(f"not a minitorch saved program: it starts with {data[:8]!r}, "
-                                 f"not {MAGIC!r}{_what_it_is(data)}")
-    if len(data) < _PREFIX.size:
-        raise SerializationError(f"the file is truncated: {len(data)} bytes, shorter than the "
-                                 f"{_PREFIX.size}-byte prefix")
-    _, version, head_len, payload_len, digest = _PREFIX.unpack_from(data)
-    if version != VERSION:
-        raise SerializationError(f"format version {version} is not supported (this minitorch "
-                                 f"reads version {VERSION})")
-    expected = _PREFIX.size + head_len + payload_len
-    if len(data) != expected:
-        what = "truncated" if len(data) < expected else "longer than its header says"
-        raise SerializationError(f"the file is {what}: {len(data)} bytes, expected {expected}")
-    body = data[_PREFIX.size:]
-    if hashlib.sha256(body).digest() != digest:
-        raise SerializationError("checksum mismatch: the file is corrupted (its bytes changed "
-                                 "after it was saved)")
-    try:
-        header = json.loads(body[:head_len].decode("utf-8"), parse_constant=_no_constant,
-                            object_pairs_hook=_unique_keys)
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise SerializationError(f"the header is not valid JSON ({e})") from None
-    if not isinstance(header, dict):
-        raise SerializationError("the header must be a JSON object")
-    return header, body[head_len:]
-
-
-def _what_it_is(data: bytes) -> str:
-    if data[:1] == b"\x80":
-        return " (a pickle: minitorch never unpickles, since unpickling runs code from the file)"
-    if data[:4] == b"PK\x03\x04":
-        return " (a zip archive, as torch.save writes: not readable here)"
-    return ""
-
-
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"duplicate keys in {keys}")
-    return dict(pairs)
-
-
 # ---- the header: tensors, graph, signature --------------------------------------------------
 
 def _rebuild(header: dict, payload: bytes) -> GraphModule | ExportedProgram:
     kind = header.get("kind")
     keys = {"kind", "training", "nodes", "tensors"} | (
         {"signature"} if kind == "exported_program" else set())
-    _expect(kind in ("graph_module", "exported_program"), f"unknown kind {kind!r:.60}")
-    _expect(set(header) == keys, f"the header's keys must be {sorted(keys)}")
-    _expect(isinstance(header["training"], bool), "'training' must be true or false")
+    expect(kind in ("graph_module", "exported_program"), f"unknown kind {kind!r:.60}")
+    expect(set(header) == keys, f"the header's keys must be {sorted(keys)}")
+    expect(isinstance(header["training"], bool), "'training' must be true or false")
     tensors = _tensors(header["tensors"], payload)
     graph = graph_from_json(header["nodes"], set(tensors))
     if kind == "graph_module":
         return assemble(graph, tensors, header["training"])
     signature = _signature_from_json(header["signature"], tensors)
     set_input_meta(graph, [s for s in signature.input_specs if s.kind == "user_input"])
-    _expect(len(graph.find_nodes(op="placeholder")) == sum(
+    expect(len(graph.find_nodes(op="placeholder")) == sum(
         s.kind == "user_input" for s in signature.input_specs),
         "the signature's user inputs do not match the graph's placeholders")
     return ExportedProgram(assemble(graph, tensors, header["training"]), signature)
 
 
 def _tensors(entries: Any, payload: bytes) -> dict[str, tuple[str, Tensor]]:
-    _expect(isinstance(entries, list), "'tensors' must be a list")
+    expect(isinstance(entries, list), "'tensors' must be a list")
     out: dict[str, tuple[str, Tensor]] = {}
     offset = 0
     for i, entry in enumerate(entries):
-        _expect(isinstance(entry, dict) and set(entry) == {
+        expect(isinstance(entry, dict) and set(entry) == {
             "name", "kind", "requires_grad", "dtype", "shape", "offset", "nbytes"},
             f"tensor #{i} must be an object with keys name, kind, requires_grad, dtype, "
             "shape, offset, nbytes")
         name = entry["name"]
         check_attr_name(name)
-        _expect(name not in out, f"two tensors are named {name!r}")
-        _expect(entry["kind"] in _KINDS and isinstance(entry["requires_grad"], bool),
+        expect(name not in out, f"two tensors are named {name!r}")
+        expect(entry["kind"] in _KINDS and isinstance(entry["requires_grad"], bool),
                 f"tensor '{name}': kind must be one of {', '.join(_KINDS)} and "
                 "requires_grad a bool")
-        dtype, shape = _dtype(entry["dtype"], name), _shape(entry["shape"], name)
-        nbytes = math.prod(shape) * dtype.itemsize
-        _expect(entry["nbytes"] == nbytes and type(entry["nbytes"]) is int,
-                f"tensor '{name}': {dtype.name}{list(shape)} is {nbytes} bytes, but the "
-                f"header says {entry['nbytes']!r:.30}")
-        _expect(entry["offset"] == offset and type(entry["offset"]) is int,
-                f"tensor '{name}': its bytes must start at {offset}, right after the tensor "
-                f"before it, not at {entry['offset']!r:.30}")
-        _expect(offset + nbytes <= len(payload),
-                f"tensor '{name}': bytes {offset}..{offset + nbytes} run past the payload's "
-                f"{len(payload)} bytes")
-        raw = payload[offset:offset + nbytes]
-        if dtype.name == "bool":
-            _expect(set(raw) <= {0, 1}, f"tensor '{name}': a bool byte is neither 0 nor 1")
-        array = np.frombuffer(raw, dtype=dtype.np.newbyteorder("<")).astype(dtype.np)
-        tensor = Tensor._from_array(array.reshape(shape))
+        dtype, shape = read_dtype(entry["dtype"], name), read_shape(entry["shape"], name)
+        tensor = read_tensor(payload, offset, entry, dtype, shape, f"tensor '{name}'")
         if entry["kind"] == "parameter":
             tensor = Parameter(tensor, requires_grad=entry["requires_grad"])
         out[name] = (entry["kind"], tensor)
-        offset += nbytes
-    _expect(offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte "
+        offset += entry["nbytes"]
+    expect(offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte "
                                     "payload")
     return out
 
@@ -260,50 +190,34 @@ def _signature_to_json(sig: GraphSignature) -> dict:
 
 
 def _signature_from_json(sig: Any, tensors: dict[str, tuple[str, Tensor]]) -> GraphSignature:
-    _expect(isinstance(sig, dict) and set(sig) == {"inputs", "outputs", "out_spec"}
+    expect(isinstance(sig, dict) and set(sig) == {"inputs", "outputs", "out_spec"}
             and isinstance(sig["inputs"], list) and isinstance(sig["outputs"], list)
             and isinstance(sig["out_spec"], str),
             "'signature' must hold lists 'inputs' and 'outputs', and a string 'out_spec'")
     inputs = []
     for i, s in enumerate(sig["inputs"]):
-        _expect(isinstance(s, dict) and set(s) == {"kind", "name", "target", "dtype", "shape"}
+        expect(isinstance(s, dict) and set(s) == {"kind", "name", "target", "dtype", "shape"}
                 and isinstance(s["name"], str),
                 f"input spec #{i} must have kind, name, target, dtype, shape")
         if s["kind"] == "user_input":
-            _expect(s["target"] is None, f"input spec '{s['name']}': a user input has no target")
+            expect(s["target"] is None, f"input spec '{s['name']}': a user input has no target")
         else:
-            _expect(isinstance(s["target"], str) and s["target"] in tensors
+            expect(isinstance(s["target"], str) and s["target"] in tensors
                     and tensors[s["target"]][0] == s["kind"],
                     f"input spec '{s['name']}': {s['kind']!r:.30} {s['target']!r:.60} is not "
                     "one of the file's tensors")
-        inputs.append(InputSpec(s["kind"], s["name"], s["target"], _shape(s["shape"], s["name"]),
-                                _dtype(s["dtype"], s["name"])))
+        inputs.append(InputSpec(s["kind"], s["name"], s["target"],
+                                read_shape(s["shape"], s["name"]),
+                                read_dtype(s["dtype"], s["name"])))
     outputs = []
     for i, s in enumerate(sig["outputs"]):
-        _expect(isinstance(s, dict) and set(s) == {"kind", "name", "dtype", "shape"},
+        expect(isinstance(s, dict) and set(s) == {"kind", "name", "dtype", "shape"},
                 f"output spec #{i} must have kind, name, dtype, shape")
         if s["kind"] == "constant":
             outputs.append(OutputSpec("constant", None, None, None))
             continue
-        _expect(s["kind"] == "user_output" and isinstance(s["name"], str),
+        expect(s["kind"] == "user_output" and isinstance(s["name"], str),
                 f"output spec #{i}: kind must be user_output or constant")
-        outputs.append(OutputSpec("user_output", s["name"], _shape(s["shape"], s["name"]),
-                                  _dtype(s["dtype"], s["name"])))
+        outputs.append(OutputSpec("user_output", s["name"], read_shape(s["shape"], s["name"]),
+                                  read_dtype(s["dtype"], s["name"])))
     return GraphSignature(tuple(inputs), tuple(outputs), sig["out_spec"])
-
-
-def _dtype(name: Any, where: str):
-    _expect(isinstance(name, str) and name in _DTYPES, f"'{where}': unknown dtype {name!r:.30}")
-    return _DTYPES[name]
-
-
-def _shape(shape: Any, where: str) -> tuple[int, ...]:
-    _expect(isinstance(shape, list) and len(shape) <= 64 and all(
-        type(d) is int and d >= 0 for d in shape),
-        f"'{where}': shape {shape!r:.60} is not a list of sizes")
-    return tuple(shape)
-
-
-def _expect(ok: bool, message: str) -> None:
-    if not ok:
-        raise SerializationError(message)

@@ -2,7 +2,7 @@
 gradients and errors equal eager mode's, on every code generator that compiles int64.
 
 Dropout is compared bit for bit: eager mode and the kernel hash the same counters
-([Note: counter-based random numbers] in minitorch/random.py), and a compiled call moves the
+([Note: counter-based random numbers] in minitorch/counter_rng.py), and a compiled call moves the
 generator as far as an eager one, so the draws after it agree too.
 """
 

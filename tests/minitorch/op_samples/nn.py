@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitorch import random
+from minitorch import counter_rng
 from op_samples.common import OpSpec, S, T, f64, i32, i64
 
 # ---- references --------------------------------------------------------------------------
@@ -164,8 +164,8 @@ def _np_dropout_mask(x, p):
 
 def _np_rng_state(x):
     # The state before the draw: the generator has moved x.size counters past it since.
-    seed, offset = random._seed, (random._offset - x.size) % 2**64
-    return np.array([random.as_int64(seed), random.as_int64(offset)], dtype=np.int64)
+    seed, offset = counter_rng._seed, (counter_rng._offset - x.size) % 2**64
+    return np.array([counter_rng.as_int64(seed), counter_rng.as_int64(offset)], dtype=np.int64)
 
 
 def _splitmix64(z: int) -> int:

@@ -215,6 +215,14 @@ SPECS: dict[str, OpSpec] = {
         _unary_samples() + [S(T((40,), f64, -7.0, 7.0)), S(T((40,), low=-4.0, high=4.0))],
         _np_erf, float_result,
     ),
+    "log1p": OpSpec(
+        _unary_samples(low=-0.5, high=2.0) + [S(T((6,), f64, -1e-10, 1e-10))],
+        _in_float64(np.log1p), float_result,
+    ),
+    "expm1": OpSpec(
+        _unary_samples() + [S(T((6,), f64, -1e-10, 1e-10)), S(T((4,), low=-1e-6, high=1e-6))],
+        _in_float64(np.expm1), float_result,
+    ),
     "relu": OpSpec([
         S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((5,), i64, -3, 3)), S(T((5,), i32, -3, 3)),
     ], lambda x: np.maximum(x, 0)),
@@ -271,4 +279,12 @@ SPECS: dict[str, OpSpec] = {
         S(T((2,)), dtype=minitorch.int64),
         S(T(())),
     ], _to_copy, _to_copy_dtype, grad=False),  # its derivative: tests/minitorch/test_device.py
+    "isclose": OpSpec([
+        S(T((20,), low=0.0, high=1.0), T((20,), low=0.0, high=1.0), 0.0, 0.3),  # by atol
+        S(T((20,), f64, 1.0, 2.0), T((20,), f64, 1.0, 2.0), 0.3, 0.0),  # by rtol
+        S(T((2, 3)), T((3,))),  # the defaults, broadcasting
+        S(T((8,), i64, 0, 3), T((8,), i64, 0, 3), 0.0, 1.0),  # ints: in the default float
+        S(T((8,), i32, 0, 2), T((8,), i32, 0, 2), 0.0, 0.0),  # both 0: equality
+        S(T((6,), b8), T((6,), b8)),
+    ], np.isclose, lambda arrays, *args, **kwargs: "bool", grad=False),
 }

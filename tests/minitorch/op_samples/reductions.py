@@ -66,6 +66,13 @@ def _np_topk(a, k, dim=-1, largest=True, sorted=True):
     return (a.copy() if a.ndim == 0 else np.take_along_axis(a, indices, axis=dim)), indices
 
 
+def _np_sort(a, dim=-1, descending=False, stable=False):
+    if a.ndim == 0:
+        return a.copy(), np.asarray(0)
+    indices = np.argsort(-a if descending else a, axis=dim, kind="stable")  # ties: in order
+    return np.take_along_axis(a, indices, axis=dim), indices
+
+
 def _values_and_index_dtypes(arrays: list, **kwargs) -> tuple:
     return arrays[0].dtype.name, "int64"
 
@@ -224,4 +231,13 @@ SPECS: dict[str, OpSpec] = {
         S(T((2, 3), low=-50, high=50), 1),
         S(T(()), 0),
     ], lambda a, dim: _np_log_softmax(a, dim) if a.ndim else np.zeros(())),
+    "sort": OpSpec([
+        S(T((7,))),
+        S(T((3, 5), f64), 0),
+        S(T((3, 5)), 1, True),  # descending
+        S(T((4, 6), i64, -2, 2)),  # ties keep their order
+        S(T((4, 6), i32, -2, 2), -1, descending=True, stable=True),
+        S(T(())),
+        S(T((2, 0)), 1),
+    ], _np_sort, _values_and_index_dtypes),
 }

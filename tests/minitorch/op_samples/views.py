@@ -41,6 +41,20 @@ def _np_transpose(a, dim0, dim1):
     return np.swapaxes(a, dim0, dim1) if a.ndim else a
 
 
+def _np_split(a, split_size_or_sections, dim=0):
+    size = a.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        sizes = [min(step, size - start) for start in range(0, size, step)] or [0]
+    else:
+        sizes = split_size_or_sections
+    return tuple(np.split(a, np.cumsum(sizes)[:-1], axis=dim))
+
+
+def _np_roll(a, shifts, dims=None):
+    return np.roll(a, shifts, axis=dims)
+
+
 def _promoted_all(arrays: list, **kwargs) -> str:
     """cat and stack: PyTorch's promotion over every input tensor."""
     return torch_result_dtype(*arrays)
@@ -149,4 +163,22 @@ SPECS: dict[str, OpSpec] = {
         S(T((3,), i64)),
         S(T((2,), b8)),
     ], lambda a: a.copy()),
+    "split": OpSpec([  # keywords: the expected dtypes see only those
+        S(T((5, 3)), split_size_or_sections=2),  # pieces of 2, 2, 1
+        S(T((4, 6), f64), split_size_or_sections=[1, 2, 3], dim=1),
+        S(T((4,)), split_size_or_sections=4),
+        S(T((2, 6)), split_size_or_sections=4, dim=-1),
+        S(T((3, 2), i64), split_size_or_sections=[3, 0], dim=0),  # an empty piece
+        S(T((0, 2)), split_size_or_sections=2),  # an empty dim: one empty piece
+    ], _np_split, dtype=lambda arrays, **kwargs: tuple(
+        arrays[0].dtype.name for _ in _np_split(arrays[0], **kwargs))),
+    "roll": OpSpec([
+        S(T((5,)), 2),
+        S(T((3, 4), f64), (1, -1), (0, 1)),
+        S(T((3, 4)), 5),  # no dims: over the flattened tensor
+        S(T((2, 3)), -1, 1),
+        S(T((4,), i64), 0),  # nothing moves: still a copy
+        S(T((2, 3), b8), 7, 1),  # a shift past the size wraps
+        S(T(()), 1),
+    ], _np_roll),
 }

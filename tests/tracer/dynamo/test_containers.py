@@ -262,3 +262,35 @@ def test_a_function_made_in_the_frame_across_a_graph_break():
     backend, _ = compiled_run(nested_def_across_break, X)
     assert backend.count == 1  # the resume function's graph; nothing to compute before print
     compiled_run(closure_across_break, X, eager_ok=True)
+
+
+# ---- calls with *args and **kwargs (CALL_FUNCTION_EX) ----------------------------------------
+
+def _scaled(a, b, scale=1.0):
+    return a * b * scale
+
+
+def star_calls(x, y):
+    args, kw = (x, y), {"scale": 2.0}
+    return _scaled(*args, **kw) + _scaled(*args) + minitorch.add(*[x, y]) + _scaled(x, *(y,))
+
+
+def forwards_everything(*xs, **kw):
+    return _scaled(*xs, **kw).sum()
+
+
+def test_star_arguments_are_unpacked_into_the_call():
+    backend, _ = compiled_run(star_calls, X, X * 2)
+    assert backend.count == 1  # one graph: no break at the calls
+    backend = CountingBackend()
+    compiled = optimize(forwards_everything, backend=backend)
+    assert_same(compiled(X, X, scale=3.0), forwards_everything(X, X, scale=3.0))
+    assert backend.count == 1 and fallback_reasons(forwards_everything) == []
+
+
+def test_a_keyword_given_twice_is_still_cpythons_type_error():
+    def twice(x):
+        return _scaled(x, x, **{"scale": 1.0}, **{"scale": 2.0})
+
+    with pytest.raises(TypeError, match="multiple values for keyword argument 'scale'"):
+        optimize(twice, backend=CountingBackend())(X)

@@ -14,10 +14,10 @@ graph break) safe to cache under them.
     tuple                         TupleVariable of wrapped    TUPLE_LENGTH (+ the items')
     dict with str or int keys     ConstDictVariable           TYPE_MATCH, DICT_KEYS (+ values')
     module                        PythonModuleVariable        ID_MATCH
-    nn.Module                     NNModuleVariable            NN_MODULE (identity, training)
+    nn.Module                     NNModuleVariable            NN_MODULE (class, training)
     minitorch.sin, ops.sin, F.*   MinitorchFunctionVariable   ID_MATCH
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
-    other Python function         UserFunctionVariable        ID_MATCH
+    other Python function         UserFunctionVariable        FUNCTION_MATCH (code, globals)
     functools.partial             PartialVariable             TYPE_MATCH (+ func, args: called)
     instance of a user class      UserObjectVariable          TYPE_MATCH (+ attributes: read)
     anything else                 OpaqueVariable              TYPE_MATCH
@@ -124,7 +124,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         install("NOT_SHADOWED" if isinstance(source, BuiltinSource) else "ID_MATCH")
         return BuiltinVariable(value, source)
     if isinstance(value, FunctionType):
-        install("ID_MATCH")
+        install("FUNCTION_MATCH")
         return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
     if source is not None and type(value) is functools.partial:
         install("TYPE_MATCH")  # its func and arguments are guarded when it is called

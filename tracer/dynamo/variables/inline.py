@@ -23,6 +23,19 @@ guard on `h` is not enough. Every function inlined through a source guards what 
     G['h'].__defaults__[0] == 2                  each default the call took (its own guard)
     G['h'].__kwdefaults__['k'] == 2
 
+[Note: closures are read through their cells]
+A closure read from the frame (`self.act = lambda t: t * k`, a function an enclosing function
+returned, a decorator's wrapper) carries its free variables in cells, `fn.__closure__[i]`.
+Each is a source like any other, so a cell's value is wrapped (and guarded) when the body
+first reads it, exactly as an argument is:
+
+    G['scale'].__code__ is ___code__lambda_                  the body
+    G['scale'].__closure__[0].cell_contents == 3.0           k, read by the body
+    G['scale'].__closure__[1].cell_contents -> graph input   a tensor it closes over
+
+A cell's value may change between calls (the enclosing function assigns it again): the guard
+on it retraces then. Writing it (`nonlocal k; k = 1`) is refused (nested.py).
+
 A method's source is its class attribute (`L['self'].__class__.forward`), guarded by identity
 by whoever read it (nn_module.py, user_object.py), so `Model.forward = other` retraces too.
 A function made in the frame (nested.py) needs none of this: its defaults are trackers of the
@@ -34,7 +47,7 @@ from __future__ import annotations
 
 import inspect
 from types import FunctionType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import (
@@ -75,9 +88,9 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     if code.co_flags & _UNSUPPORTED_FLAGS and not (generator and code.co_flags
                                                    & inspect.CO_GENERATOR):
         raise Unsupported(f"inlining {name}: generators and coroutines are not traced")
+    cells = {}
     if code.co_freevars and closure is None:
-        raise Unsupported(f"inlining {name}: a closure (free variables "
-                          f"{', '.join(code.co_freevars)}) cannot be reloaded from a source yet")
+        cells = _closure_cells(fn, source)
     if tx.depth >= MAX_INLINE_DEPTH:
         raise Unsupported(f"inlining {name}: calls nested deeper than {MAX_INLINE_DEPTH}")
     if source is not None:
@@ -104,8 +117,26 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
     frame = Frame(code, {}, fn.__globals__, builtins_)
     child = (GeneratorTranslator if generator else InliningTranslator)(frame, tx, f_locals)
+    child.add_cells(cells)
     child.run()
     return child.result
+
+
+def _closure_cells(fn: FunctionType, source: Source | None) -> dict[str, tuple[Any, Source]]:
+    """The free variables of a closure read from the frame, each with the source of its cell
+    (see [Note: closures are read through their cells])."""
+    if source is None:
+        raise Unsupported(f"inlining {fn.__qualname__}: a closure (free variables "
+                          f"{', '.join(fn.__code__.co_freevars)}) that the frame cannot reload")
+    cells = {}
+    closure = AttrSource(source, "__closure__")
+    for i, (name, cell) in enumerate(zip(fn.__code__.co_freevars, fn.__closure__)):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell: reading it raises NameError, eagerly too
+            continue
+        cells[name] = value, AttrSource(GetItemSource(closure, i), "cell_contents")
+    return cells
 
 
 def _default(tx: InstructionTranslator, fn: FunctionType, source: Source | None,
@@ -158,6 +189,16 @@ class InliningTranslator(InstructionTranslator):
         self.unread_arguments = {}
         self.symbolic_locals = dict(arguments)  # already trackers
         self.result: VariableTracker | None = None
+        self.cell_sources: dict[str, Source] = {}  # a closure's free variables, not read yet
+
+    def add_cells(self, cells: dict[str, tuple[Any, Source]]) -> None:
+        """A closure's free variables: wrapped (and guarded) when the body first reads them."""
+        for name, (value, source) in cells.items():
+            self.unread_arguments[name] = value
+            self.cell_sources[name] = source
+
+    def local_source(self, name: str) -> Source:
+        return self.cell_sources[name]
 
     def _return(self, value: VariableTracker) -> None:
         self.result = value

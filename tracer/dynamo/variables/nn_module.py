@@ -1,7 +1,8 @@
 """`NNModuleVariable`: an nn.Module read from the frame (`self`, `G['model']`, `self.fc`).
 
-A module is guarded by identity and its `training` flag (NN_MODULE, guards.py); everything
-read from it gets a source under the module's, and so a guard and a way to be reloaded:
+A module is guarded by its class and its `training` flag (NN_MODULE, guards.py), not by its
+identity; everything read from it gets a source under the module's, and so a guard and a way
+to be reloaded:
 
     self.fc              NNModuleVariable        L['self'].fc                 NN_MODULE
     self.fc.weight       TensorVariable (input)  L['self'].fc.weight          TENSOR_MATCH
@@ -14,7 +15,8 @@ read from it gets a source under the module's, and so a guard and a way to be re
 TorchDynamo guards parameters by identity and, for inference, may bake them in as constants.
 We pass them as graph inputs guarded like any tensor argument: the backend differentiates the
 graph with respect to them (AOT autograd), so `loss.backward()` reaches `model.fc.weight.grad`,
-and an optimizer step (same shape) or load_state_dict reuses the compiled code.
+and an optimizer step (same shape), load_state_dict, or another instance of the same class
+(`step(Model(), x)` in a loop) reuses the compiled code.
 """
 
 from __future__ import annotations
