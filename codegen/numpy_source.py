@@ -43,6 +43,8 @@ from minitorch.ops import pointwise_kernels
 # (the interpreter's identities: -inf, an integer's minimum, False for bools' `any`)
 _REDUCE = {"sum": ("np.add.reduce", lambda dtype: 0), "max": ("np.maximum.reduce", lowest),
            "min": ("np.minimum.reduce", highest)}
+# arg reduction -> the function that finds its position (the first extreme, or the first NaN)
+_ARG_REDUCE = {"argmax": "np.argmax", "argmin": "np.argmin"}
 # Names the generated function gives its own variables; no buffer may be called one of them.
 _OUR_NAMES = re.compile(r"np|kernels|counter_rng|checked_index|(tmp|i|r|s)\d+")
 
@@ -168,6 +170,11 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
                 terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
                 start = _literal(identity(data.dtype.np))
                 value = handler.line(f"{reduce}({terms}, initial={start})")
+            elif data.reduction_type in _ARG_REDUCE:  # the leading axes, flattened: one axis
+                terms = f"np.broadcast_to({data.inner_fn(index, rindex)}, {shape})"
+                flat = f"{terms}.reshape({', '.join(['-1', *map(str, kernel.ranges)])})"
+                find = _ARG_REDUCE[data.reduction_type]
+                value = handler.line(f"{find}({flat}, axis=0).astype(np.int64)")
             else:
                 raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
             handler.registers[node.name] = value

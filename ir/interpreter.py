@@ -13,9 +13,10 @@ This file is the definition of the loop IR; every backend is tested against it. 
             if node.name in writes: store v at node.layout.indexer()(index)
 
 and a load of a node remembered at this index returns the remembered value. The reductions
-(`sum`, `max`, `min`: ir/ops_handler.py's REDUCTIONS) and every op a body may call are defined
-by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and index expressions may
-mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel` takes their values.
+(`sum`, `max`, `min`, `argmax`, `argmin`: ir/ops_handler.py's REDUCTIONS) and every op a body
+may call are defined by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and
+index expressions may mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel`
+takes their values.
 
 We run all iterations at once instead of one by one: each loop variable is an `np.arange`
 shaped to broadcast along its own axis (i0 has shape (n0, 1), i1 shape (1, n1)), so an index
@@ -318,7 +319,24 @@ def highest(dtype: np.dtype) -> bool | int | float:
     return int(np.iinfo(dtype).max) if dtype.kind == "i" else np.inf
 
 
-_REDUCE = {"sum": _sum, "max": _max, "min": _min}  # reduction_type -> how to reduce the terms
+def _argmax(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
+    return _position(np.argmax, terms, axes)
+
+
+def _argmin(terms: np.ndarray, axes: tuple[int, ...], dtype: DType) -> np.ndarray:
+    return _position(np.argmin, terms, axes)
+
+
+def _position(find, terms: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """The int64 position, in the row-major order of the reduced (trailing) axes, of the term
+    `find` picks: the first extreme, and the first NaN if there is one (numpy's argmax)."""
+    kept = terms.shape[: len(terms.shape) - len(axes)]
+    flat = terms.reshape(kept + (-1,))  # (kept..., every term of one output)
+    return find(flat, axis=-1).astype(np.int64).reshape(kept + (1,) * len(axes))
+
+
+# reduction_type -> how to reduce the terms
+_REDUCE = {"sum": _sum, "max": _max, "min": _min, "argmax": _argmax, "argmin": _argmin}
 
 
 def run_reference(

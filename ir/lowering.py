@@ -46,7 +46,6 @@ from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointw
 from ir.ops_handler import ops
 from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
-from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import OpDef, TensorMeta
 from minitorch.ops.views_meta import normalize_permutation
 from minitorch.tensor import Tensor
@@ -227,29 +226,6 @@ def _to_copy(out: TensorMeta, x: TensorValue, dtype: Any = None, device: Any = N
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 
 
-def _sum(out: TensorMeta, x: TensorValue, dim: Any = None, keepdim: bool = False) -> Reduction:
-    """out[kept index] = sum over the reduced dims; keepdim leaves size-1 dims in `ranges`."""
-    reduced = normalize_dims("sum", dim, len(x.shape))
-    kept = [d for d in range(len(x.shape)) if d not in reduced]
-    load = operand(x, x.shape, out.dtype)  # accumulate in the result dtype
-
-    def inner_fn(index: Index, rindex: Index) -> Any:
-        kept_index = [index[d] for d in kept] if keepdim else index  # keepdim: skip the 1s
-        x_index: list[Expr] = [Const(0)] * len(x.shape)
-        for d, i in zip(kept, kept_index, strict=True):
-            x_index[d] = i
-        for d, r in zip(reduced, rindex, strict=True):
-            x_index[d] = r
-        return load(tuple(x_index))
-
-    if keepdim:
-        ranges = tuple(1 if d in reduced else n for d, n in enumerate(x.shape))
-    else:
-        ranges = tuple(x.shape[d] for d in kept)
-    reduction_ranges = tuple(x.shape[d] for d in reduced)
-    return Reduction(out.dtype, ranges, reduction_ranges, "sum", inner_fn)
-
-
 def _expand(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 
@@ -280,7 +256,8 @@ def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
 
 
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
-# the row itself. Every other primitive runs as an extern kernel (ir/segments.py).
+# the row itself; the reductions are in ir/lower_reductions.py. Every other primitive runs as
+# an extern kernel (ir/segments.py).
 LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.add: _binary(ops.add),
     table.sub: _binary(ops.sub),
@@ -306,7 +283,6 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.where: _where,
     table.pow: _pow,
     table.to_copy: _to_copy,
-    table.sum: _sum,
     table.expand: _expand,
     table.reshape: _reshape,
     table.permute: _permute,
@@ -504,4 +480,4 @@ def _strides(meta: Any) -> tuple[int, ...]:
 
 # More lowerings, in modules of their own, add themselves to LOWERINGS: imported last, as
 # they build on what this module defines.
-from ir import lower_indirect  # noqa: E402, F401
+from ir import lower_indirect, lower_reductions  # noqa: E402, F401

@@ -107,10 +107,10 @@ class Pointwise:
 class Reduction:
     """out[index] = reduce(inner_fn(index, rindex) for rindex in product(reduction_ranges))."""
 
-    dtype: DType  # of the result and of the accumulator
+    dtype: DType  # of the result (and of the terms, except argmax's and argmin's)
     ranges: tuple[int, ...]  # the kept dims (size 1 where keepdim kept a reduced dim)
     reduction_ranges: tuple[int, ...]  # the sizes of the reduced dims
-    reduction_type: str  # 'sum', 'max' or 'min' (ir/ops_handler.py's REDUCTIONS)
+    reduction_type: str  # 'sum', 'max', 'argmax', ... (ir/ops_handler.py's REDUCTIONS)
     inner_fn: Callable[[tuple[Expr, ...], tuple[Expr, ...]], Any]  # (index, rindex) -> value
 
     def __str__(self) -> str:

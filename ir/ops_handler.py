@@ -111,6 +111,11 @@ A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines tho
     min   the smallest term; NaN if any term is NaN
     Over zero terms: 0, -inf and inf (the identities; an integer's minimum and maximum for
     max and min); for bool, max is `any` and min `all`.
+    argmax  the position of the largest term: an int64 counting the reduction's iterations
+            in row-major order; the first of equal terms, and the first NaN if any is NaN
+    argmin  the same for the smallest term
+    The terms of argmax and argmin keep their own dtype (any dtype); the others' terms are of
+    the Reduction's dtype. Over zero terms an arg reduction has no answer (eager refuses it).
 
 [Note: where backends must agree]
 Backends compute transcendental functions their own way (LLVM's are polynomials in
@@ -178,7 +183,8 @@ COMPOSITE_OPS = (
     "ne", "gt", "ge", "maximum", "minimum", "relu",
     "sigmoid", "log1p", "expm1", "tanh",
 )  # fmt: skip
-REDUCTIONS = ("sum", "max", "min")  # the values of Reduction.reduction_type
+# the values of Reduction.reduction_type
+REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")
 
 # op -> the largest |a| on which backends must agree with the interpreter ([Note: where
 # backends must agree]); ops not listed agree on every input, as all of them do today.

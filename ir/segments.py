@@ -4,8 +4,8 @@
     # [Segment part0: add, le, where, sin]   or   [ExternStep mm, Segment part0, ...]
 
 [Note: extern kernels]
-The loop-level IR lowers pointwise ops, sums and views (ir/lowering.py LOWERINGS); mm, gather,
-cat, amax and the rest run as *extern kernels*: the op's eager implementation, called from the
+The loop-level IR lowers pointwise ops, reductions and views (ir/lowering.py LOWERINGS); mm,
+gather, cat and the rest run as *extern kernels*: the op's eager implementation, called from the
 compiled program between compiled segments, as Inductor's `make_fallback` does. One op that does
 not lower never sends the whole graph back to eager mode. We cut at the level of the fx graph
 into *steps* run in order over one environment of values:

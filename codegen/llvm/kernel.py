@@ -65,6 +65,7 @@ from contextlib import contextmanager
 import numpy as np
 from llvmlite import ir
 
+from codegen.llvm.arg_reduction import ARG_REDUCTIONS, emit_arg_reduction
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
 from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type, is_integer
 from ir.indexing import Expr, index_vars, is_size_symbol
@@ -263,6 +264,9 @@ def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) ->
     data = node.data
     if isinstance(data, Pointwise):
         return _checked(node, data.inner_fn(index))
+    if _is_arg_reduction(data):  # see [Note: arg reductions in LLVM]
+        loops = lambda: _reduction_loops(handler, data)  # noqa: E731 (opened twice)
+        return _checked(node, emit_arg_reduction(handler, node.name, data, index, loops))
     start_value, combine = _reduction(data)
     builder = handler.builder
     accumulator = entry_alloca(builder, ir_type(data.dtype), f"{node.name}.acc")
@@ -271,6 +275,10 @@ def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) ->
         term = _checked(node, data.inner_fn(index, rindex))
         builder.store(combine(builder, builder.load(accumulator), term), accumulator)
     return builder.load(accumulator, name=node.name)
+
+
+def _is_arg_reduction(data: Pointwise | Reduction) -> bool:
+    return isinstance(data, Reduction) and data.reduction_type in ARG_REDUCTIONS
 
 
 def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
@@ -341,6 +349,8 @@ def _reduces_across_outputs(kernel: FusedKernel, sizes: tuple[str, ...] = ()) ->
     reduced index: then the reduction loop goes outside a loop over outputs."""
     if not kernel.ranges or not kernel.reduction_ranges:
         return False
+    if any(_is_arg_reduction(node.data) for node in kernel.nodes):
+        return False  # their terms must come in order, one output at a time
     last_kept = f"i{len(kernel.ranges) - 1}"
     last_reduced = f"r{len(kernel.reduction_ranges) - 1}"
     computed_here = {node.name for node in kernel.nodes}

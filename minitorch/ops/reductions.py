@@ -119,6 +119,7 @@ amax = register(OpDef(
     impl=lambda xp, a, dim=None, keepdim=False: xp.amax(
         a, axis=m.normalize_dims("amax", dim, a.ndim), keepdims=keepdim),
     backward=_extreme_backward,
+    lowering="lowered",
 ))
 # why primitive: amax's mirror; -amax(-x) would fail for bool and overflow at the int minimum
 amin = register(OpDef(
@@ -126,6 +127,7 @@ amin = register(OpDef(
     impl=lambda xp, a, dim=None, keepdim=False: xp.amin(
         a, axis=m.normalize_dims("amin", dim, a.ndim), keepdims=keepdim),
     backward=_extreme_backward,
+    lowering="lowered",
 ))
 
 
@@ -145,11 +147,13 @@ def _arg_extreme_impl(find):
 argmax = register(OpDef(
     "argmax", "reduction", rm.arg_extreme_meta("argmax"),
     impl=_arg_extreme_impl(lambda a, **kw: a.argmax(**kw)),
+    lowering="lowered",
 ))
 # why primitive: argmax's mirror (argmax(-x) would overflow at the int minimum)
 argmin = register(OpDef(
     "argmin", "reduction", rm.arg_extreme_meta("argmin"),
     impl=_arg_extreme_impl(lambda a, **kw: a.argmin(**kw)),
+    lowering="lowered",
 ))
 
 

@@ -24,7 +24,7 @@ from ir.interpreter import disagreements, run_kernel
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import ops
 from ir.scheduler import FusedKernel, schedule
-from minitorch.dtype import DType, from_numpy_dtype
+from minitorch.dtype import DType, from_numpy_dtype, int64
 
 Size = int | Expr  # a loop size or a dim: a number, or an Expr over size symbols s0, s1, ...
 
@@ -79,7 +79,8 @@ def reduction(
     reduction_type: str,
     body: Callable[[Any], Any] = lambda value: value,
 ) -> Reduction:
-    """x reduced over `dims` (as torch's x.sum(dims, keepdim)): body(x[...]) per term."""
+    """x reduced over `dims` (as torch's x.sum(dims, keepdim)): body(x[...]) per term; an
+    argmax or argmin gives the int64 position in the row-major order of `dims`."""
     shape = x.layout.size
     kept = [d for d in range(len(shape)) if d not in dims]
 
@@ -96,7 +97,8 @@ def reduction(
     else:
         ranges = tuple(shape[d] for d in kept)
     reduction_ranges = tuple(shape[d] for d in dims)
-    return Reduction(x.layout.dtype, ranges, reduction_ranges, reduction_type, inner_fn)
+    dtype = int64 if reduction_type in ("argmax", "argmin") else x.layout.dtype  # a position
+    return Reduction(dtype, ranges, reduction_ranges, reduction_type, inner_fn)
 
 
 # ---- values -------------------------------------------------------------------------------

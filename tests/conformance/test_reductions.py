@@ -1,11 +1,12 @@
-"""Reductions (sum, max, min) over every set of dims of 1-d, 2-d and 3-d inputs, keepdim or not.
+"""Reductions (REDUCTIONS: sum, max, min, argmax, argmin) over every set of dims of 1-d, 2-d
+and 3-d inputs, keepdim or not.
 
 A Reduction means out[index] = reduce(inner_fn(index, rindex) for every rindex) ([Note: the
 loop-IR ops] in ir/ops_handler.py); its order is not fixed, so a float sum may differ from the
 reference by what reordering can change (`sum_ulps`); an integer sum is exact (it wraps around
 in any order to the same bits). max and min are exact, propagate NaN, and on bools are `any`
-and `all`. Which zero a sum of zeros or max(-0.0, +0.0) gives is left
-open.
+and `all`; argmax and argmin give the position of the first extreme, or of the first NaN.
+Which zero a sum of zeros or max(-0.0, +0.0) gives is left open.
 """
 
 from __future__ import annotations
@@ -34,10 +35,25 @@ from tests.conformance.kernels import (
 # The inputs, one per rank, each in a different layout: reversed, row-major, permuted.
 SHAPES = {1: (13,), 2: (6, 7), 3: (3, 4, 5)}
 
+def _numpy_position(find):
+    """np.argmax (or argmin) over a set of axes: the position in their row-major order."""
+
+    def reduce(a: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        kept = [d for d in range(a.ndim) if d not in axes]
+        moved = a.transpose(kept + list(axes)).reshape([a.shape[d] for d in kept] + [-1])
+        out = find(moved, axis=-1)
+        return np.expand_dims(out, axes) if keepdims else out
+
+    return reduce
+
+
 # numpy's reductions, in the input's dtype (np.sum would widen an int32 sum to int64)
 NUMPY = {
     "sum": lambda a, **kwargs: np.sum(a, dtype=a.dtype, **kwargs), "max": np.max, "min": np.min,
+    "argmax": _numpy_position(np.argmax), "argmin": _numpy_position(np.argmin),
 }  # fmt: skip
+ARG_REDUCTIONS = ("argmax", "argmin")  # positions: no value over zero terms
 
 # What each reduction gives over zero terms (for bool, max is `any` and min is `all`).
 IDENTITIES = {"sum": 0, "max": -np.inf, "min": np.inf}
@@ -71,7 +87,7 @@ def _dim_sets(rank: int) -> list[tuple[int, ...]]:
 def reduction_dtypes(backend: Backend, reduction_type: str) -> list[str]:
     """The dtypes a reduction is graded on: floats, integers, and bools for max and min (a sum
     of bools is an int64, another dtype)."""
-    bools = ["bool"] if reduction_type != "sum" and "bool" in backend.dtypes else []
+    bools = ["bool"] if reduction_type != "sum" and "bool" in backend.dtypes else []  # any, all
     return float_dtypes(backend) + int_dtypes(backend) + bools
 
 
@@ -104,7 +120,12 @@ def integer_cases(backend: Backend) -> list[tuple[str, str]]:
 
 
 def empty_cases(backend: Backend) -> list[tuple[str, str]]:
-    return [(t, dtype) for t in REDUCTIONS for dtype in reduction_dtypes(backend, t)]
+    return [
+        (t, dtype)
+        for t in REDUCTIONS
+        if t not in ARG_REDUCTIONS
+        for dtype in reduction_dtypes(backend, t)
+    ]
 
 
 @pytest.mark.backend_cases("reduction_type, dtype, rank", reduction_cases)

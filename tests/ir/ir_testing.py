@@ -55,6 +55,27 @@ def _sum(a: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     return np.asarray(np.sum(a, axis=axis, keepdims=keepdim))
 
 
+def _extreme(find):
+    """amax, amin: numpy's over a tuple of dims (None: all)."""
+
+    def reduce(a: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+        axis = None if dim is None else tuple(d % max(a.ndim, 1) for d in dim)
+        return np.asarray(find(a, axis=axis, keepdims=keepdim))
+
+    return reduce
+
+
+def _position(find):
+    """argmax, argmin: over one dim, or of the flattened array (dim=None)."""
+
+    def reduce(a: np.ndarray, dim: int | None = None, keepdim: bool = False) -> np.ndarray:
+        if dim is None:
+            return np.asarray(find(a.reshape(-1))).reshape((1,) * a.ndim if keepdim else ())
+        return np.asarray(find(a, axis=dim, keepdims=keepdim))
+
+    return reduce
+
+
 def _erf(a: np.ndarray) -> np.ndarray:
     return np.vectorize(math.erf, otypes=[np.float64])(a).astype(a.dtype)
 
@@ -92,6 +113,10 @@ NUMPY = {  # op name -> what it means, in numpy (the reference for every test)
     "where": np.where,
     "to_copy": _to_copy,
     "sum": _sum,
+    "amax": _extreme(np.amax),
+    "amin": _extreme(np.amin),
+    "argmax": _position(np.argmax),
+    "argmin": _position(np.argmin),
     "expand": np.broadcast_to,
     "reshape": np.reshape,
 }

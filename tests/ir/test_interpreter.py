@@ -12,7 +12,7 @@ from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import REDUCTIONS, ops
 from ir.scheduler import FusedKernel
-from minitorch.dtype import from_numpy_dtype
+from minitorch.dtype import from_numpy_dtype, int64
 from minitorch.errors import CompileError, DTypeError, ShapeError
 
 rng = np.random.default_rng(0)
@@ -171,18 +171,18 @@ def test_index_vars_broadcast_over_the_iteration_space():
 def _reduce_rows(x: np.ndarray, kind: str) -> np.ndarray:
     """buf0[i] = the `kind` reduction of row i of x, through run_kernel."""
     m, n = x.shape
-    dtype = from_numpy_dtype(x.dtype)
+    dtype = int64 if kind.startswith("arg") else from_numpy_dtype(x.dtype)  # a position
     body = lambda i, r: ops.load("x", n * i[0] + r[0])  # noqa: E731
     node = ComputedBuffer(
         "buf0", Layout.contiguous((m,), dtype), Reduction(dtype, (m,), (n,), kind, body)
     )
-    memory = {"x": x, "buf0": np.zeros(m, x.dtype)}
+    memory = {"x": x, "buf0": np.zeros(m, dtype.np)}
     run_kernel(_kernel([node], ("buf0",), (m,), (n,)), memory)
     return memory["buf0"]
 
 
 def test_every_reduction_is_defined():
-    assert set(REDUCTIONS) == {"sum", "max", "min"}
+    assert set(REDUCTIONS) == {"sum", "max", "min", "argmax", "argmin"}
     for kind in REDUCTIONS:
         _reduce_rows(np.ones((2, 3)), kind)
 
@@ -205,6 +205,22 @@ def test_max_and_min_match_numpy_and_propagate_nan(kind, dtype):
 def test_max_and_min_of_bools_are_any_and_all(kind):
     x = np.array([[True, False], [False, False], [True, True]])
     np.testing.assert_array_equal(_reduce_rows(x, kind), getattr(np, kind)(x, axis=1))
+
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize("x", [
+    np.array([[1.0, 3.0, 3.0], [np.nan, 2.0, np.nan], [-np.inf, -np.inf, -np.inf],
+              [0.0, -0.0, 5.0], [2.0, np.nan, -1.0]]),  # ties, NaN first and in the middle
+    np.array([[7, -3, 7], [np.iinfo(np.int64).min, 0, np.iinfo(np.int64).min]]),
+    np.array([[False, True, True], [False, False, False]]),
+], ids=["float64", "int64", "bool"])
+def test_arg_reductions_give_the_first_extreme_and_the_first_nan(kind, x):
+    got = _reduce_rows(x, kind)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, getattr(np, kind)(x, axis=1))
+    if x.dtype != np.bool_:  # (eager refuses the argmax of bools, as PyTorch does)
+        eager = getattr(minitorch, kind)(minitorch.tensor(x), 1).numpy()
+        np.testing.assert_array_equal(got, eager)
 
 
 def test_reductions_over_no_terms_give_their_identity():
