@@ -58,6 +58,17 @@ def advance(count: int) -> tuple[int, int]:
     return _seed, start
 
 
+def get_state() -> tuple[int, int]:
+    """(seed, offset): what set_state puts back (the driver's trial runs of a graph do)."""
+    return _seed, _offset
+
+
+def set_state(state: tuple[int, int]) -> None:
+    """Put back a (seed, offset) that get_state returned."""
+    global _seed, _offset
+    _seed, _offset = state
+
+
 def as_int64(value: int) -> int:
     """A 64-bit pattern (0 <= value < 2**64) as the signed int64 holding the same bits."""
     return value - (1 << 64) if value >= 1 << 63 else value
