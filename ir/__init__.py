@@ -10,6 +10,7 @@ they run:
     segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin
+    lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
     scheduler.py    buffers -> fused kernels (one loop nest each)
     memory.py       which buffers a kernel must store, and which live in registers only
     interpreter.py  the reference meaning of all of the above, in numpy

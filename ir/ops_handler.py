@@ -52,6 +52,13 @@ and the op.
                     decomposition cannot name its operand's dtype to convert back
     eq lt le        a == b, a < b, a <= b: False where either is NaN
     where           a where the bool `condition` is True, else b
+    index_expr      the value of an index expression (ir/indexing.py) as an int64 or int32:
+                    what lets a body compare its own index (cat's `i < 3`)
+    indirect_indexing
+                    a loaded integer turned into an index variable for later loads (Inductor's
+                    `ops.indirect_indexing`): see [Note: indirect loads]
+    rand            a uniform float64 in [0, 1), a pure function of two int64s, (seed, counter):
+                    see [Note: counter-based random numbers] in minitorch/counter_rng.py
 
 A *composite* op has a default right here, written with other ops on `self`, so a handler gets
 it for free, and the handler's own version of any op the default uses is the one that runs.
@@ -80,6 +87,21 @@ list never breaks a backend that does not know the op.
 Integers (int32, int64) are two's complement: add, sub, mul, neg, abs and pow wrap around on
 overflow, as numpy's do (abs and neg of the minimum give the minimum); comparisons are signed.
 Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
+
+[Note: indirect loads]
+gather, embedding and advanced indexing read an element whose position is *data*: out[i] =
+x[idx[i]]. The index of a load is an Expr over loop variables, so the loaded value becomes one
+more variable:
+
+    tmp0 = ops.load('idx', i0)
+    ind0 = ops.indirect_indexing(tmp0, 10, False)     # an Expr: Var('ind0')
+    tmp1 = ops.load('x', 4*ind0 + i1)
+
+`indirect_indexing(value, size, wrap_negative)` returns a Var that stands for `value` in index
+expressions (a backend binds it in the env it evaluates indices with). It is also the bounds
+check: a value outside [0, size) (outside [-size, size) with `wrap_negative`, which first adds
+size to a negative one, as Python's x[-1]) raises IndexOutOfRangeError when the kernel runs,
+and no out-of-bounds element is ever read (LLVM reads element 0 instead, then reports).
 
 A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
 
@@ -153,6 +175,7 @@ CORE_OPS = (
     "add", "mul", "div", "abs", "pow",
     "sin", "cos", "exp", "log", "erf",
     "eq", "lt", "le", "where",
+    "index_expr", "indirect_indexing", "rand",
 )  # fmt: skip
 COMPOSITE_OPS = (
     "neg", "sub", "square", "reciprocal", "sqrt", "rsqrt",
@@ -259,6 +282,20 @@ class OpsHandler:
     def where(self, condition: Any, a: Any, b: Any) -> Any:
         """a if the bool `condition` is True, else b (a and b of one dtype)"""
         raise _missing(self, "where")
+
+    # Indices and random numbers: [Note: indirect loads], [Note: counter-based random numbers]
+    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+        """The value of the index expression `expr`, as an integer of `dtype` (int64, int32)."""
+        raise _missing(self, "index_expr")
+
+    def indirect_indexing(self, value: Any, size: int, wrap_negative: bool) -> Expr:
+        """An index variable standing for the integer `value`, checked to lie in [0, size)
+        (after adding size to a negative value, with `wrap_negative`)."""
+        raise _missing(self, "indirect_indexing")
+
+    def rand(self, seed: Any, counter: Any) -> Any:
+        """A uniform float64 in [0, 1): minitorch.counter_rng.uniform of two int64 values."""
+        raise _missing(self, "rand")
 
     # -- composite ops: defaults in core ops, overridden where a handler does better --------
 
@@ -417,6 +454,15 @@ class WrapperHandler(OpsHandler):
 
     def where(self, condition: Any, a: Any, b: Any) -> Any:
         return self.inner.where(condition, a, b)
+
+    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+        return self.inner.index_expr(expr, dtype)
+
+    def indirect_indexing(self, value: Any, size: int, wrap_negative: bool) -> Expr:
+        return self.inner.indirect_indexing(value, size, wrap_negative)
+
+    def rand(self, seed: Any, counter: Any) -> Any:
+        return self.inner.rand(seed, counter)
 
     def neg(self, a: Any) -> Any:
         return self.inner.neg(a)

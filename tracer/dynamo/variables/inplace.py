@@ -18,7 +18,9 @@ backward() only when a formula reads a value the write replaced ([Note: in-place
 backward graph] in minitorch/autograd/graph.py). Functionally there is no such error: the old
 value still exists. So we functionalize only when eager cannot raise either:
 
-    no op has read the old value yet     its node has no users: nothing saved it
+    no op has read the old value yet     its node's users all make results that do not
+                                         require grad (a mask `y < 0`): eager recorded no
+                                         autograd node for them, so nothing saved it
     its maker's formula ignores `out`    the fake's grad_fn is an OpBackward whose derivative
                                          never loads its `out` parameter (exp's does: refused)
     it is not a view, nor an input       its op makes new memory (makes_fresh_tensor)
@@ -227,7 +229,7 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     """Why an intermediate that requires grad cannot be written functionally, or None: see
     [Note: in-place on a tensor that requires grad]."""
     old = target.as_example()
-    if target.node.users:
+    if not all(_records_no_grad(user) for user in target.node.users):
         return "it requires grad and an op already read it (autograd may have saved it)"
     if not makes_fresh_tensor(target.node):
         return "it requires grad and may share memory with another tensor (a view)"
@@ -235,6 +237,14 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     if not isinstance(maker, OpBackward) or _reads_output(maker.op.backward):
         return "it requires grad and the op that made it saved it for its derivative"
     return None
+
+
+def _records_no_grad(user: Node) -> bool:
+    """Does `user` make only results that do not require grad (so eager's autograd recorded no
+    node for it, and it saved nothing)?"""
+    val = user.meta.get("val")
+    values = val if isinstance(val, (tuple, list)) else [val]
+    return all(isinstance(v, minitorch.Tensor) and not v.requires_grad for v in values)
 
 
 def _reads_output(formula: Any) -> bool:
