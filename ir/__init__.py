@@ -5,6 +5,7 @@ they run:
 
     indexing.py     symbolic integer index expressions (`4*i0 + i1`)
     ops_handler.py  the swappable `ops` that gives loop bodies their meaning
+    agreement.py    how closely each backend must agree with the interpreter, op by op
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
     segments.py     a graph split into compiled segments and extern steps (ops that do not lower)

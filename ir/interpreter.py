@@ -367,7 +367,7 @@ def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndar
 
     Agreeing is [Note: where backends must agree]: NaN where want is NaN, the same infinities
     and signed zeros, other values within `ulps` units in the last place of want (ulps=0:
-    equal). ir/ops_handler.py's MATH_ULPS says how many ulps each op may be off.
+    equal). ir/agreement.py's MATH_ULPS says how many ulps each op may be off.
     """
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype:

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from codegen.backend import Backend
+from ir.agreement import MATH_DOMAINS, MATH_ULPS
 from ir.indexing import Const, Var
 from ir.nodes import LoweredProgram, Pointwise
-from ir.ops_handler import COMPOSITE_OPS, CORE_OPS, MATH_DOMAINS, MATH_ULPS, ops
+from ir.ops_handler import COMPOSITE_OPS, CORE_OPS, ops
 from minitorch.dtype import get_dtype
 from minitorch.errors import IndexOutOfRangeError
 from tests.conformance.kernels import (
