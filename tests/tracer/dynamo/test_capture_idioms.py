@@ -95,8 +95,16 @@ def masked_write(x):
     return y
 
 
+def writes_into_copies(x):
+    t = x.clone()  # clone, cat, stack and roll copy (the rest of functional.views makes views)
+    t[0] = 1
+    u = minitorch.cat([t, x]).roll(1, 0)
+    u *= 2
+    return u
+
+
 @pytest.mark.parametrize("fn", [residual, relu_inplace, relu_module, clamp_then_sub,
-                                masked_write])
+                                masked_write, writes_into_copies])
 def test_in_place_on_intermediates_that_require_grad(fn):
     check_whole(fn, _x())
 

@@ -81,6 +81,9 @@ _FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
     "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
     "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
     "nll_loss", "cross_entropy", "_normalize", "_affine"))
+# The functions (and Tensor methods) of minitorch.functional.views that copy: the rest of that
+# module makes views.
+_FRESH_VIEW_FUNCTIONS = ("clone", "cat", "concat", "stack", "roll")
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
@@ -268,4 +271,7 @@ def makes_fresh_tensor(node: Node) -> bool:
         return reads_a_copy(node)  # x[idx]: a gather, unlike x[1:]
     if isinstance(target, OpDef):  # a row of the op table says what it makes
         return target.kind not in ("view", "composite")
-    return getattr(target, "__module__", None) in _FRESH_MODULES or target in _FRESH_FUNCTIONS
+    module = getattr(target, "__module__", None)
+    if module == "minitorch.functional.views":
+        return getattr(target, "__name__", None) in _FRESH_VIEW_FUNCTIONS
+    return module in _FRESH_MODULES or target in _FRESH_FUNCTIONS
