@@ -256,8 +256,17 @@ def _reads_output(formula: Any) -> bool:
     if code is None or code.co_argcount < 2:
         return True  # not a plain function: assume it does
     out = code.co_varnames[1]
-    return any(i.opname.startswith("LOAD_") and i.argval == out
-               for i in dis.get_instructions(code)) or out in code.co_cellvars
+    return out in _loaded_names(code) or out in code.co_cellvars
+
+
+def _loaded_names(code: Any) -> set:
+    """The names a code object's LOAD_ instructions read (3.13's LOAD_FAST_LOAD_FAST reads
+    two: its argval is a pair)."""
+    names = set()
+    for i in dis.get_instructions(code):
+        if i.opname.startswith("LOAD_"):
+            names.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
+    return names
 
 
 def makes_fresh_tensor(node: Node) -> bool:
