@@ -49,6 +49,7 @@ capture-versions:
 bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/sincos.py
 	$(VENV)/bin/python benchmarks/eager_overhead.py
+	$(VENV)/bin/python benchmarks/train_step.py
 
 # Random programs compiled by every backend and compared with eager (tests/fuzz/README.md):
 # make fuzz N=10000 SEED=0

@@ -30,10 +30,11 @@ import numpy as np
 
 from codegen.backend import Backend, CompiledKernel
 from ir.indexing import Expr, Var, index_vars
-from ir.interpreter import flat_view, highest, lowest
+from ir.interpreter import checked_index, flat_view, highest, lowest
 from ir.nodes import Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, store_index
+from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 from minitorch.ops import pointwise_kernels
@@ -45,7 +46,7 @@ _REDUCE = {"sum": ("np.add.reduce", lambda dtype: 0), "max": ("np.maximum.reduce
 # arg reduction -> the function that finds its position (the first extreme, or the first NaN)
 _ARG_REDUCE = {"argmax": "np.argmax", "argmin": "np.argmin"}
 # Names the generated function gives its own variables; no buffer may be called one of them.
-_OUR_NAMES = re.compile(r"np|kernels|(tmp|i|r|s)\d+")
+_OUR_NAMES = re.compile(r"np|kernels|counter_rng|checked_index|(tmp|i|r|s)\d+")
 
 
 class NumpySourceHandler(OpsHandler):
@@ -124,6 +125,17 @@ class NumpySourceHandler(OpsHandler):
     def where(self, condition: str, a: str, b: str) -> str:
         return self.line(f"np.where({condition}, {a}, {b})")
 
+    def index_expr(self, expr: Expr, dtype: DType) -> str:
+        return self.line(f"np.asarray({expr}, np.{dtype.np.name})")
+
+    def indirect_indexing(self, value: str, size: int, wrap_negative: bool) -> Expr:
+        """A variable holding the checked indices (the interpreter's checked_index)."""
+        name = self.line(f"checked_index({value}, {size}, {wrap_negative})")
+        return Var(name)
+
+    def rand(self, seed: str, counter: str) -> str:
+        return self.line(f"counter_rng.uniform(np, {seed}, {counter})")
+
 
 def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
     """The Python source of `kernel`: `def kernel0(x, x_start, ..., s0):`, one line per op."""
@@ -183,7 +195,8 @@ class NumpySourceKernel(CompiledKernel):
         self.buffers, self.sizes = kernel.reads + kernel.writes, sizes  # the parameters, in order
         filename = f"<numpy source of {kernel.name}>"  # in linecache: tracebacks show its lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {"np": np, "kernels": pointwise_kernels}
+        namespace = {"np": np, "kernels": pointwise_kernels, "counter_rng": counter_rng,
+                     "checked_index": checked_index}
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
         self.function = namespace[kernel.name]
 

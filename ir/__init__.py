@@ -5,11 +5,13 @@ they run:
 
     indexing.py     symbolic integer index expressions (`4*i0 + i1`)
     ops_handler.py  the swappable `ops` that gives loop bodies their meaning
+    agreement.py    how closely each backend must agree with the interpreter, op by op
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
     segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin
+    lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
     scheduler.py    buffers -> fused kernels (one loop nest each)
     memory.py       which buffers a kernel must store, and which live in registers only
     interpreter.py  the reference meaning of all of the above, in numpy

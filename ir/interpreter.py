@@ -34,13 +34,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ir.indexing import Expr, index_vars, is_size_symbol
+from ir.indexing import Expr, Var, index_vars, is_size_symbol
 from ir.memory import allocate
 from ir.nodes import Layout, LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, schedule, store_index
+from minitorch import counter_rng
 from minitorch.dtype import DType
-from minitorch.errors import CompileError, DTypeError, ShapeError
+from minitorch.errors import (
+    CompileError,
+    DTypeError,
+    IndexOutOfRangeError,
+    ShapeError,
+    at_user_line,
+)
 from minitorch.ops import pointwise_kernels
 
 
@@ -59,6 +66,7 @@ class NumpyHandler(OpsHandler):
         self.shape = shape  # the iteration space: ranges + reduction_ranges
         self.loop_vars = loop_vars  # 'i0' -> np.arange(n0) shaped along axis 0; 's0' -> 7
         self.registers: dict[str, tuple[Expr, np.ndarray]] = {}  # name -> (store index, value)
+        self.indirect_count = 0  # index variables made by indirect_indexing: ind0, ind1, ...
 
     # -- core ops ------------------------------------------------------------------------------
 
@@ -136,6 +144,21 @@ class NumpyHandler(OpsHandler):
             raise CompileError(f"ops.where with a {np.result_type(condition)} condition")
         return np.where(condition, a, b).astype(_same_dtype("where", a, b), copy=False)
 
+    # -- indices and random numbers ([Note: indirect loads]) --------------------------------
+
+    def index_expr(self, expr: Expr, dtype: DType) -> np.ndarray:
+        return np.asarray(expr.evaluate(self.loop_vars), dtype=dtype.np)
+
+    def indirect_indexing(self, value: np.ndarray, size: int, wrap_negative: bool) -> Expr:
+        var = Var(f"ind{self.indirect_count}")
+        self.indirect_count += 1
+        self.loop_vars[var.name] = checked_index(value, size, wrap_negative)
+        return var
+
+    def rand(self, seed: np.ndarray, counter: np.ndarray) -> np.ndarray:
+        _same_dtype("rand", seed, counter)
+        return counter_rng.uniform(np, seed, counter)
+
     # -- composite ops -------------------------------------------------------------------------
 
     def neg(self, a: np.ndarray) -> np.ndarray:
@@ -188,6 +211,25 @@ class NumpyHandler(OpsHandler):
 
     def tanh(self, a: np.ndarray) -> np.ndarray:
         return np.tanh(a)
+
+
+def checked_index(value: np.ndarray, size: int, wrap_negative: bool) -> np.ndarray:
+    """The integers `value` as indices into a dim of `size`: negative ones wrapped around if
+    `wrap_negative`; any still outside [0, size) is an IndexOutOfRangeError."""
+    value = np.asarray(value).astype(np.int64)
+    low = -size if wrap_negative else 0
+    bad = value[(value < low) | (value >= size)]
+    if bad.size:
+        raise index_error(int(bad.flat[0]), size)
+    return np.where(value < 0, value + size, value) if wrap_negative else value
+
+
+def index_error(index: int, size: int) -> IndexOutOfRangeError:
+    """What a kernel raises for an index outside its dim (every backend says it so)."""
+    return IndexOutOfRangeError(at_user_line(
+        f"index {index} is out of bounds for a dim of size {size} (an indexed read in a "
+        "compiled kernel: gather, embedding or x[indices])"
+    ))
 
 
 def run_kernel(
@@ -325,7 +367,7 @@ def disagreements(got: np.ndarray, want: np.ndarray, ulps: float = 0) -> np.ndar
 
     Agreeing is [Note: where backends must agree]: NaN where want is NaN, the same infinities
     and signed zeros, other values within `ulps` units in the last place of want (ulps=0:
-    equal). ir/ops_handler.py's MATH_ULPS says how many ulps each op may be off.
+    equal). ir/agreement.py's MATH_ULPS says how many ulps each op may be off.
     """
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype:

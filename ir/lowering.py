@@ -486,4 +486,4 @@ def _strides(meta: Any) -> tuple[int, ...]:
 
 # More lowerings, in modules of their own, add themselves to LOWERINGS: imported last, as
 # they build on what this module defines.
-from ir import lower_reductions  # noqa: E402, F401
+from ir import lower_indirect, lower_reductions  # noqa: E402, F401

@@ -52,6 +52,13 @@ and the op.
                     decomposition cannot name its operand's dtype to convert back
     eq lt le        a == b, a < b, a <= b: False where either is NaN
     where           a where the bool `condition` is True, else b
+    index_expr      the value of an index expression (ir/indexing.py) as an int64 or int32:
+                    what lets a body compare its own index (cat's `i < 3`)
+    indirect_indexing
+                    a loaded integer turned into an index variable for later loads (Inductor's
+                    `ops.indirect_indexing`): see [Note: indirect loads]
+    rand            a uniform float64 in [0, 1), a pure function of two int64s, (seed, counter):
+                    see [Note: counter-based random numbers] in minitorch/counter_rng.py
 
 A *composite* op has a default right here, written with other ops on `self`, so a handler gets
 it for free, and the handler's own version of any op the default uses is the one that runs.
@@ -81,6 +88,21 @@ Integers (int32, int64) are two's complement: add, sub, mul, neg, abs and pow wr
 overflow, as numpy's do (abs and neg of the minimum give the minimum); comparisons are signed.
 Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
 
+[Note: indirect loads]
+gather, embedding and advanced indexing read an element whose position is *data*: out[i] =
+x[idx[i]]. The index of a load is an Expr over loop variables, so the loaded value becomes one
+more variable:
+
+    tmp0 = ops.load('idx', i0)
+    ind0 = ops.indirect_indexing(tmp0, 10, False)     # an Expr: Var('ind0')
+    tmp1 = ops.load('x', 4*ind0 + i1)
+
+`indirect_indexing(value, size, wrap_negative)` returns a Var that stands for `value` in index
+expressions (a backend binds it in the env it evaluates indices with). It is also the bounds
+check: a value outside [0, size) (outside [-size, size) with `wrap_negative`, which first adds
+size to a negative one, as Python's x[-1]) raises IndexOutOfRangeError when the kernel runs,
+and no out-of-bounds element is ever read (LLVM reads element 0 instead, then reports).
+
 A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
 
     sum     the sum of the terms, in any order (backends reassociate; an integer sum wraps
@@ -94,45 +116,7 @@ A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines tho
     Over zero terms: 0, -inf and inf (the identities; an integer's extremes for max and min);
     for bool, max is `any` and min `all`; an arg reduction has no answer (eager refuses it).
 
-[Note: where backends must agree]
-Backends compute transcendental functions their own way (LLVM's are polynomials in
-codegen/llvm/mathlib.py, trig.py and activations.py), so they agree with the interpreter to
-within a few units in the last place (ulps), on a domain of inputs. The conformance tests check
-this and nothing stricter; outside the domain a backend may answer anything, NaN included.
-Today every op's domain is every input (MATH_DOMAINS is empty).
-
-Everywhere in the domain: NaN exactly where the interpreter has NaN, the same infinities,
-zeros of the same sign (except maximum and minimum: llvm.maximum orders -0.0 below 0.0, numpy
-gives b at a tie), and finite results with |got - want| <= ulps * spacing(|want|) in the
-result's dtype.
-
-    op                        domain (float32, float64)    ulps
-    ------------------------  ---------------------------  ---------------------------------
-    sin cos                   every a                      4   (|a| > 2**30 reduces by pi/2
-                                                                exactly: codegen/llvm/trig.py)
-    exp log                   every a                      4
-    sqrt rsqrt                every a                      4
-    erf sigmoid               every a                      8
-    tanh log1p expm1          every a                      16  (their defaults chain exp,
-                                                                log and a division)
-    pow(a, c)  float32        every a and c                4
-    pow(a, c)  float64        integral c, |c| <= 64        4 + |c|  (|c| multiplications)
-                              any other c                  4 + 2|c ln|a||  (exp(c log a))
-    sum of n terms            every term                   any order of adding: within
-                                                           (n - 1) eps sum |term|
-    to_dtype float -> int     a whose truncation fits      0 (numpy warns and PyTorch calls
-                              the integer (not NaN, inf)   the rest undefined; LLVM poison)
-    everything else           every a                      0: one IEEE rounding, the same
-                                                           bits everywhere (integers exact)
-
-pow(a, 0.5) is a square root in the interpreter (numpy's power computes it so: pow(-0.0,
-0.5) = -0.0, pow(-inf, 0.5) = NaN), which is what makes sqrt's default exact; LLVM agrees.
-The measured worst cases, LLVM against the interpreter: 1 ulp for sin and cos, 2 for exp and
-log in float32, 3 for tanh, sigmoid and log1p, 4 for expm1, 5 for erf in float64; the
-defaults, run on numpy's core ops: 8 for tanh, 6 for expm1 and 5 for log1p in float32, and
-sigmoid exactly (tests/codegen/test_agreement.py holds LLVM to the table).
-
-MATH_DOMAINS and MATH_ULPS hold the same table for tests to read.
+[Note: where backends must agree] is in ir/agreement.py, with the table tests read.
 """
 
 from __future__ import annotations
@@ -153,6 +137,7 @@ CORE_OPS = (
     "add", "mul", "div", "abs", "pow",
     "sin", "cos", "exp", "log", "erf",
     "eq", "lt", "le", "where",
+    "index_expr", "indirect_indexing", "rand",
 )  # fmt: skip
 COMPOSITE_OPS = (
     "neg", "sub", "square", "reciprocal", "sqrt", "rsqrt",
@@ -161,15 +146,6 @@ COMPOSITE_OPS = (
 )  # fmt: skip
 REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")  # the values of Reduction.reduction_type
 
-# op -> the largest |a| on which backends must agree with the interpreter ([Note: where
-# backends must agree]); ops not listed agree on every input, as all of them do today.
-MATH_DOMAINS: dict[str, float] = {}
-# op -> how many ulps a backend may be from the interpreter on that domain; float64 pow may
-# be further (see the note); ops not listed are exact.
-MATH_ULPS = {
-    "sin": 4, "cos": 4, "exp": 4, "log": 4, "sqrt": 4, "rsqrt": 4, "pow": 4,
-    "erf": 8, "sigmoid": 8, "tanh": 16, "log1p": 16, "expm1": 16,
-}  # fmt: skip
 
 
 def _missing(handler: OpsHandler, op: str) -> NotImplementedError:
@@ -259,6 +235,20 @@ class OpsHandler:
     def where(self, condition: Any, a: Any, b: Any) -> Any:
         """a if the bool `condition` is True, else b (a and b of one dtype)"""
         raise _missing(self, "where")
+
+    # Indices and random numbers: [Note: indirect loads], [Note: counter-based random numbers]
+    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+        """The value of the index expression `expr`, as an integer of `dtype` (int64, int32)."""
+        raise _missing(self, "index_expr")
+
+    def indirect_indexing(self, value: Any, size: int, wrap_negative: bool) -> Expr:
+        """An index variable standing for the integer `value`, checked to lie in [0, size)
+        (after adding size to a negative value, with `wrap_negative`)."""
+        raise _missing(self, "indirect_indexing")
+
+    def rand(self, seed: Any, counter: Any) -> Any:
+        """A uniform float64 in [0, 1): minitorch.counter_rng.uniform of two int64 values."""
+        raise _missing(self, "rand")
 
     # -- composite ops: defaults in core ops, overridden where a handler does better --------
 
@@ -417,6 +407,15 @@ class WrapperHandler(OpsHandler):
 
     def where(self, condition: Any, a: Any, b: Any) -> Any:
         return self.inner.where(condition, a, b)
+
+    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+        return self.inner.index_expr(expr, dtype)
+
+    def indirect_indexing(self, value: Any, size: int, wrap_negative: bool) -> Expr:
+        return self.inner.indirect_indexing(value, size, wrap_negative)
+
+    def rand(self, seed: Any, counter: Any) -> Any:
+        return self.inner.rand(seed, counter)
 
     def neg(self, a: Any) -> Any:
         return self.inner.neg(a)

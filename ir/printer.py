@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ir.indexing import index_vars
+from ir.indexing import Var, index_vars
 from ir.ops_handler import OpsHandler, set_ops_handler
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ class PrintingHandler(OpsHandler):
     def __init__(self) -> None:
         self.lines: list[str] = []  # 'tmp0 = ops.load(...)', in call order
         self._name_of: dict[str, str] = {}  # right-hand side -> the name it was given
+        self._indirect: dict[str, str] = {}  # the same for index variables: 'ind0', ...
 
     def _line(self, call: str) -> str:
         if call not in self._name_of:
@@ -97,6 +98,20 @@ class PrintingHandler(OpsHandler):
 
     def where(self, condition: str, a: str, b: str) -> str:
         return self._line(f"ops.where({condition}, {a}, {b})")
+
+    def index_expr(self, expr: Expr, dtype: DType) -> str:
+        return self._line(f"ops.index_expr({expr}, {dtype.name})")
+
+    def indirect_indexing(self, value: str, size: int, wrap_negative: bool) -> Expr:
+        """A variable `indN`, printed as the line that makes it ([Note: indirect loads])."""
+        call = f"ops.indirect_indexing({value}, {size}, {wrap_negative})"
+        if call not in self._indirect:
+            self._indirect[call] = f"ind{len(self._indirect)}"
+            self.lines.append(f"{self._indirect[call]} = {call}")
+        return Var(self._indirect[call])
+
+    def rand(self, seed: str, counter: str) -> str:
+        return self._line(f"ops.rand({seed}, {counter})")
 
     def neg(self, a: str) -> str:
         return self._line(f"ops.neg({a})")

@@ -145,6 +145,7 @@ def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node
     """Each lowered node's segment, and for each extern node the segment it runs after."""
     earliest: dict[Node, int] = {}
     after: dict[Node, int] = {}
+    draws: list[Node] = []  # the random extern steps so far, in graph order
     for node in graph.nodes:
         if node.op != "call_function" or not node.users:
             continue
@@ -154,6 +155,9 @@ def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node
             earliest[node] = max(from_segments + [k + 1 for k in from_extern], default=0)
         else:  # after the segments (and extern steps) it reads
             after[node] = max(from_segments + from_extern, default=-1)
+            if node.target.kind == "random":  # draws share the generator: keep their order
+                after[node] = max([after[node], *(after[n] for n in draws[-1:])])
+                draws.append(node)
     last = max(earliest.values(), default=0)
     latest: dict[Node, int] = {}
     for node in reversed(graph.nodes):  # as late as every user allows

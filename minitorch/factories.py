@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitorch import ops
+from minitorch import counter_rng, ops
 from minitorch.dtype import DType, default_dtype_for, float32, float64, from_numpy_dtype, int64
 from minitorch.errors import (
     ArgumentTypeError,
@@ -54,7 +54,9 @@ _MAX_BYTES = np.iinfo(np.intp).max  # numpy cannot even describe a larger array
 def manual_seed(seed: int) -> None:
     """Make `rand`/`randn`/`randint` repeatable; any int seeds, as in PyTorch (mod 2**64)."""
     global _generator
-    _generator = np.random.default_rng(check_seed("manual_seed()", seed))
+    seed = check_seed("manual_seed()", seed)
+    _generator = np.random.default_rng(seed)
+    counter_rng.reset(seed)  # dropout's counter-based generator
 
 
 def _rng(op: str, generator: Generator | None) -> np.random.Generator:

@@ -20,6 +20,7 @@ from codegen.llvm import jit as jit_cache
 from codegen.llvm.jit import JitModule, compile_ir
 from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.parallel import parallel_for
+from ir import interpreter
 from ir.indexing import Expr
 from ir.scheduler import FusedKernel
 from minitorch.dtype import DType
@@ -72,7 +73,7 @@ class LLVMKernel(CompiledKernel):
         that promise (`noalias`, see [Note: the LLVM kernel]), and checking it here would
         cost every launch.
         """
-        pointers = (ctypes.c_void_p * len(self._buffers))()
+        pointers = (ctypes.c_void_p * (len(self._buffers) + 1))()
         for k, (name, dtype) in enumerate(zip(self._buffers, self._dtypes, strict=True)):
             if name not in buffers:
                 raise MinitorchError(f"{self.name} needs the buffer {name!r}")
@@ -81,6 +82,8 @@ class LLVMKernel(CompiledKernel):
                 raise DTypeError(f"{self.name}: buffer {name!r} is {array.dtype}, expected {dtype}")
             # Element (0, 0, ...): flat indices count from here, negative ones included.
             pointers[k] = array.ctypes.data
+        index_error = np.zeros(3, np.int64)  # (1, index, size) once an index is out of bounds
+        pointers[len(self._buffers)] = index_error.ctypes.data
 
         if self.sizes:
             sizes = sizes or {}
@@ -95,6 +98,8 @@ class LLVMKernel(CompiledKernel):
             self._function(pointers, start, end, *values)
 
         parallel_for(run, outer, work)
+        if index_error[0]:
+            raise interpreter.index_error(int(index_error[1]), int(index_error[2]))
 
     def _split(self, sizes: dict[str, int]) -> tuple[int, int]:
         """(iterations of the outer loop, to split between threads; elements of work in all)."""

@@ -3,9 +3,10 @@
 [Note: the LLVM kernel]
 A kernel becomes two functions (three with a sin or cos in it). The entry point has the ABI
 every caller uses: `buffers` is an array of data pointers in the order `kernel.reads +
-kernel.writes`, and the outermost loop runs over [start, end) so that a thread pool can split
-it (a kernel with no ranges runs its body once, for [0, 1)). For sin(x)**2 + cos(x)**2 (see
-`source` of the compiled kernel):
+kernel.writes`, then one to an int64[3] where an index out of its dim is reported (see
+LLVMOps.indirect_indexing), and the outermost loop runs over [start, end) so that a thread
+pool can split it (a kernel with no ranges runs its body once, for [0, 1)). For
+sin(x)**2 + cos(x)**2 (see `source` of the compiled kernel):
 
     define void @"kernel0"(ptr %"buffers", i64 %"start", i64 %"end")
     {
@@ -150,7 +151,11 @@ def _define_entry(
             buffers, [i64(k)], inbounds=True, name=f"&buffers[{k}]", source_etype=PTR
         )
         pointers.append(builder.load(slot, name=name, typ=PTR))
-    arguments = [*pointers, start, end, *symbols]
+    # One more pointer after the buffers: where an out-of-bounds index is reported
+    # ([Note: indirect loads] in ir/ops_handler.py; backend.py raises it).
+    slot = builder.gep(buffers, [i64(len(pointers))], inbounds=True, source_etype=PTR)
+    index_error = builder.load(slot, name="index_error", typ=PTR)
+    arguments = [*pointers, start, end, *symbols, index_error]
     huge_seen = builder.alloca(I1, name="huge_seen")
     builder.call(body, [*arguments, huge_seen])
     if exact is not None:
@@ -173,14 +178,15 @@ def _define_body(
     their fast path. With `exact_trig` they are right for every argument instead.
     """
     names = kernel.reads + kernel.writes
-    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR]
+    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR, PTR]
     signature = ir.FunctionType(ir.VoidType(), arguments)
     suffix = ".exact" if exact_trig else ""
     fn = ir.Function(module, signature, f"{kernel.name}.body{suffix}")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
-    pointers, (start, end, *symbols, huge_seen_out) = fn.args[: len(names)], fn.args[len(names) :]
-    huge_seen_out.name = "huge_seen"
+    pointers, rest = fn.args[: len(names)], fn.args[len(names) :]
+    start, end, *symbols, index_error, huge_seen_out = rest
+    huge_seen_out.name, index_error.name = "huge_seen", "index_error"
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -195,7 +201,9 @@ def _define_body(
     if not exact_trig:  # a slot of its own, which the optimizer turns into a register
         huge_seen = entry_alloca(builder, I1, "huge_seen.local")
         builder.store(ir.Constant(I1, 0), huge_seen)
-    handler = LLVMOps(builder, dict(zip(names, pointers, strict=True)), dtypes, huge_seen)
+    handler = LLVMOps(
+        builder, dict(zip(names, pointers, strict=True)), dtypes, huge_seen, index_error
+    )
     for symbol, name in zip(symbols, sizes, strict=True):
         symbol.name = name
         # The caller binds a symbol only to sizes >= 2 (sizes 0 and 1 stay specialised).

@@ -26,9 +26,9 @@ from types import ModuleType
 
 from llvmlite import ir
 
-from codegen.llvm import activations, mathlib, trig
+from codegen.llvm import activations, mathlib, random, trig
 from codegen.llvm.loops import I64, IndexValue, i64
-from ir.indexing import Expr
+from ir.indexing import Expr, Var
 from ir.ops_handler import OpsHandler
 from minitorch.dtype import DType
 from minitorch.errors import CompileError, DTypeError
@@ -102,8 +102,12 @@ class LLVMOps(OpsHandler):
         pointers: dict[str, ir.Value],
         dtypes: dict[str, DType],
         huge_seen: ir.Value | None = None,
+        index_error: ir.Value | None = None,
     ):
         self.builder = builder
+        # Where an index out of its dim is reported: an i64[3], (1, index, size); see
+        # indirect_indexing. None in a kernel compiled without one (which then refuses them).
+        self.index_error = index_error
         # Where sin and cos note an argument too big for their fast path (an i1 stack slot),
         # or None: then they emit the version that is right for every x (see trig.py).
         self.huge_seen = huge_seen
@@ -347,6 +351,47 @@ class LLVMOps(OpsHandler):
             return self.builder.select(picked, a, b, name="where")
 
         return self._once(("where", condition, a, b), emit)
+
+    # -- indices and random numbers ([Note: indirect loads] in ir/ops_handler.py) ------------
+
+    def index_expr(self, expr: Expr, dtype: DType) -> ir.Value:
+        value = expr.evaluate(self.index_env)
+        value = value.value if isinstance(value, IndexValue) else i64(value)
+        target = ir_type(dtype)
+        return value if target == value.type else self.builder.trunc(value, target)
+
+    def indirect_indexing(self, value: ir.Value, size: int, wrap_negative: bool) -> Expr:
+        """An index variable bound to `value` (as an i64), checked: an index outside the dim
+        is written to `index_error` and element 0 is read instead, so nothing out of bounds
+        is; the caller raises after the kernel (codegen/llvm/backend.py)."""
+        if self.index_error is None:
+            raise CompileError("ops.indirect_indexing in a kernel with no index error slot")
+        name = self._once(("indirect", value, size, wrap_negative),
+                          lambda: self._indirect(value, size, wrap_negative))
+        return Var(name)
+
+    def _indirect(self, value: ir.Value, size: int, wrap_negative: bool) -> str:
+        builder = self.builder
+        original = value if value.type == I64 else builder.sext(value, I64)
+        index = original
+        if wrap_negative:
+            negative = builder.icmp_signed("<", index, i64(0))
+            index = builder.select(negative, builder.add(index, i64(size)), index)
+        inside = builder.icmp_unsigned("<", index, i64(size), name="in_bounds")  # 0 <= index
+        with builder.if_then(builder.not_(inside), likely=False):
+            for slot, reported in enumerate((i64(1), original, i64(size))):
+                address = builder.gep(self.index_error, [i64(slot)], source_etype=I64)
+                # NOTE: plain stores: two threads that both fail set the flag either way, though
+                # the index and size shown may then come from two different failures.
+                builder.store(reported, address)
+        name = f"ind{sum(var.startswith('ind') for var in self.index_env)}"
+        self.index_env[name] = IndexValue(builder, builder.select(inside, index, i64(0)))
+        return name
+
+    def rand(self, seed: ir.Value, counter: ir.Value) -> ir.Value:
+        self._same_type("rand", seed, counter)
+        return self._once(("rand", seed, counter), lambda: random.uniform(self.builder, seed,
+                                                                          counter))
 
     def _trig(self, name: str, a: ir.Value) -> ir.Value:
         """sin or cos: the fast path, noting in `huge_seen` whether `a` needs the slow one;

@@ -214,7 +214,11 @@ def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBind
 
 
 def _text(graphs: AOTGraphs, lowered: list[list[LoweredStep]]) -> str:
-    return "\n\n".join([repr(graphs.spec)] + [_format(steps) for steps in lowered])
+    """What must read back the same at both sentinel sizes: the steps, and the shapes of the
+    constants the trace made (tril's mask is made at the traced sizes: a size baked in)."""
+    constants = [f"{node.target}: {tuple(getattr(g, node.target).shape)}"
+                 for g in graphs.all() for node in g.graph.nodes if node.op == "get_attr"]
+    return "\n\n".join([repr(graphs.spec), *constants] + [_format(steps) for steps in lowered])
 
 
 def _format(steps: list[LoweredStep]) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minitorch import factories
+from minitorch import counter_rng, factories
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.errors import MinitorchError
 from minitorch.tensor import Tensor
@@ -37,7 +37,7 @@ def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: i
     user's; None: all), or None when all are row-major (or when eager does not run on these
     inputs: then it raises at run time, compiled or not). What the forward saves for the
     backward stays as the backward was compiled for it."""
-    state = factories._generator.bit_generator.state
+    state, counters = factories._generator.bit_generator.state, counter_rng.get_state()
     try:
         with no_grad():
             outputs = forward(*inputs)
@@ -45,6 +45,7 @@ def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: i
         return None
     finally:
         factories._generator.bit_generator.state = state
+        counter_rng.set_state(counters)  # dropout's generator (minitorch/counter_rng.py)
     orders = tuple(_order(o) if isinstance(o, Tensor) else None
                    for o in outputs[:num_outputs])
     return orders if any(o is not None for o in orders) else None

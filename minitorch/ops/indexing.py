@@ -164,6 +164,7 @@ index_tensor = register(OpDef(
     "index_tensor", "gather", index_tensor_meta,
     impl=_index_tensor_impl,
     backward=_index_tensor_backward,
+    lowering="lowered",
 ))
 # why primitive: a write at positions computed at run time (an indirect store), with or
 # without accumulation: the gradient of index_tensor, and the out-of-place x[idx] = v

@@ -28,7 +28,10 @@ Why each primitive here is one:
 - embedding: a gather of whole rows by indices of any shape, whose derivative must skip the
   padding row; `gather` reads single elements, and no composition of ops can stop a gradient
   for some rows only. Its derivative is a `scatter_add` (the reductions' gather pair).
-- dropout_mask: randomness shaped like its input (the factories draw from a shape alone).
+- rng_state: dropout's randomness (the random factories draw from a shape alone, and from
+  numpy's generator: minitorch/ops/factories.py); it reads and advances the counter-based
+  generator, and dropout_keep hashes what it returns into dropout's mask ([Note:
+  counter-based random numbers] in minitorch/counter_rng.py).
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ import math
 
 import numpy as np
 
+from minitorch import counter_rng
 from minitorch.dtype import int64
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops import nn_meta as m
 from minitorch.ops.linalg import matmul
 from minitorch.ops.pointwise import add, div, masked_fill, mul, to_copy
@@ -48,7 +52,7 @@ from minitorch.ops.registry import OpDef, register
 from minitorch.ops.views import expand, reshape
 
 __all__ = [  # the ops this family registers
-    "im2col", "col2im", "embedding", "dropout_mask",
+    "im2col", "col2im", "embedding", "rng_state", "dropout_keep", "dropout_mask",
     "conv2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices", "dropout",
 ]
 
@@ -147,7 +151,7 @@ def _embedding_impl(xp, weight, indices, padding_idx=None):
     # A data-dependent check: take() would wrap a negative index around silently.
     if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= weight.shape[0]):
         bad = int(indices.min()) if int(indices.min()) < 0 else int(indices.max())
-        raise ShapeError(at_user_line(
+        raise IndexOutOfRangeError(at_user_line(
             f"embedding: index {bad} is out of range for a table of {weight.shape[0]} rows"
         ))
     return xp.take(weight, indices, axis=0)
@@ -158,29 +162,45 @@ embedding = register(OpDef(
     "embedding", "gather", m.embedding_meta,
     impl=_embedding_impl,
     backward=_embedding_backward,
+    lowering="lowered",
 ))
 
-# ---- dropout's random mask ---------------------------------------------------------------
+# ---- dropout's random mask ([Note: counter-based random numbers] in minitorch/counter_rng.py) ---
 
 
-def _uniform(xp, shape):
-    """Uniform draws on [0, 1).
-
-    NOTE: on the CPU they come from the generator `minitorch.manual_seed` seeds, so seeded
-    dropout repeats; on the GPU, from cupy's generator.
-    """
-    if xp.__name__ == "numpy":
-        from minitorch import factories
-
-        return factories._generator.random(shape)
-    return xp.random.random(shape)
+def _rng_state_impl(xp, x):
+    """(seed, offset) for x.numel() draws, as two int64s; the generator moves past them."""
+    seed, offset = counter_rng.advance(x.size)
+    return xp.asarray([counter_rng.as_int64(seed), counter_rng.as_int64(offset)], dtype=xp.int64)
 
 
-# why primitive: randomness (as the random factories, minitorch/ops/factories.py)
-dropout_mask = register(OpDef(
-    "dropout_mask", "random", m.dropout_mask_meta,
-    impl=lambda xp, x, p: _uniform(xp, x.shape) >= p,  # keep with probability 1 - p
+# why primitive: reads and advances dropout's generator, a side effect (dropout_keep
+# computes from what this returns)
+rng_state = register(OpDef("rng_state", "random", m.rng_state_meta, impl=_rng_state_impl))
+
+
+def _dropout_keep_impl(xp, x, p, state):
+    """Element k is kept when uniform(seed, offset + k) >= p: with probability 1 - p."""
+    counters = state[1] + xp.arange(x.size, dtype=xp.int64)  # int64 wraps, as the kernel's
+    return (counter_rng.uniform(xp, state[0], counters) >= p).reshape(x.shape)
+
+
+# why primitive: a hash of integers, which no pointwise op computes; it lowers to ops.rand
+dropout_keep = register(OpDef(
+    "dropout_keep", "pointwise", m.dropout_keep_meta,
+    impl=_dropout_keep_impl,
+    lowering="lowered",
 ))
+
+
+def _dropout_mask_decomposition(x, p):
+    """A bool mask of x's shape, True with probability 1 - p, from the generator."""
+    m.dropout_mask_meta(x, p)  # check p before the generator moves
+    return dropout_keep(x, p, rng_state(x))
+
+
+dropout_mask = register(OpDef("dropout_mask", "composite", None,
+                              decomposition=_dropout_mask_decomposition))
 
 # ---- composites --------------------------------------------------------------------------
 

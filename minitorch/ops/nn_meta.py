@@ -6,7 +6,7 @@ output's `TensorMeta`, or raises a `ShapeError`/`DTypeError` naming the op and t
 
 from __future__ import annotations
 
-from minitorch.dtype import bool_
+from minitorch.dtype import bool_, int64
 from minitorch.errors import (
     ArgumentTypeError,
     DTypeError,
@@ -123,3 +123,18 @@ def dropout_mask_meta(x, p: float) -> TensorMeta:
         raise DTypeError(at_user_line(f"dropout: expected a floating-point input, got "
                                       f"{x.dtype.name}"))
     return TensorMeta(tuple(x.shape), bool_)
+
+
+def rng_state_meta(x) -> TensorMeta:
+    """The generator's (seed, offset) as two int64s ([Note: counter-based random numbers])."""
+    return TensorMeta((2,), int64)
+
+
+def dropout_keep_meta(x, p: float, state) -> TensorMeta:
+    """dropout_mask's rule, and a state of two int64s."""
+    if tuple(state.shape) != (2,) or state.dtype is not int64:
+        raise ShapeError(at_user_line(
+            f"dropout_keep: expected a state of two int64s (seed, offset), got "
+            f"{state.dtype.name}{tuple(state.shape)}"
+        ))
+    return dropout_mask_meta(x, p)

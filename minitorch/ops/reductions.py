@@ -233,6 +233,7 @@ gather = register(OpDef(
     "gather", "gather", rm.gather_meta,
     impl=_gather_impl,
     backward=_gather_backward,
+    lowering="lowered",
 ))
 
 

@@ -154,6 +154,7 @@ cat = register(OpDef(
     "cat", "pointwise", vm.cat_meta,
     impl=_cat_impl,
     backward=_cat_backward,
+    lowering="lowered",
 ))
 
 # ---- composites --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The LLVM backend against the interpreter, op by op, on the domains and to the tolerances
-of [Note: where backends must agree] (ir/ops_handler.py): the table is a promise, and this
+of [Note: where backends must agree] (ir/agreement.py): the table is a promise, and this
 holds LLVM to it. Composite ops LLVM does not implement run as their defaults here."""
 
 import functools
@@ -12,10 +12,11 @@ from codegen_testing import BACKEND, compile_unary, input_buffer, load, unary_pr
 import minitorch.dtype as dt
 from codegen.llvm.kernel import _stride, generate_kernel
 from codegen.llvm.ops import LLVMOps
+from ir.agreement import MATH_DOMAINS, MATH_ULPS
 from ir.indexing import Var, index_vars
 from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise, Reduction
-from ir.ops_handler import CORE_OPS, MATH_DOMAINS, MATH_ULPS, OpsHandler, ops
+from ir.ops_handler import CORE_OPS, OpsHandler, ops
 from ir.scheduler import FusedKernel, schedule
 from minitorch.errors import CompileError
 

@@ -218,7 +218,7 @@ def _dtype(program: LoweredProgram, name: str) -> np.dtype:
 
 
 # ---- tolerances ---------------------------------------------------------------------------
-# Ops: MATH_DOMAINS and MATH_ULPS of ir/ops_handler.py ([Note: where backends must agree]).
+# Ops: MATH_DOMAINS and MATH_ULPS of ir/agreement.py ([Note: where backends must agree]).
 
 
 def sum_ulps(

@@ -16,9 +16,12 @@ import numpy as np
 import pytest
 
 from codegen.backend import Backend
+from ir.agreement import MATH_DOMAINS, MATH_ULPS
+from ir.indexing import Const, Var
 from ir.nodes import LoweredProgram, Pointwise
-from ir.ops_handler import COMPOSITE_OPS, CORE_OPS, MATH_DOMAINS, MATH_ULPS, ops
+from ir.ops_handler import COMPOSITE_OPS, CORE_OPS, ops
 from minitorch.dtype import get_dtype
+from minitorch.errors import IndexOutOfRangeError
 from tests.conformance.kernels import (
     assert_agrees,
     computed,
@@ -87,6 +90,9 @@ OP_CASES = {
     "gt": OpCase("compare", ALL),
     "ge": OpCase("compare", ALL),
     "where": OpCase("where", ALL),
+    "index_expr": OpCase("index_expr", INTS),
+    "indirect_indexing": OpCase("indirect_indexing", INTS),  # the dtype of the indices
+    "rand": OpCase("rand", frozenset({"int64"})),  # seed and counter; a float64 result
 }
 
 # pow's exponent is a number fixed in the kernel; each is tried on every input.
@@ -270,6 +276,51 @@ def _pow(op, dtype, domain):
     return program_of([base], buffers), {"x": x}, {"x": x}
 
 
+def _index_expr(op, dtype, domain):
+    """Index expressions as values: affine (negative too), floor division and modulo."""
+    i0 = Var("i0")
+    bodies = [3 * i0 - 250, i0 // 7 + i0 % 5, Const(-(2**31))]
+    buffers = [
+        computed(f"buf{k}", Pointwise(get_dtype(dtype.name), (200,),
+                                      lambda index, e=e: ops.index_expr(e, get_dtype(dtype.name))))
+        for k, e in enumerate(bodies)
+    ]  # fmt: skip
+    return program_of([], buffers), {}, {}
+
+
+def _indirect_indexing(op, dtype, domain):
+    """buf0[i] = x[idx[i]] with idx in [-n, n) wrapped; buf1[i, j] = x2[idx2[i], j]."""
+    rng = np.random.default_rng(5)
+    x = random_values(np.dtype("float32"), 37, seed=6)
+    idx = np.concatenate([[0, 36, -1, -37], rng.integers(-37, 37, 60)]).astype(dtype)
+    x2 = random_values(np.dtype("float32"), 37 * 5, seed=7).reshape(37, 5)
+    idx2 = np.concatenate([[0, 36], rng.integers(0, 37, 30)]).astype(dtype)
+    sources = [input_buffer(n, a) for n, a in (("x", x), ("idx", idx), ("x2", x2), ("idx2", idx2))]
+    source_x, source_idx, source_x2, source_idx2 = sources
+
+    def wrapped(index):
+        (i0,) = index
+        return load(source_x, (ops.indirect_indexing(load(source_idx, (i0,)), 37, True),))
+
+    def rows(index):
+        i0, i1 = index
+        row = ops.indirect_indexing(load(source_idx2, (i0,)), 37, False)
+        return load(source_x2, (row, i1))
+
+    buffers = [
+        computed("buf0", Pointwise(get_dtype("float32"), idx.shape, wrapped)),
+        computed("buf1", Pointwise(get_dtype("float32"), (idx2.size, 5), rows)),
+    ]
+    inputs = {"x": x, "idx": idx, "x2": x2, "idx2": idx2}
+    return program_of(sources, buffers), inputs, {}
+
+
+def _rand(op, dtype, domain):
+    seed, counter = _pairs(dtype)
+    return (*_pointwise([seed, counter], get_dtype("float64"), ops.rand),
+            {"seed": seed, "counter": counter})
+
+
 BUILDERS = {
     "load": _load,
     "constant": _constant,
@@ -279,8 +330,37 @@ BUILDERS = {
     "compare": _compare,
     "where": _where,
     "pow": _pow,
+    "index_expr": _index_expr,
+    "indirect_indexing": _indirect_indexing,
+    "rand": _rand,
 }
 
 
 def _unsigned_zero(a: np.ndarray) -> np.ndarray:
     return a + 0 if a.dtype.kind == "f" else a  # -0.0 + 0 is +0.0
+
+
+def _bad_indices(backend: Backend) -> list[tuple[int, bool]]:
+    """(an index out of a dim of 37, whether negative ones wrap), if the backend loads int64."""
+    return [(37, False), (-1, False), (-38, True)] if "int64" in backend.dtypes else []
+
+
+@pytest.mark.backend_cases("bad, wrap", _bad_indices)
+def test_an_index_out_of_its_dim_raises(backend: Backend, bad: int, wrap: bool):
+    """[Note: indirect loads]: the kernel raises eager's IndexOutOfRangeError, naming the
+    index and the size, and reads nothing out of bounds."""
+    x = random_values(np.dtype("float32"), 37, seed=6)
+    idx = np.array([0, 5, bad, 3], np.int64)
+    source_x, source_idx = input_buffer("x", x), input_buffer("idx", idx)
+
+    def body(index):
+        position = ops.indirect_indexing(load(source_idx, index), 37, wrap)
+        return load(source_x, (position,))
+
+    out = computed("buf0", Pointwise(get_dtype("float32"), idx.shape, body))
+    program = program_of([source_x, source_idx], [out])
+    inputs = {"x": x, "idx": idx}
+    with pytest.raises(IndexOutOfRangeError, match=f"index {bad} is out of bounds.* size 37"):
+        run_reference(program, inputs)
+    with pytest.raises(IndexOutOfRangeError, match=f"index {bad} is out of bounds.* size 37"):
+        run_backend(backend, program, inputs, {})

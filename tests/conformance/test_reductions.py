@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from codegen.backend import Backend
-from ir.ops_handler import MATH_ULPS, REDUCTIONS, ops
+from ir.agreement import MATH_ULPS
+from ir.ops_handler import REDUCTIONS, ops
 from tests.conformance.kernels import (
     assert_agrees,
     computed,

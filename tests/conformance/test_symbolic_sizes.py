@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from codegen.backend import Backend
+from ir.agreement import MATH_ULPS
 from ir.indexing import Var
 from ir.nodes import InputBuffer, LoweredProgram, Pointwise
-from ir.ops_handler import MATH_ULPS, ops
+from ir.ops_handler import ops
 from minitorch.dtype import float32
 from tests.conformance.kernels import (
     Size,

@@ -7,9 +7,13 @@ integers, an in-place op on a leaf that requires grad) is thrown away. What is l
 program that eager runs, so a difference from eager is the compiler's fault. (Run later at
 other sizes, a program may raise after all; then the compiled one must raise the same error.)
 
-The templates are the op families of the issue: pointwise math, comparisons and `where`,
-reductions over random dims, views, in-place ops on inputs, intermediates and views, graph
-breaks, and Python control flow on shapes and on values.
+The templates (`templates.py`) are the op families the compiler claims: pointwise math,
+comparisons and `where`, reductions over random dims, views, in-place ops on inputs,
+intermediates and views, graph breaks, Python control flow on shapes and on values; and the
+idioms of real models: integer and bool intermediates (masks, casts, counts), `max(dim)`'s named
+tuple, factories inside the function, advanced indexing reads and writes, `cat`/`split`/`gather`/
+`roll`, softmax, cross-entropy over int64 targets and dropout. The inputs are float, integer or
+bool tensors, a float program sometimes with an integer or bool input beside its floats.
 """
 
 from __future__ import annotations
@@ -17,50 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 import minitorch
-from tests.fuzz.program import FLOAT_DTYPES, INT_DTYPES, Input, Program, make_input
-
-# `{a}` and `{b}`: tensors of the program; `{d}`, `{e}`: dims of {a}; `{i}`: an index into dim 0
-# of {a}; `{k}`: True or False; `{dims}`: a tuple of distinct dims of {a}; `{perm}`: a
-# permutation of {a}'s dims; `{all_dims}`: `, -1` per dim of {a}.
-POINTWISE = [
-    "{a}.sin()", "minitorch.cos({a})", "{a}.exp()", "({a}.abs() + 1).log()", "{a}.tanh()",
-    "{a}.sigmoid()", "{a}.relu()", "{a}.abs().sqrt()", "{a}.abs()", "-{a}", "{a}.neg()",
-    "{a} ** 2", "{a}.pow(3)", "{a} * 0.5 + 1", "{a}.clamp(-0.5, 0.5)", "{a}.clamp(min=0)",
-    "minitorch.clamp({a}, max=1)", "{a}.erf()", "{a}.reciprocal()", "({a} > 0).int()",
-    "{a}.float()", "{a}.double()", "{a} * {a}.shape[{d}]", "{a} + len({a}.shape)",
-    "{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "{a} / ({b}.abs() + 1)",
-    "minitorch.maximum({a}, {b})", "minitorch.minimum({a}, {b})", "{a} > {b}", "{a} == {b}",
-    "minitorch.where({a} > {b}, {a}, {b})", "minitorch.where({a} < 0, {b}, 0.0)",
-    "minitorch.add({a}, {b}, alpha=2)", "{a} - 1.5 * {b}", "{a}.masked_fill({b} > 0, 0.0)",
-]
-REDUCTIONS = [
-    "{a}.sum()", "{a}.sum({d})", "{a}.sum(dim={dims}, keepdim={k})", "{a}.mean({d}, keepdim={k})",
-    "{a}.mean()", "{a}.amax({d})", "{a}.amin(dim={dims}, keepdim={k})", "{a}.max()",
-    "{a}.min()", "{a}.max({d}).values", "{a}.min({d}, keepdim={k})[0]", "{a}.max(dim={d})[1]",
-    "{a}.argmax({d})", "{a}.argmin()", "{a}.var({d})", "{a}.softmax({d})",
-    "{a}.log_softmax({d})", "minitorch.sum({a}, {d})",
-]
-VIEWS = [
-    "{a}.reshape(-1)", "{a}.reshape({a}.shape[0], -1)", "{a}.view(-1)", "{a}.t()",
-    "{a}.transpose({d}, {e})", "{a}.permute({perm})", "{a}.mT", "{a}[::2]", "{a}[1:]",
-    "{a}[:, ::2]", "{a}[..., 1:3]", "{a}[{i}]", "{a}[-1]", "{a}[:, {i}]", "{a}[{i}, ..., ::-1]",
-    "{a}.unsqueeze({d})", "{a}.squeeze()", "{a}.squeeze({d})", "{a}.expand(2{all_dims})",
-    "{a}.expand_as({b})", "{a}.flatten()", "{a}.flatten(0, 1)", "{a}.contiguous()",
-    "{a}.clone()", "{a}.detach()", "minitorch.cat([{a}, {b}], dim={d})",
-    "minitorch.stack([{a}, {b}])", "{a} @ {b}",
-]
-# An in-place op's target: the tensor itself or a view of it, written through.
-TARGETS = ["{a}", "{a}", "{a}[0]", "{a}[:, ::2]", "{a}.t()", "{a}[..., -1]", "{a}[{i}:]"]
-IN_PLACE = [
-    "{t}.add_({b})", "{t}.mul_(2)", "{t}.sub_({b}, alpha=0.5)", "{t}.div_(2)",
-    "{t}.clamp_(-1, 1)", "{t}.copy_({b})", "{t}.fill_(0.5)", "{t}.zero_()", "{t} += {b}",
-    "{t} *= 2", "{t} -= 1", "{a}[{i}] = {b}", "{a}[{i}] = 1", "{a}[:, ::2] = 0",
-]
-BREAK = 'print("", end="")'  # an untraceable call: the graph breaks there and resumes after
-CONDITIONS = [
-    "{a}.shape[0] > 2", "{a}.ndim == 2", "{a}.shape[-1] % 2 == 0", "{a}.numel() > 6",
-    "{a}.sum() > 0",  # a tensor's value: compiled code branches on a graph output
-]
+from tests.fuzz import templates
+from tests.fuzz.program import FLOAT_DTYPES, GLOBALS, INT_DTYPES, Input, Program, make_input
 
 
 def generate(seed: int, max_statements: int = 8) -> Program:
@@ -72,7 +34,7 @@ def generate(seed: int, max_statements: int = 8) -> Program:
     for _ in range(int(rng.integers(1, max_statements + 1)) * 3):  # tries; some fail
         if len(body) >= max_statements:
             break
-        statement = _random_statement(rng, namespace, f"t{len(body)}")
+        statement = _random_statement(rng, namespace, f"t{len(body)}", f"u{len(body)}")
         if statement is not None and _runs(statement, namespace):
             body.append(statement)
     returns = _random_returns(rng, namespace)
@@ -80,14 +42,22 @@ def generate(seed: int, max_statements: int = 8) -> Program:
 
 
 def _random_inputs(rng: np.random.Generator) -> list[Input]:
-    """1 to 3 inputs of one dtype, of ranks 0 to 3 that mostly broadcast with the first."""
-    dtype = str(rng.choice(FLOAT_DTYPES * 3 + INT_DTYPES))
-    grad = dtype in FLOAT_DTYPES and rng.random() < 0.35
+    """1 to 3 inputs of ranks 0 to 3 that mostly broadcast with the first, mostly of its dtype.
+
+    A float program sometimes takes an integer or bool input too, as a model takes labels,
+    token ids or a mask beside its activations.
+    """
+    dtypes = FLOAT_DTYPES * 3 + INT_DTYPES + ("bool",)
+    first_dtype = str(rng.choice(dtypes))
+    grad = first_dtype in FLOAT_DTYPES and rng.random() < 0.35
     first = tuple(int(s) for s in rng.integers(1, 5, rng.integers(1, 4)))
     inputs = []
     for k in range(int(rng.integers(1, 4))):
         shape = first if k == 0 else _broadcastable(rng, first)
-        inputs.append(Input("xyz"[k], shape, dtype, requires_grad=bool(grad and rng.random() < 0.7),
+        dtype = first_dtype if k == 0 or rng.random() < 0.7 else str(rng.choice(dtypes))
+        inputs.append(Input("xyz"[k], shape, dtype,
+                            requires_grad=bool(grad and dtype in FLOAT_DTYPES
+                                               and rng.random() < 0.7),
                             transposed=bool(len(shape) >= 2 and rng.random() < 0.2)))
     return inputs
 
@@ -104,30 +74,36 @@ def _broadcastable(rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[in
     return shape
 
 
-def _random_statement(rng: np.random.Generator, namespace: dict, fresh: str) -> str | None:
+_KINDS = list(templates.KINDS)
+_KIND_WEIGHTS = np.array(list(templates.KINDS.values())) / sum(templates.KINDS.values())
+
+
+def _random_statement(rng: np.random.Generator, namespace: dict, fresh: str,
+                      other: str) -> str | None:
+    """One statement; `fresh` (and for some, `other`) the names it may bind."""
     tensors = [name for name, v in namespace.items() if isinstance(v, minitorch.Tensor)]
     # Recent values are the likely operands, so that programs are chains, not fans.
     weights = np.arange(1, len(tensors) + 1, dtype=float) ** 2
     a, b = (str(rng.choice(tensors, p=weights / weights.sum())) for _ in range(2))
-    kind = rng.choice(["pointwise"] * 4 + ["reduction", "view", "view", "in_place",
-                                          "in_place", "break", "if", "for"])
+    kind = str(rng.choice(_KINDS, p=_KIND_WEIGHTS))
     fill = _placeholders(rng, namespace[a], a, b)
     if kind == "break":
-        return BREAK
+        return templates.BREAK
     if kind == "in_place":
-        target = rng.choice(TARGETS).format(**fill)
-        return str(rng.choice(IN_PLACE)).format(t=target, **fill)
+        target = rng.choice(templates.TARGETS).format(**fill)
+        return str(rng.choice(templates.IN_PLACE)).format(t=target, **fill)
     if kind in ("if", "for"):
         return _block(rng, kind, fill, fresh)
-    table = {"pointwise": POINTWISE, "reduction": REDUCTIONS, "view": VIEWS}[kind]
-    return f"{fresh} = " + str(rng.choice(table)).format(**fill)
+    if kind in templates.STATEMENTS:
+        return str(rng.choice(templates.STATEMENTS[kind])).format(fresh=fresh, other=other, **fill)
+    return f"{fresh} = " + str(rng.choice(templates.EXPRESSIONS[kind])).format(**fill)
 
 
 def _block(rng: np.random.Generator, kind: str, fill: dict, fresh: str) -> str:
     """An `if` whose branches assign `fresh` differently, or a loop accumulating into it."""
-    then, other = (str(rng.choice(POINTWISE)).format(**fill) for _ in range(2))
+    then, other = (str(rng.choice(templates.POINTWISE)).format(**fill) for _ in range(2))
     if kind == "if":
-        condition = str(rng.choice(CONDITIONS)).format(**fill)
+        condition = str(rng.choice(templates.CONDITIONS)).format(**fill)
         return f"if {condition}:\n    {fresh} = {then}\nelse:\n    {fresh} = {other}"
     a = fill["a"]
     return (f"{fresh} = {a} * 0\nfor i in range(min({a}.shape[0], 3)):\n"
@@ -143,6 +119,7 @@ def _placeholders(rng: np.random.Generator, tensor: minitorch.Tensor, a: str, b:
         "d": int(rng.integers(0, ndim)) - (ndim if negative else 0),
         "e": int(rng.integers(0, ndim)),
         "i": int(rng.integers(0, max(tensor.shape[0] if tensor.ndim else 1, 1))),
+        "j": int(rng.integers(0, max(tensor.shape[-1] if tensor.ndim else 1, 1))),
         "k": bool(rng.random() < 0.5),
         "dims": tuple(dims),
         "perm": tuple(int(d) for d in rng.permutation(tensor.ndim)),
@@ -153,13 +130,28 @@ def _placeholders(rng: np.random.Generator, tensor: minitorch.Tensor, a: str, b:
 def _runs(statement: str, namespace: dict) -> bool:
     """Does eager mode run `statement`? If it does, `namespace` holds the names it bound."""
     trial = dict(namespace)  # a block that fails half-way binds nothing
+    minitorch.manual_seed(0)  # dropout's values, and so what the next statements see, repeat
     try:
         with np.errstate(all="ignore"):
-            exec(statement, {"minitorch": minitorch}, trial)  # noqa: S102
+            exec(statement, dict(GLOBALS), trial)  # noqa: S102
     except Exception:
+        return False
+    if any(_cast_of_nan(trial[name]) for name in trial if trial[name] is not namespace.get(name)):
         return False
     namespace.update(trial)
     return True
+
+
+def _cast_of_nan(value: object) -> bool:
+    """Is `value` an integer tensor holding its dtype's minimum: what numpy makes of a NaN or
+    an infinity cast to an integer? PyTorch leaves that cast undefined (LLVM's is poison), so
+    a program that makes one tests nothing."""
+    if not isinstance(value, minitorch.Tensor) or value.dtype not in _INT_MIN:
+        return False
+    return bool((value.detach().numpy() == _INT_MIN[value.dtype]).any())
+
+
+_INT_MIN = {minitorch.int32: np.iinfo(np.int32).min, minitorch.int64: np.iinfo(np.int64).min}
 
 
 def _random_returns(rng: np.random.Generator, namespace: dict) -> tuple:

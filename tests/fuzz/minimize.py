@@ -29,7 +29,7 @@ import numpy as np
 from tests.fuzz.program import Program, make_input
 from tests.fuzz.runner import RESIZES, Failure, run_program
 
-NAME = re.compile(r"\b[txyz]\d*\b")  # the names of values in generated programs
+NAME = re.compile(r"\b[tuxyz]\d*\b")  # the names of values in generated programs
 
 
 def minimize(failure: Failure, max_runs: int = 400) -> Failure:
@@ -125,7 +125,8 @@ def reproducer(failure: Failure) -> str:
     lines = [f"# minitorch.compile(program, backend={failure.backend!r}) differs from eager "
              f"on call {failure.call} ({failure.kind}):",
              f"#   {failure.message}",
-             "import numpy as np", "import minitorch", "", program.source(),
+             "import numpy as np", "import minitorch", "import minitorch.nn.functional as F", "",
+             program.source(),
              "def inputs(resize):  # fresh tensors for each call; resize grows the sizes"]
     for resize in resizes:
         tensors = ", ".join(_literal(spec, program.seed, k, resize)

@@ -30,6 +30,8 @@ import minitorch
 
 FLOAT_DTYPES = ("float32", "float64")
 INT_DTYPES = ("int32", "int64")
+# What a program's source may name besides its inputs: `F` as real code imports it.
+GLOBALS = {"minitorch": minitorch, "F": minitorch.nn.functional}
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class Program:
 
     def function(self) -> Callable:
         """The program as a Python function, defined in a module of its own."""
-        namespace = {"minitorch": minitorch, "__name__": "fuzzed_program"}
+        namespace = {**GLOBALS, "__name__": "fuzzed_program"}
         exec(compile(self.source(), "<fuzzed program>", "exec"), namespace)  # noqa: S102
         return namespace["program"]
 
@@ -71,10 +73,11 @@ class Program:
     def precision(self) -> str:
         """The least precise float dtype it computes in: float64 only if nothing is float32.
 
-        Integer inputs count as float32: `sin` and `/` of integers give float32.
+        Integer and bool inputs count as float32: `sin` and `/` of integers give float32.
         """
         wide = all(i.dtype == "float64" for i in self.inputs)
-        return "float64" if wide and ".float()" not in self.source() else "float32"
+        narrow = (".float()", "float32")  # a cast to float32
+        return "float64" if wide and not any(n in self.source() for n in narrow) else "float32"
 
     def with_body(self, body: tuple[str, ...]) -> Program:
         return replace(self, body=body)
@@ -90,6 +93,8 @@ def make_input(spec: Input, seed: int, position: int, resize: int = 0) -> minito
     rng = np.random.default_rng([seed, position, resize])
     if spec.dtype in FLOAT_DTYPES:
         array = rng.uniform(-2, 2, shape).astype(spec.dtype)
+    elif spec.dtype == "bool":
+        array = np.asarray(rng.random(shape) < 0.5)
     else:
         array = rng.integers(-4, 5, shape).astype(spec.dtype)
     if spec.transposed and array.ndim >= 2:

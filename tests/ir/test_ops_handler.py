@@ -12,11 +12,11 @@ import itertools
 import numpy as np
 import pytest
 
+from ir.agreement import MATH_ULPS
 from ir.interpreter import NumpyHandler, disagreements
 from ir.ops_handler import (
     COMPOSITE_OPS,
     CORE_OPS,
-    MATH_ULPS,
     OpsHandler,
     WrapperHandler,
     current_ops_handler,

@@ -25,7 +25,8 @@ from tracer.dynamo import reset
 
 # An extern step as the loop_ir stage prints it: "extern:   pow = minitorch.ops.pow(...)  # why"
 EXTERN = re.compile(r"^extern: +\w+ = minitorch\.ops\.(\w+)\(.*#\s*(.*)$", re.M)
-RANDOM = {"dropout", "dropout_mask"}  # values differ run to run: compare shapes and dtypes
+# values differ run to run: compare shapes and dtypes
+RANDOM = {"dropout", "dropout_mask", "rng_state"}
 
 # Samples that capture cannot take whole yet, and why. Strict: each fails the test the day it
 # starts to compile, so that this list only shrinks.

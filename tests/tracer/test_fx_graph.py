@@ -227,6 +227,30 @@ def test_eliminate_dead_code():
     g.lint()
 
 
+def test_dead_code_elimination_keeps_random_draws():
+    # an unused dropout still advances the generator: the next draw depends on it
+    g = sincos_graph()
+    x = g.nodes[0]
+    with g.inserting_after(x):
+        g.call_function(minitorch.nn.functional.dropout, (x,))
+    g.eliminate_dead_code()
+    assert "dropout" in _names(g)
+
+
+def test_compiled_code_draws_what_eager_draws_after_an_unused_dropout():
+    def two_masks(x):
+        minitorch.nn.functional.dropout(x)
+        return minitorch.nn.functional.dropout(x)
+
+    x = minitorch.ones(64)
+    for backend in ("eager", "aot_eager", "inductor"):
+        minitorch.manual_seed(0)
+        want = two_masks(x)
+        minitorch.manual_seed(0)
+        got = minitorch.compile(two_masks, backend=backend)(x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 # ---- lint ------------------------------------------------------------------------------------
 
 

@@ -134,10 +134,11 @@ def _ops(gm: GraphModule) -> list[str]:
     for node in gm.graph.nodes:
         if node.op == "call_method":
             names.append(f"Tensor.{node.target}")
+        elif node.op == "call_function" and not hasattr(node.target, "__name__"):
+            names.append(repr(node.target))  # a row of the op table: minitorch.ops.full
         elif node.op == "call_function":
             module = (getattr(node.target, "__module__", None) or "").lstrip("_").split(".")[0]
-            name = getattr(node.target, "__name__", repr(node.target))
-            names.append(f"{module}.{name}" if module else name)
+            names.append(f"{module}.{node.target.__name__}" if module else node.target.__name__)
         elif node.op in ("call_module", "get_attr"):
             names.append(f"{node.op} {node.target}")
     return names

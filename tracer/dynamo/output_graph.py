@@ -177,6 +177,11 @@ class OutputGraph:
         except Exception as e:  # a bad shape, a data-dependent read, ...: eager will raise it
             raise Unsupported(f"{_target_name(op, target)} raised {type(e).__name__} while "
                               f"tracing: {e}") from e
+        if type(result) is tuple:  # split, chunk: how many pieces depends on the sizes
+            for a in args:
+                if isinstance(a, TensorVariable):
+                    self.specialize(a, None, f"{_target_name(op, target)} made "
+                                             f"{len(result)} pieces")
         node_args = tuple(a.as_graph_arg() for a in args)
         node_kwargs = {k: v.as_graph_arg() for k, v in kwargs.items()}
         if op == "call_function":

@@ -128,10 +128,16 @@ class Graph:
         self._used_names.discard(node.name)
 
     def eliminate_dead_code(self) -> bool:
-        """Remove nodes whose values nobody uses; returns whether anything changed."""
+        """Remove nodes whose values nobody uses; returns whether anything changed.
+
+        A node that draws random numbers stays: it advances the generator, so every later
+        draw depends on it (`F.dropout(x); return F.dropout(x)` returns eager's second mask).
+        """
+        from tracer.fx.passes.cse import is_random  # passes build on the graph
+
         changed = False
         for node in reversed(self._nodes):
-            if node.op in ("placeholder", "output") or node.users:
+            if node.op in ("placeholder", "output") or node.users or is_random(node):
                 continue
             if node.op == "call_function" and node.target in _IMPURE_TARGETS:
                 continue

@@ -126,6 +126,12 @@ def test_a_size_baked_into_a_constant_is_not_made_generic():
     assert compile_dynamic(gm, [minitorch.randn(3, 4)]) is None
 
 
+def test_a_tensor_constant_made_at_the_traced_sizes_is_not_made_generic():
+    # tril's mask is a constant of the traced shape (found by tests/fuzz).
+    gm = symbolic_trace(lambda x: x.tril() * 2)
+    assert compile_dynamic(gm, [minitorch.randn(3, 3)]) is None
+
+
 def test_a_graph_with_fallback_ops_is_not_made_generic():
     # mm runs as eager code with the traced sizes: it would need them as Python ints.
     gm = symbolic_trace(lambda x, w: (x @ w).sin())

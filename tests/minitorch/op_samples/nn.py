@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minitorch import counter_rng
 from op_samples.common import OpSpec, S, T, f64, i32, i64
 
 # ---- references --------------------------------------------------------------------------
@@ -161,6 +162,27 @@ def _np_dropout_mask(x, p):
     return np.full(x.shape, p == 0.0)
 
 
+def _np_rng_state(x):
+    # The state before the draw: the generator has moved x.size counters past it since.
+    seed, offset = counter_rng._seed, (counter_rng._offset - x.size) % 2**64
+    return np.array([counter_rng.as_int64(seed), counter_rng.as_int64(offset)], dtype=np.int64)
+
+
+def _splitmix64(z: int) -> int:
+    """splitmix64's output function, in Python integers (an independent reference)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return z ^ (z >> 31)
+
+
+def _np_dropout_keep(x, p, state):
+    seed, offset = (int(v) % 2**64 for v in state)  # the int64s' bits, unsigned
+    key = _splitmix64(seed)
+    bits = [_splitmix64((key + (offset + k) * 0x9E3779B97F4A7C15) % 2**64) >> 11
+            for k in range(x.size)]
+    return (np.array(bits, dtype=np.float64) * 2.0**-53 >= p).reshape(x.shape)
+
+
 def _np_dropout(x, p=0.5, train=True):
     assert p in (0.0, 1.0) or not train
     return x * 0.0 if train and p == 1.0 else x
@@ -206,6 +228,13 @@ SPECS: dict[str, OpSpec] = {
         S(T((4,), f64), 1.0),
         S(T(()), 0.0),
     ], _np_dropout_mask, _bool, grad=False),  # a bool mask has no gradient
+    "rng_state": OpSpec([S(T((2, 3))), S(T((), f64))], _np_rng_state,
+                        lambda arrays: "int64", grad=False),
+    "dropout_keep": OpSpec([
+        S(T((3, 5)), 0.3, T((2,), i64, 0, 1000)),
+        S(T((40,), f64), 0.5, T((2,), i64, -2**62, 2**62)),  # counters that wrap around
+        S(T(()), 0.0, T((2,), i64, -5, 5)),
+    ], _np_dropout_keep, _bool, grad=False),  # a bool mask has no gradient
     "dropout": OpSpec([
         S(T((2, 3)), 0.0),
         S(T((4,), f64), 1.0),

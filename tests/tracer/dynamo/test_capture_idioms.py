@@ -89,7 +89,22 @@ def clamp_then_sub(x):
     return y
 
 
-@pytest.mark.parametrize("fn", [residual, relu_inplace, relu_module, clamp_then_sub])
+def masked_write(x):
+    y = x * 2
+    y[y < 0] = 0  # the mask does not require grad: eager recorded nothing that saved y
+    return y
+
+
+def writes_into_copies(x):
+    t = x.clone()  # clone, cat, stack and roll copy (the rest of functional.views makes views)
+    t[0] = 1
+    u = minitorch.cat([t, x]).roll(1, 0)
+    u *= 2
+    return u
+
+
+@pytest.mark.parametrize("fn", [residual, relu_inplace, relu_module, clamp_then_sub,
+                                masked_write, writes_into_copies])
 def test_in_place_on_intermediates_that_require_grad(fn):
     check_whole(fn, _x())
 
@@ -107,7 +122,14 @@ def overwrites_a_read_value(x):
     return z, y
 
 
-@pytest.mark.parametrize("fn", [overwrites_a_saved_output, overwrites_a_read_value])
+def masks_a_saved_output(x):
+    y = x.exp()
+    y[y > 1] = 0  # the mask saved nothing, but exp saved its output
+    return y
+
+
+@pytest.mark.parametrize("fn", [overwrites_a_saved_output, overwrites_a_read_value,
+                                masks_a_saved_output])
 def test_a_write_autograd_may_need_is_not_functionalized(fn):
     report = explain(fn)(minitorch.randn(3, requires_grad=True))
     assert report.graph_break_count >= 1

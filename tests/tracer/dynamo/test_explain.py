@@ -147,3 +147,12 @@ def test_private_caches_restore_the_ones_before():
 def test_explain_of_something_not_callable_is_a_compile_error():
     with pytest.raises(minitorch.CompileError, match="explain"):
         minitorch._dynamo.explain(3)
+
+
+def test_ops_are_named_as_the_user_calls_them():
+    def f(x):
+        return minitorch.ops.full((3,), 1.0, dtype=minitorch.float32) + minitorch.zeros(3) + x.sin()
+
+    (ops,) = minitorch._dynamo.explain(f)(minitorch.randn(3)).ops_per_graph
+    assert ops == ["minitorch.ops.full", "minitorch.zeros", "operator.add", "Tensor.sin",
+                   "operator.add"]

@@ -18,7 +18,9 @@ backward() only when a formula reads a value the write replaced ([Note: in-place
 backward graph] in minitorch/autograd/graph.py). Functionally there is no such error: the old
 value still exists. So we functionalize only when eager cannot raise either:
 
-    no op has read the old value yet     its node has no users: nothing saved it
+    no op has read the old value yet     its node's users all make results that do not
+                                         require grad (a mask `y < 0`): eager recorded no
+                                         autograd node for them, so nothing saved it
     its maker's formula ignores `out`    the fake's grad_fn is an OpBackward whose derivative
                                          never loads its `out` parameter (exp's does: refused)
     it is not a view, nor an input       its op makes new memory (makes_fresh_tensor)
@@ -45,7 +47,6 @@ from typing import TYPE_CHECKING, Any
 import minitorch
 from minitorch import ops
 from minitorch.autograd.graph import OpBackward
-from minitorch.functional import views as functional_views
 from minitorch.nn import functional as nn_functional
 from minitorch.nn._data import copy_into
 from minitorch.ops import OpDef
@@ -80,12 +81,9 @@ _FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
     "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
     "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
     "nll_loss", "cross_entropy", "_normalize", "_affine"))
-# Shape functions that always copy (the others may return a view): makemore's MLP writes into
-# `idx = torch.roll(idx, 1, 1)`; forward-forward into `x.clone()`.
-_FRESH_COPIES = frozenset({
-    functional_views.roll, functional_views.clone, functional_views.cat,
-    functional_views.concat, functional_views.stack, minitorch.Tensor.roll, minitorch.Tensor.clone,
-})
+# The functions (and Tensor methods) of minitorch.functional.views that copy: the rest of that
+# module makes views.
+_FRESH_VIEW_FUNCTIONS = ("clone", "cat", "concat", "stack", "roll")
 _FRESH_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
     operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
@@ -234,7 +232,7 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     """Why an intermediate that requires grad cannot be written functionally, or None: see
     [Note: in-place on a tensor that requires grad]."""
     old = target.as_example()
-    if target.node.users:
+    if not all(_records_no_grad(user) for user in target.node.users):
         return "it requires grad and an op already read it (autograd may have saved it)"
     if not makes_fresh_tensor(target.node):
         return "it requires grad and may share memory with another tensor (a view)"
@@ -244,14 +242,31 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     return None
 
 
+def _records_no_grad(user: Node) -> bool:
+    """Does `user` make only results that do not require grad (so eager's autograd recorded no
+    node for it, and it saved nothing)?"""
+    val = user.meta.get("val")
+    values = val if isinstance(val, (tuple, list)) else [val]
+    return all(isinstance(v, minitorch.Tensor) and not v.requires_grad for v in values)
+
+
 def _reads_output(formula: Any) -> bool:
     """Does a derivative formula `backward(grad, out, *inputs)` load its `out` parameter?"""
     code = getattr(formula, "__code__", None)
     if code is None or code.co_argcount < 2:
         return True  # not a plain function: assume it does
     out = code.co_varnames[1]
-    return any(i.opname.startswith("LOAD_") and i.argval == out
-               for i in dis.get_instructions(code)) or out in code.co_cellvars
+    return out in _loaded_names(code) or out in code.co_cellvars
+
+
+def _loaded_names(code: Any) -> set:
+    """The names a code object's LOAD_ instructions read (3.13's LOAD_FAST_LOAD_FAST reads
+    two: its argval is a pair)."""
+    names = set()
+    for i in dis.get_instructions(code):
+        if i.opname.startswith("LOAD_"):
+            names.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
+    return names
 
 
 def makes_fresh_tensor(node: Node) -> bool:
@@ -259,10 +274,13 @@ def makes_fresh_tensor(node: Node) -> bool:
     target = node.target
     if node.op == "call_method":
         target = getattr(minitorch.Tensor, target, None)
-    if target in _FRESH_OPERATORS or target in _FRESH_COPIES:
+    if target in _FRESH_OPERATORS:
         return True
     if target is operator.getitem:
         return reads_a_copy(node)  # x[idx]: a gather, unlike x[1:]
     if isinstance(target, OpDef):  # a row of the op table says what it makes
         return target.kind not in ("view", "composite")
-    return getattr(target, "__module__", None) in _FRESH_MODULES or target in _FRESH_FUNCTIONS
+    module = getattr(target, "__module__", None)
+    if module == "minitorch.functional.views":
+        return getattr(target, "__name__", None) in _FRESH_VIEW_FUNCTIONS
+    return module in _FRESH_MODULES or target in _FRESH_FUNCTIONS

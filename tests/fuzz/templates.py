@@ -1,0 +1,158 @@
+"""The statement templates the generator draws from, one table per family of ops.
+
+Each template is a format string over the placeholders below; the generator fills them from
+the operands it picked and keeps the statement only if eager mode runs it, so a template may
+be wrong for some operands (a transpose of a 1-d tensor, a `gather` along a dim the index does
+not fit): it is simply not kept. That is also how a template whose op the eager API does not
+have yet stays harmless: every program it would appear in is generated without it.
+
+    {a}, {b}    tensors of the program (recent ones more likely)
+    {d}, {e}    dims of {a} (d sometimes negative)
+    {i}         an index into dim 0 of {a};  {j}: an index into its last dim
+    {k}         True or False
+    {dims}      a tuple of distinct dims of {a};  {perm}: a permutation of them
+    {all_dims}  `, -1` per dim of {a} (expand's "keep this size")
+    {fresh}     the new name the statement binds;  {other}: a second new name
+
+Sizes come from `{a}.shape[...]` rather than from literals wherever they can, so that the
+program stays valid at the larger sizes of calls 3 and 4 and the compiler sees them as symbols.
+An index written as a literal ({i}, {j}, 0) stays in range when sizes grow, since a size above
+1 only grows and a size of 1 stays 1.
+"""
+
+from __future__ import annotations
+
+POINTWISE = [
+    "{a}.sin()", "minitorch.cos({a})", "{a}.exp()", "({a}.abs() + 1).log()", "{a}.tanh()",
+    "{a}.sigmoid()", "{a}.relu()", "{a}.abs().sqrt()", "{a}.abs()", "-{a}", "{a}.neg()",
+    "{a} ** 2", "{a}.pow(3)", "{a} * 0.5 + 1", "{a}.clamp(-0.5, 0.5)", "{a}.clamp(min=0)",
+    "minitorch.clamp({a}, max=1)", "{a}.erf()", "{a}.reciprocal()", "({a} > 0).int()",
+    "{a}.float()", "{a}.double()", "{a} * {a}.shape[{d}]", "{a} + len({a}.shape)",
+    "{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "{a} / ({b}.abs() + 1)",
+    "minitorch.maximum({a}, {b})", "minitorch.minimum({a}, {b})", "{a} > {b}", "{a} == {b}",
+    "minitorch.where({a} > {b}, {a}, {b})", "minitorch.where({a} < 0, {b}, 0.0)",
+    "minitorch.add({a}, {b}, alpha=2)", "{a} - 1.5 * {b}", "{a}.masked_fill({b} > 0, 0.0)",
+    "{a}.abs().log1p()", "{a}.expm1()", "minitorch.log1p({a} * {a})",
+]
+REDUCTIONS = [
+    "{a}.sum()", "{a}.sum({d})", "{a}.sum(dim={dims}, keepdim={k})", "{a}.mean({d}, keepdim={k})",
+    "{a}.mean()", "{a}.amax({d})", "{a}.amin(dim={dims}, keepdim={k})", "{a}.max()",
+    "{a}.min()", "{a}.max({d}).values", "{a}.min({d}, keepdim={k})[0]", "{a}.max(dim={d})[1]",
+    "{a}.argmax({d})", "{a}.argmin()", "{a}.var({d})", "{a}.softmax({d})",
+    "{a}.log_softmax({d})", "minitorch.sum({a}, {d})",
+]
+# Integer and bool values in the middle of a program: masks, casts, counts, index arithmetic.
+INTEGER = [
+    "({a} > 0).long()", "({a} > {b}).int()", "{a}.long()", "{a}.int() * 3 - 1",
+    "{a}.to(minitorch.int32)", "{a}.to(minitorch.int64) + {b}.long()", "{a}.to(minitorch.bool)",
+    "{a}.long().abs() * {b}.long()", "({a} > 0).sum()", "({a} < {b}).sum(dim={d})",
+    "{a}.long().sum({d}, keepdim={k})", "{a}.int().sum()", "{a}.argmax({d}) + 1",
+    "{a}.argmin(dim={d}, keepdim={k})", "{a}.long().amax({d})", "{a}.int().amin(dim={dims})",
+    "{a}.long().max({d}).values", "minitorch.where({a} > 0, {a}.long(), 0)",
+    "minitorch.where({a}.bool(), {b}, {a})", "({a} != 0).float() * {b}", "{a}.bool()",
+    "{a}.long().float()", "({a} >= {b}).to(minitorch.float32)", "{a}.long() == {b}.long()",
+    "minitorch.maximum({a}.long(), {b}.long())", "{a}.long().clamp(-2, 2)",
+    "{a}.long().neg()", "({a}.long() * 2).double()",
+]
+# The named tuple that max(dim) and min(dim) return, read each way real code reads it.
+MAX_DIM = [
+    "{fresh} = {a}.max({d})[0]", "{fresh} = {a}.max(dim={d}).values",
+    "{fresh} = {a}.min({d}, keepdim=True).indices", "{fresh} = {a}.min(dim={d})[1]",
+    "{fresh}, {other} = {a}.max({d})", "{other}, {fresh} = {a}.min({d}, keepdim={k})",
+    "{fresh} = {a} - {a}.max({d}, keepdim=True)[0]",
+    "{fresh} = ({a} - {a}.max(dim={d}, keepdim=True).values).exp()",
+    "{fresh} = {a} - {a}.amax(dim={d}, keepdim=True)",
+]
+# Tensors made inside the function, sized by the operands where a size is needed.
+FACTORIES = [
+    "minitorch.arange({a}.shape[{d}])", "{a} * minitorch.arange({a}.shape[-1])",
+    "minitorch.arange(0, 6, 2) + {i}", "minitorch.arange({a}.shape[0], dtype=minitorch.float32)",
+    "minitorch.zeros({a}.shape)", "minitorch.zeros({a}.shape[0], dtype=minitorch.int64)",
+    "minitorch.zeros_like({a})", "minitorch.ones_like({a}) * {b}", "minitorch.ones(3, 2)",
+    "minitorch.full({a}.shape, 2.0)", "minitorch.full_like({a}, 3)", "minitorch.eye(3)",
+    "minitorch.eye({a}.shape[-1]) + {a}", "minitorch.tril(minitorch.ones(4, 4))",
+    "minitorch.ones({a}.shape[-1], {a}.shape[-1]).tril()",
+    "{a}.masked_fill(minitorch.tril(minitorch.ones({a}.shape[-1], {a}.shape[-1])) == 0, -1e9)",
+    "({a} @ {a}.mT).masked_fill(minitorch.ones({a}.shape[-2], {a}.shape[-2]).tril() == 0, "
+    "float('-inf')).softmax(-1)",
+    "minitorch.zeros_like({a}, dtype=minitorch.int64) + {b}.long()",
+]
+VIEWS = [
+    "{a}.reshape(-1)", "{a}.reshape({a}.shape[0], -1)", "{a}.view(-1)", "{a}.t()",
+    "{a}.transpose({d}, {e})", "{a}.permute({perm})", "{a}.mT", "{a}[::2]", "{a}[1:]",
+    "{a}[:, ::2]", "{a}[..., 1:3]", "{a}[{i}]", "{a}[-1]", "{a}[:, {i}]", "{a}[{i}, ..., ::-1]",
+    "{a}.unsqueeze({d})", "{a}.squeeze()", "{a}.squeeze({d})", "{a}.expand(2{all_dims})",
+    "{a}.expand_as({b})", "{a}.flatten()", "{a}.flatten(0, 1)", "{a}.contiguous()",
+    "{a}.clone()", "{a}.detach()", "minitorch.cat([{a}, {b}], dim={d})",
+    "minitorch.stack([{a}, {b}])", "{a} @ {b}",
+]
+# Ops that join, split, shift or pick along a dim.
+SHAPING = [
+    "minitorch.cat([{a}, {a} * 2], dim={d})", "minitorch.cat(({a}, {b}, {a}))",
+    "minitorch.stack([{a}, {a}.exp()], dim={d})", "minitorch.stack(({a}, {b}), {d})",
+    "{a}.split(2, dim={d})[0]", "{a}.split(1)[-1]", "minitorch.split({a}, 2, {d})[-1]",
+    "{a}.chunk(2, {d})[0]", "minitorch.chunk({a}, 3, dim={d})[-1]",
+    "{a}.gather({d}, {a}.argmax({d}, keepdim=True))",
+    "minitorch.gather({a}, {d}, minitorch.zeros_like({a}, dtype=minitorch.int64))",
+    "{a}.gather(-1, {a}.argsort(-1))", "{a}.tril()", "{a}.triu(1)", "minitorch.tril({a}, -1)",
+    "minitorch.triu({a}, diagonal={e})", "{a}.roll(1, {d})", "minitorch.roll({a}, -1, {d})",
+    "{a}.roll(2)", "minitorch.roll({a}, shifts=({i}, 1), dims=(0, -1))",
+]
+# Statements that bind two names: unpacked splits.
+UNPACKING = [
+    "{fresh}, {other} = {a}.chunk(2, {d})", "{other}, {fresh} = {a}.split(1, dim=0)[:2]",
+    "{fresh}, {other} = minitorch.split({a}, [1, {a}.shape[{d}] - 1], dim={d})",
+]
+# Advanced indexing reads: integer tensors, lists, bool masks.
+INDEXING = [
+    "{a}[minitorch.tensor([{i}, 0])]", "{a}[[0, {i}, 0]]", "{a}[:, [0, {j}]]",
+    "{a}[..., minitorch.tensor([{j}, 0, {j}])]", "{a}[{a} > 0]", "{a}[{a}.argmax(0)]",
+    "{a}[minitorch.arange({a}.shape[0])]", "{a}[minitorch.tensor({i})]",
+    "{a}[{a}.abs().argmin({d}).clamp(max={a}.shape[0] - 1)]",
+    "{a}[minitorch.tensor([[{i}], [0]]), minitorch.tensor([0, {j}])]",
+    "{a}[{b}.long().abs().clamp(max={a}.shape[0] - 1)]",
+]
+# An in-place op's target: the tensor itself or a view of it, written through.
+TARGETS = ["{a}", "{a}", "{a}[0]", "{a}[:, ::2]", "{a}.t()", "{a}[..., -1]", "{a}[{i}:]"]
+IN_PLACE = [
+    "{t}.add_({b})", "{t}.mul_(2)", "{t}.sub_({b}, alpha=0.5)", "{t}.div_(2)",
+    "{t}.clamp_(-1, 1)", "{t}.copy_({b})", "{t}.fill_(0.5)", "{t}.zero_()", "{t} += {b}",
+    "{t} *= 2", "{t} -= 1", "{a}[{i}] = {b}", "{a}[{i}] = 1", "{a}[:, ::2] = 0",
+    "{t}.relu_()", "{t}.neg_()", "{t}.exp_()", "{t}.masked_fill_({b} > 0, 1.0)",
+    "minitorch.nn.functional.relu({t}, inplace=True)",
+]
+# Writes into a tensor the function just made, the way real code updates a copy.
+UPDATES = [
+    "{fresh} = {a} * 2\n{fresh}[0] = 1",
+    "{fresh} = {a} + 0\n{fresh}[:, minitorch.tensor([0, {j}])] = {b}",
+    "{fresh} = {a}.clone()\n{fresh}[{fresh} > 0] = 0", "{fresh} = {a} * 1\n{fresh}[[{i}, 0]] = {b}",
+    "{fresh} = {a} - 1\n{fresh} += {b}", "{fresh} = {a}.exp()\n{fresh}.mul_({b})",
+    "{fresh} = {a} * {b}\n{fresh}.relu_()", "{fresh} = {a}.abs()\n{fresh}[..., {j}] = 2.0",
+    "{fresh} = {a} * 2\n{fresh}[:, 0] += 1", "{fresh} = minitorch.zeros_like({a})\n"
+    "{fresh}[{i}] = {a}[{i}]",
+]
+# What a model does with them: probabilities, losses over int64 targets, dropout.
+NN = [
+    "F.softmax({a}, dim={d})", "F.log_softmax({a}, {d})", "F.relu({a}) - F.gelu({b})",
+    "F.cross_entropy({a}, {a}.argmin(1))", "F.cross_entropy({a}, {a}.argmax(1), reduction='sum')",
+    "F.cross_entropy({a}, minitorch.full({a}.shape[:1], {j}))",
+    "F.cross_entropy({a}.reshape(-1, {a}.shape[-1]), minitorch.zeros({a}.numel() // "
+    "{a}.shape[-1], dtype=minitorch.int64))",
+    "F.nll_loss(F.log_softmax({a}, 1), {a}.argmax(1))",
+    "F.dropout({a}, p=0.5)", "F.dropout({a}, 0.25, training={k})", "F.dropout({a} * 2, p=0.0)",
+]
+BREAK = 'print("", end="")'  # an untraceable call: the graph breaks there and resumes after
+CONDITIONS = [
+    "{a}.shape[0] > 2", "{a}.ndim == 2", "{a}.shape[-1] % 2 == 0", "{a}.numel() > 6",
+    "{a}.sum() > 0",  # a tensor's value: compiled code branches on a graph output
+]
+# Expression tables, by the kind the generator draws; each is bound to a fresh name.
+EXPRESSIONS = {"pointwise": POINTWISE, "reduction": REDUCTIONS, "view": VIEWS,
+               "integer": INTEGER, "factory": FACTORIES, "shaping": SHAPING, "indexing": INDEXING,
+               "nn": NN}
+# Statement tables: each template names what it binds itself ({fresh}, {other}).
+STATEMENTS = {"max_dim": MAX_DIM, "unpacking": UNPACKING, "update": UPDATES}
+# How often each kind is drawn, in relative weights; the old families keep most of the mass.
+KINDS = {"pointwise": 4, "reduction": 1, "view": 2, "in_place": 2, "break": 1, "if": 1,
+         "for": 1, "integer": 2, "factory": 1, "shaping": 1, "indexing": 1, "nn": 1,
+         "max_dim": 1, "unpacking": 0.5, "update": 1}
