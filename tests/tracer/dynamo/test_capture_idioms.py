@@ -95,6 +95,13 @@ def masked_write(x):
     return y
 
 
+LEAKY = nn.LeakyReLU(0.2, inplace=True)  # calls F.leaky_relu(x, 0.2, True): positional
+
+
+def leaky_relu_inplace(x):
+    return LEAKY(x * 3) + F.relu(x - 1, True) * F.leaky_relu(x + 1, 0.1, inplace=True)
+
+
 def writes_into_copies(x):
     t = x.clone()  # clone, cat, stack and roll copy (the rest of functional.views makes views)
     t[0] = 1
@@ -104,7 +111,7 @@ def writes_into_copies(x):
 
 
 @pytest.mark.parametrize("fn", [residual, relu_inplace, relu_module, clamp_then_sub,
-                                masked_write, writes_into_copies])
+                                masked_write, writes_into_copies, leaky_relu_inplace])
 def test_in_place_on_intermediates_that_require_grad(fn):
     check_whole(fn, _x())
 

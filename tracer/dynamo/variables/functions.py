@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,19 @@ class _FunctionVariable(VariableTracker):
         return type(self.fn)
 
 
+def _asks_in_place(fn: Any, args: list[VariableTracker],
+                   kwargs: dict[str, VariableTracker]) -> bool:
+    """Is `inplace` (by keyword or position: F.leaky_relu(x, 0.2, True)) a constant True?"""
+    if "inplace" not in kwargs and not args:
+        return False
+    try:
+        inplace = inspect.signature(fn).bind(*args, **kwargs).arguments.get("inplace")
+    except (TypeError, ValueError):
+        return False  # recorded as it is: tracing it raises eager's error
+    return inplace is not None and inplace.is_python_constant() and bool(
+        inplace.as_python_constant())
+
+
 class MinitorchFunctionVariable(_FunctionVariable):
     """A function of minitorch's functional API (or an op-table op): recorded in the graph."""
 
@@ -78,8 +92,7 @@ class MinitorchFunctionVariable(_FunctionVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        inplace = kwargs.get("inplace")
-        if inplace is not None and inplace.is_python_constant() and inplace.as_python_constant():
+        if _asks_in_place(self.fn, args, kwargs):
             return self._in_place(tx, args, kwargs)
         if is_factory(self.fn):
             check_factory_call(tx, self.fn, args, kwargs)
@@ -91,17 +104,25 @@ class MinitorchFunctionVariable(_FunctionVariable):
 
     def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],
                   kwargs: dict[str, VariableTracker]) -> VariableTracker:
-        """F.relu(x, inplace=True): the in-place method eager calls, recorded functionally."""
+        """F.relu(x, inplace=True): what eager computes in place, recorded functionally: the
+        in-place method eager calls, or (None in INPLACE_FUNCTIONS) the function itself."""
         from tracer.dynamo.variables.inplace import INPLACE_FUNCTIONS, functionalize
 
-        others = {k: v for k, v in kwargs.items() if k != "inplace"}
-        if self.fn not in INPLACE_FUNCTIONS or len(args) != 1 or others \
-                or not isinstance(args[0], TensorVariable):
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)  # _asks_in_place bound it
+        bound.arguments["inplace"] = constant(False)
+        target, *others = bound.arguments.values()
+        if self.fn not in INPLACE_FUNCTIONS or not isinstance(target, TensorVariable):
             raise Unsupported(f"{self.describe()}(inplace=True) with these arguments")
+        what = f"{self.describe()}(inplace=True)"
         method, method_kwargs = INPLACE_FUNCTIONS[self.fn]
+        if method is None:
+            return functionalize(tx, target, what, lambda: tx.output.record_call(
+                "call_function", self.fn, list(bound.args), bound.kwargs))
+        if len(others) != 1:  # a method's own arguments, none of the function's
+            raise Unsupported(f"{self.describe()}(inplace=True) with these arguments")
         method_args = {k: constant(v) for k, v in method_kwargs.items()}
-        return functionalize(tx, args[0], f"{self.describe()}(inplace=True)", lambda: (
-            tx.output.record_call("call_method", method, [args[0]], method_args)))
+        return functionalize(tx, target, what, lambda: (
+            tx.output.record_call("call_method", method, [target], method_args)))
 
     def describe(self) -> str:
         return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)

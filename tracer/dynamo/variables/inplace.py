@@ -67,7 +67,12 @@ INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
                    "fill_": None, "zero_": None, "copy_": None}
 # Functions whose inplace=True writes their first argument: the method eager calls then, and
 # its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
-INPLACE_FUNCTIONS = {nn_functional.relu: ("clamp", {"min": 0})}
+INPLACE_FUNCTIONS = {
+    nn_functional.relu: ("clamp", {"min": 0}),
+    # eager's x.mul_(where(x > 0, 1, slope)) has the values and gradient of the function
+    # itself, out of place: None records the call without `inplace`
+    nn_functional.leaky_relu: (None, {}),
+}
 # Functions that write into their tensor arguments when the named argument is true: inlined,
 # so that capture sees each write (F.batch_norm moves its running statistics while training).
 WRITING_FUNCTIONS = {nn_functional.batch_norm: "training"}
