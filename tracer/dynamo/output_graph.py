@@ -214,6 +214,8 @@ class OutputGraph:
             for i, r in enumerate(result):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = r
+                if node in self.views_of_written:  # chunk of a written input: pieces are views
+                    self.views_of_written[item] = self.views_of_written[node]
                 items.append(TensorVariable(item, r, output=self))
             return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
         is_check = result is None and node.op == "call_function"  # check_tensor(x) & co

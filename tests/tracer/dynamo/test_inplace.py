@@ -90,6 +90,20 @@ def test_an_input_is_written_back_after_the_graph():
     assert x._version > version  # copy_ bumped it, as mul_ does
 
 
+def test_pieces_of_a_written_input_share_its_memory():
+    # chunk's pieces are views of the input eager mutated: the graph's pieces would be views
+    # of its new value, which shares nothing with the caller's tensor (found by the fuzzer)
+    def f(x):
+        x += x
+        first, second = x.chunk(2, 0)
+        return second
+
+    x = minitorch.tensor([1.0, 2.0])
+    out = optimize(f, backend=CountingBackend())(x)
+    out.fill_(7.0)
+    assert x.tolist() == [2.0, 7.0]  # a write through the piece reaches the input, as in eager
+
+
 def writes_into_copies(x):
     y = x.clone()
     y[0] = 5.0  # forward-forward's overlay_y_on_x writes into a clone
