@@ -92,3 +92,12 @@ def test_dropout_draws_the_same_mask_or_is_caught():
         return fn(x)
 
     assert difference(want, observe(other_mask, program.make_inputs()))[0] == "value"
+
+
+def test_precision_is_float32_when_any_op_computes_in_float32():
+    # float64 inputs, but exp of an int64 is float32 math: its output carries float32 rounding
+    def program(*body):
+        return Program((Input("x", (3,), "float64"),), body, ("t1",), seed=0)
+
+    assert program("t1 = x.sin()").precision() == "float64"
+    assert program("t0 = x.argmax(0) + 1", "t1 = t0.exp()").precision() == "float32"
