@@ -105,7 +105,21 @@ class Pointwise:
 
 @dataclass(frozen=True)
 class Reduction:
-    """out[index] = reduce(inner_fn(index, rindex) for rindex in product(reduction_ranges))."""
+    """out[index] = reduce(inner_fn(index, rindex) for rindex in product(reduction_ranges)).
+
+    `reduction_type` is one of ir/ops_handler.py's REDUCTIONS; the interpreter defines them:
+
+    sum     the sum of the terms, in any order (backends reassociate; an integer sum wraps
+            around, so every order gives the same bits)
+    max     the largest term; NaN if any term is NaN, as numpy's max and eager amax
+    min     the smallest term; NaN if any term is NaN
+    argmax  the int64 position of the largest term, counting the reduction's iterations in
+            row-major order: the first of equal terms, the first NaN if any is NaN
+    argmin  the same for the smallest term
+    The terms of argmax and argmin keep their own dtype, the others' are the Reduction's.
+    Over zero terms: 0, -inf and inf (the identities; an integer's extremes for max and min);
+    for bool, max is `any` and min `all`; an arg reduction has no answer (eager refuses it).
+    """
 
     dtype: DType  # of the result (and of the terms, except argmax's and argmin's)
     ranges: tuple[int, ...]  # the kept dims (size 1 where keepdim kept a reduced dim)

@@ -103,18 +103,7 @@ check: a value outside [0, size) (outside [-size, size) with `wrap_negative`, wh
 size to a negative one, as Python's x[-1]) raises IndexOutOfRangeError when the kernel runs,
 and no out-of-bounds element is ever read (LLVM reads element 0 instead, then reports).
 
-A Reduction's `reduction_type` is one of REDUCTIONS; the interpreter defines those too:
-
-    sum     the sum of the terms, in any order (backends reassociate; an integer sum wraps
-            around, so every order gives the same bits)
-    max     the largest term; NaN if any term is NaN, as numpy's max and eager amax
-    min     the smallest term; NaN if any term is NaN
-    argmax  the int64 position of the largest term, counting the reduction's iterations in
-            row-major order: the first of equal terms, the first NaN if any is NaN
-    argmin  the same for the smallest term
-    The terms of argmax and argmin keep their own dtype, the others' are the Reduction's.
-    Over zero terms: 0, -inf and inf (the identities; an integer's extremes for max and min);
-    for bool, max is `any` and min `all`; an arg reduction has no answer (eager refuses it).
+What each reduction_type of a Reduction means is in its docstring (ir/nodes.py).
 
 [Note: where backends must agree] is in ir/agreement.py, with the table tests read.
 """
