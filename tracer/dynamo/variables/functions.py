@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 from typing import TYPE_CHECKING, Any
@@ -72,17 +73,31 @@ class _FunctionVariable(VariableTracker):
         return type(self.fn)
 
 
-def _asks_in_place(fn: Any, args: list[VariableTracker],
-                   kwargs: dict[str, VariableTracker]) -> bool:
-    """Is `inplace` (by keyword or position: F.leaky_relu(x, 0.2, True)) a constant True?"""
-    if "inplace" not in kwargs and not args:
-        return False
+@functools.cache
+def _signature_with_inplace(fn: Any) -> inspect.Signature | None:
+    """fn's signature if it has an `inplace` parameter (relu, leaky_relu, dropout), else None."""
     try:
-        inplace = inspect.signature(fn).bind(*args, **kwargs).arguments.get("inplace")
-    except (TypeError, ValueError):
-        return False  # recorded as it is: tracing it raises eager's error
-    return inplace is not None and inplace.is_python_constant() and bool(
-        inplace.as_python_constant())
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # an op of the table: no Python signature
+        return None
+    return signature if "inplace" in signature.parameters else None
+
+
+def _in_place_call(fn: Any, args: list[VariableTracker],
+                   kwargs: dict[str, VariableTracker]) -> inspect.BoundArguments | None:
+    """The call's arguments when it asks for `inplace` as a constant True (by keyword or by
+    position: F.leaky_relu(x, 0.2, True)), else None."""
+    signature = _signature_with_inplace(fn)
+    if signature is None:
+        return None
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None  # recorded as it is: tracing it raises eager's error
+    inplace = bound.arguments.get("inplace")
+    if inplace is None or not inplace.is_python_constant() or not inplace.as_python_constant():
+        return None
+    return bound
 
 
 class MinitorchFunctionVariable(_FunctionVariable):
@@ -92,8 +107,9 @@ class MinitorchFunctionVariable(_FunctionVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        if _asks_in_place(self.fn, args, kwargs):
-            return self._in_place(tx, args, kwargs)
+        bound = _in_place_call(self.fn, args, kwargs)
+        if bound is not None:
+            return self._in_place(tx, bound)
         if is_factory(self.fn):
             check_factory_call(tx, self.fn, args, kwargs)
         from tracer.dynamo.variables.inplace import writes_arguments
@@ -102,13 +118,12 @@ class MinitorchFunctionVariable(_FunctionVariable):
             return UserFunctionVariable(self.fn, inline=True).call_function(tx, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
 
-    def _in_place(self, tx: InstructionTranslator, args: list[VariableTracker],
-                  kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    def _in_place(self, tx: InstructionTranslator,
+                  bound: inspect.BoundArguments) -> VariableTracker:
         """F.relu(x, inplace=True): what eager computes in place, recorded functionally: the
         in-place method eager calls, or (None in INPLACE_FUNCTIONS) the function itself."""
         from tracer.dynamo.variables.inplace import INPLACE_FUNCTIONS, functionalize
 
-        bound = inspect.signature(self.fn).bind(*args, **kwargs)  # _asks_in_place bound it
         bound.arguments["inplace"] = constant(False)
         target, *others = bound.arguments.values()
         if self.fn not in INPLACE_FUNCTIONS or not isinstance(target, TensorVariable):
