@@ -233,7 +233,7 @@ def compile_table_row(workload, times: dict[str, tuple]) -> str:
     def fmt(seconds: float | None, unit: str) -> str:
         if seconds is None:
             return "—"
-        return f"{seconds:.2f} s" if unit == "s" else f"{seconds * 1e3:.1f} ms"
+        return f"{seconds:.2f} s" if unit == "s" else f"{fmt_ms(seconds * 1e3)} ms"
 
     cold, warm = times["minitorch"]
     torch_cold, torch_warm = times.get("torch", (None, None))
