@@ -29,9 +29,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +41,7 @@ from types import ModuleType
 
 import numpy as np
 from timing import median_seconds_per_call  # benchmarks/timing.py, beside this script
-from workloads import SINCOS, WORKLOADS
+from workloads import SINCOS, WORKLOADS, Workload
 
 import minitorch
 from minitorch import config
@@ -86,9 +88,8 @@ def machine(torch: ModuleType | None) -> str:
 
 @dataclass
 class Row:
-    workload: object  # a workload of benchmarks/workloads.py
+    workload: Workload
     ms: dict[str, float] = field(default_factory=dict)  # column -> ms per call
-    compile_s: dict[str, float | None] = field(default_factory=dict)  # column -> seconds
     problem: str | None = None  # why it was not timed
 
     @property
@@ -98,7 +99,7 @@ class Row:
         return self.ms["torch.compile"] / self.ms["minitorch.compile"]
 
 
-def implementations(workload, arrays: list[np.ndarray], torch: ModuleType | None) -> dict:
+def implementations(workload: Workload, arrays: list[np.ndarray], torch: ModuleType | None) -> dict:
     """{column: (run, observe)} for every implementation that this machine can run."""
     impls = {"numpy": workload.numpy_implementation(arrays)}
     for name, library in (("minitorch", minitorch), ("torch", torch)):
@@ -108,17 +109,18 @@ def implementations(workload, arrays: list[np.ndarray], torch: ModuleType | None
     return impls
 
 
-def check(workload, arrays: list[np.ndarray], impls: dict) -> str | None:
+def check(workload: Workload, arrays: list[np.ndarray], impls: dict) -> str | None:
     """Why the workload cannot be timed: a value unlike numpy's, or minitorch.compile not
     compiling it whole. Runs every implementation once (so compiles each compiled one)."""
-    results = {}
-    for name, (run, observe) in impls.items():
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # a fallback warns: then it is not compiled whole
-            try:
-                results[name] = observe(run())
-            except Warning as warning:
-                return f"{name} warns: {warning}"
+    results = {name: observe(run()) for name, (run, observe) in impls.items()
+               if name != "minitorch.compile"}
+    run, observe = impls["minitorch.compile"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback warns: then it is not compiled whole
+        try:
+            results["minitorch.compile"] = observe(run())
+        except Warning as warning:
+            return f"minitorch.compile falls back: {warning}"
     for name, got in results.items():
         for value, expected in zip(got, results["numpy"], strict=True):
             try:
@@ -133,7 +135,7 @@ def check(workload, arrays: list[np.ndarray], impls: dict) -> str | None:
     return None
 
 
-def copy_floor(arrays: list[np.ndarray]):
+def copy_floor(arrays: list[np.ndarray]) -> Callable[[], object]:
     """`run`: copy the input into a preallocated array, split over minitorch's threads."""
     (a,) = arrays
     out = np.empty_like(a)
@@ -147,7 +149,7 @@ def copy_floor(arrays: list[np.ndarray]):
     return lambda: list(pool.map(copy_part, range(threads)))
 
 
-def time_workload(workload, torch: ModuleType | None, args: argparse.Namespace) -> Row:
+def time_workload(workload: Workload, torch: ModuleType | None, args: argparse.Namespace) -> Row:
     row = Row(workload)
     arrays = workload.inputs(np.random.default_rng(0), args.tiny)
     impls = implementations(workload, arrays, torch)
@@ -175,10 +177,9 @@ def time_workload(workload, torch: ModuleType | None, args: argparse.Namespace) 
 #         torch.compile, whose C++ compiles it caches there): a user's very first run;
 #   warm  a second fresh process given the same directory, which the cold one filled: the same
 #         user's next run of the same script.
-def compile_seconds(workload, library: str, tiny: bool) -> tuple[float | None, float | None]:
+def compile_seconds(workload: Workload, library: str,
+                    tiny: bool) -> tuple[float | None, float | None]:
     """(cold, warm) seconds of the first call of the compiled workload beyond a steady call."""
-    import subprocess
-
     command = [sys.executable, str(HERE / "first_call.py"), workload.name, library]
     command += ["--tiny"] if tiny else []
     times = []
@@ -229,7 +230,7 @@ def compile_table_header() -> list[str]:
             "torch.compile warm | target | |", "|---|--:|--:|--:|--:|--:|---|"]
 
 
-def compile_table_row(workload, times: dict[str, tuple]) -> str:
+def compile_table_row(workload: Workload, times: dict[str, tuple]) -> str:
     def fmt(seconds: float | None, unit: str) -> str:
         if seconds is None:
             return "—"

@@ -279,6 +279,8 @@ class TrainStepWorkload:
         return loss_fn, (x, y), model
 
 
+Workload = FunctionWorkload | TrainStepWorkload
+
 MLP_STEP = TrainStepWorkload("mlp", "MLP train step 784-256-256-10, batch 256", 1.0)
 
 WORKLOADS = [SINCOS, GELU, SOFTMAX, LAYER_NORM, SUM_OF_SQUARES, MLP_STEP, CHAIN]  # issue's order
