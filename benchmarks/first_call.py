@@ -4,9 +4,10 @@
 
 Prints one number, in seconds: the first call of the compiled workload minus its fastest later
 call, i.e. what compiling costs (capture, lowering, code generation, loading), without the run
-itself, which a 4096x4096 softmax would otherwise add. The time starts after the imports and the
-inputs are made, as a user's first call does. benchmarks/bench.py runs this script in fresh
-processes ([Note: cold and warm compiles] there); it imports nothing of the other library.
+itself, which a 4096x4096 softmax would otherwise add. The time starts once the inputs are made
+and `compile(f)` has returned (with the imports it makes), at the user's first call.
+benchmarks/bench.py runs this script in fresh processes ([Note: cold and warm compiles] there);
+it imports nothing of the other library.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from workloads import WORKLOADS  # benchmarks/workloads.py, beside this script
 
 
-def compile_seconds(name: str, library: str, tiny: bool) -> float:
+def first_call_seconds(name: str, library: str, tiny: bool) -> float:
     torch = importlib.import_module(library)
     if library == "torch":
         torch.set_num_threads(os.cpu_count() or 1)  # as bench.py times it
@@ -43,7 +44,7 @@ def main() -> None:
     parser.add_argument("library", choices=["minitorch", "torch"])
     parser.add_argument("--tiny", action="store_true", help="small inputs, for the tests")
     args = parser.parse_args()
-    print(f"{compile_seconds(args.workload, args.library, args.tiny):.6f}")
+    print(f"{first_call_seconds(args.workload, args.library, args.tiny):.6f}")
 
 
 if __name__ == "__main__":
