@@ -1,5 +1,6 @@
 """Test-wide setup: the repository root is importable, each test starts with empty caches,
-and the conformance suite's `--backend` option.
+the kernel cache on disk lives in a temporary folder, and the conformance suite's `--backend`
+option.
 
 `--backend NAME` lives here because pytest reads command-line options only from the top
 conftest (and plugins): `pytest tests/conformance --backend llvm` and `pytest --backend llvm`
@@ -28,3 +29,16 @@ def _fresh_compile_caches():
     except ImportError:  # capture not built yet
         return
     reset()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _kernel_cache_in_a_temporary_folder(tmp_path_factory):
+    """Tests never write the user's ~/.cache: this process and the ones it starts (through
+    the environment) keep compiled code in a folder of their own."""
+    from minitorch import config
+
+    folder = str(tmp_path_factory.mktemp("kernel-cache"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(config, "cache_dir", folder)
+        patch.setenv("MINITORCH_CACHE_DIR", folder)
+        yield folder

@@ -45,13 +45,17 @@ Running the body again is allowed because a kernel only reads its reads and writ
 from __future__ import annotations
 
 import math
+import sys
 import threading
+from pathlib import Path
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
-from codegen.llvm.jit import JitModule
+from codegen import disk_cache
+from codegen.llvm import mathlib, pi_reduction
+from codegen.llvm.jit import JitModule, cached_module, host_description
 from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
@@ -189,18 +193,33 @@ _library_lock = threading.Lock()
 
 
 def _load_library() -> None:
-    """Compile the trig library, once per process, and tell the JIT's linker where its
-    functions are (kernels compiled later find them by name)."""
+    """Compile the trig library, once per process (or load it from the kernel cache on disk),
+    and tell the JIT's linker where its functions are (kernels linked later find them by
+    name)."""
     global _library
     with _library_lock:
         if _library is not None:
             return
-        module = _define_library()
-        library = JitModule(str(module))
-        for fn in module.functions:
-            if fn.blocks and fn.linkage != "internal":  # ours, not intrinsics
-                llvm.add_symbol(fn.name, library.address(fn.name))
+        library = cached_module(_library_key(), lambda: str(_define_library()))
+        for name in _exported_names():
+            llvm.add_symbol(name, library.address(name))
         _library = library  # NOTE: never freed: every kernel that calls sin jumps into it
+
+
+def _library_key() -> str:
+    """The library's key in the kernel cache on disk. Making its IR text takes ~10 ms, a
+    warm start's budget, so the key hashes what makes the text instead: the source of the
+    three modules that write it (this one, mathlib.py and pi_reduction.py)."""
+    sources = [Path(module.__file__).read_text() for module in (sys.modules[__name__],
+                                                                 mathlib, pi_reduction)]
+    return disk_cache.cache_key("trig library", *sources, *host_description())
+
+
+def _exported_names() -> list[str]:
+    """The library's functions that kernels call: what `_declare_library` declares."""
+    declarations = ir.Module("minitorch.trig.declarations")
+    _declare_library(declarations)
+    return [fn.name for fn in declarations.functions]
 
 
 def _emit_body(fn: ir.Function, emit, lanes: int = 1) -> None:
