@@ -9,11 +9,12 @@ Compiling a kernel at O3 costs 5 to 80 ms, and a training script compiles dozens
 every start. The machine code depends on nothing but the compiler's input, so it can be kept
 across processes, as Inductor's FX graph cache and Triton's kernel cache do.
 
-1. The key is the SHA-256 of everything the code depends on: for a kernel, its IR text and
+1. The key is the SHA-256 of everything the code depends on: for a kernel, its IR text,
    `host_description()` (codegen/llvm/jit.py: triple, CPU name, CPU features, llvmlite's
-   version), and this format's version. minitorch's own code needs no version of its own in
-   the key: whatever it changes about a kernel changes the IR text, which is the compiler's
-   whole input. (The trig library, keyed without its text, hashes its generators' source
+   version), the source of jit.py (the passes and the target machine's options), and this
+   format's version. minitorch needs no version number of its own in the key: whatever it
+   changes about a kernel changes the IR text, and whatever it changes about compiling one
+   changes jit.py. (The trig library, keyed without its text, hashes its generators' source
    instead: codegen/llvm/trig.py.)
 2. The value is bytes: the object code LLVM emits, which llvmlite links into a process in
    ~1 ms. An entry is minitorch's file envelope ([Note: the envelope] in

@@ -47,6 +47,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import llvmlite
@@ -75,6 +76,18 @@ def host_description() -> tuple[str, str, str, str]:
         llvm.get_host_cpu_features().flatten(),
         llvmlite.__version__,
     )
+
+
+def disk_key(*parts: str) -> str:
+    """The key of compiled code in the cache on disk: `parts` (the IR text), the host, and
+    this file's source, which holds everything else the object code depends on (the passes,
+    the target machine's options): a change to them must not load code compiled without it."""
+    return disk_cache.cache_key(*parts, *host_description(), _this_source())
+
+
+@functools.cache
+def _this_source() -> str:
+    return Path(__file__).read_text()
 
 
 @functools.cache
@@ -218,7 +231,7 @@ def compile_ir(ir_text: str) -> JitModule:
             _compiled.move_to_end(key)
             return _compiled[key]
         # NOTE: store only after compiling succeeded, so a failure leaves no broken entry.
-        jit = _compiled[key] = cached_module(disk_cache.cache_key(*key), lambda: ir_text)
+        jit = _compiled[key] = cached_module(disk_key(ir_text), lambda: ir_text)
         while len(_compiled) > CACHE_LIMIT:
             _compiled.popitem(last=False)  # freed when no kernel uses it any more
         return jit

@@ -53,9 +53,8 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
-from codegen import disk_cache
 from codegen.llvm import mathlib, pi_reduction
-from codegen.llvm.jit import JitModule, cached_module, host_description
+from codegen.llvm.jit import JitModule, cached_module, disk_key
 from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
@@ -216,7 +215,7 @@ def _library_key() -> str:
     three modules that write it (this one, mathlib.py and pi_reduction.py)."""
     sources = [Path(module.__file__).read_text() for module in (sys.modules[__name__],
                                                                  mathlib, pi_reduction)]
-    return disk_cache.cache_key("trig library", *sources, *host_description())
+    return disk_key("trig library", *sources)
 
 
 def _exported_names() -> list[str]:

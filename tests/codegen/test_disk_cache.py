@@ -15,7 +15,7 @@ import pytest
 
 from codegen import disk_cache
 from codegen.llvm import jit as jit_module
-from codegen.llvm.jit import compile_ir, host_description
+from codegen.llvm.jit import compile_ir, disk_key
 from minitorch import config
 from minitorch.serialization import seal
 
@@ -39,7 +39,7 @@ def run_scale(k: int) -> float:
 
 
 def entry_path(ir_text: str) -> Path:
-    return disk_cache.directory() / disk_cache.cache_key(ir_text, *host_description())
+    return disk_cache.directory() / disk_key(ir_text)
 
 
 @pytest.fixture(autouse=True)
@@ -65,6 +65,14 @@ def test_store_then_load_round_trips_and_a_missing_key_is_a_miss():
 
 def test_key_separates_its_parts():
     assert disk_cache.cache_key("ab", "c") != disk_cache.cache_key("a", "bc")
+
+
+def test_another_compile_pipeline_does_not_load_the_old_code(monkeypatch):
+    run_scale(8)
+    jit_module.clear_cache()
+    monkeypatch.setattr(jit_module, "_this_source", lambda: "jit.py with other passes")
+    assert run_scale(8) == 16.0
+    assert disk_cache.stats["hit"] == 0 and disk_cache.stats["store"] == 2
 
 
 def test_compiled_module_is_stored_then_loaded_instead_of_compiled(monkeypatch):
