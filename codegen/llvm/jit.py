@@ -34,8 +34,8 @@ jump into it.
 
 [Note: the JIT and threads]
 LLVM's compiler is not safe to run from two threads at once, and the cache is a shared dict.
-One lock serializes every compile (`_lock`, re-entrant so that compiling the trig library from
-inside a kernel's compile works) and every change to the cache. Calling compiled code takes no
+One lock serializes every compile (`_lock`, re-entrant: a lookup in the caches holds it and
+compiles inside it) and every change to the cache. Calling compiled code takes no
 lock: ctypes releases the GIL and kernels run in parallel.
 """
 
