@@ -104,19 +104,19 @@ def store(key: str, payload: bytes) -> None:
     folder = directory()
     if folder is None:
         return
-    entry = seal({"kind": _KIND, "format": FORMAT, "key": key}, payload)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{key[:16]}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as f:
-                f.write(entry)
-            os.replace(temporary, folder / key)  # atomic: see the note
-        except BaseException:
-            _remove(Path(temporary))
-            raise
-    except OSError as error:
+    except OSError as error:  # read-only, not a folder, no permission: the same next time
         _turn_off(f"cannot write to {folder}: {error}")
+        return
+    try:
+        with os.fdopen(handle, "wb") as f:
+            f.write(seal({"kind": _KIND, "format": FORMAT, "key": key}, payload))
+        os.replace(temporary, folder / key)  # atomic: see the note
+    except OSError as error:  # a full disk; on Windows, a reader holding the entry open
+        _remove(Path(temporary))
+        _logging.log("kernel_cache", "could not store a cache entry", f"{folder / key}: {error}")
         return
     stats["store"] += 1
 

@@ -198,6 +198,18 @@ def test_an_unwritable_folder_turns_the_cache_off_and_compiling_still_works(tmp_
     assert run_scale(6) == 12.0
 
 
+def test_a_failed_write_stores_nothing_and_leaves_the_cache_on(cache, monkeypatch, capsys):
+    def disk_full(source, destination):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    assert run_scale(9) == 18.0
+    assert "No space left on device" in capsys.readouterr().err
+    assert disk_cache.directory() is not None and disk_cache.stats["store"] == 0
+    # The folder, and no entry or temporary file in it:
+    assert [p.name for p in cache.rglob("*")] == [f"compiled-v{disk_cache.FORMAT}"]
+
+
 def test_config_turns_the_cache_off(cache, monkeypatch):
     monkeypatch.setattr(config, "disk_cache", False)
     assert run_scale(7) == 14.0
