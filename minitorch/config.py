@@ -18,8 +18,9 @@ cache_dir = os.environ.get("MINITORCH_CACHE_DIR") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "minitorch")
 
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
-# backward, loop_ir, kernels) and capture events (graph, guards, recompiles, graph_breaks,
-# bytecode); minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
+# backward, loop_ir, kernels), capture events (graph, guards, recompiles, graph_breaks,
+# bytecode) and kernel_cache (an entry of the cache on disk rejected, or the cache turned off);
+# minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
 def parse_logs(text: str) -> set[str]:
     """The names in a MINITORCH_LOGS value: parse_logs("graph, guards") == {"graph", "guards"}."""
     return {part.strip() for part in text.split(",") if part.strip()}
