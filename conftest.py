@@ -7,6 +7,10 @@ conftest (and plugins): `pytest tests/conformance --backend llvm` and `pytest --
 both need it before any test directory's conftest is seen. tests/conformance/conftest.py uses it.
 """
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 
@@ -31,14 +35,12 @@ def _fresh_compile_caches():
     reset()
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _kernel_cache_in_a_temporary_folder(tmp_path_factory):
-    """Tests never write the user's ~/.cache: this process and the ones it starts (through
-    the environment) keep compiled code in a folder of their own."""
-    from minitorch import config
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never write the user's ~/.cache: this process and the ones it starts (through the
+    environment) keep compiled code in a temporary folder, removed at the end. Here, not in a
+    fixture, because some test modules compile kernels as they are collected."""
+    from minitorch import config as minitorch_config
 
-    folder = str(tmp_path_factory.mktemp("kernel-cache"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(config, "cache_dir", folder)
-        patch.setenv("MINITORCH_CACHE_DIR", folder)
-        yield folder
+    folder = tempfile.mkdtemp(prefix="minitorch-kernel-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["MINITORCH_CACHE_DIR"] = minitorch_config.cache_dir = folder

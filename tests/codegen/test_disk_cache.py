@@ -216,6 +216,21 @@ def test_config_turns_the_cache_off(cache, monkeypatch):
     assert not cache.exists()
 
 
+@pytest.mark.parametrize("variables, expected", [
+    ({"XDG_CACHE_HOME": "/xdg"}, ["/xdg/minitorch", "True"]),
+    ({"XDG_CACHE_HOME": "/xdg", "MINITORCH_CACHE_DIR": "/mine"}, ["/mine", "True"]),
+    ({"HOME": "/home/someone"}, ["/home/someone/.cache/minitorch", "True"]),
+    ({"HOME": "/h", "MINITORCH_DISK_CACHE": "0"}, ["/h/.cache/minitorch", "False"]),
+])
+def test_where_the_cache_lives_and_whether_it_is_on(variables, expected):
+    env = {k: v for k, v in _env(Path()).items()
+           if k not in ("MINITORCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
+    done = subprocess.run([sys.executable, "-c", "from minitorch import config; "
+                           "print(config.cache_dir, config.disk_cache)"],
+                          cwd=ROOT, env={**env, **variables}, capture_output=True, text=True)
+    assert done.stdout.split() == expected, done.stderr
+
+
 # -- a new process --------------------------------------------------------------------------
 
 SIN_COS = textwrap.dedent("""
