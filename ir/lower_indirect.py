@@ -129,6 +129,10 @@ def _dropout_keep(out: TensorMeta, x: TensorValue, p: float, state: TensorValue)
     return Pointwise(out.dtype, out.shape, load)
 
 
+# The ops whose first operand is read only at the elements data chooses: lowering computes all
+# of that operand (realizes it) when its inlined loader checks an index ([Note: inlining]).
+READS_CHOSEN_ELEMENTS = frozenset({table.gather, table.embedding, table.index_tensor})
+
 LOWERINGS.update({
     table.gather: _gather,
     table.embedding: _embedding,
