@@ -34,6 +34,10 @@ than storing it:
    be computed, and an index out of range in the others would raise nothing, where eager mode
    raises. This one is decided when such a reader is lowered.
 
+Pricing a body means running it, so lowering prices only the values rules 2 and 3 could
+realize: those with several readers, and those whose loader inlines one with several (a
+single-reader chain grows by its own ops only, and MAX_INLINE_DEPTH bounds it).
+
 Reductions are always realized (a sum per element of a reader would be a loop per element), as
 are values whose loader nests MAX_INLINE_DEPTH inlined ops (see lowering.py). A view of a buffer
 (expand, reshape, permute of a load) is never stored: re-reading costs what reading a copy
@@ -77,7 +81,7 @@ class BodyCost:
 
     ops: int  # distinct ops, a transcendental one counted TRANSCENDENTAL_COST times
     calls: int  # ops calls, repeats included: the Python work each visit of the body does
-    checks_index: bool  # it turns a loaded value into an index, which may be out of range
+    text: str  # the body as printed, one line per distinct op
 
 
 def body_cost(loader: Callable[[Any], Any], ndim: int) -> BodyCost:
@@ -87,8 +91,7 @@ def body_cost(loader: Callable[[Any], Any], ndim: int) -> BodyCost:
         loader(index_vars("i", ndim))
     ops = sum(TRANSCENDENTAL_COST if _op_name(line) in TRANSCENDENTAL else 1
               for line in counter.lines)
-    checks_index = any(line.startswith("ind") for line in counter.lines)
-    return BodyCost(ops, counter.calls, checks_index)
+    return BodyCost(ops, counter.calls, "\n".join(counter.lines))
 
 
 def must_realize(cost: BodyCost, readers: int) -> bool:

@@ -129,9 +129,10 @@ def _dropout_keep(out: TensorMeta, x: TensorValue, p: float, state: TensorValue)
     return Pointwise(out.dtype, out.shape, load)
 
 
-# The ops whose first operand is read only at the elements data chooses: lowering computes all
-# of that operand (realizes it) when its inlined loader checks an index ([Note: inlining]).
-READS_CHOSEN_ELEMENTS = frozenset({table.gather, table.embedding, table.index_tensor})
+# The ops that turn loaded data into an index, checked against its dim. They read their first
+# operand only at the elements data chooses: lowering computes all of that operand (realizes
+# it) when its inlined loader checks an index of its own ([Note: inlining], rule 4).
+INDIRECT_READS = frozenset({table.gather, table.embedding, table.index_tensor})
 
 LOWERINGS.update({
     table.gather: _gather,

@@ -60,6 +60,7 @@ class TensorValue:
     depth: int = 0  # how many inlined ops its loader nests (0 for a buffer)
     single_load: bool = True  # its loader is one load of a buffer (a buffer, or a view of one)
     checks_index: bool = False  # its inlined loader checks an index ([Note: inlining], rule 4)
+    shared: bool = False  # it, or a value its loader inlines, has several readers (rule 2)
 
 
 # ---- loaders: how a consumer reads an operand --------------------------------------------
@@ -289,7 +290,7 @@ class _GraphLowering:
         name = getattr(target, "name", repr(target))
         if target not in LOWERINGS:
             raise CompileError(f"no lowering for op '{name}' (node {node.name})")
-        if target in lower_indirect.READS_CHOSEN_ELEMENTS and args[0] in self.values:
+        if target in lower_indirect.INDIRECT_READS and args[0] in self.values:
             self._realize_checks(args[0])  # rule 4 of [Note: inlining]
         meta = _meta(node)
         args = [self._value(a) for a in args]
@@ -300,21 +301,31 @@ class _GraphLowering:
                 f"lowering of {name} made {data.dtype.name}{data.ranges}, "
                 f"but {node.name} is {meta.dtype.name}{tuple(meta.shape)}"
             )
-        users = self.users[node]
-        is_output = any(u.op == "output" for u in users)
-        operands = _tensor_values((args, kwargs))
+        self.values[node] = self._inline_or_realize(node, target, data, (args, kwargs))
+
+    def _inline_or_realize(self, node: Any, target: OpDef, data: Pointwise | Reduction,
+                           args: Any) -> TensorValue:
+        """The rules of [Note: inlining]. The body is run to price it only when it could be
+        costly: when it has several readers, or inlines a value with several."""
+        readers = len(self.users[node])
+        operands = _tensor_values(args)
+        depth = 1 + max((a.depth for a in operands), default=0)
+        if isinstance(data, Reduction):
+            return self._realize(data, str(data))
+        if depth > MAX_INLINE_DEPTH or any(u.op == "output" for u in self.users[node]):
+            return self._realize(data, None)
         # a view of a buffer is one load: re-reading it costs what reading a copy would
         single_load = target.kind == "view" and all(v.single_load for v in operands)
-        depth = 1 + max((a.depth for a in operands), default=0)
-        if isinstance(data, Reduction) or is_output or depth > MAX_INLINE_DEPTH:
-            self.values[node] = self._realize(data, shareable=not is_output)
-            return
-        cost = body_cost(data.inner_fn, len(data.ranges))
-        if not single_load and must_realize(cost, len(users)):
-            self.values[node] = self._realize(data)
-        else:
-            self.values[node] = TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth,
-                                            single_load, cost.checks_index)
+        shared = readers > 1 or any(v.shared for v in operands if v.buffer is None)
+        checks_index = target in lower_indirect.INDIRECT_READS or any(
+            v.checks_index for v in operands if v.buffer is None)
+        if not single_load and shared:
+            cost = body_cost(data.inner_fn, len(data.ranges))
+            if must_realize(cost, readers):
+                return self._realize(data, f"Pointwise {data.dtype.name} {data.ranges}\n"
+                                           f"{cost.text}")
+        return TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth, single_load,
+                           checks_index, shared)
 
     def get_attr(self, node: Any) -> None:
         raise CompileError(f"constant tensor {node.target} in the graph: pass it as an input")
@@ -326,18 +337,18 @@ class _GraphLowering:
                 raise CompileError(f"graph output {result!r} is not a lowered tensor")
         self.outputs = tuple(self.values[result].buffer for result in results)
 
-    def _realize(self, data: Pointwise | Reduction, shareable: bool = True) -> TensorValue:
-        """Give `data` a buffer, or the earlier buffer with its text; consumers load from it
-        from now on. A graph output gets its own (two outputs must not share memory)."""
-        text = str(data)
-        if shareable and text in self.by_text:
+    def _realize(self, data: Pointwise | Reduction, text: str | None) -> TensorValue:
+        """Give `data` a buffer, or the earlier buffer with the same `text` (None: a buffer of
+        its own, as each graph output needs); consumers load from it from now on."""
+        if text in self.by_text:
             return self.by_text[text]
         buffer = ComputedBuffer(
             f"buf{len(self.buffers)}", Layout.contiguous(data.ranges, data.dtype), data
         )
         self.buffers.append(buffer)
         value = _buffer_value(buffer.name, buffer.layout)
-        self.by_text.setdefault(text, value)
+        if text is not None:
+            self.by_text[text] = value
         return value
 
     def _realize_checks(self, node: Any) -> None:
@@ -346,7 +357,7 @@ class _GraphLowering:
         value = self.values[node]
         if value.buffer is None and value.checks_index:
             data = Pointwise(value.dtype, value.shape, value.loader)
-            self.values[node] = self._realize(data)
+            self.values[node] = self._realize(data, str(data))
 
     def _value(self, arg: Any) -> Any:
         """An argument as a lowering sees it: nodes as TensorValues, other values unchanged."""
