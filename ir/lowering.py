@@ -310,9 +310,10 @@ class _GraphLowering:
         readers = len(self.users[node])
         operands = _tensor_values(args)
         depth = 1 + max((a.depth for a in operands), default=0)
+        is_output = any(u.op == "output" for u in self.users[node])
         if isinstance(data, Reduction):
-            return self._realize(data, str(data))
-        if depth > MAX_INLINE_DEPTH or any(u.op == "output" for u in self.users[node]):
+            return self._realize(data, None if is_output else str(data))
+        if depth > MAX_INLINE_DEPTH or is_output:
             return self._realize(data, None)
         # a view of a buffer is one load: re-reading it costs what reading a copy would
         single_load = target.kind == "view" and all(v.single_load for v in operands)
