@@ -9,8 +9,11 @@ they run:
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
     segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
+    inline.py       which pointwise values are inlined into their readers, and which stored
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
-    lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin
+    lower_views.py  the lowerings of expand, reshape and permute: loaders that move no data
+    lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin (and max(dim)
+                    values read as an amax)
     lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
     scheduler.py    buffers -> fused kernels (one loop nest each)
     memory.py       which buffers a kernel must store, and which live in registers only

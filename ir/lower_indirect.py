@@ -129,6 +129,11 @@ def _dropout_keep(out: TensorMeta, x: TensorValue, p: float, state: TensorValue)
     return Pointwise(out.dtype, out.shape, load)
 
 
+# The ops that turn loaded data into an index, checked against its dim. They read their first
+# operand only at the elements data chooses: lowering computes all of that operand (realizes
+# it) when its inlined loader checks an index of its own ([Note: inlining], rule 4).
+INDIRECT_READS = frozenset({table.gather, table.embedding, table.index_tensor})
+
 LOWERINGS.update({
     table.gather: _gather,
     table.embedding: _embedding,

@@ -18,11 +18,22 @@ terms are x's values, in x's dtype, and the result is the int64 position of the 
 (smallest) one in the row-major order of the reduced dims, a NaN beating every number, as
 numpy's and PyTorch's argmax have it ([Note: the loop-IR ops]). With dim=None that position
 counts through every dim, which is argmax of the flattened tensor.
+
+[Note: max values without indices]
+`x.max(dim)` returns (values, indices), and its decomposition computes the indices first,
+then reads the values there: gather(x, dim, argmax(x, dim, keepdim=True)). When nothing reads
+the indices (softmax's `x.max(dim=1, keepdim=True)[0]`), that is an index-carrying reduction
+and an indirect load per element for what one `max` reduction gives, so lowering reads the
+gather as amax(x, dim, keepdim=True) and the argmax is dead. The values are the same: the
+largest term, NaN if any term is NaN (argmax picks the first NaN, and a NaN is a NaN), and
+equal terms are equal values. The one difference is the sign of a zero: when -0.0 and 0.0 tie
+for the largest, max(dim) returns the first and a max reduction either one, as torch.compile's
+own rewrite does. min(dim) is the same with argmin and amin.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import minitorch.ops as table
@@ -68,6 +79,67 @@ def _reduction(op: str, reduction_type: str) -> Callable[..., Reduction]:
         return _reduce(x, dims, keepdim, reduction_type, out.dtype, term_dtype)
 
     return lower
+
+
+# argmax -> the reduction that gives the value at its index ([Note: max values without indices])
+_VALUE_OF = {table.argmax: table.amax, table.argmin: table.amin}
+
+
+def values_without_indices(nodes: Sequence[Any], users: dict[Any, list[Any]]) -> dict[Any, tuple]:
+    """The calls to read differently: each gather(x, d, argmax(x, d, keepdim=True)) whose argmax
+    nothing else reads, as (amax, (x,), {'dim': d, 'keepdim': True}), and a reshape of it that
+    drops dim d as the same amax with keepdim=False."""
+    calls = {}
+    for node in nodes:
+        if node.op != "call_function" or node.target not in _VALUE_OF:
+            continue
+        x, dim, keepdim = _bind(node, ("input", "dim", "keepdim"), (None, None, False))
+        if dim is None or not keepdim or not _reduces_a_nonempty_dim(x, dim):
+            continue
+        readers = users[node]
+        if not readers or not all(_gathers(reader, x, dim, node) for reader in readers):
+            continue
+        value_of = _VALUE_OF[node.target]
+        for gather in readers:
+            calls[gather] = (value_of, (x,), {"dim": dim, "keepdim": True})
+            for reader in users[gather]:  # keepdim=False: the gather reshaped without the dim
+                if _drops_dim(reader, gather, x, dim):
+                    calls[reader] = (value_of, (x,), {"dim": dim, "keepdim": False})
+    return calls
+
+
+def _drops_dim(reader: Any, gather: Any, x: Any, dim: int) -> bool:
+    """Is `reader` reshape(gather, x's shape without `dim`)?"""
+    if reader.op != "call_function" or reader.target is not table.reshape:
+        return False
+    shape = list(x.meta["val"].shape)
+    del shape[dim]
+    return reader.args[0] is gather and tuple(reader.meta["val"].shape) == tuple(shape)
+
+
+def _gathers(reader: Any, x: Any, dim: int, indices: Any) -> bool:
+    """Is `reader` gather(x, dim, indices), with dim the same dim?"""
+    if reader.op != "call_function" or reader.target is not table.gather:
+        return False
+    source, along, index = _bind(reader, ("input", "dim", "index"), (None, None, None))
+    ndim = len(x.meta["val"].shape)
+    return (source is x and index is indices and isinstance(along, int)
+            and normalize_dims("gather", along, ndim) == normalize_dims("max", dim, ndim))
+
+
+def _reduces_a_nonempty_dim(x: Any, dim: Any) -> bool:
+    """x is a node with at least one dim, and `dim` (one int) is not of size 0."""
+    val = getattr(x, "meta", {}).get("val")
+    shape = () if val is None else tuple(val.shape)
+    if not shape or not isinstance(dim, int) or not -len(shape) <= dim < len(shape):
+        return False
+    return shape[dim] > 0
+
+
+def _bind(node: Any, names: tuple[str, ...], defaults: tuple) -> tuple:
+    """The node's arguments `names`, by position or by keyword, else their defaults."""
+    return tuple(node.args[k] if k < len(node.args) else node.kwargs.get(name, default)
+                 for k, (name, default) in enumerate(zip(names, defaults, strict=True)))
 
 
 LOWERINGS.update({

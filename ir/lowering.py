@@ -15,22 +15,17 @@ logical index (one Expr per dim) to the element there, computed through `ops`. A
                                               tmp2 = ops.pow(tmp1, 2)
 
 Inlining is fusion at its cheapest (no memory traffic), but an inlined value is recomputed by
-each consumer. So we *realize* a value into a ComputedBuffer when
+each consumer; [Note: inlining] in ir/inline.py says which values are realized into a
+ComputedBuffer instead. Before lowering, a `max(dim)` whose indices nobody reads becomes an
+amax ([Note: max values without indices] in ir/lower_reductions.py); while lowering, a buffer
+whose text (kind, dtype, ranges, body) equals an earlier one's is that buffer: its body is a
+pure function of what it loads, so equal text computes equal values, and the layer_norm
+decomposition's two `mean(x)` become one sum.
 
-- it is a graph output (the caller needs the memory), or
-- it is used more than once, by two nodes or twice by one as in `x * x` (compute it once;
-  the scheduler may still fuse its loop with its users, and then it never touches memory,
-  see [Note: memory planning]), unless its body is a single load (a view such as expand or
-  reshape of a buffer: re-reading costs what reading a copy would, so a copy would only add
-  a kernel), or
-- it is a reduction (a sum cannot be recomputed per element of a consumer cheaply), or
-- it ends a chain of MAX_INLINE_DEPTH inlined ops (to keep Python's stack shallow).
-
-Broadcasting, expand, reshape and permute move no data: they are loaders that rewrite the index
-before calling the loader of their input (`expand` maps a stretched dim's index to 0, `reshape`
-maps the flat row-major position through // and %, `permute` puts the indices back in the
-input's dim order). dtypes come from each node's meta['val'];
-where an input's dtype differs from the result's, its loads go through ops.to_dtype.
+Broadcasting moves no data: it is a loader that rewrites the index before calling the loader
+of its input (a stretched dim's index becomes 0); so are the views (ir/lower_views.py). dtypes
+come from each node's meta['val']; where an input's dtype differs from the result's, its loads
+go through ops.to_dtype.
 """
 
 from __future__ import annotations
@@ -42,12 +37,12 @@ from typing import Any
 
 import minitorch.ops as table
 from ir.indexing import Const, Expr
+from ir.inline import body_cost, must_realize
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import ops
 from minitorch.dtype import DType, result_type
 from minitorch.errors import CompileError
 from minitorch.ops.registry import OpDef, TensorMeta
-from minitorch.ops.views_meta import normalize_permutation
 from minitorch.tensor import Tensor
 
 Index = Sequence[Expr]
@@ -64,6 +59,8 @@ class TensorValue:
     buffer: str | None = None  # the buffer holding it; None while it is inlined
     depth: int = 0  # how many inlined ops its loader nests (0 for a buffer)
     single_load: bool = True  # its loader is one load of a buffer (a buffer, or a view of one)
+    checks_index: bool = False  # its inlined loader checks an index ([Note: inlining], rule 4)
+    shared: bool = False  # it, or a value its loader inlines, has several readers (rule 2)
 
 
 # ---- loaders: how a consumer reads an operand --------------------------------------------
@@ -96,56 +93,6 @@ def broadcast(x: TensorValue, shape: tuple[int, ...]) -> Loader:
         return x.loader(own)
 
     return load
-
-
-def reshape(x: TensorValue, shape: tuple[int, ...]) -> Loader:
-    """x's loader seen from the index of `shape`, the same elements in the same row-major order.
-
-    (6,) -> (2, 3): (i0, i1) -> (3*i0 + i1,)        (2, 3) -> (6,): (i0,) -> (i0//3, i0 % 3)
-    Dims are matched in groups of equal products, so a dim both shapes share keeps its index:
-    (2, 3, 4) -> (6, 4): (i0, i1) -> (i0//3, i0 % 3, i1).
-    """
-    old = x.shape
-    if math.prod(old) != math.prod(shape):
-        raise CompileError(f"cannot reshape {old} to {shape}")
-    if math.prod(old) == 0:
-        return lambda index: x.loader(tuple(Const(0) for _ in old))  # never runs: no elements
-
-    def load(index: Index) -> Any:
-        old_index: list[Expr] = [Const(0)] * len(old)  # size-1 dims stay at 0
-        for old_dims, new_dims in _reshape_groups(old, shape):
-            flat: Expr = Const(0)  # row-major position inside the group
-            for d in new_dims:
-                flat = flat * shape[d] + index[d]
-            for d in reversed(old_dims[1:]):
-                old_index[d] = flat % old[d]
-                flat = flat // old[d]
-            old_index[old_dims[0]] = flat  # the outermost dim needs no % (flat < its size)
-        return x.loader(tuple(old_index))
-
-    return load
-
-
-def _reshape_groups(old: Sequence[int], new: Sequence[int]) -> list[tuple[list[int], list[int]]]:
-    """Runs of dims with equal products, size-1 dims left out.
-
-    (2, 3, 4) -> (6, 4): [([0, 1], [0]), ([2], [1])]   (2*3 == 6, 4 == 4)
-    """
-    old_dims = [d for d, n in enumerate(old) if n != 1]
-    new_dims = [d for d, n in enumerate(new) if n != 1]
-    groups = []
-    while old_dims:
-        group_old, group_new = [old_dims.pop(0)], [new_dims.pop(0)]
-        old_size, new_size = old[group_old[0]], new[group_new[0]]
-        while old_size != new_size:
-            if old_size < new_size:
-                group_old.append(old_dims.pop(0))
-                old_size *= old[group_old[-1]]
-            else:
-                group_new.append(new_dims.pop(0))
-                new_size *= new[group_new[-1]]
-        groups.append((group_old, group_new))
-    return groups
 
 
 # ---- the lowering table: op name -> (result meta, *args, **kwargs) -> Pointwise | Reduction
@@ -226,42 +173,14 @@ def _to_copy(out: TensorMeta, x: TensorValue, dtype: Any = None, device: Any = N
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 
 
-def _expand(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
-    return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
-
-
-def _reshape(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
-    load = reshape(x, out.shape)
-    if x.dtype is not out.dtype:
-        raise CompileError(f"reshape changes dtype {x.dtype.name} -> {out.dtype.name}")
-    return Pointwise(out.dtype, out.shape, load)
-
-
-def _permute(out: TensorMeta, x: TensorValue, dims: Sequence[int]) -> Pointwise:
-    """out[i0, i1, ...] = x[the same indices, put back in x's dim order]; moves no data.
-
-    permute(x, (1, 0)) reads index (i0, i1) of the result as (i1, i0) of x.
-    """
-    order = normalize_permutation("permute", dims, len(x.shape))
-    if x.dtype is not out.dtype:
-        raise CompileError(f"permute changes dtype {x.dtype.name} -> {out.dtype.name}")
-
-    def load(index: Index) -> Any:
-        x_index: list[Expr] = [Const(0)] * len(order)
-        for i, d in enumerate(order):
-            x_index[d] = index[i]
-        return x.loader(tuple(x_index))
-
-    return Pointwise(out.dtype, out.shape, load)
-
-
 def _full(out: TensorMeta, size: Sequence[int], fill_value: float, *, dtype: DType) -> Pointwise:
     """zeros, ones, full: out[i] = fill_value, a constant (no buffer is read)."""
     return Pointwise(out.dtype, out.shape, lambda index: ops.constant(fill_value, out.dtype))
 
 
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
-# the row itself; the reductions are in ir/lower_reductions.py. Every other primitive runs as
+# the row itself; views, reductions and indirect reads are in ir/lower_views.py,
+# ir/lower_reductions.py and ir/lower_indirect.py. Every other primitive runs as
 # an extern kernel (ir/segments.py).
 LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.add: _binary(ops.add),
@@ -288,9 +207,6 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.where: _where,
     table.pow: _pow,
     table.to_copy: _to_copy,
-    table.expand: _expand,
-    table.reshape: _reshape,
-    table.permute: _permute,
     table.full: _full,
 }
 
@@ -333,16 +249,26 @@ def lower_graph(graph: Any) -> LoweredProgram:
 # nothing at run time: the scheduler fuses it back and keeps it in a register.
 MAX_INLINE_DEPTH = 64
 
+# A call as lowering reads it: (op, args, kwargs), the node's own or a rewrite's.
+Call = tuple[OpDef, tuple, dict]
+
 
 class _GraphLowering:
     """Walks the graph once, in order, turning each node into a TensorValue."""
 
     def __init__(self, graph: Any) -> None:
         self.nodes = list(graph.nodes)
-        self.users = _users(self.nodes)  # node -> the nodes that read it, once per use
+        self.calls: dict[Any, Call] = {
+            node: (node.target, tuple(node.args), dict(node.kwargs))
+            for node in self.nodes if node.op == "call_function"
+        }
+        self.calls.update(lower_reductions.values_without_indices(
+            self.nodes, _users(self.nodes, self.calls)))
+        self.users = _users(self.nodes, self.calls)  # node -> its readers, once per use
         self.values: dict[Any, TensorValue] = {}  # fx node -> its lowered value
         self.inputs: list[InputBuffer] = []
         self.buffers: list[ComputedBuffer] = []
+        self.by_text: dict[str, TensorValue] = {}  # a realized body's text -> its buffer
         self.outputs: tuple[str, ...] = ()
 
     def run(self) -> LoweredProgram:
@@ -360,31 +286,47 @@ class _GraphLowering:
     def call_function(self, node: Any) -> None:
         if not self.users[node]:
             return  # dead code: nothing reads it
-        name = getattr(node.target, "name", repr(node.target))
-        if node.target not in LOWERINGS:
+        target, args, kwargs = self.calls[node]
+        name = getattr(target, "name", repr(target))
+        if target not in LOWERINGS:
             raise CompileError(f"no lowering for op '{name}' (node {node.name})")
+        if target in lower_indirect.INDIRECT_READS and args[0] in self.values:
+            self._realize_checks(args[0])  # rule 4 of [Note: inlining]
         meta = _meta(node)
-        args = [self._value(a) for a in node.args]
-        kwargs = {k: self._value(v) for k, v in node.kwargs.items()}
-        data = LOWERINGS[node.target](meta, *args, **kwargs)
+        args = [self._value(a) for a in args]
+        kwargs = {k: self._value(v) for k, v in kwargs.items()}
+        data = LOWERINGS[target](meta, *args, **kwargs)
         if data.ranges != tuple(meta.shape) or data.dtype is not meta.dtype:
             raise CompileError(
                 f"lowering of {name} made {data.dtype.name}{data.ranges}, "
                 f"but {node.name} is {meta.dtype.name}{tuple(meta.shape)}"
             )
-        users = self.users[node]
-        is_output = any(u.op == "output" for u in users)
+        self.values[node] = self._inline_or_realize(node, target, data, (args, kwargs))
+
+    def _inline_or_realize(self, node: Any, target: OpDef, data: Pointwise | Reduction,
+                           args: Any) -> TensorValue:
+        """The rules of [Note: inlining]. The body is run to price it only when it could be
+        costly: when it has several readers, or inlines a value with several."""
+        readers = len(self.users[node])
+        operands = _tensor_values(args)
+        depth = 1 + max((a.depth for a in operands), default=0)
+        is_output = any(u.op == "output" for u in self.users[node])
+        if isinstance(data, Reduction):
+            return self._realize(data, None if is_output else str(data))
+        if depth > MAX_INLINE_DEPTH or is_output:
+            return self._realize(data, None)
         # a view of a buffer is one load: re-reading it costs what reading a copy would
-        single_load = node.target.kind == "view" and all(
-            v.single_load for v in _tensor_values((args, kwargs))
-        )
-        shared = len(users) > 1 and not single_load
-        depth = 1 + max((a.depth for a in _tensor_values((args, kwargs))), default=0)
-        if isinstance(data, Reduction) or is_output or shared or depth > MAX_INLINE_DEPTH:
-            self.values[node] = self._realize(data)
-        else:
-            self.values[node] = TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth,
-                                            single_load)
+        single_load = target.kind == "view" and all(v.single_load for v in operands)
+        shared = readers > 1 or any(v.shared for v in operands if v.buffer is None)
+        checks_index = target in lower_indirect.INDIRECT_READS or any(
+            v.checks_index for v in operands if v.buffer is None)
+        if not single_load and shared:
+            cost = body_cost(data.inner_fn, len(data.ranges))
+            if must_realize(cost, readers):
+                return self._realize(data, f"Pointwise {data.dtype.name} {data.ranges}\n"
+                                           f"{cost.text}")
+        return TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth, single_load,
+                           checks_index, shared)
 
     def get_attr(self, node: Any) -> None:
         raise CompileError(f"constant tensor {node.target} in the graph: pass it as an input")
@@ -396,13 +338,27 @@ class _GraphLowering:
                 raise CompileError(f"graph output {result!r} is not a lowered tensor")
         self.outputs = tuple(self.values[result].buffer for result in results)
 
-    def _realize(self, data: Pointwise | Reduction) -> TensorValue:
-        """Give `data` a buffer of its own; consumers load from it from now on."""
+    def _realize(self, data: Pointwise | Reduction, text: str | None) -> TensorValue:
+        """Give `data` a buffer, or the earlier buffer with the same `text` (None: a buffer of
+        its own, as each graph output needs); consumers load from it from now on."""
+        if text in self.by_text:
+            return self.by_text[text]
         buffer = ComputedBuffer(
             f"buf{len(self.buffers)}", Layout.contiguous(data.ranges, data.dtype), data
         )
         self.buffers.append(buffer)
-        return _buffer_value(buffer.name, buffer.layout)
+        value = _buffer_value(buffer.name, buffer.layout)
+        if text is not None:
+            self.by_text[text] = value
+        return value
+
+    def _realize_checks(self, node: Any) -> None:
+        """Realize `node`'s value if it is inlined and checks an index, so that every element
+        of it is computed (and checked), not only those a data-chosen index reads."""
+        value = self.values[node]
+        if value.buffer is None and value.checks_index:
+            data = Pointwise(value.dtype, value.shape, value.loader)
+            self.values[node] = self._realize(data, str(data))
 
     def _value(self, arg: Any) -> Any:
         """An argument as a lowering sees it: nodes as TensorValues, other values unchanged."""
@@ -451,13 +407,16 @@ def _substitute(arg: Any, values: dict[Any, TensorValue]) -> Any:
         return arg
 
 
-def _users(nodes: list[Any]) -> dict[Any, list[Any]]:
-    """For each node, the nodes whose args or kwargs mention it, once per mention.
+def _users(nodes: list[Any], calls: dict[Any, Call]) -> dict[Any, list[Any]]:
+    """For each node, the live nodes whose args or kwargs (as `calls` has them) mention it,
+    once per mention. A node is live if the output reads it, or a live node does.
 
     `mul(x, x)` uses x twice: inlining x there would compute it twice, and a chain of such
-    squarings would compute the first link 2**n times.
+    squarings would compute the first link 2**n times. A dead reader is no reader: max(dim)'s
+    indices, reshaped for nobody, must not keep the argmax alive.
     """
     users: dict[Any, list[Any]] = {node: [] for node in nodes}
+    live = {node for node in nodes if node.op == "output"}
 
     def visit(arg: Any, user: Any) -> None:
         if isinstance(arg, (tuple, list)):
@@ -469,8 +428,11 @@ def _users(nodes: list[Any]) -> dict[Any, list[Any]]:
         elif arg in users:
             users[arg].append(user)
 
-    for node in nodes:
-        visit((node.args, node.kwargs), node)
+    for node in reversed(nodes):  # every reader of a node comes after it
+        if node in live or users[node]:
+            live.add(node)
+            _, args, kwargs = calls.get(node, (None, node.args, node.kwargs))
+            visit((args, kwargs), node)
     return users
 
 
@@ -486,4 +448,4 @@ def _strides(meta: Any) -> tuple[int, ...]:
 
 # More lowerings, in modules of their own, add themselves to LOWERINGS: imported last, as
 # they build on what this module defines.
-from ir import lower_indirect, lower_reductions  # noqa: E402, F401
+from ir import lower_indirect, lower_reductions, lower_views  # noqa: E402, F401

@@ -1,4 +1,4 @@
-"""Lowering fx graphs to loop IR: every op against numpy, broadcasting, and when to realize."""
+"""Lowering fx graphs to loop IR: every op against numpy, broadcasting, outputs, dead code."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ir_testing import GraphBuilder, Node, check, lower_and_schedule
 
-from ir.lowering import LOWERINGS, MAX_INLINE_DEPTH, lower_graph
-from ir.nodes import Pointwise, Reduction
+from ir.lowering import LOWERINGS, lower_graph
+from ir.nodes import Reduction
 from minitorch.errors import CompileError
 from minitorch.ops import OPS
 
@@ -166,75 +166,7 @@ def test_chain_of_views_and_ops():
     check(g, rtol=1e-5)
 
 
-# ---- when values are realized ------------------------------------------------------------
-
-
-def test_single_use_pointwise_is_inlined():
-    g = GraphBuilder()
-    x = g.placeholder("x", rand(8))
-    g.output(g.call("exp", g.call("mul", g.call("sin", x), 2.0)))
-    program, _ = lower_and_schedule(g)
-    assert len(program.buffers) == 1
-    assert program.outputs == ("buf0",)
-
-
-def test_multi_use_and_outputs_are_realized():
-    g = GraphBuilder()
-    x = g.placeholder("x", rand(8))
-    s = g.call("sin", x)  # two users: realized
-    c = g.call("cos", x)  # one user, inlined
-    t = g.call("add", s, c)  # an output: realized
-    g.output(g.call("mul", s, t), t)
-    program, _ = lower_and_schedule(g)
-    assert [type(b.data) for b in program.buffers] == [Pointwise] * 3
-    assert program.outputs == ("buf2", "buf1")
-    check(g)
-
-
-def test_value_used_twice_by_one_node_is_realized():
-    # y = sin(y * y), 40 times: inlining would evaluate the first link 2**40 times.
-    g = GraphBuilder()
-    y = g.placeholder("x", rand(5))
-    for _ in range(40):
-        y = g.call("sin", g.call("mul", y, y))
-    g.output(y)
-    program, kernels = lower_and_schedule(g)
-    assert len(program.buffers) == 40 and len(kernels) == 1 and kernels[0].writes == ("buf39",)
-    check(g, rtol=1e-5)
-
-
-def test_long_chains_are_cut_but_still_fused():
-    g = GraphBuilder()
-    y = g.placeholder("x", rand(5))
-    for _ in range(1000):
-        y = g.call("sin", y)
-    g.output(y)
-    program, kernels = lower_and_schedule(g)
-    assert len(program.buffers) == 1000 // (MAX_INLINE_DEPTH + 1) + 1
-    assert len(kernels) == 1 and len(kernels[0].writes) == 1
-    check(g)
-
-
-def test_shared_view_of_a_buffer_is_not_copied():
-    g = GraphBuilder()
-    x = g.placeholder("x", rand(3, 1))
-    view = g.call("expand", g.call("reshape", x, (1, 3)), (4, 3))  # two users, but only a load
-    g.output(g.call("add", g.call("sin", view), g.call("cos", view)))
-    program, _ = lower_and_schedule(g)
-    assert len(program.buffers) == 1
-    assert "ops.load('x', i1)" in str(program.buffers[0])
-    check(g)
-
-
-def test_reduction_feeding_two_consumers_is_computed_once():
-    g = GraphBuilder()
-    x = g.placeholder("x", rand(4, 5))
-    p = g.call("mul", x, x)  # feeds the sum and the add: realized
-    s = g.call("sum", p, dim=(1,), keepdim=True)
-    g.output(g.call("add", p, s))
-    program, _ = lower_and_schedule(g)
-    assert len(program.buffers) == 3
-    check(g, rtol=1e-5)
+# ---- outputs and dead code (when other values are realized: test_inline.py) ----------------
 
 
 def test_input_as_output_and_duplicate_outputs():
