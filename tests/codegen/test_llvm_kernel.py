@@ -16,7 +16,7 @@ import minitorch.dtype as dt
 from codegen.llvm.kernel import LLVMOps, _reduces_across_outputs
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Reduction
 from ir.ops_handler import ops
-from ir.scheduler import FusedKernel, schedule
+from ir.scheduler import FusedKernel, Loop, schedule
 from minitorch import config
 from minitorch.errors import CompileError, DTypeError, MinitorchError
 
@@ -429,7 +429,7 @@ def test_a_load_of_a_kernel_node_elsewhere_than_its_store_index_is_refused():
     bx = input_buffer("x", x)
     buf0 = computed("buf0", dt.float32, (8,), lambda index: load(bx, index))
     buf1 = computed("buf1", dt.float32, (8,), lambda index: ops.load("buf0", 7 - index[0]))
-    kernel = FusedKernel("kernel0", (buf0, buf1), (8,), (), ("x",), ("buf1",))
+    kernel = FusedKernel("kernel0", (Loop((), (buf0, buf1)),), (8,), (), ("x",), ("buf1",))
     with pytest.raises(CompileError, match="load of buf0 at"):
         BACKEND.compile_kernel(kernel, {"x": dt.float32, "buf0": dt.float32, "buf1": dt.float32})
 

@@ -11,7 +11,7 @@ from ir.indexing import Var
 from ir.interpreter import run_reference
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise
 from ir.ops_handler import ops
-from ir.scheduler import FusedKernel, loads, schedule, store_index, verify
+from ir.scheduler import FusedKernel, Loop, loads, reloads, schedule, store_index, verify
 from minitorch.errors import CompileError
 
 rng = np.random.default_rng(2)
@@ -81,17 +81,69 @@ def test_buffer_read_by_a_later_kernel_is_stored():
     g = GraphBuilder()
     x = g.placeholder("x", X.reshape(40, 25))
     s = g.call("sin", x)
-    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(1,)))
+    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(0,)))  # columns: not s's rows
     k0, k1 = check(g, rtol=1e-5)
     assert k0.writes == ("buf0", "buf1") and k1.reads == ("buf0",)
 
 
-def test_pointwise_after_a_reduction_starts_a_new_kernel():
+def test_pointwise_kernel_becomes_the_first_loop_of_its_rows_reduction():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    s = g.call("sin", x)
+    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(1,)))
+    (kernel,) = check(g, rtol=1e-5)
+    (loop,) = kernel.loops
+    assert (kernel.ranges, kernel.reduction_ranges, loop.ranges) == ((40,), (25,), (25,))
+    assert kernel.writes == ("buf1", "buf2")  # sin lives in a register
+
+
+def test_pointwise_after_a_reduction_runs_in_a_second_loop():
     g = GraphBuilder()
     x = g.placeholder("x", X.reshape(40, 25))
     g.output(g.call("sub", x, g.call("sum", x, dim=(1,), keepdim=True)))
-    k0, k1 = check(g, rtol=1e-5)
-    assert k0.reduction_ranges == (25,) and k1.reduction_ranges == ()
+    (kernel,) = check(g, rtol=1e-5)
+    assert [loop.ranges for loop in kernel.loops] == [(25,), (25,)]
+    assert kernel.reads == ("x",) and kernel.writes == ("buf1",)  # the sums stay registers
+
+
+def test_layernorm_is_one_kernel_of_three_loops():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
+    mean = g.call("div", g.call("sum", x, dim=(1,), keepdim=True), 32.0)
+    centered = g.call("sub", x, mean)
+    var = g.call("div", g.call("sum", g.call("mul", centered, centered), dim=(1,),
+                                keepdim=True), 32.0)
+    g.output(g.call("div", centered, g.call("pow", g.call("add", var, 1e-5), 0.5)))
+    (kernel,) = check(g, rtol=1e-5, atol=1e-5)
+    assert len(kernel.loops) == 3 and kernel.reads == ("x",)
+    assert [type(node.data).__name__ for node in kernel.loops[1].nodes] == [
+        "Pointwise", "Reduction"]  # x - mean, and the sum of its squares
+
+
+def test_softmax_loads_an_earlier_loops_elements_back():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
+    e = g.call("exp", g.call("sub", x, g.call("amax", x, dim=(1,), keepdim=True)))
+    g.output(g.call("div", e, g.call("sum", e, dim=(1,), keepdim=True)))
+    (kernel,) = check(g, rtol=1e-5)
+    assert [len(loop.nodes) for loop in kernel.loops] == [1, 2, 1]
+    e_buffer = kernel.loops[1].nodes[0].name
+    assert reloads(kernel) == (e_buffer,) and e_buffer in kernel.writes
+
+
+def test_argmax_runs_in_a_loop_of_its_own():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
+    g.output(g.call("argmax", x, dim=1, keepdim=True), g.call("sum", x, dim=(1,), keepdim=True))
+    (kernel,) = check(g)
+    assert [len(loop.nodes) for loop in kernel.loops] == [1, 1]
+
+
+def test_elements_after_a_reduction_to_one_value_start_a_new_kernel():
+    g = GraphBuilder()
+    x = g.placeholder("x", X)
+    g.output(g.call("sub", x, g.call("sum", x)))  # one row: one thread; a kernel of its own
+    k0, k1 = check(g, rtol=1e-5, atol=1e-5)
     assert k0.writes == ("buf0",) and k1.reads == ("x", "buf0")
 
 
@@ -150,7 +202,7 @@ def test_verify_catches_broken_programs_and_schedules():
     with pytest.raises(CompileError, match="never stored"):
         verify(program, [replace(kernel, writes=("buf2",))])
     with pytest.raises(CompileError, match="exactly once"):
-        verify(program, [replace(kernel, nodes=(buf0, buf2))])
+        verify(program, [replace(kernel, loops=(Loop((), (buf0, buf2)),))])
 
 
 def test_verify_catches_an_illegal_fusion():
@@ -161,6 +213,32 @@ def test_verify_catches_an_illegal_fusion():
     shifted = lambda i: ops.load("buf0", (i[0] + 1) % 4)  # noqa: E731
     buf1 = ComputedBuffer("buf1", layout, Pointwise(dt.float32, (4,), shifted))
     program = LoweredProgram((InputBuffer("x", layout),), (buf0, buf1), ("buf1",))
-    kernel = FusedKernel("kernel0", (buf0, buf1), (4,), (), ("x",), ("buf1",))
+    kernel = FusedKernel("kernel0", (Loop((), (buf0, buf1)),), (4,), (), ("x",), ("buf1",))
     with pytest.raises(CompileError, match="cannot run in the loop nest"):
         verify(program, [kernel])
+
+
+def _softmax_program() -> LoweredProgram:
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((4, 8)).astype(np.float32))
+    e = g.call("exp", g.call("sub", x, g.call("amax", x, dim=(1,), keepdim=True)))
+    g.output(g.call("div", e, g.call("sum", e, dim=(1,), keepdim=True)))
+    program, _ = lower_and_schedule(g)
+    return program
+
+
+def test_verify_catches_a_reduction_read_in_its_own_loop():
+    program = _softmax_program()
+    (kernel,) = schedule(program)
+    one_loop = Loop(kernel.reduction_ranges, kernel.nodes)
+    with pytest.raises(CompileError, match="reduction of the same loop"):
+        verify(program, [replace(kernel, loops=(one_loop,))])
+
+
+def test_verify_catches_an_element_loaded_back_but_never_stored():
+    program = _softmax_program()
+    (kernel,) = schedule(program)
+    (e_buffer,) = reloads(kernel)
+    writes = tuple(name for name in kernel.writes if name != e_buffer)
+    with pytest.raises(CompileError, match="never stores it"):
+        verify(program, [replace(kernel, writes=writes)])
