@@ -3,16 +3,19 @@
 [Note: the reference interpreter]
 This file is the definition of the loop IR; every backend is tested against it. A kernel means
 
-    for index in product(ranges):                       # row-major
-        for node in nodes:
-            Pointwise: v = inner_fn(index)
-            Reduction: acc = identity; for rindex in product(reduction_ranges):
-                                           acc = combine(acc, inner_fn(index, rindex))
-                       v = acc
-            remember v as the value of node.name at this index
-            if node.name in writes: store v at node.layout.indexer()(index)
+    for index in product(ranges):                       # row-major: the rows
+        for loop in loops:                              # in order ([Note: fusion])
+            for rindex in product(loop.ranges):         # once, if loop.ranges is ()
+                for node in loop.nodes:
+                    Pointwise: v = inner_fn(node_index(...))     # its dims named i0.., r0..
+                    Reduction: acc = combine(acc, inner_fn(index, rindex))
+                    remember v as the value of node.name here
+                    if node.name in writes: store v at node.layout.indexer()(its index)
+            after the loop: each reduction's v = acc, remembered (and stored if written),
+            and the loop's element values are forgotten
 
-and a load of a node remembered at this index returns the remembered value. The reductions
+and a load of a node remembered at this index returns the remembered value; a load of a
+forgotten one reads memory, where its loop stored it. The reductions
 (`sum`, `max`, `min`, `argmax`, `argmin`: ir/ops_handler.py's REDUCTIONS) and every op a body
 may call are defined by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and
 index expressions may mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel`
@@ -22,7 +25,9 @@ We run all iterations at once instead of one by one: each loop variable is an `n
 shaped to broadcast along its own axis (i0 has shape (n0, 1), i1 shape (1, n1)), so an index
 expression like `4*i0 + i1` evaluates to the array of every offset, a load is one gather, and
 `ops.sin` is one `np.sin` over the whole iteration space. A reduction evaluates its body over
-ranges + reduction_ranges and reduces the reduction axes away.
+ranges + reduction_ranges and reduces the reduction axes away; so does a loop's element
+node, and a node run once per row evaluates over ranges only. Since every iteration of a loop
+is done before the next loop starts, loops run in order is all their meaning asks.
 
 Values carry their dtype, and the ops check what a typed backend would need: both operands of a
 binary op have the same dtype, and a node computes exactly its declared dtype.

@@ -53,6 +53,14 @@ they are never stored: buf2's loads of them get the registers `%"sin"` and `%"co
 reduction keeps its accumulator in a stack slot that the optimizer turns into a register (see
 loops.entry_alloca) and adds with the `reassoc` flag, which lets the vectorizer keep 8 or 16
 partial sums.
+
+A kernel of several loops over each row ([Note: fusion] in ir/scheduler.py) emits them one
+after another inside the outer loop over rows. Each is one inner loop over the row, whose body
+computes the loop's element nodes (and stores those in `writes`) and adds a term to each of its
+reductions' accumulators; once it ends, a reduction's value is loaded from its slot and stays
+a register for the loops after it. Row softmax's three loops each vectorize: llvm.maximum
+(which propagates NaN as the IR's max must) becomes `<16 x float>` maximums on this LLVM, and
+the sum of exponentials keeps vector partial sums.
 """
 
 from __future__ import annotations
