@@ -254,13 +254,14 @@ def node_index(
     own = index_vars("i", len(node.data.ranges))
     if node.data.ranges == ranges:
         return own
-    rindex = index_vars("r", len(loop_ranges))
-    kernel_vars = zip(index_vars("i", len(ranges)) + rindex, ranges + loop_ranges, strict=True)
-    named = iter(var for var, n in kernel_vars if n != 1)
-    index = tuple(Const(0) if n == 1 else next(named) for n in node.data.ranges)
-    if len(index) != len(own) or next(named, None) is not None:
-        raise CompileError(f"{node.name} over {node.data.ranges} cannot run over {ranges}")
-    return index
+    if not _same_dims(node.data.ranges, ranges + loop_ranges):
+        raise CompileError(
+            f"{node.name} over {node.data.ranges} cannot run over {ranges} + {loop_ranges}"
+        )
+    kernel_vars = zip(index_vars("i", len(ranges)) + index_vars("r", len(loop_ranges)),
+                      ranges + loop_ranges, strict=True)
+    named = iter(var for var, n in kernel_vars if n != 1)  # in order, as the sizes match
+    return tuple(Const(0) if n == 1 else next(named) for n in node.data.ranges)
 
 
 def _index_in(kernel: FusedKernel, position: int, node: ComputedBuffer) -> tuple[Expr, ...]:

@@ -7,11 +7,20 @@ import pytest
 from ir_testing import GraphBuilder, check, lower_and_schedule
 
 import minitorch.dtype as dt
-from ir.indexing import Var
+from ir.indexing import Const, Var
 from ir.interpreter import run_reference
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise
 from ir.ops_handler import ops
-from ir.scheduler import FusedKernel, Loop, loads, reloads, schedule, store_index, verify
+from ir.scheduler import (
+    FusedKernel,
+    Loop,
+    loads,
+    node_index,
+    reloads,
+    schedule,
+    store_index,
+    verify,
+)
 from minitorch.errors import CompileError
 
 rng = np.random.default_rng(2)
@@ -242,3 +251,17 @@ def test_verify_catches_an_element_loaded_back_but_never_stored():
     writes = tuple(name for name in kernel.writes if name != e_buffer)
     with pytest.raises(CompileError, match="never stores it"):
         verify(program, [replace(kernel, writes=writes)])
+
+
+def test_node_index_names_each_dim_by_the_kernel_loop_of_its_size():
+    def node(ranges):
+        data = Pointwise(dt.float32, ranges, lambda i: ops.load("x", i[0]))
+        return ComputedBuffer("buf0", Layout.contiguous(ranges, dt.float32), data)
+
+    i0, i1, r0 = Var("i0"), Var("i1"), Var("r0")
+    assert node_index((3, 1), (4,), node((3, 4))) == (i0, r0)  # an element of row i0
+    assert node_index((3, 1), (4,), node((3, 1, 4))) == (i0, Const(0), r0)
+    assert node_index((3, 1), (), node((3,))) == (i0,)  # once per row
+    assert node_index((3, 1), (), node((3, 1))) == (i0, i1)  # the kernel's own ranges
+    with pytest.raises(CompileError, match="cannot run"):
+        node_index((3, 1), (4,), node((4, 3)))
