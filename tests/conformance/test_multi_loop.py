@@ -13,13 +13,17 @@ import pytest
 
 from codegen.backend import Backend
 from ir import interpreter
-from ir.indexing import Const
+from ir.indexing import Const, Var
 from ir.nodes import InputBuffer, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import ops
 from ir.scheduler import reloads, schedule
-from minitorch.dtype import int64
+from minitorch.dtype import float32, int64
 from tests.conformance.kernels import (
+    Size,
+    compile_program,
     computed,
+    contiguous,
+    execute,
     float_dtypes,
     input_buffer,
     load,
@@ -27,6 +31,7 @@ from tests.conformance.kernels import (
     run_backend,
     run_reference,
 )
+from tests.conformance.test_symbolic_sizes import STATIC_SIZES, SYMBOLIC_SIZES
 
 
 def _float_rows(dtype: np.dtype, n: int) -> np.ndarray:
@@ -182,3 +187,24 @@ def test_element_nodes_after_an_argmax(backend: Backend, dtype: str):
     array = _float_rows(np.dtype(dtype), 6)
     with np.errstate(all="ignore"):
         _check(backend, _after_argmax(input_buffer("x", array)), array, loops=2)
+
+
+@pytest.mark.backend_cases("dtype", lambda b: ["float32"] if "float32" in b.dtypes else [])
+def test_softmax_compiled_once_over_size_symbols(backend: Backend, dtype: str):
+    """Rows (s0, 1) of s1: the loops' bounds are symbols; sizes 1 are compiled as numbers."""
+    def program(s0: Size, s1: Size) -> LoweredProgram:
+        return _softmax(InputBuffer("x", contiguous((s0, s1), float32)), reload=False)
+
+    if backend.symbolic_sizes:
+        generic = compile_program(backend, program(Var("s0"), Var("s1")), ("s0", "s1"))
+    for s0, s1 in SYMBOLIC_SIZES + STATIC_SIZES:
+        concrete = program(s0, s1)
+        array = random_values(np.float32, s0 * s1, seed=s0 + 7 * s1).reshape(s0, s1)
+        expected = run_reference(concrete, {"x": array})
+        if backend.symbolic_sizes and (s0, s1) in SYMBOLIC_SIZES:
+            got = execute(generic, concrete, {"x": array}, expected, {"s0": s0, "s1": s1})
+        else:
+            got = execute(compile_program(backend, concrete), concrete, {"x": array}, expected)
+        (unfused,) = interpreter.run_reference(concrete, None, [array])
+        np.testing.assert_allclose(expected["buf3"], unfused, rtol=2e-5, atol=2e-5)
+        np.testing.assert_allclose(got["buf3"], unfused, rtol=2e-5, atol=2e-5)
