@@ -298,7 +298,8 @@ def _emit_row_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop) -> None:
             builder.store(combine(builder, builder.load(slot), term), slot)
     for node in loop.nodes:
         if isinstance(node.data, Pointwise):
-            del handler.registers[node.name]  # a later loop loads it back from memory
+            if loop.ranges:  # an element: a later loop loads it back from memory
+                del handler.registers[node.name]
         else:
             value = builder.load(accumulators[node.name][0], name=node.name)
             _remember(handler, kernel, node, index_vars("i", len(kernel.ranges)), value)

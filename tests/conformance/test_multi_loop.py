@@ -208,3 +208,24 @@ def test_softmax_compiled_once_over_size_symbols(backend: Backend, dtype: str):
         (unfused,) = interpreter.run_reference(concrete, None, [array])
         np.testing.assert_allclose(expected["buf3"], unfused, rtol=2e-5, atol=2e-5)
         np.testing.assert_allclose(got["buf3"], unfused, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.backend_cases("dtype", float_cases)
+def test_reductions_over_no_dims_between_pointwise_steps(backend: Backend, dtype: str):
+    """log_softmax of a 0-d tensor lowers to reductions over no dims (one term each), which
+    share the steps of the pointwise nodes around them; both stay registers between steps."""
+    array = np.array(2.5, dtype)
+    x = input_buffer("x", array)
+    dtype_ = x.layout.dtype
+    shifted = computed("buf0", Pointwise(dtype_, (), lambda i: ops.neg(load(x, ()))))
+    m = computed("buf1", Reduction(dtype_, (), (), "max", lambda i, r: load(shifted, ())))
+    centered = computed("buf2", Pointwise(dtype_, (), lambda i: ops.sub(
+        load(shifted, ()), load(m, ()))))
+    total = computed("buf3", Reduction(dtype_, (), (), "sum", lambda i, r: ops.exp(
+        load(centered, ()))))
+    out = computed("buf4", Pointwise(dtype_, (), lambda i: ops.sub(
+        load(centered, ()), ops.log(load(total, ())))))
+    program = LoweredProgram((x,), (shifted, m, centered, total, out), ("buf4",))
+    (kernel,) = schedule(program)
+    assert kernel.writes == ("buf4",)
+    _check(backend, program, array, loops=3)
