@@ -31,10 +31,14 @@ last loop, or failing that a new loop after it, when
    other element (`load(buf0, i0 + 1)`, or from a transposed view) would need buf0 complete
    in memory first, so it starts a new kernel.
 
-Two exceptions keep the threads busy and the code simple. An argmax or argmin runs in a loop
-of its own (LLVM emits it as two loops, [Note: arg reductions in LLVM]). And a kernel with a
-single row (a reduction to one value) takes no element nodes: they would run on one thread,
-where a kernel of their own splits across the pool.
+Three exceptions keep the threads busy, memory read in order, and the code simple. An argmax
+or argmin runs in a loop of its own (LLVM emits it as two loops, [Note: arg reductions in
+LLVM]). A kernel with a single row (a reduction to one value) takes no element nodes: they
+would run on one thread, where a kernel of their own splits across the pool. And a kernel
+whose reductions read memory across the rows, not along them (the column sums of a row-major
+matrix: `walks_across_outputs`), takes no element nodes either: a backend reads those row by
+row for a whole tile of outputs at once ([Note: reductions across outputs] in
+codegen/llvm/kernel.py), which an element, one row at a time, cannot join.
 
 To see a buffer's loads we run its body once under a recording handler (see [Note: ops
 handlers]): the body reports `(name, index)` for each load. Which fused buffers still have to
@@ -206,6 +210,8 @@ def why_not(kernel: FusedKernel, position: int, buffer: ComputedBuffer) -> str |
         return fits
     if _is_arg_reduction(buffer) and loop.nodes or any(map(_is_arg_reduction, loop.nodes)):
         return "an argmax or argmin runs in a loop of its own"
+    if _columns_with_elements(kernel, loop, buffer):
+        return "reductions across the rows take no element nodes"
     where = {node.name: (k, node) for k, other in enumerate(kernel.loops) for node in other.nodes}
     for name, index in loads(buffer, node_index(kernel.ranges, loop.ranges, buffer)):
         if name not in where:
@@ -235,6 +241,53 @@ def _fits(kernel: FusedKernel, loop: Loop, buffer: ComputedBuffer) -> str | None
     if _same_dims(data.ranges, kernel.ranges + loop.ranges):
         return None
     return "not over the elements of a row"
+
+
+def _columns_with_elements(kernel: FusedKernel, loop: Loop, buffer: ComputedBuffer) -> bool:
+    """Whether `kernel` with `buffer` in `loop` would hold element nodes and reductions that
+    walk across outputs (the last exception of [Note: fusion])."""
+    with_buffer = replace(kernel, loops=(*kernel.loops, Loop(loop.ranges, (buffer,))))
+    elements = any(
+        isinstance(node.data, Pointwise) for other in with_buffer.loops if other.ranges
+        for node in other.nodes
+    )
+    return elements and walks_across_outputs(with_buffer)
+
+
+def walks_across_outputs(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> bool:
+    """Whether the reductions of `kernel` load memory along the last kept index (i1 of
+    `x[r0, i1]`) and never along the last reduced one: a column sum of a row-major matrix.
+
+    `sizes` names the size symbols the indices may mention ([Note: symbolic sizes])."""
+    if not kernel.ranges or not kernel.reduction_ranges:
+        return False
+    last_kept = f"i{len(kernel.ranges) - 1}"
+    last_reduced = f"r{len(kernel.reduction_ranges) - 1}"
+    computed_here = {node.name for node in kernel.nodes}
+    strides = [
+        (_stride(index, last_kept, sizes), _stride(index, last_reduced, sizes))
+        for node in kernel.nodes
+        if isinstance(node.data, Reduction)
+        for name, index in loads(node)
+        if name not in computed_here
+    ]
+    along_outputs = any(abs(kept) == 1 for kept, _ in strides)
+    along_reduction = any(abs(reduced) == 1 for _, reduced in strides)
+    return along_outputs and not along_reduction
+
+
+# What _stride takes a size symbol to be: sizes are never 1, and a large one keeps `i0 % s0`
+# from wrapping around while i0 steps.
+_LARGE_SIZE = 1 << 20
+
+
+def _stride(index: Expr, var: str, sizes: tuple[str, ...] = ()) -> int:
+    """How far the flat index moves when `var` goes from 0 to 1, the other loop variables at 0
+    and the size symbols (the names in `sizes`) at a large size."""
+    at = {v: _LARGE_SIZE if v in sizes else 0 for v in index.free_vars() | {var}}
+    before = index.evaluate(at)
+    at[var] = 1
+    return index.evaluate(at) - before
 
 
 def _same_dims(a: Sequence[int | Expr], b: Sequence[int | Expr]) -> bool:

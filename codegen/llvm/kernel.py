@@ -79,7 +79,7 @@ from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type, is_int
 from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
-from ir.scheduler import FusedKernel, Loop, loads, node_index, store_index
+from ir.scheduler import FusedKernel, Loop, node_index, store_index, walks_across_outputs
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 
@@ -390,38 +390,11 @@ _OUTPUT_TILE = 4096
 def _reduces_across_outputs(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> bool:
     """Whether some load walks memory along the last kept index and none along the last
     reduced index: then the reduction loop goes outside a loop over outputs."""
-    if not kernel.ranges or not kernel.reduction_ranges:
-        return False
     if any(isinstance(node.data, Pointwise) for node in kernel.nodes):
         return False  # an element node's value is one register, not one per output
     if any(_is_arg_reduction(node.data) for node in kernel.nodes):
         return False  # their terms must come in order, one output at a time
-    last_kept = f"i{len(kernel.ranges) - 1}"
-    last_reduced = f"r{len(kernel.reduction_ranges) - 1}"
-    computed_here = {node.name for node in kernel.nodes}
-    strides = [
-        (_stride(index, last_kept, sizes), _stride(index, last_reduced, sizes))
-        for node in kernel.nodes
-        for name, index in loads(node)
-        if name not in computed_here
-    ]
-    along_outputs = any(abs(kept) == 1 for kept, _ in strides)
-    along_reduction = any(abs(reduced) == 1 for _, reduced in strides)
-    return along_outputs and not along_reduction
-
-
-# What _stride takes a size symbol to be: sizes are never 1, and a large one keeps `i0 % s0`
-# from wrapping around while i0 steps.
-_LARGE_SIZE = 1 << 20
-
-
-def _stride(index: Expr, var: str, sizes: tuple[str, ...] = ()) -> int:
-    """How far the flat index moves when `var` goes from 0 to 1, the other loop variables at 0
-    and the size symbols (the names in `sizes`) at a large size."""
-    at = {v: _LARGE_SIZE if v in sizes else 0 for v in index.free_vars() | {var}}
-    before = index.evaluate(at)
-    at[var] = 1
-    return index.evaluate(at) - before
+    return walks_across_outputs(kernel, sizes)
 
 
 def _emit_output_tiles(

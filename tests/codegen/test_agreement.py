@@ -10,14 +10,14 @@ import pytest
 from codegen_testing import BACKEND, compile_unary, input_buffer, load, unary_program
 
 import minitorch.dtype as dt
-from codegen.llvm.kernel import _stride, generate_kernel
+from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.ops import LLVMOps
 from ir.agreement import MATH_DOMAINS, MATH_ULPS
 from ir.indexing import Var, index_vars
 from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import CORE_OPS, OpsHandler, ops
-from ir.scheduler import FusedKernel, Loop, schedule
+from ir.scheduler import FusedKernel, Loop, _stride, schedule
 from minitorch.errors import CompileError
 
 N = 1 << 14

@@ -277,3 +277,13 @@ def test_node_index_names_each_dim_by_the_kernel_loop_of_its_size():
     assert node_index((3, 1), (), node((3, 1))) == (i0, i1)  # the kernel's own ranges
     with pytest.raises(CompileError, match="cannot run"):
         node_index((3, 1), (4,), node((4, 3)))
+
+
+def test_column_sums_take_no_element_nodes():
+    # x.sum(0) of a square x would fit rows (8,) of 8, but reads down the columns: the LLVM
+    # backend walks those row by row across outputs, which an element node cannot join.
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((8, 8)).astype(np.float32))
+    g.output(g.call("sum", x, dim=(0,)), g.call("mul", x, 2.0))
+    k0, k1 = check(g, rtol=1e-5)
+    assert k0.reduction_ranges == (8,) and k1.reduction_ranges == ()
