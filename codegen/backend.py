@@ -34,12 +34,15 @@ To write one (C source, WebAssembly, a GPU):
    symbolic flat index into your integer arithmetic with `index.evaluate(env)`, where `env`
    maps 'i0', 'r0', ... (and the size symbols 's0', ... when `sizes` is not empty) to your
    loop counters (any type with + - * // % works).
-2. Emit the loop nest, and inside it run each node's body under your handler:
+2. Emit the loop nest over `kernel.ranges`, and inside it each of `kernel.loops` in order
+   (a loop over `loop.ranges`, or straight code when they are ()); in it run each node's
+   body under your handler, at the index the kernel runs it (`node_index`):
        with set_ops_handler(handler):
-           value = node.data.inner_fn(index)
+           value = node.data.inner_fn(node_index(kernel.ranges, loop.ranges, node))
    Remember each node's value: a later node's `load` of it (always at the same index; the
-   scheduler guarantees that) must return the register, not read memory. Store only the
-   nodes in `kernel.writes`, at `store_index(node)`.
+   scheduler guarantees that) must return the register, not read memory; a reduction's
+   value exists once its loop has ended, an element's until then (a later loop's load of
+   one reads memory). Store only the nodes in `kernel.writes`, at `store_index(node, index)`.
 3. Return a `CompiledKernel`: its `source` is what the course prints, and calling it with a
    dict of arrays (every name in `reads` and `writes`) fills the `writes` in place.
 4. Register it, `minitorch._dynamo.register_backend("mine", MyBackend())`, and grade it with

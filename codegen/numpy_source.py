@@ -31,9 +31,9 @@ import numpy as np
 from codegen.backend import Backend, CompiledKernel
 from ir.indexing import Expr, Var, index_vars
 from ir.interpreter import checked_index, flat_view, highest, lowest
-from ir.nodes import Pointwise
+from ir.nodes import ComputedBuffer, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
-from ir.scheduler import FusedKernel, store_index
+from ir.scheduler import FusedKernel, Loop, node_index, store_index
 from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
@@ -149,8 +149,7 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
     index = index_vars("i", len(kernel.ranges))
     rindex = index_vars("r", len(kernel.reduction_ranges))
     space = kernel.reduction_ranges + kernel.ranges  # reduction axes first: see the Note
-    shape, axes = f"[{', '.join(str(n) for n in space)}]", tuple(range(len(rindex)))
-    out = f"[{', '.join(str(n) for n in kernel.ranges)}]"  # what a node's value is stored as
+    shape = _shape(space)
 
     handler = NumpySourceHandler()
     for axis, (var, n) in enumerate(zip(rindex + index, space, strict=True)):
@@ -158,32 +157,55 @@ def generate_source(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> str:
         reshape = f".reshape(-1{', 1' * trailing})" if trailing else ""
         handler.lines.append(f"{var} = np.arange({n}){reshape}")
     with set_ops_handler(handler):
-        for node in kernel.nodes:
-            data = node.data
-            if isinstance(data, Pointwise):
-                value = data.inner_fn(index)
-            elif data.reduction_type in _REDUCE:  # the leading axes of all the terms, folded
-                dtype = f"np.{data.dtype.np.name}"
-                empty = 0 in kernel.reduction_ranges  # no terms: its loads may be out of bounds
-                term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
-                reduce, identity = _REDUCE[data.reduction_type]
-                terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
-                start = _literal(identity(data.dtype.np))
-                value = handler.line(f"{reduce}({terms}, initial={start})")
-            elif data.reduction_type in _ARG_REDUCE:  # the leading axes, flattened: one axis
-                terms = f"np.broadcast_to({data.inner_fn(index, rindex)}, {shape})"
-                flat = f"{terms}.reshape({', '.join(['-1', *map(str, kernel.ranges)])})"
-                find = _ARG_REDUCE[data.reduction_type]
-                value = handler.line(f"{find}({flat}, axis=0).astype(np.int64)")
-            else:
-                raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
-            handler.registers[node.name] = value
-            if node.name in kernel.writes:
-                at = f"{Var(f'{node.name}_start') + store_index(node)}"  # one shape: ranges'
-                handler.lines.append(f"{node.name}[np.broadcast_to({at}, {out})] = "
-                                     f"np.broadcast_to({value}, {out})")
+        for loop in kernel.loops:
+            for node in loop.nodes:
+                _emit_node(handler, kernel, loop, node, shape)
+            if loop.ranges:  # the loop's elements are gone; its reductions stay, one per row
+                for node in loop.nodes:
+                    if isinstance(node.data, Pointwise):
+                        handler.registers.pop(node.name, None)
     body = "".join(f"\n    {line}" for line in handler.lines)
     return f"def {kernel.name}({parameters}):{body}\n"
+
+
+def _emit_node(
+    handler: NumpySourceHandler, kernel: FusedKernel, loop: Loop, node: ComputedBuffer, shape: str
+) -> None:
+    """The lines that compute `node` in `loop`, and store it if the kernel writes it."""
+    data = node.data
+    index = node_index(kernel.ranges, loop.ranges, node)
+    rindex = index_vars("r", len(kernel.reduction_ranges))
+    axes = tuple(range(len(rindex)))  # the reduction axes lead: see the Note
+    empty = 0 in kernel.reduction_ranges  # no terms: the loads of a term may be out of bounds
+    if isinstance(data, Pointwise):
+        if empty and loop.ranges:
+            return  # no elements: nothing to compute or store
+        value = data.inner_fn(index)
+    elif data.reduction_type in _REDUCE:  # the leading axes of all the terms, folded
+        dtype = f"np.{data.dtype.np.name}"
+        term = f"np.zeros({shape}, {dtype})" if empty else data.inner_fn(index, rindex)
+        reduce, identity = _REDUCE[data.reduction_type]
+        terms = f"np.broadcast_to({term}, {shape}), axis={axes}, dtype={dtype}"
+        start = _literal(identity(data.dtype.np))
+        value = handler.line(f"{reduce}({terms}, initial={start})")
+    elif data.reduction_type in _ARG_REDUCE:  # the leading axes, flattened: one axis
+        terms = f"np.broadcast_to({data.inner_fn(index, rindex)}, {shape})"
+        flat = f"{terms}.reshape({', '.join(['-1', *map(str, kernel.ranges)])})"
+        find = _ARG_REDUCE[data.reduction_type]
+        value = handler.line(f"{find}({flat}, axis=0).astype(np.int64)")
+    else:
+        raise CompileError(f"{node.name}: no {data.reduction_type!r} reduction")
+    handler.registers[node.name] = value
+    if node.name in kernel.writes:
+        # one shape for the offsets and the values: an element node's is the whole space
+        out = shape if loop.ranges and isinstance(data, Pointwise) else _shape(kernel.ranges)
+        at = f"{Var(f'{node.name}_start') + store_index(node, index)}"
+        handler.lines.append(f"{node.name}[np.broadcast_to({at}, {out})] = "
+                             f"np.broadcast_to({value}, {out})")
+
+
+def _shape(ranges) -> str:
+    return f"[{', '.join(str(n) for n in ranges)}]"
 
 
 class NumpySourceKernel(CompiledKernel):

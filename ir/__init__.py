@@ -15,7 +15,7 @@ they run:
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin (and max(dim)
                     values read as an amax)
     lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
-    scheduler.py    buffers -> fused kernels (one loop nest each)
+    scheduler.py    buffers -> fused kernels (an outer loop nest over rows, loops over a row)
     memory.py       which buffers a kernel must store, and which live in registers only
     interpreter.py  the reference meaning of all of the above, in numpy
     symbolic.py     sizes read back as symbols s0, s1, ... from sentinel-size traces

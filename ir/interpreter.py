@@ -3,16 +3,19 @@
 [Note: the reference interpreter]
 This file is the definition of the loop IR; every backend is tested against it. A kernel means
 
-    for index in product(ranges):                       # row-major
-        for node in nodes:
-            Pointwise: v = inner_fn(index)
-            Reduction: acc = identity; for rindex in product(reduction_ranges):
-                                           acc = combine(acc, inner_fn(index, rindex))
-                       v = acc
-            remember v as the value of node.name at this index
-            if node.name in writes: store v at node.layout.indexer()(index)
+    for index in product(ranges):                       # row-major: the rows
+        for loop in loops:                              # in order ([Note: fusion])
+            for rindex in product(loop.ranges):         # once, if loop.ranges is ()
+                for node in loop.nodes:
+                    Pointwise: v = inner_fn(node_index(...))     # its dims named i0.., r0..
+                    Reduction: acc = combine(acc, inner_fn(index, rindex))
+                    remember v as the value of node.name here
+                    if node.name in writes: store v at node.layout.indexer()(its index)
+            after the loop: each reduction's v = acc, remembered (and stored if written),
+            and the loop's element values are forgotten
 
-and a load of a node remembered at this index returns the remembered value. The reductions
+and a load of a node remembered at this index returns the remembered value; a load of a
+forgotten one reads memory, where its loop stored it. The reductions
 (`sum`, `max`, `min`, `argmax`, `argmin`: ir/ops_handler.py's REDUCTIONS) and every op a body
 may call are defined by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and
 index expressions may mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel`
@@ -22,7 +25,9 @@ We run all iterations at once instead of one by one: each loop variable is an `n
 shaped to broadcast along its own axis (i0 has shape (n0, 1), i1 shape (1, n1)), so an index
 expression like `4*i0 + i1` evaluates to the array of every offset, a load is one gather, and
 `ops.sin` is one `np.sin` over the whole iteration space. A reduction evaluates its body over
-ranges + reduction_ranges and reduces the reduction axes away.
+ranges + reduction_ranges and reduces the reduction axes away; so does a loop's element
+node, and a node run once per row evaluates over ranges only. Since every iteration of a loop
+is done before the next loop starts, loops run in order is all their meaning asks.
 
 Values carry their dtype, and the ops check what a typed backend would need: both operands of a
 binary op have the same dtype, and a node computes exactly its declared dtype.
@@ -36,9 +41,9 @@ import numpy as np
 
 from ir.indexing import Expr, Var, index_vars, is_size_symbol
 from ir.memory import allocate
-from ir.nodes import Layout, LoweredProgram, Pointwise
+from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
-from ir.scheduler import FusedKernel, schedule, store_index
+from ir.scheduler import FusedKernel, node_index, schedule, store_index
 from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import (
@@ -78,6 +83,8 @@ class NumpyHandler(OpsHandler):
                     f"load of {name} at {index}, but this kernel has it at {stored_at}"
                 )
             return value
+        if name not in self.memory:
+            raise CompileError(f"load of {name}, which this kernel neither has nor reads")
         flat, start = flat_view(self.memory[name])
         offsets = np.broadcast_to(index.evaluate(self.loop_vars), self.shape)
         return flat[start + offsets]
@@ -251,7 +258,6 @@ def run_kernel(
         return  # no iterations, nothing to store
     index = index_vars("i", len(ranges))
     rindex = index_vars("r", len(reduction_ranges))
-    reduction_axes = tuple(range(len(ranges), len(shape)))
     loop_vars: dict[str, np.ndarray | int] = dict(sizes)  # 's0' -> 7, for index expressions
     for axis, (var, n) in enumerate(zip(index + rindex, shape, strict=True)):
         axes = [1] * len(shape)
@@ -259,24 +265,43 @@ def run_kernel(
         loop_vars[var.name] = np.arange(n).reshape(axes)  # 'i1' -> shape (1, n1, 1, ...)
 
     handler = NumpyHandler(memory, loop_vars, shape)
+    row_shape = ranges + (1,) * len(reduction_ranges)  # a value per row: a reduction's
     with set_ops_handler(handler):
-        for node in kernel.nodes:
-            data = node.data
-            if isinstance(data, Pointwise):
-                value = np.broadcast_to(data.inner_fn(index), shape)
-            else:
-                if data.reduction_type not in _REDUCE:
-                    raise CompileError(f"{node.name}: no reduction {data.reduction_type!r}")
-                terms = np.broadcast_to(data.inner_fn(index, rindex), shape)
-                value = _REDUCE[data.reduction_type](terms, reduction_axes, data.dtype)
-            if value.dtype != data.dtype.np:
-                raise CompileError(f"{node.name} computes {value.dtype}, not {data.dtype.name}")
-            handler.registers[node.name] = (store_index(node), value)
-            if node.name in kernel.writes:
-                flat, start = flat_view(memory[node.name])
-                offsets = start + store_index(node).evaluate(loop_vars)
-                offsets, value = np.broadcast_arrays(offsets, value)
-                flat[offsets] = value
+        for loop in kernel.loops:
+            for node in loop.nodes:
+                index = node_index(kernel.ranges, loop.ranges, node)
+                once_per_row = isinstance(node.data, Pointwise) and not loop.ranges
+                handler.shape = row_shape if once_per_row else shape  # what loads gather
+                value = _compute(node, index, rindex, handler.shape)
+                handler.registers[node.name] = (store_index(node, index), value)
+                if node.name in kernel.writes:
+                    flat, start = flat_view(memory[node.name])
+                    offsets = start + store_index(node, index).evaluate(loop_vars)
+                    offsets, value = np.broadcast_arrays(offsets, value)
+                    flat[offsets] = value
+            if loop.ranges:  # the loop's elements are gone; its reductions stay, one per row
+                for node in loop.nodes:
+                    if isinstance(node.data, Pointwise):
+                        del handler.registers[node.name]
+
+
+def _compute(
+    node: ComputedBuffer, index: tuple[Expr, ...], rindex: tuple[Expr, ...], shape: tuple
+) -> np.ndarray:
+    """The value of `node` at every iteration: a pointwise's broadcast to `shape`, a
+    reduction's with the reduced axes kept (as size 1)."""
+    data = node.data
+    if isinstance(data, Pointwise):
+        value = np.broadcast_to(data.inner_fn(index), shape)
+    else:
+        if data.reduction_type not in _REDUCE:
+            raise CompileError(f"{node.name}: no reduction {data.reduction_type!r}")
+        terms = np.broadcast_to(data.inner_fn(index, rindex), shape)
+        reduction_axes = tuple(range(len(index), len(shape)))
+        value = _REDUCE[data.reduction_type](terms, reduction_axes, data.dtype)
+    if value.dtype != data.dtype.np:
+        raise CompileError(f"{node.name} computes {value.dtype}, not {data.dtype.name}")
+    return value
 
 
 def _size(n: int | Expr, sizes: dict[str, int]) -> int:

@@ -166,9 +166,15 @@ def format_inner_fn(
     inner_fn: Callable[..., Any],
     ranges: tuple[int, ...],
     reduction_ranges: tuple[int, ...] | None = None,
+    index: tuple[Expr, ...] | None = None,
 ) -> str:
-    """The source of a loop body: `def inner_fn(index):` (plus `rindex` for a reduction)."""
-    index = index_vars("i", len(ranges))
+    """The source of a loop body: `def inner_fn(index):` (plus `rindex` for a reduction).
+
+    `index` names the dims as a kernel runs the body (default i0, i1, ...): a pointwise in a
+    loop over a row prints `i0, r0 = index`, and its loads with those names.
+    """
+    if index is None:
+        index = index_vars("i", len(ranges))
     rindex = index_vars("r", len(reduction_ranges)) if reduction_ranges is not None else None
     handler = PrintingHandler()
     with set_ops_handler(handler):
@@ -186,5 +192,5 @@ def format_inner_fn(
 
 def _unpack(names) -> str:
     """The left side that unpacks an index tuple: '(i0,)' or 'i0, i1' (valid Python)."""
-    names = [str(n) for n in names]
+    names = [str(n) if isinstance(n, Var) else "_" for n in names]  # a size-1 dim: always 0
     return f"({names[0]},)" if len(names) == 1 else ", ".join(names)

@@ -29,7 +29,7 @@ from typing import Any
 from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var, size_symbols
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import OpsHandler, WrapperHandler, current_ops_handler, set_ops_handler
-from ir.scheduler import FusedKernel
+from ir.scheduler import FusedKernel, Loop
 
 
 def sentinel_primes(count: int, start: int) -> tuple[int, ...]:
@@ -131,9 +131,13 @@ class Symbolizer:
         )
 
     def kernel(self, kernel: FusedKernel) -> FusedKernel:
+        loops = tuple(
+            Loop(self.sizes(loop.ranges), tuple(self.buffer(b) for b in loop.nodes))
+            for loop in kernel.loops
+        )
         return FusedKernel(
             kernel.name,
-            tuple(self.buffer(b) for b in kernel.nodes),
+            loops,
             self.sizes(kernel.ranges),
             self.sizes(kernel.reduction_ranges),
             kernel.reads,

@@ -53,6 +53,14 @@ they are never stored: buf2's loads of them get the registers `%"sin"` and `%"co
 reduction keeps its accumulator in a stack slot that the optimizer turns into a register (see
 loops.entry_alloca) and adds with the `reassoc` flag, which lets the vectorizer keep 8 or 16
 partial sums.
+
+A kernel of several loops over each row ([Note: fusion] in ir/scheduler.py) emits them one
+after another inside the outer loop over rows. Each is one inner loop over the row, whose body
+computes the loop's element nodes (and stores those in `writes`) and adds a term to each of its
+reductions' accumulators; once it ends, a reduction's value is loaded from its slot and stays
+a register for the loops after it. Row softmax's three loops each vectorize: llvm.maximum
+(which propagates NaN as the IR's max must) becomes `<16 x float>` maximums on this LLVM, and
+the sum of exponentials keeps vector partial sums.
 """
 
 from __future__ import annotations
@@ -71,7 +79,7 @@ from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type, is_int
 from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
-from ir.scheduler import FusedKernel, loads, store_index
+from ir.scheduler import FusedKernel, Loop, node_index, store_index, walks_across_outputs
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 
@@ -249,32 +257,65 @@ def _kept_loops(
 
 
 def _emit_loop_nest(handler: LLVMOps, kernel: FusedKernel, start: ir.Value, end: ir.Value) -> None:
-    """for index in ranges: for node in nodes: compute, remember, store if written."""
-    index = index_vars("i", len(kernel.ranges))
+    """for index in ranges: for loop in loops: run it ([Note: fusion] in ir/scheduler.py)."""
     with _kept_loops(handler, kernel.ranges, start, end):
-        for node in kernel.nodes:
-            value = _compute(handler, node, index)
-            handler.registers[node.name] = (store_index(node), value)
-            if node.name in kernel.writes:
-                handler.store(node.name, store_index(node), value)
+        for loop in kernel.loops:
+            if not loop.ranges and _all_pointwise(loop):  # once per row
+                for node in loop.nodes:
+                    index = node_index(kernel.ranges, loop.ranges, node)
+                    value = _checked(node, node.data.inner_fn(index))
+                    _remember(handler, kernel, node, index, value)
+            elif _is_arg_reduction(loop.nodes[0].data):  # alone in its loop: see [Note: fusion]
+                (node,) = loop.nodes
+                index = index_vars("i", len(kernel.ranges))
+                loops = lambda: _reduction_loops(handler, kernel.reduction_ranges)  # noqa: E731
+                value = emit_arg_reduction(handler, node.name, node.data, index, loops)
+                _remember(handler, kernel, node, index, _checked(node, value))
+            else:
+                _emit_row_loop(handler, kernel, loop)
 
 
-def _compute(handler: LLVMOps, node: ComputedBuffer, index: tuple[Expr, ...]) -> ir.Value:
-    """Emit the code for one node at `index`; gives the register holding its value."""
-    data = node.data
-    if isinstance(data, Pointwise):
-        return _checked(node, data.inner_fn(index))
-    if _is_arg_reduction(data):  # see [Note: arg reductions in LLVM]
-        loops = lambda: _reduction_loops(handler, data)  # noqa: E731 (opened twice)
-        return _checked(node, emit_arg_reduction(handler, node.name, data, index, loops))
-    start_value, combine = _reduction(data)
+def _emit_row_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop) -> None:
+    """One loop over the row: element nodes computed (and stored) at each rindex, reductions
+    accumulated; after it, the reductions' values are registers and the elements are gone."""
     builder = handler.builder
-    accumulator = entry_alloca(builder, ir_type(data.dtype), f"{node.name}.acc")
-    builder.store(start_value, accumulator)
-    with handler.scope(), _reduction_loops(handler, data) as rindex:
-        term = _checked(node, data.inner_fn(index, rindex))
-        builder.store(combine(builder, builder.load(accumulator), term), accumulator)
-    return builder.load(accumulator, name=node.name)
+    accumulators = {}  # reduction -> (its stack slot, how a term joins it)
+    for node in loop.nodes:
+        if isinstance(node.data, Reduction):
+            start_value, combine = _reduction(node.data)
+            slot = entry_alloca(builder, start_value.type, f"{node.name}.acc")
+            builder.store(start_value, slot)
+            accumulators[node.name] = (slot, combine)
+    with handler.scope(), _reduction_loops(handler, kernel.reduction_ranges) as rindex:
+        for node in loop.nodes:
+            index = node_index(kernel.ranges, loop.ranges, node)
+            if isinstance(node.data, Pointwise):
+                value = _checked(node, node.data.inner_fn(index))
+                _remember(handler, kernel, node, index, value)
+                continue
+            slot, combine = accumulators[node.name]
+            term = _checked(node, node.data.inner_fn(index, rindex))
+            builder.store(combine(builder, builder.load(slot), term), slot)
+    for node in loop.nodes:
+        if isinstance(node.data, Pointwise):
+            if loop.ranges:  # an element: a later loop loads it back from memory
+                del handler.registers[node.name]
+        else:
+            value = builder.load(accumulators[node.name][0], name=node.name)
+            _remember(handler, kernel, node, index_vars("i", len(kernel.ranges)), value)
+
+
+def _all_pointwise(loop: Loop) -> bool:
+    return all(isinstance(node.data, Pointwise) for node in loop.nodes)
+
+
+def _remember(
+    handler: LLVMOps, kernel: FusedKernel, node: ComputedBuffer, index: tuple, value: ir.Value
+) -> None:
+    """Keep `value` as the register of `node` at `index`; store it if the kernel writes it."""
+    handler.registers[node.name] = (store_index(node, index), value)
+    if node.name in kernel.writes:
+        handler.store(node.name, store_index(node, index), value)
 
 
 def _is_arg_reduction(data: Pointwise | Reduction) -> bool:
@@ -298,11 +339,13 @@ def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
 
 
 @contextmanager
-def _reduction_loops(handler: LLVMOps, data: Reduction) -> Iterator[tuple[Expr, ...]]:
-    """Loops over data.reduction_ranges with r0, r1, ... set in the env; gives the rindex."""
-    rindex = index_vars("r", len(data.reduction_ranges))
+def _reduction_loops(
+    handler: LLVMOps, reduction_ranges: tuple[int | Expr, ...]
+) -> Iterator[tuple[Expr, ...]]:
+    """Loops over reduction_ranges with r0, r1, ... set in the env; gives the rindex."""
+    rindex = index_vars("r", len(reduction_ranges))
     names = tuple(var.name for var in rindex)
-    bounds = _bounds(handler, data.reduction_ranges)
+    bounds = _bounds(handler, reduction_ranges)
     with for_nest(handler.builder, bounds, names) as counters:
         for var, counter in zip(rindex, counters, strict=True):
             handler.index_env[var.name] = IndexValue(handler.builder, counter)
@@ -347,36 +390,11 @@ _OUTPUT_TILE = 4096
 def _reduces_across_outputs(kernel: FusedKernel, sizes: tuple[str, ...] = ()) -> bool:
     """Whether some load walks memory along the last kept index and none along the last
     reduced index: then the reduction loop goes outside a loop over outputs."""
-    if not kernel.ranges or not kernel.reduction_ranges:
-        return False
+    if any(isinstance(node.data, Pointwise) for node in kernel.nodes):
+        return False  # an element node's value is one register, not one per output
     if any(_is_arg_reduction(node.data) for node in kernel.nodes):
         return False  # their terms must come in order, one output at a time
-    last_kept = f"i{len(kernel.ranges) - 1}"
-    last_reduced = f"r{len(kernel.reduction_ranges) - 1}"
-    computed_here = {node.name for node in kernel.nodes}
-    strides = [
-        (_stride(index, last_kept, sizes), _stride(index, last_reduced, sizes))
-        for node in kernel.nodes
-        for name, index in loads(node)
-        if name not in computed_here
-    ]
-    along_outputs = any(abs(kept) == 1 for kept, _ in strides)
-    along_reduction = any(abs(reduced) == 1 for _, reduced in strides)
-    return along_outputs and not along_reduction
-
-
-# What _stride takes a size symbol to be: sizes are never 1, and a large one keeps `i0 % s0`
-# from wrapping around while i0 steps.
-_LARGE_SIZE = 1 << 20
-
-
-def _stride(index: Expr, var: str, sizes: tuple[str, ...] = ()) -> int:
-    """How far the flat index moves when `var` goes from 0 to 1, the other loop variables at 0
-    and the size symbols (the names in `sizes`) at a large size."""
-    at = {v: _LARGE_SIZE if v in sizes else 0 for v in index.free_vars() | {var}}
-    before = index.evaluate(at)
-    at[var] = 1
-    return index.evaluate(at) - before
+    return walks_across_outputs(kernel, sizes)
 
 
 def _emit_output_tiles(
@@ -402,7 +420,7 @@ def _emit_output_tiles(
             lanes = Lanes(entry_alloca(builder, array, f"{node.name}.acc"), start_value.type)
             with _lanes(handler, tile, count, last) as lane:
                 builder.store(start_value, handler.lane_address(lanes, lane))
-            with handler.scope(), _reduction_loops(handler, node.data) as rindex:
+            with handler.scope(), _reduction_loops(handler, kernel.reduction_ranges) as rindex:
                 with _lanes(handler, tile, count, last) as lane:
                     term = _checked(node, node.data.inner_fn(index, rindex))
                     address = handler.lane_address(lanes, lane)

@@ -10,14 +10,14 @@ import pytest
 from codegen_testing import BACKEND, compile_unary, input_buffer, load, unary_program
 
 import minitorch.dtype as dt
-from codegen.llvm.kernel import _stride, generate_kernel
+from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.ops import LLVMOps
 from ir.agreement import MATH_DOMAINS, MATH_ULPS
 from ir.indexing import Var, index_vars
 from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import CORE_OPS, OpsHandler, ops
-from ir.scheduler import FusedKernel, schedule
+from ir.scheduler import FusedKernel, Loop, _stride, schedule
 from minitorch.errors import CompileError
 
 N = 1 << 14
@@ -173,7 +173,7 @@ def test_a_kernel_with_sizes_agrees_with_the_interpreter_given_them():
     layout = Layout((s0, 3), (3, 1), dt.float64)
     body = lambda i: ops.exp(ops.load("x", (s0 - 1 - i[0]) * 3 + i[1]))  # noqa: E731
     node = ComputedBuffer("buf0", layout, Pointwise(dt.float64, (s0, 3), body))
-    kernel = FusedKernel("kernel0", (node,), (s0, 3), (), ("x",), ("buf0",))
+    kernel = FusedKernel("kernel0", (Loop((), (node,)),), (s0, 3), (), ("x",), ("buf0",))
     dtypes = {"x": dt.float64, "buf0": dt.float64}
     for n in (2, 7):
         x = RNG.standard_normal((n, 3))

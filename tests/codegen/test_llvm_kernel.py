@@ -16,7 +16,7 @@ import minitorch.dtype as dt
 from codegen.llvm.kernel import LLVMOps, _reduces_across_outputs
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Reduction
 from ir.ops_handler import ops
-from ir.scheduler import FusedKernel, schedule
+from ir.scheduler import FusedKernel, Loop, schedule
 from minitorch import config
 from minitorch.errors import CompileError, DTypeError, MinitorchError
 
@@ -429,7 +429,7 @@ def test_a_load_of_a_kernel_node_elsewhere_than_its_store_index_is_refused():
     bx = input_buffer("x", x)
     buf0 = computed("buf0", dt.float32, (8,), lambda index: load(bx, index))
     buf1 = computed("buf1", dt.float32, (8,), lambda index: ops.load("buf0", 7 - index[0]))
-    kernel = FusedKernel("kernel0", (buf0, buf1), (8,), (), ("x",), ("buf1",))
+    kernel = FusedKernel("kernel0", (Loop((), (buf0, buf1)),), (8,), (), ("x",), ("buf1",))
     with pytest.raises(CompileError, match="load of buf0 at"):
         BACKEND.compile_kernel(kernel, {"x": dt.float32, "buf0": dt.float32, "buf1": dt.float32})
 
@@ -453,3 +453,37 @@ def test_a_body_computing_the_wrong_dtype_is_a_compile_error():
     program = LoweredProgram((bx,), (computed("buf0", dt.float32, (8,), body),), ("buf0",))
     with pytest.raises(CompileError, match="buf0 computes double, not float32"):
         run_compiled(program, [x])
+
+
+# -- kernels of several loops over each row ------------------------------------------------------
+
+
+def row_softmax_program(x: np.ndarray) -> LoweredProgram:
+    """max, sum of exp(x - max), exp(x - max) / sum along dim 1: one kernel of three loops."""
+    rows, n = x.shape
+    bx = input_buffer("x", x)
+    row_max = reduction("buf0", dt.float32, (rows, 1), (n,), lambda i, r: load(bx, (i[0], r[0])),
+                        "max")
+    exp = lambda i0, i1: ops.exp(ops.sub(load(bx, (i0, i1)), ops.load("buf0", i0)))  # noqa: E731
+    total = reduction("buf1", dt.float32, (rows, 1), (n,), lambda i, r: exp(i[0], r[0]))
+    out = computed("buf2", dt.float32, (rows, n),
+                   lambda i: ops.div(exp(i[0], i[1]), ops.load("buf1", i[0])))
+    return LoweredProgram((bx,), (row_max, total, out), ("buf2",))
+
+
+def test_row_softmax_is_one_kernel_whose_loops_all_vectorize():
+    x = RNG.standard_normal((16, 256)).astype(np.float32)
+    x[3, 5] = np.nan
+    program = row_softmax_program(x)
+    (kernel,) = schedule(program)
+    assert [len(loop.nodes) for loop in kernel.loops] == [1, 1, 1] and kernel.writes == ("buf2",)
+    compiled = BACKEND.compile_kernel(kernel, program.dtypes())
+    optimized = compiled.optimized_source
+    assert "@llvm.maximum.v" in optimized  # the max loop: vector maximums, NaN propagating
+    assert "fadd reassoc <" in optimized  # the sum loop: vector partial sums
+    assert "store <" in optimized  # the normalising loop: vector stores
+    (got,), (expected,) = run_both(program, [x])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)

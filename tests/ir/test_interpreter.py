@@ -11,7 +11,7 @@ from ir.indexing import Var, index_vars
 from ir.interpreter import disagreements, run_kernel, run_reference
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import REDUCTIONS, ops
-from ir.scheduler import FusedKernel
+from ir.scheduler import FusedKernel, Loop
 from minitorch.dtype import from_numpy_dtype, int64
 from minitorch.errors import CompileError, DTypeError, ShapeError
 
@@ -72,7 +72,8 @@ def test_zero_sized():
 
 
 def _kernel(nodes, writes, ranges, reduction_ranges=()):
-    return FusedKernel("kernel0", tuple(nodes), ranges, reduction_ranges, ("x",), writes)
+    return FusedKernel("kernel0", (Loop(reduction_ranges, tuple(nodes)),), ranges, reduction_ranges,
+                       ("x",), writes)
 
 
 def test_register_values_are_never_stored():
@@ -160,7 +161,7 @@ def test_index_vars_broadcast_over_the_iteration_space():
         "buf0", layout, Pointwise(dt.float32, (2, 3), lambda i: ops.constant(5, dt.float32))
     )
     memory = {"buf0": np.zeros((2, 3), np.float32)}
-    run_kernel(FusedKernel("k", (node,), (2, 3), (), (), ("buf0",)), memory)
+    run_kernel(FusedKernel("k", (Loop((), (node,)),), (2, 3), (), (), ("buf0",)), memory)
     np.testing.assert_array_equal(memory["buf0"], 5.0)
     assert Var("i0") in index_vars("i", 1)
 
@@ -244,7 +245,7 @@ def symbolic_kernel() -> FusedKernel:
     layout = Layout((s0, 4), (4, 1), dt.float64)
     flipped = lambda i: ops.sin(ops.load("x", (s0 - 1 - i[0]) * 4 + i[1]))  # noqa: E731
     node = ComputedBuffer("buf0", layout, Pointwise(dt.float64, (s0, 4), flipped))
-    return FusedKernel("kernel0", (node,), (s0, 4), (), ("x",), ("buf0",))
+    return FusedKernel("kernel0", (Loop((), (node,)),), (s0, 4), (), ("x",), ("buf0",))
 
 
 @pytest.mark.parametrize("n", [2, 5])
@@ -262,7 +263,8 @@ def test_a_symbolic_reduction_range():
     node = ComputedBuffer("buf0", Layout.contiguous((3,), dt.float64), data)
     x = rng.standard_normal((6, 3))
     memory = {"x": x, "buf0": np.zeros(3)}
-    run_kernel(FusedKernel("k", (node,), (3,), (s0,), ("x",), ("buf0",)), memory, {"s0": 6})
+    kernel = FusedKernel("k", (Loop((s0,), (node,)),), (3,), (s0,), ("x",), ("buf0",))
+    run_kernel(kernel, memory, {"s0": 6})
     np.testing.assert_array_equal(memory["buf0"], x.max(axis=0))
 
 

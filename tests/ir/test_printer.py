@@ -111,3 +111,27 @@ def test_hand_written_buffer_prints_constants_and_scalars():
 def test_format_inner_fn_of_a_lambda():
     text = format_inner_fn(lambda index: ops.exp(ops.load("a", index[0] + 3 * index[1])), (2, 3))
     assert text.splitlines()[1:3] == ["    i0, i1 = index", "    tmp0 = ops.load('a', i0 + 3*i1)"]
+
+
+def test_kernel_of_several_loops_prints_each_loop_and_names_dims_as_it_runs_them():
+    g = GraphBuilder()
+    x = g.placeholder("x", np.ones((3, 4), np.float32))
+    g.output(g.call("sub", x, g.call("amax", x, dim=(1,), keepdim=True)))
+    (kernel,) = lower_and_schedule(g)[1]
+    assert str(kernel) == textwrap.dedent("""\
+        kernel0: FusedKernel(ranges=(3, 1), reduction_ranges=(4,), reads=('x',), writes=('buf1',))
+            loop0: for r0 in range(4):
+                buf0: Reduction(float32, ranges=(3, 1), reduction_ranges=(4,), reduction_type='max')
+                def inner_fn(index, rindex):
+                    i0, i1 = index
+                    (r0,) = rindex
+                    tmp0 = ops.load('x', 4*i0 + r0)
+                    return tmp0
+            loop1: for r0 in range(4):
+                buf1: Pointwise(float32, ranges=(3, 4))
+                def inner_fn(index):
+                    i0, r0 = index
+                    tmp0 = ops.load('x', 4*i0 + r0)
+                    tmp1 = ops.load('buf0', i0)
+                    tmp2 = ops.sub(tmp0, tmp1)
+                    return tmp2""")

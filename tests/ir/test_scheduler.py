@@ -7,11 +7,20 @@ import pytest
 from ir_testing import GraphBuilder, check, lower_and_schedule
 
 import minitorch.dtype as dt
-from ir.indexing import Var
+from ir.indexing import Const, Var
 from ir.interpreter import run_reference
-from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise
+from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import ops
-from ir.scheduler import FusedKernel, loads, schedule, store_index, verify
+from ir.scheduler import (
+    FusedKernel,
+    Loop,
+    loads,
+    node_index,
+    reloads,
+    schedule,
+    store_index,
+    verify,
+)
 from minitorch.errors import CompileError
 
 rng = np.random.default_rng(2)
@@ -82,17 +91,70 @@ def test_buffer_read_by_a_later_kernel_is_stored():
     g = GraphBuilder()
     x = g.placeholder("x", X.reshape(40, 25))
     s = g.call("sin", g.call("cos", g.call("sin", g.call("cos", x))))  # too costly to inline
-    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(1,)))
+    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(0,)))  # columns: not s's rows
     k0, k1 = check(g, rtol=1e-5)
     assert k0.writes == ("buf0", "buf1") and k1.reads == ("buf0",)
 
 
-def test_pointwise_after_a_reduction_starts_a_new_kernel():
+def test_pointwise_kernel_becomes_the_first_loop_of_its_rows_reduction():
+    g = GraphBuilder()
+    x = g.placeholder("x", X.reshape(40, 25))
+    s = g.call("sin", g.call("cos", g.call("sin", g.call("cos", x))))  # too costly to inline
+    g.output(g.call("mul", s, 2.0), g.call("sum", s, dim=(1,)))
+    (kernel,) = check(g, rtol=1e-5)
+    (loop,) = kernel.loops
+    assert (kernel.ranges, kernel.reduction_ranges, loop.ranges) == ((40,), (25,), (25,))
+    assert kernel.writes == ("buf1", "buf2")  # sin lives in a register
+
+
+def test_pointwise_after_a_reduction_runs_in_a_second_loop():
     g = GraphBuilder()
     x = g.placeholder("x", X.reshape(40, 25))
     g.output(g.call("sub", x, g.call("sum", x, dim=(1,), keepdim=True)))
-    k0, k1 = check(g, rtol=1e-5)
-    assert k0.reduction_ranges == (25,) and k1.reduction_ranges == ()
+    (kernel,) = check(g, rtol=1e-5)
+    assert [loop.ranges for loop in kernel.loops] == [(25,), (25,)]
+    assert kernel.reads == ("x",) and kernel.writes == ("buf1",)  # the sums stay registers
+
+
+def test_layernorm_is_one_kernel_of_three_loops():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
+    mean = g.call("div", g.call("sum", x, dim=(1,), keepdim=True), 32.0)
+    centered = g.call("sub", x, mean)
+    var = g.call("div", g.call("sum", g.call("mul", centered, centered), dim=(1,),
+                                keepdim=True), 32.0)
+    g.output(g.call("div", centered, g.call("pow", g.call("add", var, 1e-5), 0.5)))
+    (kernel,) = check(g, rtol=1e-5, atol=1e-5)
+    assert len(kernel.loops) == 3 and kernel.reads == ("x",)  # sum, sum of squares, normalise
+    assert isinstance(kernel.loops[1].nodes[-1].data, Reduction)
+
+
+def test_softmax_loads_an_earlier_loops_elements_back():
+    program = _softmax_program()
+    (kernel,) = schedule(program)
+    assert [len(loop.nodes) for loop in kernel.loops] == [1, 2, 1]
+    assert reloads(kernel) == ("buf1",) and kernel.writes == ("buf1", "buf3")
+    verify(program, [kernel])
+    x = program.inputs[0]
+    array = rng.standard_normal(x.layout.size).astype(np.float32)
+    e = np.exp(array - array.max(axis=1, keepdims=True))
+    (fused,) = run_reference(program, [kernel], [array])
+    np.testing.assert_allclose(fused, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_argmax_runs_in_a_loop_of_its_own():
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
+    g.output(g.call("argmax", x, dim=1, keepdim=True), g.call("sum", x, dim=(1,), keepdim=True))
+    (kernel,) = check(g)
+    assert [len(loop.nodes) for loop in kernel.loops] == [1, 1]
+
+
+def test_elements_after_a_reduction_to_one_value_start_a_new_kernel():
+    g = GraphBuilder()
+    x = g.placeholder("x", X)
+    g.output(g.call("sub", x, g.call("sum", x)))  # one row: one thread; a kernel of its own
+    k0, k1 = check(g, rtol=1e-5, atol=1e-5)
     assert k0.writes == ("buf0",) and k1.reads == ("x", "buf0")
 
 
@@ -151,7 +213,7 @@ def test_verify_catches_broken_programs_and_schedules():
     with pytest.raises(CompileError, match="never stored"):
         verify(program, [replace(kernel, writes=("buf2",))])
     with pytest.raises(CompileError, match="exactly once"):
-        verify(program, [replace(kernel, nodes=(buf0, buf2))])
+        verify(program, [replace(kernel, loops=(Loop((), (buf0, buf2)),))])
 
 
 def test_verify_catches_an_illegal_fusion():
@@ -162,6 +224,67 @@ def test_verify_catches_an_illegal_fusion():
     shifted = lambda i: ops.load("buf0", (i[0] + 1) % 4)  # noqa: E731
     buf1 = ComputedBuffer("buf1", layout, Pointwise(dt.float32, (4,), shifted))
     program = LoweredProgram((InputBuffer("x", layout),), (buf0, buf1), ("buf1",))
-    kernel = FusedKernel("kernel0", (buf0, buf1), (4,), (), ("x",), ("buf1",))
+    kernel = FusedKernel("kernel0", (Loop((), (buf0, buf1)),), (4,), (), ("x",), ("buf1",))
     with pytest.raises(CompileError, match="cannot run in the loop nest"):
         verify(program, [kernel])
+
+
+def _softmax_program() -> LoweredProgram:
+    """Row softmax of a (4, 8) x, by hand: buf1 = exp(x - max) is one buffer, loaded by the row
+    sums and by the division (lowering might inline it into both instead)."""
+    f32 = dt.float32
+    x = InputBuffer("x", Layout.contiguous((4, 8), f32))
+
+    def buffer(name, data):
+        return ComputedBuffer(name, Layout.contiguous(data.ranges, f32), data)
+
+    row_max = buffer("buf0", Reduction(f32, (4, 1), (8,), "max",
+                                       lambda i, r: ops.load("x", 8 * i[0] + r[0])))
+    exp = buffer("buf1", Pointwise(f32, (4, 8), lambda i: ops.exp(
+        ops.sub(ops.load("x", 8 * i[0] + i[1]), ops.load("buf0", i[0])))))
+    total = buffer("buf2", Reduction(f32, (4, 1), (8,), "sum",
+                                     lambda i, r: ops.load("buf1", 8 * i[0] + r[0])))
+    out = buffer("buf3", Pointwise(f32, (4, 8), lambda i: ops.div(
+        ops.load("buf1", 8 * i[0] + i[1]), ops.load("buf2", i[0]))))
+    return LoweredProgram((x,), (row_max, exp, total, out), ("buf3",))
+
+
+def test_verify_catches_a_reduction_read_in_its_own_loop():
+    program = _softmax_program()
+    (kernel,) = schedule(program)
+    one_loop = Loop(kernel.reduction_ranges, kernel.nodes)
+    with pytest.raises(CompileError, match="reduction of the same loop"):
+        verify(program, [replace(kernel, loops=(one_loop,))])
+
+
+def test_verify_catches_an_element_loaded_back_but_never_stored():
+    program = _softmax_program()
+    (kernel,) = schedule(program)
+    (e_buffer,) = reloads(kernel)
+    writes = tuple(name for name in kernel.writes if name != e_buffer)
+    with pytest.raises(CompileError, match="never stores it"):
+        verify(program, [replace(kernel, writes=writes)])
+
+
+def test_node_index_names_each_dim_by_the_kernel_loop_of_its_size():
+    def node(ranges):
+        data = Pointwise(dt.float32, ranges, lambda i: ops.load("x", i[0]))
+        return ComputedBuffer("buf0", Layout.contiguous(ranges, dt.float32), data)
+
+    i0, i1, r0 = Var("i0"), Var("i1"), Var("r0")
+    assert node_index((3, 1), (4,), node((3, 4))) == (i0, r0)  # an element of row i0
+    assert node_index((3, 1), (4,), node((3, 1, 4))) == (i0, Const(0), r0)
+    assert node_index((3, 1), (), node((3,))) == (i0,)  # once per row
+    assert node_index((3, 1), (), node((3, 1))) == (i0, i1)  # the kernel's own ranges
+    with pytest.raises(CompileError, match="cannot run"):
+        node_index((3, 1), (4,), node((4, 3)))
+
+
+def test_column_sums_take_no_element_nodes():
+    # x.sum(0) of a square x would fit rows (8,) of 8, but reads down the columns: the LLVM
+    # backend walks those row by row across outputs, which an element node cannot join.
+    g = GraphBuilder()
+    x = g.placeholder("x", rng.standard_normal((8, 8)).astype(np.float32))
+    g.output(g.call("sum", x, dim=(0,)), g.call("mul", x, 2.0))
+    k0, k1 = check(g, rtol=1e-5)
+    assert k0.reduction_ranges == (8,) and k1.reduction_ranges == ()
