@@ -109,15 +109,19 @@ def _joint_parts(joint: GraphModule, spec: JointSpec) -> tuple[list, list, list,
 
 
 def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str:
-    """What the forward saves, for the walkthrough's title of the forward graph: '1 saved for
-    backward, 4,000 bytes (default partitioner: 2, 8,000 bytes)'. The other partitioner's
-    numbers are computed only when the walkthrough or MINITORCH_LOGS shows the forward."""
-    text = f"{parts.num_saved} saved for backward, {parts.saved_bytes:,} bytes"
+    """What the forward saves, for the walkthrough's title of the forward graph:
+    '1 saved for backward, 4,000 bytes: primals_1; the default partitioner saves 2, 8,000
+    bytes'. The other partitioner's choice is computed only when the walkthrough or
+    MINITORCH_LOGS shows the forward."""
+    names = [n.name for n in parts.forward.graph.nodes[-1].args[0][spec.num_outputs:]]
+    shown = ", ".join(names if len(names) <= 6 else [*names[:6], "..."])
+    text = f"{parts.num_saved} saved for backward, {parts.saved_bytes:,} bytes: {shown}"
     if not _logging.enabled("forward"):
         return text
     other = next(p for p in PARTITIONERS if p != parts.partitioner)
     saved = saved_values(joint, spec, other)
-    return f"{text} ({other} partitioner: {len(saved)}, {sum(map(nbytes, saved)):,} bytes)"
+    return (f"{text}; the {other} partitioner saves {len(saved)}, "
+            f"{sum(map(nbytes, saved)):,} bytes")
 
 
 def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],

@@ -4,6 +4,8 @@ backward recomputes, and both held to eager's values and gradients and to finite
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,7 @@ from tracer.aot.min_cut import recomputable
 from tracer.aot.partition import PARTITIONERS
 
 C = 0.7978845608  # sqrt(2 / pi)
+SINCOS_SCRIPT = str(pathlib.Path(__file__).parents[3] / "examples" / "sincos.py")
 
 
 def sincos(x):
@@ -202,9 +205,21 @@ def test_the_walkthrough_titles_the_forward_with_both_partitioners_bytes(partiti
     with _logging.Recorder() as recorder:
         minitorch.compile(sincos)(x).sum().backward()
     (title,) = [a.title for a in recorder.artifacts if a.stage == "forward"]
-    x_alone, sin_and_cos = "1, 4,000 bytes", "2, 8,000 bytes"  # float32: 4 bytes each
-    other = next(p for p in PARTITIONERS if p != partitioner)
+    x_alone, sin_and_cos = (1, "4,000", "primals_1"), (2, "8,000", "sin, cos")  # float32
     mine, theirs = (x_alone, sin_and_cos) if partitioner == "min_cut" else (sin_and_cos,
                                                                              x_alone)
-    assert f"{mine.replace(',', ' saved for backward,', 1)} ({other} partitioner: {theirs})" \
-        in title
+    other = next(p for p in PARTITIONERS if p != partitioner)
+    assert (f"{mine[0]} saved for backward, {mine[1]} bytes: {mine[2]}; the {other} "
+            f"partitioner saves {theirs[0]}, {theirs[1]} bytes") in title
+
+
+@pytest.mark.parametrize("partitioner", PARTITIONERS)
+def test_the_walkthroughs_partitioner_flag(partitioner, capsys):
+    from minitorch.compile.walkthrough import main
+
+    before = config.partitioner
+    _dynamo.reset()
+    assert main([SINCOS_SCRIPT, "--stage", "forward", "--partitioner", partitioner]) == 0
+    saved = "primals_1" if partitioner == "min_cut" else "sin, cos"
+    assert f"bytes: {saved}; the " in capsys.readouterr().out
+    assert config.partitioner == before
