@@ -38,8 +38,9 @@ What may be recomputed (the policy):
   functionalized random numbers); we save the mask, as its default does.
 - never an extern op (mm, bmm, im2col, scatter_add, ...), a reduction or a gather: recomputing
   a matmul costs its flops again, and a reduction reads its whole input again, to spare a
-  small saved result. AOTAutograd bans matmuls and convolutions from recomputation for the
-  same reason, and recomputes a reduction only when that does not read more memory.
+  small saved result. AOTAutograd bans its compute-intensive ops (matmuls, convolutions) from
+  recomputation for the same reason; we are stricter with reductions: one recomputed in the
+  backward is a pass over its whole input, never inlined into the loop that reads it.
 
 Bytes are not the whole cost. A value the forward writes to memory anyway (an input, an
 output, the operand or result of an extern op) costs only the memory held until the
