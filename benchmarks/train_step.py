@@ -38,7 +38,11 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
 
 def example(name: str):
-    """examples/<name>.py as a module (the examples are scripts, not a package)."""
+    """examples/<name>.py as a module (the examples are scripts, not a package), loaded once
+    per process: a second copy would take the first one's place in sys.modules, and bytecode
+    capture could no longer reload the first one's globals (a graph break)."""
+    if f"example_{name}" in sys.modules:
+        return sys.modules[f"example_{name}"]
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up

@@ -7,6 +7,11 @@ import os
 # Bytecode capture (tracer/dynamo)
 recompile_limit = 8  # cache entries per code object before the frame runs eagerly
 
+# AOT autograd (tracer/aot): which values the forward saves for the backward. "min_cut" saves
+# few bytes and recomputes cheap pointwise ops in the backward ([Note: min-cut partitioning]);
+# "default" saves every forward value the backward reads ([Note: partitioning]).
+partitioner = "min_cut"
+
 # Code generation (codegen)
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread

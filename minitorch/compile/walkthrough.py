@@ -4,14 +4,16 @@ Stages are shown in pipeline order, each with the time it took:
 
     graph     the graph bytecode capture built, and the guards that protect it   (tracer/dynamo)
     joint     forward and backward traced together at the dispatcher             (tracer/aot)
-    forward   the forward half of the partitioned joint graph, and what it saves
+    forward   the forward half of the partitioned joint graph; its title names the values it
+              saves for the backward and their bytes, beside the other partitioner's
     backward  the backward half
     loop_ir   loop-level IR: buffers, fused kernels, `def inner_fn(index)` bodies (ir)
     kernels   each kernel's source, in the code generator's own language: LLVM IR for
               "llvm", Python for "numpy", the loop IR for "interpreter"         (codegen)
 
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
-the values and gradients are compared.
+the values and gradients are compared. `--partitioner default` shows what today's partitioner
+saves instead of the min-cut one ([Note: partitioning] in tracer/aot/partition.py).
 """
 
 from __future__ import annotations
@@ -158,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", help="compile with this backend instead: eager, "
                         "aot_eager, inductor, or a code generator (llvm, interpreter, numpy, "
                         "or one you registered)")
+    parser.add_argument("--partitioner", choices=("default", "min_cut"),
+                        help="who chooses what the forward saves for the backward "
+                        f"(config.partitioner, {config.partitioner!r} unless given)")
     parser.add_argument("--stage", choices=[*_logging.STAGES, "check", "time"],
                         help="show only this stage")
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
@@ -175,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         except CompileError as e:  # an unknown name: say so, with the choices
             print(f"minitorch.compile: {e}", file=sys.stderr)
             return 2
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    saved_argv, saved_path, partitioner = sys.argv[:], sys.path[:], config.partitioner
     config.force_backend = args.backend
+    config.partitioner = args.partitioner or partitioner
     try:
         recorder, seconds = run_script(args.script)
         return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
@@ -190,5 +196,5 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         return 1
     finally:
-        config.force_backend = None
+        config.force_backend, config.partitioner = None, partitioner
         sys.argv[:], sys.path[:] = saved_argv, saved_path

@@ -35,13 +35,18 @@ def forward_and_backward(fn, arrays):
     return fw_kernels, bw_kernels
 
 
-def test_sincos_forward_and_backward_are_one_kernel_each():
+@pytest.mark.parametrize("partitioner, writes", [
+    ("default", ("buf0", "buf1", "buf2")),  # the output, sin and cos (saved)
+    ("min_cut", ("buf0",)),  # the output: x is saved, sin and cos are computed again
+])
+def test_sincos_forward_and_backward_are_one_kernel_each(partitioner, writes, monkeypatch):
     def f(x):
         return (minitorch.sin(x) ** 2 + minitorch.cos(x) ** 2,)
 
+    monkeypatch.setattr(minitorch.config, "partitioner", partitioner)
     x = np.linspace(-3, 3, 4096, dtype=np.float32)
     fw, bw = forward_and_backward(f, [x])
-    assert len(fw) == 1 and fw[0].writes == ("buf0", "buf1", "buf2")
+    assert len(fw) == 1 and fw[0].writes == writes
     assert len(bw) == 1
 
 

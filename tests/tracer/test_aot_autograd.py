@@ -107,7 +107,7 @@ def test_joint_graph_placeholders_carry_fake_values():
 
 def test_sincos_partition_saves_sin_and_cos():
     x = minitorch.randn(8, requires_grad=True)
-    parts = partition_joint(*trace_joint(sincos_module(), [x]))
+    parts = partition_joint(*trace_joint(sincos_module(), [x]), "default")
     assert parts.num_saved == 2
     assert parts.forward.code == SINCOS_FORWARD
     assert _placeholders(parts.backward) == ["sin", "cos", "tangents_1"]
@@ -121,7 +121,7 @@ def test_sincos_partition_saves_sin_and_cos():
 def test_partitioned_graphs_compute_the_value_and_the_gradient():
     values = np.linspace(-2, 2, 8)
     x = minitorch.tensor(values, dtype=minitorch.float64, requires_grad=True)
-    parts = partition_joint(*trace_joint(sincos_module(), [x]))
+    parts = partition_joint(*trace_joint(sincos_module(), [x]), "default")
     with minitorch.no_grad():
         out, sin, cos = parts.forward(x)
         tangent = minitorch.tensor(np.arange(8.0))

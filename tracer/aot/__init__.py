@@ -4,6 +4,8 @@
     make_fx.py       tracing at the dispatcher (ProxyMode)
     joint.py         forward and backward traced as one graph
     partition.py     the joint graph cut into forward and backward, and what is saved
+    min_cut.py       the min-cut partitioner: save few bytes, recompute cheap ops in the backward
+    max_flow.py      maximum flow and minimum cut (Edmonds-Karp), which min_cut.py solves with
     aliasing.py      outputs that are views of inputs or of each other, remade after the graph
 """
 

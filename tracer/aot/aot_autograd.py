@@ -27,7 +27,7 @@ from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
-from tracer.aot.partition import partition_joint, tangents_read, without_tangents
+from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
 from tracer.fx import GraphModule
 
 Compiler = Callable[[GraphModule, list], Callable]
@@ -100,7 +100,7 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
     parts = partition_joint(joint, spec)
     grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
     spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read)
-    parts.forward.meta["name"] = f"{name}, forward ({parts.num_saved} saved for backward)"
+    parts.forward.meta["name"] = f"{name}, forward ({describe_saved(joint, spec, parts)})"
     parts.backward.meta["name"] = f"{name}, backward"
     return (AOTGraphs(parts.forward, parts.backward, spec, joint),
             [traced - start, time.perf_counter() - traced, None])

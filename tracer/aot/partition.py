@@ -2,12 +2,18 @@
 
 [Note: partitioning]
 The forward graph computes the user's outputs, plus the values the backward will need ("saved
-for backward"). We keep the forward minimal: it holds only the nodes the outputs need. Every
-other node is the backward's, which recomputes what it can from the saved values; the saved
-values are exactly the forward nodes (or primals) that a backward node reads. For sin(x)**2 +
-cos(x)**2 that saves sin(x) and cos(x) and recomputes `2 * sin(x)` in the backward, instead of
-storing it. (PyTorch's min-cut partitioner generalises this choice with a max-flow problem over
-the cost of saving vs. recomputing each value.)
+for backward"); the backward computes the gradients from the saved values and the tangents.
+Which values to save is a choice, and config.partitioner names who makes it:
+
+- "default" keeps the forward minimal: it holds only the nodes the outputs need. Every other
+  node is the backward's, and the saved values are exactly the forward nodes (or primals) that
+  a backward node reads. For sin(x)**2 + cos(x)**2 that saves sin(x) and cos(x) and recomputes
+  `2 * sin(x)` in the backward, instead of storing it.
+- "min_cut" (min_cut.py, [Note: min-cut partitioning]) saves the fewest bytes: x alone, with
+  sin(x) and cos(x) computed again in the backward. Random values are never recomputed.
+
+Either way, the forward computes what its outputs and the saved values need, and the
+backward everything between the saved values and the gradients:
 
     forward:  (primals...)          -> (outputs..., saved...)
     backward: (saved..., tangents...) -> (grads of the primals that require grad...)
@@ -18,10 +24,13 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from minitorch import _logging, config
+from minitorch.errors import CompileError
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
 from tracer.aot.joint import JointSpec
+from tracer.aot.min_cut import min_cut_saved, nbytes
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import map_arg
 
@@ -31,39 +40,88 @@ class Partition:
     forward: GraphModule
     backward: GraphModule
     num_saved: int  # the forward's outputs after the user's outputs
+    saved_bytes: int  # their sizes, summed: the memory held from forward to backward
+    partitioner: str  # which chose them: one of PARTITIONERS
 
 
-def _ancestors(roots: list[Node]) -> set[Node]:
+PARTITIONERS = ("default", "min_cut")  # what config.partitioner may name
+
+
+def _ancestors(roots: list, stop: set[Node] = frozenset()) -> set[Node]:
+    """The nodes `roots` are computed from, themselves included; not looking past `stop`."""
     seen: set[Node] = set()
     stack = [r for r in roots if isinstance(r, Node)]
     while stack:
         node = stack.pop()
         if node not in seen:
             seen.add(node)
-            stack.extend(node.all_input_nodes)
+            if node not in stop:
+                stack.extend(node.all_input_nodes)
     return seen
 
 
-def partition_joint(joint: GraphModule, spec: JointSpec) -> Partition:
-    """The forward and backward graphs of `joint` (see [Note: partitioning])."""
+def saved_values(joint: GraphModule, spec: JointSpec, partitioner: str | None = None
+                 ) -> list[Node]:
+    """The nodes of `joint` that `partitioner` (by default config.partitioner) saves for the
+    backward, in graph order."""
+    partitioner = partitioner or config.partitioner
+    if partitioner not in PARTITIONERS:
+        raise CompileError(f"unknown partitioner {partitioner!r}; choose one of "
+                           f"{', '.join(PARTITIONERS)}")
     nodes = joint.graph.nodes
-    output = nodes[-1]
-    fw_outs = list(output.args[0][: spec.num_outputs])
-    grads = list(output.args[0][spec.num_outputs:])
-    primals = [n for n in nodes if n.op == "placeholder" and n.name.startswith("primals_")]
-    tangents = [n for n in nodes if n.op == "placeholder" and n.name.startswith("tangents_")]
-
+    fw_outs, grads, primals, _ = _joint_parts(joint, spec)
     forward_nodes = _ancestors(fw_outs) | set(primals)
-    backward_nodes = _ancestors(grads) - forward_nodes
-    saved = [n for n in nodes if n in forward_nodes
-             and any(u in backward_nodes for u in n.users)]
+    if partitioner == "min_cut":  # [Note: min-cut partitioning]
+        return min_cut_saved(nodes, fw_outs, grads, forward_nodes)
+    backward_nodes = _ancestors(grads) - forward_nodes  # [Note: partitioning]
+    return [n for n in nodes if n in forward_nodes
+            and any(u in backward_nodes for u in n.users)]
 
+
+def partition_joint(joint: GraphModule, spec: JointSpec, partitioner: str | None = None
+                    ) -> Partition:
+    """The forward and backward graphs of `joint`, saving what `partitioner` (by default
+    config.partitioner) chooses: see [Note: partitioning]."""
+    nodes = joint.graph.nodes
+    fw_outs, grads, primals, tangents = _joint_parts(joint, spec)
+    partitioner = partitioner or config.partitioner
+    saved = saved_values(joint, spec, partitioner)
+    forward_nodes = _ancestors([*fw_outs, *saved]) | set(primals)
     forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes],
                        (*fw_outs, *saved))
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
+    backward_nodes = _ancestors(grads, stop=set(bw_inputs))
+    stray = [n.name for n in backward_nodes if n.op == "placeholder" and n not in bw_inputs]
+    assert not stray, f"partition_joint: the backward reads inputs it is not given: {stray}"
     backward = _extract(joint, bw_inputs, [n for n in nodes if n in backward_nodes], tuple(grads))
     _row_major_saved(backward, {n.name for n in saved if n not in primals})
-    return Partition(forward, backward, len(saved))
+    return Partition(forward, backward, len(saved), sum(map(nbytes, saved)), partitioner)
+
+
+def _joint_parts(joint: GraphModule, spec: JointSpec) -> tuple[list, list, list, list]:
+    """The joint graph's forward outputs, gradients, primals and tangents."""
+    nodes = joint.graph.nodes
+    outputs = nodes[-1].args[0]
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    return (list(outputs[: spec.num_outputs]), list(outputs[spec.num_outputs:]),
+            [n for n in placeholders if n.name.startswith("primals_")],
+            [n for n in placeholders if n.name.startswith("tangents_")])
+
+
+def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str:
+    """What the forward saves, for the walkthrough's title of the forward graph:
+    '1 saved for backward, 4,000 bytes: primals_1; the default partitioner saves 2, 8,000
+    bytes'. The other partitioner's choice is computed only when the walkthrough or
+    MINITORCH_LOGS shows the forward."""
+    names = [n.name for n in parts.forward.graph.nodes[-1].args[0][spec.num_outputs:]]
+    shown = ", ".join(names if len(names) <= 6 else [*names[:6], "..."])
+    text = f"{parts.num_saved} saved for backward, {parts.saved_bytes:,} bytes: {shown}"
+    if not _logging.enabled("forward"):
+        return text
+    other = next(p for p in PARTITIONERS if p != parts.partitioner)
+    saved = saved_values(joint, spec, other)
+    return (f"{text}; the {other} partitioner saves {len(saved)}, "
+            f"{sum(map(nbytes, saved)):,} bytes")
 
 
 def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],

@@ -1,0 +1,30 @@
+"""The whole-model suites again, under the partitioner that config.partitioner does not pick,
+so that both partitioners stay held to eager training: the conformance suite's training test
+(tests/conformance/test_training.py) on every backend, and the models of tests/models."""
+
+from __future__ import annotations
+
+import pytest
+
+from codegen.registry import backend_names, get_backend
+from minitorch import config
+from tests.conformance import test_training as training
+from tests.models import test_models as models
+from tracer.aot.partition import PARTITIONERS
+
+OTHER = next(p for p in PARTITIONERS if p != config.partitioner)
+
+
+@pytest.fixture(autouse=True)
+def other_partitioner(monkeypatch):
+    monkeypatch.setattr(config, "partitioner", OTHER)
+
+
+@pytest.mark.parametrize("name", backend_names())
+def test_compile_and_train_a_small_model(name, monkeypatch):
+    training.test_compile_and_train_a_small_model(get_backend(name), monkeypatch)
+
+
+@pytest.mark.parametrize("name", list(models.WORKLOADS))
+def test_model_compiles_whole(name):
+    models.test_model_compiles_whole(name)
