@@ -11,6 +11,9 @@ recompile_limit = 8  # cache entries per code object before the frame runs eager
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
 
+# Memory: at import, set glibc's malloc to keep freed memory mapped (minitorch/heap.py)
+keep_freed_memory_mapped = True
+
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
 # backward, loop_ir, kernels) and capture events (graph, guards, recompiles, graph_breaks,
 # bytecode); minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
