@@ -39,9 +39,11 @@ each such pair with (A B)^T = B^T A^T:
 
 so that BLAS writes the transposed product straight into row-major memory. The permutes on the
 right are free (BLAS reads a transposed operand by its strides, with no copy), and a permute
-of a permute is the node it started from. The rewrite only fires when the permute is the
-product's only reader, so nothing can tell a view from a copy, and it gives the layout PyTorch
-gives such a gradient (its `.grad` is row-major like the weight).
+of a permute is the node it started from: a product reading `permute(permute(w))` (the
+backward of `x @ w.T @ ...` reads the forward's `w.T` transposed again) reads `w`. The
+rewrite only fires when the permute is the product's only reader, so nothing can tell a view
+from a copy, and it gives the layout PyTorch gives such a gradient (its `.grad` is row-major
+like the weight).
 
 Why at the graph level, and not an ExternKernel node in the loop IR as Inductor has: the
 scheduler, memory planner, backends and interpreter all stay about loops, and a segment is an
@@ -128,9 +130,11 @@ def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
 
 
 def transpose_products(graph: Graph) -> None:
-    """permute(mm(a, b), (1, 0)) -> mm(b^T, a^T) where the permute is mm's only reader, in
-    place ([Note: transposed products])."""
+    """permute(mm(a, b), (1, 0)) -> mm(b^T, a^T) where the permute is mm's only reader, and
+    mm((x^T)^T, ...) -> mm(x, ...), in place ([Note: transposed products])."""
     for node in list(graph.nodes):
+        if node.op == "call_function" and node.target is ops.mm:
+            _fold_double_transposes(graph, node)
         product = node.args[0] if _is_transpose(node) else None
         if not (isinstance(product, Node) and product.target is ops.mm
                 and list(product.users) == [node]):
@@ -143,9 +147,25 @@ def transpose_products(graph: Graph) -> None:
         node.replace_all_uses_with(swapped)
         graph.erase_node(node)
         graph.erase_node(product)
-        for operand in (a, b):
-            if _is_transpose(operand) and not operand.users:  # a permute folded away
-                graph.erase_node(operand)
+        for operand in (a, b):  # a transpose that _transposed folded away
+            _erase_unused_transposes(graph, operand)
+
+
+def _fold_double_transposes(graph: Graph, product: Node) -> None:
+    """Let `product` read x where it reads permute(permute(x)) (values alike, strides aside,
+    and BLAS reads either)."""
+    for operand in product.args:
+        if _is_transpose(operand) and _is_transpose(operand.args[0]):
+            product.replace_input_with(operand, operand.args[0].args[0])
+            _erase_unused_transposes(graph, operand)
+
+
+def _erase_unused_transposes(graph: Graph, node: Node) -> None:
+    """Erase `node`, and the transpose it reads, while they are transposes nobody reads."""
+    while _is_transpose(node) and not node.users:
+        inner = node.args[0]
+        graph.erase_node(node)
+        node = inner
 
 
 def _is_transpose(node: Node) -> bool:

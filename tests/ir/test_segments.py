@@ -89,3 +89,16 @@ def test_the_rewrite_keeps_the_graph_valid():
     gm.graph.lint()
     assert not any(n.target is ops.permute and n.args[0].target is ops.mm
                    for n in gm.graph.nodes if n.op == "call_function")
+
+
+def product_of_a_double_transpose(x, w):
+    return (x @ w.T.T,)
+
+
+def test_a_product_reads_a_double_transpose_as_the_matrix_itself():
+    x, w = _rand(5, 3, seed=1), _rand(3, 4, seed=2)
+    gm = make_fx(product_of_a_double_transpose)(x, w)
+    x_node, w_node = (n for n in gm.graph.nodes if n.op == "placeholder")
+    assert _extern_calls(gm.graph) == [f"mm({x_node.name}, {w_node.name})"]
+    (out,) = compile_graph(make_fx(product_of_a_double_transpose)(x, w))(x, w)
+    np.testing.assert_allclose(out.numpy(), x.numpy() @ w.numpy(), rtol=1e-6)
