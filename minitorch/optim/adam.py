@@ -76,7 +76,7 @@ class Adam(Optimizer):
             g = g + group["weight_decay"] * p._data  # g + λθ (a new array: grad stays as is)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         # Two scratch arrays hold every intermediate ([Note: updating in place]).
-        step, denominator = self.scratch(p._data, 2)
+        step, denominator = self._scratch(p._data, 2)
         m *= beta1
         m += xp.multiply(g, 1 - beta1, out=step)  # m = β₁m + (1-β₁)g
         v *= beta2

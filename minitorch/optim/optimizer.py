@@ -25,7 +25,7 @@ in-place tensor ops (`p.sub_(...)` under no_grad, as PyTorch's code reads) would
 line of the formula, several times the cost of the arithmetic on small parameters.
 
 The intermediates of a formula (m̂, √v̂ + ε, ...) go into scratch arrays the optimizer keeps
-(`scratch`), written with numpy's `out=`, instead of a fresh array per operation: each is as
+(`_scratch`), written with numpy's `out=`, instead of a fresh array per operation: each is as
 large as the parameter, and the values are the same bits either way (the same operations on
 the same operands, in the same order). Adam's step over a small MLP's parameters takes ~10%
 less time so.
@@ -60,7 +60,7 @@ class Optimizer:
         self.param_groups: list[dict] = []
         self.state: dict[Tensor, dict] = {}
         self._opt_called = False  # has step() run? lr_scheduler warns if it steps first
-        self._scratch: dict[tuple, list] = {}  # (shape, dtype, array module) -> arrays
+        self._scratch_arrays: dict[tuple, list] = {}  # (shape, dtype, array module) -> arrays
         groups = list(params)
         if not groups:
             raise MinitorchError(at_user_line("optimizer got an empty parameter list"))
@@ -133,12 +133,12 @@ class Optimizer:
                 p._shared_version_counter().value += 1  # [Note: updating in place]
         return loss
 
-    def scratch(self, like, count: int) -> list:
+    def _scratch(self, like, count: int) -> list:
         """`count` arrays shaped like the array `like`, kept between calls: an update's
         intermediates, overwritten by the next parameter of the same shape
         ([Note: updating in place])."""
         xp = module_of(like)
-        arrays = self._scratch.setdefault((like.shape, like.dtype, xp.__name__), [])
+        arrays = self._scratch_arrays.setdefault((like.shape, like.dtype, xp.__name__), [])
         while len(arrays) < count:
             arrays.append(xp.empty_like(like))
         return arrays[:count]

@@ -67,5 +67,5 @@ class SGD(Optimizer):
             b = state["momentum_buffer"]._data
             g = g + momentum * b if group["nesterov"] else b
         # θ = θ - γg, in place, γg in a scratch array (see [Note: updating in place])
-        (step,) = self.scratch(p._data, 1)
+        (step,) = self._scratch(p._data, 1)
         p._data -= module_of(g).multiply(g, group["lr"], out=step)

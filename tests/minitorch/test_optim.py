@@ -463,5 +463,5 @@ def test_scratch_arrays_are_shared_by_parameters_of_one_shape():
     for p in (a, b, c):
         p.grad = minitorch.ones(*p.shape)
     opt.step()
-    assert len(opt._scratch) == 2  # (3, 4) and (5,), float32, numpy
+    assert len(opt._scratch_arrays) == 2  # (3, 4) and (5,), float32, numpy
     assert opt.state_dict()["state"][0].keys() == {"step", "exp_avg", "exp_avg_sq"}
