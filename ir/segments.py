@@ -43,7 +43,8 @@ of a permute is the node it started from: a product reading `permute(permute(w))
 backward of `x @ w.T @ ...` reads the forward's `w.T` transposed again) reads `w`. The
 rewrite only fires when the permute is the product's only reader, so nothing can tell a view
 from a copy, and it gives the layout PyTorch gives such a gradient (its `.grad` is row-major
-like the weight).
+like the weight). It edits the graph in place, as Inductor's post-grad passes do; the
+GraphModule's `forward`, generated before, still computes the same values.
 
 Why at the graph level, and not an ExternKernel node in the loop IR as Inductor has: the
 scheduler, memory planner, backends and interpreter all stay about loops, and a segment is an
