@@ -8,7 +8,8 @@ they run:
     agreement.py    how closely each backend must agree with the interpreter, op by op
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
-    segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
+    segments.py     a graph split into compiled segments and extern steps (ops that do not lower);
+                    a transposed product made a product of transposes first
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin
     lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
