@@ -8,7 +8,8 @@ they run:
     agreement.py    how closely each backend must agree with the interpreter, op by op
     nodes.py        buffers and the loop bodies that compute them
     printer.py      loop bodies printed as `def inner_fn(index): ...`
-    segments.py     a graph split into compiled segments and extern steps (ops that do not lower)
+    segments.py     a graph split into compiled segments and extern steps (ops that do not lower);
+                    a transposed product made a product of transposes first
     inline.py       which pointwise values are inlined into their readers, and which stored
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     lower_views.py  the lowerings of expand, reshape and permute: loaders that move no data

@@ -27,6 +27,7 @@ from minitorch import (
     testing,
     utils,
 )
+from minitorch import config as _config
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.grad_mode import inference_mode
 from minitorch.compile import compile  # the function; `python -m` still finds the package
@@ -66,9 +67,13 @@ from minitorch.factories import (
 )
 from minitorch.functional import *  # noqa: F403 - every public op function
 from minitorch.generator import Generator
+from minitorch.heap import keep_freed_memory_mapped
 from minitorch.random import multinomial, randperm
 from minitorch.serialization import load, save
 from minitorch.tensor import Size, Tensor
+
+if _config.keep_freed_memory_mapped:  # [Note: the C heap's page faults] in heap.py
+    keep_freed_memory_mapped()
 
 # PyTorch's other names of the dtypes (there is no float16, so no `half`)
 float = float32  # noqa: A001

@@ -16,6 +16,9 @@ partitioner = "min_cut"
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
 
+# Memory: at import, set glibc's malloc to keep freed memory mapped (minitorch/heap.py)
+keep_freed_memory_mapped = True
+
 # The kernel cache on disk ([Note: the kernel cache on disk] in codegen/disk_cache.py): compiled
 # machine code, kept between processes. MINITORCH_DISK_CACHE=0 turns it off.
 disk_cache = os.environ.get("MINITORCH_DISK_CACHE", "1") != "0"

@@ -9,5 +9,6 @@ pi_reduction.py x mod pi/2 exactly, for every double (the trig library's slow pa
 activations.py  tanh, sigmoid and erf, built from mathlib's exp and polynomials
 jit.py          IR -> O3 optimization for this CPU -> machine code -> ctypes callable
 parallel.py     the thread pool that splits a kernel's outermost loop
+matmul.py       a register-blocked matmul generated as IR: the lesson of BLAS (not in the pipeline)
 backend.py      LLVMBackend: all of the above behind codegen.backend.Backend
 """

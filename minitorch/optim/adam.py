@@ -75,14 +75,20 @@ class Adam(Optimizer):
         elif group["weight_decay"] != 0:
             g = g + group["weight_decay"] * p._data  # g + λθ (a new array: grad stays as is)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        # Two scratch arrays hold every intermediate ([Note: updating in place]).
+        step, denominator = self._scratch(p._data, 2)
         m *= beta1
-        m += (1 - beta1) * g  # m = β₁m + (1-β₁)g, in place
+        m += xp.multiply(g, 1 - beta1, out=step)  # m = β₁m + (1-β₁)g
         v *= beta2
-        v += (1 - beta2) * (g * g)  # v = β₂v + (1-β₂)g², in place
+        v += xp.multiply(xp.multiply(g, g, out=step), 1 - beta2, out=step)  # v = β₂v + (1-β₂)g²
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]._data
             xp.maximum(v_max, v, out=v_max)
             v = v_max
-        m_hat = m / (1 - beta1**t)
-        v_hat = v / (1 - beta2**t)
-        p._data -= group["lr"] * m_hat / (xp.sqrt(v_hat) + group["eps"])  # in place
+        xp.divide(v, 1 - beta2**t, out=denominator)  # v̂
+        xp.sqrt(denominator, out=denominator)
+        denominator += group["eps"]  # √v̂ + ε
+        xp.divide(m, 1 - beta1**t, out=step)  # m̂
+        step *= group["lr"]
+        step /= denominator
+        p._data -= step  # θ = θ - γ m̂ / (√v̂ + ε)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from minitorch.device import module_of
 from minitorch.errors import MinitorchError, at_user_line
 from minitorch.optim.optimizer import Optimizer, check_nonnegative
 from minitorch.tensor import Tensor
@@ -65,4 +66,6 @@ class SGD(Optimizer):
                 b += (1 - group["dampening"]) * g  # b = μb + (1-τ)g, in place
             b = state["momentum_buffer"]._data
             g = g + momentum * b if group["nesterov"] else b
-        p._data -= group["lr"] * g  # θ = θ - γg, in place (see [Note: updating in place])
+        # θ = θ - γg, in place, γg in a scratch array (see [Note: updating in place])
+        (step,) = self._scratch(p._data, 1)
+        p._data -= module_of(g).multiply(g, group["lr"], out=step)

@@ -438,3 +438,30 @@ def test_bad_hyper_parameters_are_value_errors_as_in_pytorch():
         minitorch.optim.SGD([p], lr=-1.0)
     with pytest.raises(minitorch.MinitorchError, match="Invalid beta parameter at index 1"):
         minitorch.optim.Adam([p], betas=(0.9, 1.5))
+
+
+@pytest.mark.parametrize("method, formula, hyper", ADAM_FAMILY + [
+    (SGD, numpy_sgd, hyper) for hyper in SGD_CASES], ids=lambda v: (
+    ",".join(f"{k}={x}" for k, x in v.items()) or "defaults") if isinstance(v, dict)
+    else getattr(v, "__name__", ""))
+def test_updates_in_place_are_bit_identical_to_the_formulas_in_float32(problem, method, formula,
+                                                                       hyper):
+    """The scratch arrays ([Note: updating in place]) change where intermediates live, not
+    one bit of a float32 result: the same operations, in the same order."""
+    theta, grads = problem
+    theta, grads = theta.astype(np.float32), [g.astype(np.float32) for g in grads]
+    got = run_optimizer(lambda ps: method(ps, **hyper), theta, grads)
+    want = formula(theta, grads, **hyper)
+    for step, (g, w) in enumerate(zip(got, want), start=1):
+        assert g.dtype == np.float32
+        np.testing.assert_array_equal(g, w.astype(np.float32), err_msg=f"step {step}")
+
+
+def test_scratch_arrays_are_shared_by_parameters_of_one_shape():
+    a, b, c = (Parameter(minitorch.zeros(*shape)) for shape in [(3, 4), (3, 4), (5,)])
+    opt = Adam([a, b, c], lr=0.1)
+    for p in (a, b, c):
+        p.grad = minitorch.ones(*p.shape)
+    opt.step()
+    assert len(opt._scratch_arrays) == 2  # (3, 4) and (5,), float32, numpy
+    assert opt.state_dict()["state"][0].keys() == {"step", "exp_avg", "exp_avg_sq"}
