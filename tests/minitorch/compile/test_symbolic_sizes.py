@@ -174,6 +174,7 @@ def test_dims_that_shared_a_symbol_get_one_each_when_they_differ(kernel_compiles
 
 def test_requires_grad_inputs_compile_forward_and_backward_once(kernel_compiles):
     compiled = minitorch.compile(f, backend="inductor", dynamic=True)
+    first_call = None
     for n in [2, 3, 2, 4, 7]:
         x = minitorch.randn(n, 3, requires_grad=True)
         y = minitorch.randn(3, requires_grad=True)
@@ -184,10 +185,11 @@ def test_requires_grad_inputs_compile_forward_and_backward_once(kernel_compiles)
         (expected * expected).sum().backward()
         close(x.grad, x2.grad)
         close(y.grad, y2.grad)
+        first_call = first_call or list(kernel_compiles)
     # AOT autograd traced the joint graph at sentinel sizes: the backward's expand and sum
     # sizes read back as symbols too, so forward and backward kernels compile once.
     assert kernel_compiles == [("s0", "s1")] * len(kernel_compiles)
-    assert len(kernel_compiles) == 4
+    assert kernel_compiles == first_call and len(first_call) >= 2  # a forward and a backward
 
 
 def test_symbolic_training_graph_runs_backward_at_the_forward_sizes():
