@@ -43,7 +43,7 @@ def test_cheap_shared_value_is_recomputed_by_each_reader():
     kernels = check(g, rtol=1e-5)
     program, _ = lower_and_schedule(g)
     assert stored_pointwise(program, kernels) == []
-    assert len(program.buffers) == 3 and len(kernels) == 1  # one kernel: a loop per sum, then d / ..
+    assert len(program.buffers) == 3 and len(kernels) == 1  # a loop per sum, then d / ..
 
 
 def test_costly_shared_value_is_realized():
