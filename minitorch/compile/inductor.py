@@ -166,13 +166,13 @@ def compile_lowered(
         segment, program, kernels = step
         dtypes = program.dtypes()
         made = [backend.compile_kernel(k, dtypes, sizes) for k in kernels]
-        compiled.append(KernelStep(segment, program, made, [w for k in kernels for w in k.writes]))
+        compiled.append(KernelStep(segment, program, made, [(k.reads, k.writes) for k in kernels]))
     result = CompiledGraph(gm, compiled, binding)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
         title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
                  f"kernel(s){taking}")
-        source = "\n\n".join(k.source.rstrip() for k in result.kernels)
+        source = "\n\n".join([k.source.rstrip() for k in result.kernels] + [result.source])
         _logging.artifact("kernels", title, source, time.perf_counter() - start)
     return result
 
