@@ -15,16 +15,22 @@ data pointers followed by the address of an error slot, is where the time went: 
 (`call_code`) writes the launch out, one line per pointer:
 
     pointers = kernel0_pointers()      # int64[n + 4], fresh on every call
-    pointers[0] = ___data_pointer(arg0_1_array)
-    pointers[1] = ___data_pointer(buf9)
+    pointers[0] = ___pointer_at(id(arg0_1_array) + 16).value
+    pointers[1] = ___pointer_at(id(buf9) + 16).value
     pointers[2] = ___address_of(pointers) + 24    # the error slot: the array's last 3 int64
-    ___parallel_for(___partial(kernel0, pointers), 16, 16)
+    if 16 < ___config.parallel_threshold:          # little work: on this thread
+        kernel0_untyped(pointers, ___start, kernel0_end)
+    else:
+        ___parallel_for(___partial(kernel0, pointers), 16, 16)
     if pointers[3]:
         raise ___index_error(pointers[4], pointers[5])
 
-- `data_pointer` reads the pointer where CPython keeps it: an object's `id` is its address,
-  and numpy's array struct holds its data pointer right after the object header (an offset
-  probed once, below, against `ctypes.data`): ~0.1 us.
+- A data pointer is read where CPython keeps it: an object's `id` is its address, and
+  numpy's array struct holds its data pointer right after the object header (16 bytes in: an
+  offset probed once, below, against `ctypes.data`): ~0.1 us.
+- ctypes converts each argument by the function's declared types (~0.5 us a call); a
+  function declared without them takes ctypes objects as they are. So a kernel with static
+  sizes, run on one thread, gets its range as two int64 objects made when it was compiled.
 - The array is made fresh on every call, not kept and refilled: two threads calling one
   compiled function at once would otherwise overwrite each other's pointers. One ctypes
   array holds the pointers and the error slot, so a call allocates one object.
@@ -48,6 +54,7 @@ from codegen.llvm.parallel import parallel_for
 from ir import interpreter
 from ir.indexing import Expr
 from ir.scheduler import FusedKernel
+from minitorch import config
 from minitorch.dtype import DType
 from minitorch.errors import DTypeError, MinitorchError
 
@@ -68,6 +75,7 @@ def _probe_data_offset() -> int:
 
 _pointer_at = ctypes.c_void_p.from_address
 _DATA_OFFSET = _probe_data_offset()
+_START = ctypes.c_int64(0)
 
 
 def data_pointer(array: np.ndarray) -> int:
@@ -100,6 +108,10 @@ class LLVMKernel(CompiledKernel):
         self._reduction_ranges = kernel.reduction_ranges
         if not sizes:  # static sizes: the thread split is the same on every call
             self._outer, self._work = self._split({})
+            # Called with ctypes objects, the same function costs half: no argument types to
+            # convert by ([Note: launching a kernel cheaply]).
+            self._untyped = jit.function(kernel.name, None)
+            self._end = ctypes.c_int64(self._outer)
 
     @property
     def optimized_source(self) -> str:
@@ -153,25 +165,30 @@ class LLVMKernel(CompiledKernel):
         """The launch written out for the wrapper ([Note: launching a kernel cheaply])."""
         error = len(self._buffers) + 1
         lines = [f"pointers = {name}_pointers()  # fresh: threads never share one"]
-        lines += [f"pointers[{k}] = ___data_pointer({arrays[buffer]})"
+        lines += [f"pointers[{k}] = ___pointer_at(id({arrays[buffer]}) + {_DATA_OFFSET}).value"
                   for k, buffer in enumerate(self._buffers)]
         lines.append(f"pointers[{error - 1}] = ___address_of(pointers) + {8 * error}")
-        if self.sizes:
-            symbols = ", ".join(self.sizes)
-            run = f"lambda start, end: {name}(pointers, start, end, {symbols})"
-            outer = str(self._ranges[0]) if self._ranges else "1"
-            work = " * ".join(f"({n})" for n in self._ranges + self._reduction_ranges) or "1"
-        else:
-            run, (outer, work) = f"___partial({name}, pointers)", (self._outer, self._work)
-        lines.append(f"___parallel_for({run}, {outer}, {work})")
-        lines.append(f"if pointers[{error}]:")
-        lines.append(f"    raise ___index_error(pointers[{error + 1}], pointers[{error + 2}])")
         namespace = {
             name: self._function, f"{name}_pointers": self._pointers,
-            "___data_pointer": data_pointer, "___address_of": ctypes.addressof,
-            "___partial": functools.partial, "___parallel_for": parallel_for,
-            "___index_error": interpreter.index_error,
+            "___pointer_at": _pointer_at, "___address_of": ctypes.addressof,
+            "___parallel_for": parallel_for, "___index_error": interpreter.index_error,
         }
+        if self.sizes:
+            symbols = ", ".join(self.sizes)
+            outer = str(self._ranges[0]) if self._ranges else "1"
+            work = " * ".join(f"({n})" for n in self._ranges + self._reduction_ranges) or "1"
+            lines.append(f"___parallel_for(lambda start, end: {name}(pointers, start, end, "
+                         f"{symbols}), {outer}, {work})")
+        else:  # the range is known: little work runs here, untyped, at once
+            namespace |= {f"{name}_untyped": self._untyped, f"{name}_end": self._end,
+                          "___start": _START, "___config": config, "___partial": functools.partial}
+            lines += [f"if {self._work} < ___config.parallel_threshold:",
+                      f"    {name}_untyped(pointers, ___start, {name}_end)",
+                      "else:",
+                      f"    ___parallel_for(___partial({name}, pointers), {self._outer}, "
+                      f"{self._work})"]
+        lines.append(f"if pointers[{error}]:")
+        lines.append(f"    raise ___index_error(pointers[{error + 1}], pointers[{error + 2}])")
         return KernelCall(lines, namespace)
 
     def _split(self, sizes: dict[str, int]) -> tuple[int, int]:
