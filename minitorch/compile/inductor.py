@@ -270,7 +270,14 @@ class CompiledAOT(_Bound):
     # missing tangents -> a backward without them (tracer/aot/partition.py, without_tangents)
     backward_without: Callable | None = None
 
+    def __post_init__(self) -> None:
+        # The common case, one call: inference at static sizes, outputs as the graph makes them.
+        self._direct = (self.backward is None and self.binding.count == 0
+                        and self.aliases is None and self.layouts is None)
+
     def __call__(self, *inputs: Tensor) -> tuple:
+        if self._direct:
+            return self.forward.run(inputs, {})
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
         return self.run(inputs, sizes)
 
