@@ -366,3 +366,30 @@ def test_a_function_read_through_a_module_is_guarded(monkeypatch):
     assert recompile_reasons(sincos) == [
         "G['minitorch'].cos is ___function_cos failed: G['minitorch'].cos was "
         f"{minitorch.sin!r}"]
+
+
+CALLS = [
+    lambda: minitorch.randn(3, 4),  # the traced one: passes
+    lambda: minitorch.randn(4, 3),
+    lambda: minitorch.randn(3, 4, 1),
+    lambda: minitorch.randn(4, 3).t(),
+    lambda: minitorch.randn(3, 8)[:, ::2],
+    lambda: minitorch.randn(3, 4, dtype=minitorch.float64),
+    lambda: minitorch.randn(3, 4, requires_grad=True),
+    lambda: minitorch.nn.Parameter(minitorch.randn(3, 4)),
+    lambda: minitorch.randn(1, 4).expand(3, 4),
+    lambda: np.ones((3, 4), np.float32),
+    lambda: 3.0,
+]
+
+
+@pytest.mark.parametrize("make", CALLS)
+def test_a_tensors_one_tuple_passes_exactly_when_its_parts_do(make):
+    """[Note: a tensor guard is one tuple]: the fused check and the six parts it stands for
+    agree, on the traced tensor and on one that differs in each way."""
+    compiled, _ = compiled_with_counter(sincos)
+    compiled(minitorch.randn(3, 4))
+    guard = cache_entries(compiled)[0].guard
+    scope = {"x": make()}
+    assert guard(scope, globals()) == (guard.failure_reason(scope, globals()) is None)
+    assert guard(scope, globals()) == (make is CALLS[0])
