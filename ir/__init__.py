@@ -13,7 +13,8 @@ they run:
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin
     lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
     scheduler.py    buffers -> fused kernels (one loop nest each)
-    memory.py       which buffers a kernel must store, and which live in registers only
+    memory.py       which buffers a kernel must store, which live in registers only, and
+                    which can take the memory of a buffer that is dead
     interpreter.py  the reference meaning of all of the above, in numpy
     symbolic.py     sizes read back as symbols s0, s1, ... from sentinel-size traces
 

@@ -10,7 +10,8 @@ The passes, in order: the course's table of contents for tracer/aot, ir and code
     schedule        ir/scheduler.py   buffers -> fused kernels; decides what is stored
     symbolize       ir/symbolic.py    (size symbols only) sizes read back as s0, s1, ...
     compile_kernel  codegen/          each fused kernel, by the chosen Backend
-    CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order
+    CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order,
+                                      as generated Python (output_code.py)
 
 Static or symbolic sizes is a parameter of the same passes (a `SizeBinding` with or without
 symbols), not a second copy of them. `InductorCompiler` is the GraphCompiler that capture hands

@@ -380,9 +380,14 @@ def alias_pattern(tensors: tuple) -> tuple[int, ...]:
     for t in tensors:
         data = t._data
         base = data.base
-        if type(data) is not np.ndarray or (base is not None and type(base) is not np.ndarray):
+        if type(data) is not np.ndarray:
             return _overlap_pattern(tensors)
-        owners.add(id(data if base is None else base))
+        if base is None:
+            owners.add(id(data))
+        elif type(base) is np.ndarray:
+            owners.add(id(base))
+        else:
+            return _overlap_pattern(tensors)
     if len(owners) == len(tensors):
         return tuple(range(len(tensors)))
     return _overlap_pattern(tensors)
