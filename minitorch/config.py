@@ -10,6 +10,9 @@ recompile_limit = 8  # cache entries per code object before the frame runs eager
 # Code generation (codegen)
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
+# Ask Linux for 2 MiB pages for the allocator's large blocks ([Note: huge pages] in
+# codegen/allocator.py). Off: in the VM we measured on, a huge page's first touch cost 6x more.
+huge_pages = False
 
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
 # backward, loop_ir, kernels) and capture events (graph, guards, recompiles, graph_breaks,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from codegen import allocator
+from minitorch import config
 
 
 @pytest.fixture(autouse=True)
@@ -37,9 +38,11 @@ def test_small_arrays_are_not_pooled():
     assert allocator.cached_bytes() == 0
 
 
-def test_a_large_block_starts_on_a_huge_page_and_holds_values():
+@pytest.mark.parametrize("huge_pages", [True, False])
+def test_a_large_block_holds_values_and_starts_on_a_huge_page_if_asked(huge_pages, monkeypatch):
+    monkeypatch.setattr(config, "huge_pages", huge_pages)
     big = allocator.empty((3, 1 << 20), np.float32)  # 12 MiB
-    assert big.ctypes.data % allocator.HUGE_PAGE == 0
+    assert big.ctypes.data % allocator.HUGE_PAGE == 0 or not huge_pages
     big[...] = np.arange(3, dtype=np.float32)[:, None]
     np.testing.assert_array_equal(big.sum(1), [0, 1 << 20, 2 << 20])
 
