@@ -51,7 +51,7 @@ from ir.nodes import Layout
 from ir.segments import ExternStep
 from minitorch.errors import CompileError
 from minitorch.tensor import Tensor
-from tracer.fx.node import Node
+from tracer.fx.node import Node, map_arg
 
 if TYPE_CHECKING:
     from minitorch.compile.wrapper import KernelStep
@@ -76,8 +76,9 @@ class WrapperCode:
 
     def local(self, hint: str, node: Node | None = None) -> str:
         """A fresh local variable named after `hint` (the node holding it, if any)."""
-        name = hint if hint.isidentifier() and not keyword.iskeyword(hint) else f"v_{hint}"
-        while name in self.taken or name.startswith("___"):
+        plain = hint.isidentifier() and not keyword.iskeyword(hint) and hint[:3] != "___"
+        name = hint if plain else f"v_{hint}"
+        while name in self.taken:
             name += "_"
         self.taken.add(name)
         if node is not None:
@@ -96,18 +97,29 @@ class WrapperCode:
         return name
 
     def literal(self, value: Any) -> str:
-        """Code for an argument: a node's local, a constant's repr, or a bound object."""
+        """Code for an argument: a node's local, a constant's repr or bound name, or nested
+        tuples, lists, dicts and slices of them (as `map_arg` walks them)."""
         if isinstance(value, Node):
             return self.local_of[value]
+        nodes: list[Node] = []
+        map_arg(value, nodes.append)
+        if not nodes:
+            simple = value is None or type(value) in (bool, int, str)
+            if simple or (type(value) is float and np.isfinite(value)):
+                return repr(value)
+            return self.bind(value, type(value).__name__.lower())
         if isinstance(value, (tuple, list)):
             items = [self.literal(v) for v in value]
-            text = ", ".join(items) + ("," if len(items) == 1 and type(value) is tuple else "")
-            return f"({text})" if isinstance(value, tuple) else f"[{text}]"
-        if value is None or type(value) in (bool, int, str):
-            return repr(value)
-        if type(value) is float and np.isfinite(value):
-            return repr(value)
-        return self.bind(value, type(value).__name__.lower())
+            if isinstance(value, list):
+                return f"[{', '.join(items)}]"
+            if hasattr(value, "_fields"):  # a namedtuple
+                return f"{self.bind(type(value), type(value).__name__)}({', '.join(items)})"
+            return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        if isinstance(value, dict):
+            items = [f"{k!r}: {self.literal(v)}" for k, v in value.items()]
+            return f"{{{', '.join(items)}}}"
+        parts = (self.literal(p) for p in (value.start, value.stop, value.step))  # a slice
+        return f"{self.bind(slice, 'slice')}({', '.join(parts)})"
 
     # ---- the steps ------------------------------------------------------------------------
 
@@ -115,8 +127,8 @@ class WrapperCode:
         """A segment: check its inputs' layouts, allocate, launch each kernel, wrap outputs."""
         self.lines.append(f"# {step}")
         arrays: dict[str, str] = {}
-        for k, (buffer, node, layout) in enumerate(step.inputs):
-            arrays[buffer] = self._input(self.local_of[node], buffer, layout, k)
+        for buffer, node, layout in step.inputs:
+            arrays[buffer] = self._input(self.local_of[node], buffer, layout)
         reuse = plan_reuse(step.kernel_io, step.program.outputs, step.size_key)
         for kernel, io in zip(step.kernels, step.kernel_io, strict=True):
             for buffer in io[1]:
@@ -151,7 +163,7 @@ class WrapperCode:
 
     # ---- pieces -----------------------------------------------------------------------------
 
-    def _input(self, tensor: str, buffer: str, layout: Layout, k: int) -> str:
+    def _input(self, tensor: str, buffer: str, layout: Layout) -> str:
         array = self.local(f"{buffer}_array")
         itemsize = layout.dtype.np.itemsize
         shape = _shape(layout.size)
