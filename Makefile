@@ -1,4 +1,8 @@
 # make demo: create .venv if needed, install, run the sincos walkthrough
+# make bench: every workload of issue 13 side by side as a Markdown table (numpy, minitorch eager
+#             and compiled, torch eager and torch.compile when torch is importable: the `bench`
+#             extra, never installed here), then the training steps of real models;
+#             make bench QUICK=1 for a short run
 # make fuzz N=10000: the differential fuzzer, N random programs compiled vs eager
 # make test: install the dev extras, run ruff, lint-imports (the direction of imports between
 #            the stages; contracts in pyproject.toml) and the whole suite on Python 3.11, then the
@@ -47,9 +51,8 @@ capture-versions:
 	done
 
 bench: $(VENV)/.installed
-	$(VENV)/bin/python benchmarks/sincos.py
-	$(VENV)/bin/python benchmarks/eager_overhead.py
-	$(VENV)/bin/python benchmarks/train_step.py
+	$(VENV)/bin/python benchmarks/bench.py $(if $(QUICK),--quick)
+	$(VENV)/bin/python benchmarks/train_step.py $(if $(QUICK),--repeat 2 --min-time 0.05)
 
 # Random programs compiled by every backend and compared with eager (tests/fuzz/README.md):
 # make fuzz N=10000 SEED=0

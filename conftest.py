@@ -1,10 +1,15 @@
 """Test-wide setup: the repository root is importable, each test starts with empty caches,
-and the conformance suite's `--backend` option.
+the kernel cache on disk lives in a temporary folder, and the conformance suite's `--backend`
+option.
 
 `--backend NAME` lives here because pytest reads command-line options only from the top
 conftest (and plugins): `pytest tests/conformance --backend llvm` and `pytest --backend llvm`
 both need it before any test directory's conftest is seen. tests/conformance/conftest.py uses it.
 """
+
+import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -28,3 +33,14 @@ def _fresh_compile_caches():
     except ImportError:  # capture not built yet
         return
     reset()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests never write the user's ~/.cache: this process and the ones it starts (through the
+    environment) keep compiled code in a temporary folder, removed at the end. Here, not in a
+    fixture, because some test modules compile kernels as they are collected."""
+    from minitorch import config as minitorch_config
+
+    folder = tempfile.mkdtemp(prefix="minitorch-kernel-cache-")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    os.environ["MINITORCH_CACHE_DIR"] = minitorch_config.cache_dir = folder

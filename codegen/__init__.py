@@ -7,6 +7,7 @@ Imports only `ir` and the eager core: a code generator never sees a graph.
     interpreter.py   the reference interpreter as a backend: the definition, slow
     numpy_source.py  numpy source code, compiled with exec: the course's worked backend
     allocator.py     a caching allocator for the buffers compiled graphs fill
+    disk_cache.py    compiled code kept on disk between processes, checked before it is loaded
     llvm/            the CPU backend: LLVM IR through llvmlite, vectorized, multi-threaded
 
 The driver that calls them (lower, schedule, compile each kernel, run) is minitorch/compile/.

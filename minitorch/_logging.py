@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from minitorch import config
 
 STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "kernels")  # the walkthrough's
-EVENTS = ("graph", "guards", "recompiles", "graph_breaks", "bytecode")  # bytecode capture's
+# bytecode capture's, and the kernel cache's on disk (codegen/disk_cache.py)
+EVENTS = ("graph", "guards", "recompiles", "graph_breaks", "bytecode", "kernel_cache")
 NAMES = frozenset(STAGES) | frozenset(EVENTS)  # what MINITORCH_LOGS may name
 
 

@@ -14,9 +14,16 @@ parallel_threshold = 1 << 17  # elements of work below which a kernel runs on on
 # codegen/allocator.py). Off: in the VM we measured on, a huge page's first touch cost 6x more.
 huge_pages = False
 
+# The kernel cache on disk ([Note: the kernel cache on disk] in codegen/disk_cache.py): compiled
+# machine code, kept between processes. MINITORCH_DISK_CACHE=0 turns it off.
+disk_cache = os.environ.get("MINITORCH_DISK_CACHE", "1") != "0"
+cache_dir = os.environ.get("MINITORCH_CACHE_DIR") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "minitorch")
+
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
-# backward, loop_ir, kernels) and capture events (graph, guards, recompiles, graph_breaks,
-# bytecode); minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
+# backward, loop_ir, kernels), capture events (graph, guards, recompiles, graph_breaks,
+# bytecode) and kernel_cache (an entry of the cache on disk rejected, or the cache turned off);
+# minitorch._logging lists them. Read once, here; tests set `config.logs` directly.
 def parse_logs(text: str) -> set[str]:
     """The names in a MINITORCH_LOGS value: parse_logs("graph, guards") == {"graph", "guards"}."""
     return {part.strip() for part in text.split(",") if part.strip()}

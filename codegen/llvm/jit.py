@@ -1,7 +1,8 @@
 """Turn LLVM IR text into machine code for this CPU, and machine code into Python callables.
 
 [Note: the JIT pipeline]
-    IR text --parse--> module --verify--> O3 passes --MCJIT--> machine code --ctypes--> callable
+    IR text --parse--> module --verify--> O3 passes --emit--> object code --MCJIT--> callable
+                                                                  ^ the kernel cache on disk
 
 1. The target machine describes *this* CPU: the process triple, the host CPU's name and its
    feature list (avx2, fma, ...), at opt level 3. A generic x86-64 machine would not know
@@ -10,25 +11,31 @@
 2. The optimizer is LLVM's new pass manager running the standard O3 pipeline with the loop
    and SLP vectorizers, interleaving and unrolling on. Our kernels are written as plain scalar
    loops; this is the step that makes them use 8- or 16-wide vector registers.
-3. MCJIT compiles the optimized module to machine code in memory. The code lives exactly as
+3. The target machine turns the optimized module into object code: the bytes of an object
+   file, as a C compiler writes one. These bytes are what the kernel cache on disk keeps
+   ([Note: the kernel cache on disk] in codegen/disk_cache.py), so that a new process loads
+   them (~1 ms) instead of compiling (5 to 80 ms a kernel).
+4. MCJIT links the object code into this process: it places the code in executable memory
+   and resolves its calls (the trig library's functions, by name). The code lives exactly as
    long as its execution engine, so `JitModule` keeps the engine and hands out callables.
-4. A compile cache: the same IR text on the same CPU always gives the same machine code, so a
-   process compiles each distinct kernel once.
+5. A compile cache in memory: the same IR text on the same CPU always gives the same machine
+   code, so a process compiles (or loads) each distinct kernel once.
 
 [Note: the JIT's memory]
-Machine code is memory outside Python's heap (a compiled kernel holds ~1.3 MB: its execution
-engine, code pages, the optimized module MCJIT keeps, LLVM's types and constants), freed only
-when its execution engine is. So each module gets its own LLVM context, which dies with it, and the
-compile cache holds at most `CACHE_LIMIT` modules, dropping the least recently used; and
-`clear_cache()` (called by `minitorch._dynamo.reset()`) drops them all. Dropping a module from
-the cache frees nothing that is still in use: every callable `function()` hands out keeps its
-JitModule alive, and so does every compiled kernel (codegen/llvm/backend.py), so the machine
-code lives exactly as long as something can still jump into it.
+Machine code is memory outside Python's heap, freed only when its execution engine is. The
+optimized module is not kept: it is freed, with its own LLVM context (LLVM's types and
+constants), as soon as its object code is emitted, and rebuilt only if someone asks to read
+it (`optimized_source`, `assembly()`). The compile cache holds at most `CACHE_LIMIT` modules,
+dropping the least recently used; and `clear_cache()` (called by `minitorch._dynamo.reset()`)
+drops them all. Dropping a module from the cache frees nothing that is still in use: every
+callable `function()` hands out keeps its JitModule alive, and so does every compiled kernel
+(codegen/llvm/backend.py), so the machine code lives exactly as long as something can still
+jump into it.
 
 [Note: the JIT and threads]
 LLVM's compiler is not safe to run from two threads at once, and the cache is a shared dict.
-One lock serializes every compile (`_lock`, re-entrant so that compiling the trig library from
-inside a kernel's compile works) and every change to the cache. Calling compiled code takes no
+One lock serializes every compile (`_lock`, re-entrant: a lookup in the caches holds it and
+compiles inside it) and every change to the cache. Calling compiled code takes no
 lock: ctypes releases the GIL and kernels run in parallel.
 """
 
@@ -40,11 +47,13 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import llvmlite
 import llvmlite.binding as llvm
 
+from codegen import disk_cache
 from minitorch.errors import CompileError
 
 # How many compiled modules the compile cache keeps ([Note: the JIT's memory]). A kernel of a
@@ -67,6 +76,18 @@ def host_description() -> tuple[str, str, str, str]:
         llvm.get_host_cpu_features().flatten(),
         llvmlite.__version__,
     )
+
+
+def disk_key(*parts: str) -> str:
+    """The key of compiled code in the cache on disk: `parts` (the IR text), the host, and
+    this file's source, which holds everything else the object code depends on (the passes,
+    the target machine's options): a change to them must not load code compiled without it."""
+    return disk_cache.cache_key(*parts, *host_description(), _this_source())
+
+
+@functools.cache
+def _this_source() -> str:
+    return Path(__file__).read_text()
 
 
 @functools.cache
@@ -107,35 +128,29 @@ class JitModule:
         add(1.0, 2.0)   # 3.0
 
     `source` is the IR as given; `optimized_source` the IR after O3 (what became machine code).
+    `object_code`, when given, is that machine code already compiled (from the cache on disk),
+    and `ir_text` may then be a function that makes the text, called only if it is read.
     """
 
-    def __init__(self, ir_text: str) -> None:
+    def __init__(self, ir_text: str | Callable[[], str], object_code: bytes | None = None) -> None:
+        self._ir_text = ir_text  # or a function that makes it, when it is dear to make
         with _lock:
-            self._compile(ir_text)
+            self.object_code = object_code or compile_object(self.source)
+            self._load()
 
-    def _compile(self, ir_text: str) -> None:
-        target_machine = host_target_machine()
-        try:
-            # Its own context: LLVM's types and constants are freed with the module.
-            context = llvm.create_context()
-            module = llvm.parse_assembly(ir_text, context=context)
-            module.verify()
-        except RuntimeError as error:
-            raise CompileError(f"LLVM rejected the generated IR: {error}") from error
-        # The optimizer's cost model needs the real data layout and triple to pick vector widths.
-        module.triple = target_machine.triple
-        module.data_layout = str(target_machine.target_data)
-        optimize(module, target_machine)
-        self.source = ir_text
-        self.optimized_source = str(module)
-        self._target_machine = target_machine
-        self._module = module
-        self._engine = llvm.create_mcjit_compiler(module, target_machine)
-        # NOTE: the engine (which owns the module) must be freed before the context: a
-        # finalizer holds both and frees them in that order, whatever order the garbage
-        # collector finds them in.
-        weakref.finalize(self, _free, self._engine, context)
-        self._engine.finalize_object()
+    @functools.cached_property
+    def source(self) -> str:
+        """The IR text this module was compiled from."""
+        return self._ir_text if isinstance(self._ir_text, str) else self._ir_text()
+
+    def _load(self) -> None:
+        """Link the object code into this process: an execution engine of its own, which the
+        code lives and dies with ([Note: the JIT's memory])."""
+        # MCJIT wants a module to start from; ours are object files, so it gets an empty one.
+        self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), host_target_machine())
+        self._engine.add_object_file(llvm.ObjectFileRef.from_data(self.object_code))
+        self._engine.finalize_object()  # relocations resolved: the code can run
+        weakref.finalize(self, self._engine.close)
 
     def address(self, name: str) -> int:
         """The address of the compiled function `name`."""
@@ -151,14 +166,54 @@ class JitModule:
         callable_._jit_module = self  # NOTE: the machine code dies with the engine; pin it.
         return callable_
 
+    @functools.cached_property
+    def optimized_source(self) -> str:
+        """The IR after O3, optimized again on first use: the object code is all a module
+        keeps, and the pipeline gives the same IR for the same input."""
+        return _with_optimized(self.source, lambda module, machine: str(module))
+
     def assembly(self) -> str:
         """The machine code as assembly text, for reading what the vectorizer did."""
-        return self._target_machine.emit_assembly(self._module)
+        return _with_optimized(self.source, lambda module, machine: machine.emit_assembly(module))
 
 
-def _free(engine: llvm.ExecutionEngine, context: llvm.ContextRef) -> None:
-    engine.close()  # the machine code, the module and the target machine
-    context.close()
+def compile_object(ir_text: str) -> bytes:
+    """IR text -> verified, optimized module -> object code for this CPU (an ELF file's bytes
+    on Linux)."""
+    return _with_optimized(ir_text, lambda module, machine: machine.emit_object(module))
+
+
+def _with_optimized(ir_text: str, use: Callable[..., Any]) -> Any:
+    """`use(module, target_machine)` on `ir_text` parsed, verified and optimized at O3; the
+    module and its LLVM context are freed when it returns."""
+    with _lock:
+        target_machine = host_target_machine()
+        context = llvm.create_context()  # its own: LLVM's types and constants die with it
+        try:
+            module = _parse(ir_text, context)
+            try:
+                # The optimizer's cost model needs the real data layout and triple.
+                module.triple = target_machine.triple
+                module.data_layout = str(target_machine.target_data)
+                optimize(module, target_machine)
+                return use(module, target_machine)
+            finally:
+                module.close()  # NOTE: the module before its context
+        finally:
+            context.close()
+
+
+def _parse(ir_text: str, context: llvm.ContextRef) -> llvm.ModuleRef:
+    """IR text as a verified module, or a CompileError saying what LLVM rejected."""
+    module = None
+    try:
+        module = llvm.parse_assembly(ir_text, context=context)
+        module.verify()
+        return module
+    except RuntimeError as error:
+        if module is not None:
+            module.close()  # NOTE: before its context
+        raise CompileError(f"LLVM rejected the generated IR: {error}") from error
 
 
 # The compile cache: (IR text, *host_description()) -> compiled module, least recently used
@@ -168,16 +223,30 @@ _compiled: OrderedDict[tuple[str, ...], JitModule] = OrderedDict()
 
 def compile_ir(ir_text: str) -> JitModule:
     """Compile LLVM IR text for this CPU, once per process for each distinct text (while it
-    stays among the CACHE_LIMIT most recently used)."""
+    stays among the CACHE_LIMIT most recently used), and once per machine while the kernel
+    cache on disk keeps it ([Note: the kernel cache on disk] in codegen/disk_cache.py)."""
     key = (ir_text, *host_description())
     with _lock:
         if key in _compiled:
             _compiled.move_to_end(key)
             return _compiled[key]
         # NOTE: store only after compiling succeeded, so a failure leaves no broken entry.
-        jit = _compiled[key] = JitModule(ir_text)
+        jit = _compiled[key] = cached_module(disk_key(ir_text), lambda: ir_text)
         while len(_compiled) > CACHE_LIMIT:
             _compiled.popitem(last=False)  # freed when no kernel uses it any more
+        return jit
+
+
+def cached_module(key: str, make_ir: Callable[[], str]) -> JitModule:
+    """The module stored on disk under `key`, or `make_ir()` compiled and stored there.
+
+    `make_ir` runs only on a miss: the trig library's key is cheaper than its text."""
+    with _lock:
+        object_code = disk_cache.load(key)
+        if object_code is not None:
+            return JitModule(make_ir, object_code)
+        jit = JitModule(make_ir())
+        disk_cache.store(key, jit.object_code)
         return jit
 
 

@@ -31,9 +31,10 @@ a kernel runs twice at most (codegen/llvm/kernel.py, ops.py):
    ORs `needs_slow_path(x)` into a flag: one compare per vector. Nearly always that is all.
 2. If the flag came back set, the entry runs a second body over the same range, whose sin is
    `math_function`: the fast path, and a call of `minitorch.sin.float.huge` that answers the
-   lanes with |x| > 2^30. That one lives in the trig library, compiled once per process, with
-   vector variants that LLVM's "vector-function-abi-variant" attribute names, so this body
-   vectorizes too: a variant checks its lanes and calls the exact path only for huge ones.
+   lanes with |x| > 2^30. That one lives in the trig library, compiled once per process (or
+   loaded from the kernel cache on disk, codegen/disk_cache.py), with vector variants that
+   LLVM's "vector-function-abi-variant" attribute names, so this body vectorizes too: a
+   variant checks its lanes and calls the exact path only for huge ones.
 
     declare float @"minitorch.sin.float.huge"(float) nounwind readnone willreturn
         "vector-function-abi-variant"="_ZGV_LLVM_N4v_minitorch.sin.float.huge(...v4),..."
@@ -45,13 +46,16 @@ Running the body again is allowed because a kernel only reads its reads and writ
 from __future__ import annotations
 
 import math
+import sys
 import threading
+from pathlib import Path
 
 import llvmlite.binding as llvm
 from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
-from codegen.llvm.jit import JitModule
+from codegen.llvm import mathlib, pi_reduction
+from codegen.llvm.jit import JitModule, cached_module, disk_key
 from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
@@ -159,7 +163,7 @@ class _WithVectorVariants(FunctionAttributes):
         return super()._to_list(ret_type) + extra
 
 
-# -- the trig library: the slow path, compiled once per process ---------------------------------
+# -- the trig library: the slow path, compiled once per process (or loaded from disk) ---------
 
 
 def _define_library() -> ir.Module:
@@ -167,13 +171,17 @@ def _define_library() -> ir.Module:
     vector variants, which call the exact reduction for the lanes that need it."""
     module = ir.Module("minitorch.trig")
     for name in _FUNCTIONS:
-        for ir_type in (F32, F64):
+        for ir_type in (F64, F32):  # double first: float's exact path calls double's
             _declare_huge(module, name, ir_type)
             huge = module.globals[f"minitorch.{name}.{ir_type}.huge"]
             exact = ir.Function(module, huge.function_type, f"minitorch.{name}.{ir_type}.exact")
             exact.linkage = "internal"
             exact.attributes.add("noinline")  # one copy, called from every variant
-            _emit_body(exact, lambda m, x, name=name: _exact(m, x, name))
+            if ir_type == F64:
+                _emit_body(exact, lambda m, x, name=name: _exact(m, x, name))
+                in_double = exact
+            else:
+                _emit_body(exact, lambda m, x, in_double=in_double: _through(m, x, in_double))
 
             def where_huge(m: Emitter, x: ir.Value, exact: ir.Function = exact) -> ir.Value:
                 return _exact_where_huge(m, x, exact)
@@ -189,18 +197,33 @@ _library_lock = threading.Lock()
 
 
 def _load_library() -> None:
-    """Compile the trig library, once per process, and tell the JIT's linker where its
-    functions are (kernels compiled later find them by name)."""
+    """Compile the trig library, once per process (or load it from the kernel cache on disk),
+    and tell the JIT's linker where its functions are (kernels linked later find them by
+    name)."""
     global _library
     with _library_lock:
         if _library is not None:
             return
-        module = _define_library()
-        library = JitModule(str(module))
-        for fn in module.functions:
-            if fn.blocks and fn.linkage != "internal":  # ours, not intrinsics
-                llvm.add_symbol(fn.name, library.address(fn.name))
+        library = cached_module(_library_key(), lambda: str(_define_library()))
+        for name in _exported_names():
+            llvm.add_symbol(name, library.address(name))
         _library = library  # NOTE: never freed: every kernel that calls sin jumps into it
+
+
+def _library_key() -> str:
+    """The library's key in the kernel cache on disk. Making its IR text takes ~10 ms, a
+    warm start's budget, so the key hashes what makes the text instead: the source of the
+    three modules that write it (this one, mathlib.py and pi_reduction.py)."""
+    sources = [Path(module.__file__).read_text() for module in (sys.modules[__name__],
+                                                                 mathlib, pi_reduction)]
+    return disk_key("trig library", *sources)
+
+
+def _exported_names() -> list[str]:
+    """The library's functions that kernels call: what `_declare_library` declares."""
+    declarations = ir.Module("minitorch.trig.declarations")
+    _declare_library(declarations)
+    return [fn.name for fn in declarations.functions]
 
 
 def _emit_body(fn: ir.Function, emit, lanes: int = 1) -> None:
@@ -278,13 +301,16 @@ def _reduce_by_half_pi(m: Emitter, x: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def _exact(m: Emitter, x: ir.Value, name: str) -> ir.Value:
-    """sin or cos of any x, through the exact reduction (float32 in double, rounded once)."""
-    if m.p.ir_type == F32:
-        wide = m.in_precision("double")
-        return m.builder.fptrunc(_exact(wide, m.builder.fpext(x, F64), name), F32)
+    """sin or cos of any double x, through the exact reduction."""
     r, q = reduce_exactly(m, x)
     result = _from_quadrant(m, name, r, q)
     return m.select(m.cmp("<", m.fabs(x), math.inf), result, math.nan)  # sin(inf) = NaN
+
+
+def _through(m: Emitter, x: ir.Value, in_double: ir.Function) -> ir.Value:
+    """float32's exact path: double's, on x widened, rounded once. (A call, not a second copy
+    of the exact reduction: the library's object code is a quarter smaller.)"""
+    return m.builder.fptrunc(m.builder.call(in_double, [m.builder.fpext(x, F64)]), F32)
 
 
 # -- both: from r and the quadrant to sin or cos ------------------------------------------------

@@ -1,0 +1,51 @@
+"""How long the first call of a compiled workload takes beyond a steady call, in this process.
+
+    python benchmarks/first_call.py WORKLOAD {minitorch,torch} [--tiny]
+
+Prints one number, in seconds: the first call of the compiled workload minus its fastest later
+call, i.e. what compiling costs (capture, lowering, code generation, loading), without the run
+itself, which a 4096x4096 softmax would otherwise add. The time starts once the inputs are made
+and `compile(f)` has returned (with the imports it makes), at the user's first call.
+benchmarks/bench.py runs this script in fresh processes ([Note: cold and warm compiles] there);
+it imports nothing of the other library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import time
+
+import numpy as np
+from workloads import WORKLOADS  # benchmarks/workloads.py, beside this script
+
+
+def first_call_seconds(name: str, library: str, tiny: bool) -> float:
+    torch = importlib.import_module(library)
+    if library == "torch":
+        torch.set_num_threads(os.cpu_count() or 1)  # as bench.py times it
+    workload = next(w for w in WORKLOADS if w.name == name)
+    run, _ = workload.implementation(torch, True, workload.inputs(np.random.default_rng(0), tiny))
+    start = time.perf_counter()
+    run()
+    first = time.perf_counter() - start
+    steady = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run()
+        steady.append(time.perf_counter() - start)
+    return first - min(steady)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("workload", choices=[w.name for w in WORKLOADS])
+    parser.add_argument("library", choices=["minitorch", "torch"])
+    parser.add_argument("--tiny", action="store_true", help="small inputs, for the tests")
+    args = parser.parse_args()
+    print(f"{first_call_seconds(args.workload, args.library, args.tiny):.6f}")
+
+
+if __name__ == "__main__":
+    main()

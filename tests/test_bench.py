@@ -1,0 +1,96 @@
+"""`make bench` (benchmarks/bench.py): its workloads are right and whole, and the command runs.
+
+No timing is asserted here (speed is what the command itself reports): these tests hold that
+every workload, on small inputs, gives numpy's values eager and compiled and compiles as one
+graph; that the checks the command makes before timing can fail; and that the command runs
+end to end, quickly, on a machine without PyTorch.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minitorch
+
+ROOT = Path(__file__).resolve().parent.parent
+# The benchmarks are scripts that import their neighbours (`from workloads import ...`), so
+# their folder goes on the path, as running one of them puts it.
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench  # noqa: E402
+from workloads import WORKLOADS, FunctionWorkload, sincos_numpy  # noqa: E402
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=[w.name for w in WORKLOADS])
+def test_workload_equals_numpy_and_compiles_whole(workload):
+    minitorch._dynamo.reset()
+    arrays = workload.inputs(np.random.default_rng(0), tiny=True)
+    impls = bench.implementations(workload, arrays, torch=None)
+    assert list(impls) == ["numpy", "minitorch", "minitorch.compile"]
+    assert bench.check(workload, arrays, impls) is None
+
+
+def test_check_reports_a_value_unlike_numpys():
+    workload = WORKLOADS[0]
+    arrays = workload.inputs(np.random.default_rng(0), tiny=True)
+    impls = bench.implementations(workload, arrays, torch=None)
+    run, observe = impls["minitorch.compile"]
+    impls["minitorch.compile"] = (lambda: run() + 1e-3, observe)
+    problem = bench.check(workload, arrays, impls)
+    assert problem is not None and problem.startswith("minitorch.compile differs from numpy")
+
+
+def test_check_reports_a_graph_break():
+    def program(torch):
+        def f(x):
+            y = torch.sin(x) ** 2
+            print(end="")  # not capturable: the graph breaks here
+            return y + torch.cos(x) ** 2
+        return f
+
+    workload = FunctionWorkload("broken", "sincos with a break", 3.0, program, sincos_numpy,
+                                WORKLOADS[0].make_inputs)
+    arrays = workload.inputs(np.random.default_rng(0), tiny=True)
+    problem = bench.check(workload, arrays, bench.implementations(workload, arrays, None))
+    assert problem is not None and "does not compile it whole" in problem, problem
+    assert "Graph break count: 1" in problem
+
+
+def test_numpy_training_step_trains():
+    # The hand-written backward is checked against minitorch's above; here, that its SGD
+    # update lowers the loss, i.e. that it steps against the gradient.
+    workload = next(w for w in WORKLOADS if w.name == "mlp")
+    run, observe = workload.numpy_implementation(
+        workload.inputs(np.random.default_rng(0), tiny=True))
+    losses = [observe(run())[0] for _ in range(50)]
+    assert losses[-1] < losses[0], losses
+
+
+def test_bench_runs_quick_without_torch(tmp_path):
+    # PyTorch "missing": a package named torch that fails to import shadows the real one.
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('no torch here')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    names = ["sincos", "mlp", "chain"]
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--tiny",
+                             "--only", *names], capture_output=True, text=True, env=env,
+                            cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "torch not installed" in out
+    titles = [w.title for w in WORKLOADS if w.name in names]
+    number = r"\d[\d.e+-]*"
+    # speed: numpy, minitorch, minitorch.compile timed; torch's columns and the ratio empty
+    speed = re.findall(rf"^\| (.+?) \| {number} \| {number} \| {number} \| — \| — \| — \| ≥ "
+                       rf"\S+ \| — \|$", out, re.M)
+    assert speed == titles, out
+    assert re.search(r"^Copy floor for sincos .*: \S+ ms; minitorch.compile / copy floor = "
+                     rf"{number} \(target ≤ 2: (pass|\*\*FAIL\*\*)\)$", out, re.M), out
+    # compile times: minitorch's cold and warm measured, torch.compile's empty
+    compiles = re.findall(rf"^\| (.+?) \| -?{number} s \| -?{number} ms \| — \| — \|", out, re.M)
+    assert compiles == titles, out
