@@ -10,17 +10,16 @@ as Python source with every decision already taken, and run that:
         arg0_1, = inputs
         # segment:  add_9 = graph(arg0_1)  # 1 fused kernel(s)
         arg0_1_array = arg0_1._data
-        if (arg0_1_array.shape, arg0_1_array.strides, arg0_1_array.dtype) != ((16,), (4,),
-                                                                                ___float32):
-            arg0_1_array = ___as_layout(arg0_1_array, ___input0, sizes)
-        buf9 = ___empty((16,), ___float32)
+        if (arg0_1_array.shape, arg0_1_array.strides, arg0_1_array.dtype) != ((16,), (4,), ...):
+            arg0_1_array = ___as_layout(arg0_1_array, ___input_arg0_1, sizes)
+        buf0 = ___empty((16,), ___float32)
         pointers = kernel0_pointers()  # fresh: threads never share one
-        ...                                  # the kernel's launch: codegen/backend.py call_code
-        add_9 = ___tensor(buf9)
+        ...                            # the kernel's launch: CompiledKernel.call_code
+        add_9 = ___tensor(buf0)
         return (add_9,)
 
 - Names are the graph's: a tensor is the fx node's name, an array the loop IR's buffer name
-  (`buf9`), so the code reads beside the graph and the loop IR. Objects the code calls are
+  (`buf0`), so the code reads beside the graph and the loop IR. Objects the code calls are
   bound in its namespace under `___` names, which no graph name takes.
 - An input is checked with one tuple comparison against the layout its kernels were compiled
   for; only a mismatch takes the slow path (a contiguous copy, or a CompileError). Capture's
