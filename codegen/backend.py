@@ -44,7 +44,9 @@ To write one (C source, WebAssembly, a GPU):
    value exists once its loop has ended, an element's until then (a later loop's load of
    one reads memory). Store only the nodes in `kernel.writes`, at `store_index(node, index)`.
 3. Return a `CompiledKernel`: its `source` is what the course prints, and calling it with a
-   dict of arrays (every name in `reads` and `writes`) fills the `writes` in place.
+   dict of arrays (every name in `reads` and `writes`) fills the `writes` in place. That is
+   all a correct backend needs; a fast one also writes how the generated wrapper calls it
+   (`call_code`), so that a launch costs no more than the machine code needs.
 4. Register it, `minitorch._dynamo.register_backend("mine", MyBackend())`, and grade it with
    the conformance suite (tests/conformance/README.md: a plugin module registers it there).
 
@@ -60,13 +62,22 @@ codegen/numpy_source.py is the small worked example (Python source over numpy, c
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ir.scheduler import FusedKernel
     from minitorch.dtype import DType
+
+
+@dataclass
+class KernelCall:
+    """How the generated wrapper runs one kernel: lines of Python, and the objects they name."""
+
+    lines: list[str]  # statements, in the wrapper's function body
+    namespace: dict[str, Any] = field(default_factory=dict)  # name -> object the lines use
 
 
 class CompiledKernel(ABC):
@@ -82,6 +93,16 @@ class CompiledKernel(ABC):
         `sizes` binds the size symbols the kernel was compiled with ({'s0': 7}); None when it
         was compiled for static sizes.
         """
+
+    def call_code(self, arrays: dict[str, str], name: str) -> KernelCall:
+        """The Python that runs this kernel in the generated wrapper (minitorch/compile/
+        output_code.py). `arrays` maps each buffer the kernel reads or writes to the wrapper's
+        local variable holding its array; the wrapper's local `sizes` holds the size symbols'
+        values ({} for static sizes), and each symbol is a local too (`s0`). `name` is free to
+        bind this kernel to. The default calls the kernel with the dict `__call__` takes.
+        """
+        items = ", ".join(f"{buffer!r}: {local}" for buffer, local in arrays.items())
+        return KernelCall([f"{name}({{{items}}}, sizes)"], {name: self})
 
 
 class Backend(ABC):

@@ -17,7 +17,8 @@ they run:
                     values read as an amax)
     lower_indirect.py  the lowerings that choose what to read: gather, x[idx], cat, dropout
     scheduler.py    buffers -> fused kernels (an outer loop nest over rows, loops over a row)
-    memory.py       which buffers a kernel must store, and which live in registers only
+    memory.py       which buffers a kernel must store, which live in registers only, and
+                    which can take the memory of a buffer that is dead
     interpreter.py  the reference meaning of all of the above, in numpy
     symbolic.py     sizes read back as symbols s0, s1, ... from sentinel-size traces
 

@@ -15,13 +15,30 @@ Everything else is a *register buffer*: computed, used, never written. The sched
 that a load of a buffer computed earlier in the same kernel uses exactly that buffer's own
 store index, so a backend can always answer such a load from the register.
 
-Inductor goes further (reusing the memory of dead buffers for later ones, in-place ops); we
-stop at the decision above, which is the one that pays most.
+[Note: reusing dead buffers]
+A stored buffer that only later kernels read is dead once the last of them has run, and a
+buffer a still later kernel stores can take its memory instead of asking for more (a chain of
+reductions, each stored for the next kernel, needs two buffers, not one per step). Inductor
+does this in its wrapper (`buf3 = buf0  # reuse`), and so does ours (minitorch/compile/
+output_code.py), from `plan_reuse` below. Per segment, walking its kernels in order:
+
+- a buffer is freed after the last kernel that reads it (never during it: a kernel's writes
+  must not overlap its reads, the promise the LLVM kernel is compiled on);
+- a kernel's write takes a freed buffer of the same size, if there is one;
+- the segment's outputs are never freed and never take one: the caller holds them, as
+  tensors that must not share memory with anything else. Inputs are never freed either
+  (the caller's), nor is what an extern step returns (it may be a view of anything): those
+  reach a segment as its inputs.
+
+Sizes are compared as the buffers' byte sizes when they are numbers, and as the same shape
+and dtype when they are expressions of size symbols.
+
+Inductor goes further (in-place ops, pools shared across steps); we stop here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -40,6 +57,38 @@ def plan_writes(
     """
     needed = set(outputs).union(*kernel_reads)
     return [tuple(node.name for node in nodes if node.name in needed) for nodes in kernel_nodes]
+
+
+def plan_reuse(
+    kernel_io: Sequence[tuple[Sequence[str], Sequence[str]]],
+    outputs: Iterable[str],
+    size_key: Callable[[str], Hashable],
+) -> dict[str, str]:
+    """For each stored buffer that can reuse a dead one's memory, that dead buffer's name
+    ([Note: reusing dead buffers]). `kernel_io` lists each kernel's (reads, writes), in
+    order; buffers with equal `size_key` may share memory.
+
+        chain = [((), ("buf0",)), (("buf0",), ("buf1",)), (("buf1",), ("buf2",)),
+                 (("buf2",), ("buf3",))]             # kernel k reads what kernel k-1 stored
+        plan_reuse(chain, outputs=["buf3"], size_key=lambda name: 64) == {"buf2": "buf0"}
+    """
+    outputs = set(outputs)
+    written = {name for _, writes in kernel_io for name in writes}
+    last_read = {}
+    for k, (reads, _) in enumerate(kernel_io):
+        for name in reads:
+            last_read[name] = k
+    free: dict[Hashable, list[str]] = {}  # size -> dead buffers of that size
+    reuse: dict[str, str] = {}
+    for k, (reads, writes) in enumerate(kernel_io):
+        for name in writes:
+            pool = free.get(size_key(name))
+            if name not in outputs and pool:
+                reuse[name] = pool.pop()
+        for name in dict.fromkeys(reads):
+            if last_read[name] == k and name in written and name not in outputs:
+                free.setdefault(size_key(name), []).append(name)
+    return reuse
 
 
 def allocate(program: LoweredProgram, writes: Iterable[str]) -> dict[str, np.ndarray]:

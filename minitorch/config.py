@@ -15,6 +15,9 @@ partitioner = "min_cut"
 # Code generation (codegen)
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread
+# Ask Linux for 2 MiB pages for the allocator's large blocks ([Note: huge pages] in
+# codegen/allocator.py). Off: in the VM we measured on, a huge page's first touch cost 6x more.
+huge_pages = False
 
 # Memory: at import, set glibc's malloc to keep freed memory mapped (minitorch/heap.py)
 keep_freed_memory_mapped = True

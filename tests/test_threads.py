@@ -306,3 +306,30 @@ def test_symbolic_traces_in_several_threads_stay_apart():
 
     run_threads(work)
     assert minitorch.relu is relu and minitorch.nn.Module.__call__ is module_call
+
+
+def _chain(x):
+    for _ in range(5):
+        x = x * 2.0
+        x = x + 1.0
+    return x
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_threads_launching_one_compiled_kernel_at_once_keep_their_own_pointers(dynamic):
+    """The generated wrapper fills a pointer array per call ([Note: launching a kernel
+    cheaply]): threads calling one compiled function at once, each on its own input, each get
+    their own answer, never another thread's."""
+    compiled = minitorch.compile(_chain, dynamic=dynamic)
+    rng = np.random.default_rng(2)
+    inputs = [minitorch.tensor(rng.standard_normal(16).astype(np.float32)) for _ in range(THREADS)]
+    expected = [_chain(x).numpy() for x in inputs]
+    compiled(inputs[0])
+    wrong = [0] * THREADS
+
+    def work(i: int) -> None:
+        for _ in range(2000):
+            wrong[i] += not np.array_equal(compiled(inputs[i]).numpy(), expected[i])
+
+    run_threads(work)
+    assert sum(wrong) == 0 and fallback_reasons(compiled) == []

@@ -10,7 +10,8 @@ The passes, in order: the course's table of contents for tracer/aot, ir and code
     schedule        ir/scheduler.py   buffers -> fused kernels; decides what is stored
     symbolize       ir/symbolic.py    (size symbols only) sizes read back as s0, s1, ...
     compile_kernel  codegen/          each fused kernel, by the chosen Backend
-    CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order
+    CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order,
+                                      as generated Python (output_code.py)
 
 Static or symbolic sizes is a parameter of the same passes (a `SizeBinding` with or without
 symbols), not a second copy of them. `InductorCompiler` is the GraphCompiler that capture hands
@@ -166,13 +167,13 @@ def compile_lowered(
         segment, program, kernels = step
         dtypes = program.dtypes()
         made = [backend.compile_kernel(k, dtypes, sizes) for k in kernels]
-        compiled.append(KernelStep(segment, program, made, [w for k in kernels for w in k.writes]))
+        compiled.append(KernelStep(segment, program, made, [(k.reads, k.writes) for k in kernels]))
     result = CompiledGraph(gm, compiled, binding)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
         title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
                  f"kernel(s){taking}")
-        source = "\n\n".join(k.source.rstrip() for k in result.kernels)
+        source = "\n\n".join([k.source.rstrip() for k in result.kernels] + [result.source])
         _logging.artifact("kernels", title, source, time.perf_counter() - start)
     return result
 
@@ -270,7 +271,14 @@ class CompiledAOT(_Bound):
     # missing tangents -> a backward without them (tracer/aot/partition.py, without_tangents)
     backward_without: Callable | None = None
 
+    def __post_init__(self) -> None:
+        # The common case, one call: inference at static sizes, outputs as the graph makes them.
+        self._direct = (self.backward is None and self.binding.count == 0
+                        and self.aliases is None and self.layouts is None)
+
     def __call__(self, *inputs: Tensor) -> tuple:
+        if self._direct:
+            return self.forward.run(inputs, {})
         sizes = {} if self.binding.count == 0 else self.binding.bind_or_raise(inputs)
         return self.run(inputs, sizes)
 

@@ -86,9 +86,8 @@ class CacheEntry:
     def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
                 compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> bool:
         """Was it compiled the same way, and do its guards hold for this frame?"""
-        if not self.same_settings(compiler, fullgraph, dynamic):
-            return False
-        return self.guard(f_locals, f_globals)
+        return (self.compiler == compiler and self.fullgraph == fullgraph
+                and self.dynamic is dynamic and self.guard(f_locals, f_globals))
 
     def same_settings(self, compiler: GraphCompiler, fullgraph: bool,
                       dynamic: bool | None) -> bool:

@@ -80,7 +80,8 @@ class _Binder:
         builtins_ = fn.__globals__.get("__builtins__", __builtins__)
         self.builtins = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
 
-    def frame(self, args: tuple, kwargs: dict) -> Frame:
+    def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        """The frame's f_locals for this call; `code` is then the function's code now."""
         fn = self.fn
         if (fn.__code__ is not self.code or fn.__defaults__ is not self.defaults
                 or fn.__kwdefaults__ is not self.kwdefaults):
@@ -106,12 +107,18 @@ class _Binder:
                     f_locals[name] = {}
                 else:
                     f_locals[name] = param.default
-        for name, cell in zip(self.freevars, self.fn.__closure__ or ()):
-            try:
-                f_locals[name] = cell.cell_contents
-            except ValueError:  # an empty cell: reading it in the body raises NameError
-                pass
-        return Frame(self.fn.__code__, f_locals, self.fn.__globals__, self.builtins)
+        if self.freevars:
+            for name, cell in zip(self.freevars, fn.__closure__ or ()):
+                try:
+                    f_locals[name] = cell.cell_contents
+                except ValueError:  # an empty cell: reading it in the body raises NameError
+                    pass
+        return f_locals
+
+    def frame(self, f_locals: dict[str, Any]) -> Frame:
+        """The frame `bind` made f_locals for."""
+        return Frame(self.code, f_locals, self.fn.__globals__, self.builtins)
+
 
 
 def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph: bool = False,
@@ -129,6 +136,7 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
     function, bound_self = _function_of(fn)
     binder = _Binder(function)
     code = function.__code__
+    f_globals = function.__globals__  # NOTE: a function's globals cannot be replaced
 
     @functools.wraps(fn)
     def optimized(*args, **kwargs):
@@ -136,19 +144,18 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
             # A tracer is recording (jit.trace, AOT autograd, fake tensors): compiled code would
             # hide its ops from the dispatcher, so run the original and let them be seen.
             return fn(*args, **kwargs)
-        full_args = args if bound_self is None else (bound_self, *args)
-        frame = binder.frame(full_args, kwargs)
-        cache = cache_for(frame.code)  # the code it has now: `f.__code__ = g.__code__`
-        entry = cache.lookup(frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic)
+        f_locals = binder.bind(args if bound_self is None else (bound_self, *args), kwargs)
+        cache = cache_for(binder.code)  # the code it has now: `f.__code__ = g.__code__`
+        entry = cache.lookup(f_locals, f_globals, compiler, fullgraph, dynamic)
         if entry is None:
-            entry = _compile(cache, frame, compiler, fullgraph, dynamic)
+            entry = _compile(cache, binder.frame(f_locals), compiler, fullgraph, dynamic)
             if entry is None:
                 return _run_eagerly(compiler, dynamic, fn, args, kwargs)
             if entry.transformed is not None:
                 compiled_call(fn, optimized, args, kwargs)
         if entry.transformed is None:
             return _run_eagerly(compiler, dynamic, fn, args, kwargs)
-        return entry.transformed.fn(frame.f_locals, frame.f_globals)
+        return entry.transformed.fn(f_locals, f_globals)
 
     optimized._dynamo_code = code
     return optimized

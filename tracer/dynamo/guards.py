@@ -14,14 +14,11 @@ compiles all of them into a single Python function, kept with its source text:
             minitorch.is_grad_enabled()
             and G['minitorch'] is minitorch
             and G['minitorch'].sin is ___function_sin      # the function object of the trace
-            and type(L['x']) is minitorch.Tensor
-            and L['x'].shape == (3, 4)
-            and L['x'].stride() == (4, 1)
-            and L['x'].dtype is minitorch.float32
-            and L['x'].device == 'cpu'
-            and not L['x'].requires_grad
+            and ___tensor_key(L['x']) == ___tensor_L_x  # Tensor float32[3, 4], stride (4, 1), cpu
             and G['minitorch'].cos is ___function_cos
         )
+
+A tensor is checked with one comparison ([Note: a tensor guard is one tuple]).
 
 What tracing relies on is more than the values it computes with. Python objects are mutable,
 so the guard also pins what the code *looked up*: every function read through a module
@@ -36,6 +33,20 @@ that passes. When none passes, the first failing part of the most recently used 
 *recompile reason* (`L['x'].shape == (3, 4) failed: L['x'].shape was minitorch.Size([5, 4])`).
 One `and` chain is the fast path; the parts are re-run one by one only to explain a failure.
 TorchDynamo compiles guards the same way (newer versions into a C++ tree of guard managers).
+
+[Note: a tensor guard is one tuple]
+Every call checks each tensor input's type, shape, strides, dtype, device and requires_grad.
+Written as six parts, that is six lookups of `L['x']` and six properties that each build a
+Python object (`stride()` divides every stride by the item size, `dtype` looks the numpy
+dtype up, `device` finds the array's module): ~2 us a tensor. The same facts read straight
+off the numpy array are one tuple, `tensor_key(t)`: the tensor's type and requires_grad, the
+array's type (numpy or cupy: the device), dtype, shape and strides in bytes. One comparison
+with the tuple seen while tracing (`___tensor_x`) costs ~0.2 us, and, since the tuple holds
+exactly what the six parts check, it passes exactly when they all pass. The six parts are
+still the guard's `parts`, each marked `fused` with the line that checks it: explain() lists
+them, and when the comparison fails, they are what says why (`L['x'].shape == (3, 4) failed:
+...`). A tensor with a dim left dynamic (below) is checked part by part: its shape is not one
+value.
 """
 
 from __future__ import annotations
@@ -71,6 +82,9 @@ class GuardPart:
     subject: str | None = None  # what to show when it fails: "L['x'].shape"
     # When showing the subject's value says too little: scope -> the failure, in words.
     explain: Callable[[dict], str] | None = field(default=None, compare=False)
+    # The line of the guard's code that checks this part with others (and a comment), if
+    # any: "___tensor_key(L['x']) == ___tensor_L_x  # ..." ([Note: a tensor guard is one tuple])
+    fused: str | None = None
 
 
 class GuardBuilder:
@@ -85,7 +99,8 @@ class GuardBuilder:
         self._codes: set[str] = set()  # the parts' code, to write each once
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
-                                          "sys": sys, "___alias_pattern": alias_pattern}
+                                          "sys": sys, "___alias_pattern": alias_pattern,
+                                          "___tensor_key": tensor_key}
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -93,27 +108,36 @@ class GuardBuilder:
     def _value(self, guard: Guard) -> Any:
         return guard.source.get_value(self.f_locals, self.f_globals)
 
-    def _part(self, code: str, subject: str | None = None, explain=None) -> None:
+    def _part(self, code: str, subject: str | None = None, explain=None,
+              fused: str | None = None) -> None:
         if code not in self._codes:  # two guards may promise the same (a function's __code__)
             self._codes.add(code)
-            self.parts.append(GuardPart(code, subject, explain))
+            self.parts.append(GuardPart(code, subject, explain, fused))
 
     # ---- one method per kind of guard -------------------------------------------------------
 
     def TENSOR_MATCH(self, guard: Guard) -> None:
-        """Everything about a tensor that tracing constant-folded or that changes its kernels."""
+        """Everything about a tensor that tracing constant-folded or that changes its kernels;
+        the guard's code checks it as one tuple ([Note: a tensor guard is one tuple])."""
         t, x = self._value(guard), guard.source.name()
-        self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})")
         dynamic = self.dynamic_dims.get(guard.source)
+        fused = None
+        if not dynamic:
+            key = self._bind(tensor_key(t), "___tensor_" + re.sub(r"\W+", "_", x).strip("_"))
+            dims = ", ".join(map(str, t.shape))
+            fused = (f"___tensor_key({x}) == {key}  # {type(t).__name__} {t.dtype.name}[{dims}]"
+                     f", stride {t.stride()}, {t.device}"
+                     f"{', requires_grad' if t.requires_grad else ''}")
+        self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})", fused=fused)
         if dynamic:
             self._dynamic_sizes(t, x, dynamic)
         else:
-            self._part(f"{x}.shape == {tuple(t.shape)!r}", f"{x}.shape")
-            self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
-        self._part(f"{x}.dtype is {self._literal(t.dtype)}", f"{x}.dtype")
-        self._part(f"{x}.device == {str(t.device)!r}", f"{x}.device")
+            self._part(f"{x}.shape == {tuple(t.shape)!r}", f"{x}.shape", fused=fused)
+            self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()", fused=fused)
+        self._part(f"{x}.dtype is {self._literal(t.dtype)}", f"{x}.dtype", fused=fused)
+        self._part(f"{x}.device == {str(t.device)!r}", f"{x}.device", fused=fused)
         rg = f"{x}.requires_grad"
-        self._part(rg if t.requires_grad else f"not {rg}", rg)
+        self._part(rg if t.requires_grad else f"not {rg}", rg, fused=fused)
 
     def _dynamic_sizes(self, t: Any, x: str, dynamic: set[int]) -> None:
         """The rank and the static sizes; a dynamic size only >= 2 ([Note: dynamic shapes]).
@@ -262,8 +286,14 @@ class GuardBuilder:
                 return f"minitorch.{value.__name__}"  # minitorch.Tensor
         return self._bind(value)
 
-    def _bind(self, value: Any) -> str:
-        """Put `value` into the guard's namespace under a readable, unique name."""
+    def _bind(self, value: Any, name: str | None = None) -> str:
+        """Put `value` into the guard's namespace under a readable, unique name (`name`, if
+        given, made unique)."""
+        if name is not None:
+            while name in self.namespace:
+                name += "_"
+            self.namespace[name] = value
+            return name
         for name, bound in self.namespace.items():
             if bound is value and name.startswith("___"):
                 return name
@@ -297,20 +327,32 @@ class GuardFunction:
 
     def failure_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> str | None:
         """The first part that fails on this frame, as a sentence; None if all pass."""
-        scope = {**self.namespace, "L": f_locals, "G": f_globals}
-        for part in self.parts:
-            try:
-                if eval(part.code, scope):  # noqa: S307 - our own generated code
-                    continue
-            except Exception as e:
-                return f"{part.code} raised {type(e).__name__}: {e}"
-            if part.explain is not None:
-                return part.explain(scope)
-            if part.subject is None:
-                return f"{part.code} failed"
-            actual = eval(part.subject, scope)  # noqa: S307
-            return f"{part.code} failed: {part.subject} was {actual!r}"
-        return None
+        return _first_failure(self.parts, {**self.namespace, "L": f_locals, "G": f_globals})
+
+
+def _first_failure(parts: list[GuardPart], scope: dict[str, Any]) -> str | None:
+    """The first of `parts` that fails in `scope`, as a sentence; None if all pass."""
+    for part in parts:
+        try:
+            if eval(part.code, scope):  # noqa: S307 - our own generated code
+                continue
+        except Exception as e:
+            return f"{part.code} raised {type(e).__name__}: {e}"
+        if part.explain is not None:
+            return part.explain(scope)
+        if part.subject is None:
+            return f"{part.code} failed"
+        actual = eval(part.subject, scope)  # noqa: S307
+        return f"{part.code} failed: {part.subject} was {actual!r}"
+    return None
+
+
+def tensor_key(t: Any) -> tuple:
+    """What a tensor guard compares, read straight off the array ([Note: a tensor guard is
+    one tuple]): the same tuple exactly when type, shape, stride, dtype, device and
+    requires_grad are the same."""
+    data = t._data
+    return type(t), t.requires_grad, type(data), data.dtype, data.shape, data.strides
 
 
 # ---- which tensors share memory ----------------------------------------------------------------
@@ -338,9 +380,14 @@ def alias_pattern(tensors: tuple) -> tuple[int, ...]:
     for t in tensors:
         data = t._data
         base = data.base
-        if type(data) is not np.ndarray or (base is not None and type(base) is not np.ndarray):
+        if type(data) is not np.ndarray:
             return _overlap_pattern(tensors)
-        owners.add(id(data if base is None else base))
+        if base is None:
+            owners.add(id(data))
+        elif type(base) is np.ndarray:
+            owners.add(id(base))
+        else:
+            return _overlap_pattern(tensors)
     if len(owners) == len(tensors):
         return tuple(range(len(tensors)))
     return _overlap_pattern(tensors)
@@ -398,8 +445,10 @@ def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
         builder.add(guard)
     if len(tensors) > 1:
         builder.tensor_aliasing(tensors)
-    if builder.parts:
-        chain = "\n        and ".join(part.code for part in builder.parts)
+    # each part's code, but one line for the parts a fused check stands for
+    lines = dict.fromkeys(part.fused or part.code for part in builder.parts)
+    if lines:
+        chain = "\n        and ".join(lines)
         source = f"def guard(L, G):\n    return (\n        {chain}\n    )\n"
     else:
         source = "def guard(L, G):\n    return True\n"

@@ -55,3 +55,9 @@ def check_compiled(fn, *args, **kwargs) -> CountingBackend:
     assert_same(compiled(*args, **kwargs), fn(*args, **kwargs))
     assert fallback_reasons(fn) == []
     return backend
+
+
+def guard_parts(entry) -> str:
+    """The parts of an entry's guard, one a line: what it checks, a tensor's facts one by one
+    (its code checks them as one tuple: [Note: a tensor guard is one tuple])."""
+    return "\n".join(part.code for part in entry.guard.parts)

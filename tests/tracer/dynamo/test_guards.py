@@ -9,7 +9,7 @@ import pytest
 import minitorch
 from minitorch import config
 from minitorch._logging import Recorder
-from tests.tracer.dynamo.helpers import CountingBackend, assert_same
+from tests.tracer.dynamo.helpers import CountingBackend, assert_same, guard_parts
 from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons, reset
 from tracer.dynamo.guards import alias_pattern, shares_memory
 
@@ -61,15 +61,15 @@ def guard(L, G):
         minitorch.is_grad_enabled()
         and G['minitorch'] is minitorch
         and G['minitorch'].sin is ___function_sin
-        and type(L['x']) is minitorch.Tensor
-        and L['x'].shape == (3, 4)
-        and L['x'].stride() == (4, 1)
-        and L['x'].dtype is minitorch.float32
-        and L['x'].device == 'cpu'
-        and not L['x'].requires_grad
+        and ___tensor_key(L['x']) == ___tensor_L_x  # Tensor float32[3, 4], stride (4, 1), cpu
         and G['minitorch'].cos is ___function_cos
     )
 """
+    # the one tuple stands for these parts, which explain a failure
+    assert guard_parts(entry).splitlines()[3:9] == [
+        "type(L['x']) is minitorch.Tensor", "L['x'].shape == (3, 4)",
+        "L['x'].stride() == (4, 1)", "L['x'].dtype is minitorch.float32",
+        "L['x'].device == 'cpu'", "not L['x'].requires_grad"]
     assert "graph_out = __compiled_fn_sincos" in entry.transformed.source
 
 
@@ -210,7 +210,7 @@ def test_unused_tensor_argument_is_not_a_graph_input():
     assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["x"]
     assert len(backend.example_inputs[0]) == 1
     # y's shape was folded into the result, so it is still guarded.
-    assert "L['y'].shape == (5,)" in cache_entries(first_only)[0].guard.source
+    assert "L['y'].shape == (5,)" in guard_parts(cache_entries(first_only)[0])
 
 
 def test_walkthrough_records_the_graph_and_the_first_call():
@@ -308,7 +308,7 @@ def compiled_once(fn, x):
     """`fn` compiled and called on `x` once; the source of its guard."""
     compiled, _ = compiled_with_counter(fn)
     compiled(x)
-    return compiled, cache_entries(fn)[0].guard.source
+    return compiled, guard_parts(cache_entries(fn)[0])
 
 
 def test_an_inlined_functions_code_and_defaults_are_guarded(monkeypatch):
@@ -366,3 +366,30 @@ def test_a_function_read_through_a_module_is_guarded(monkeypatch):
     assert recompile_reasons(sincos) == [
         "G['minitorch'].cos is ___function_cos failed: G['minitorch'].cos was "
         f"{minitorch.sin!r}"]
+
+
+CALLS = [
+    lambda: minitorch.randn(3, 4),  # the traced one: passes
+    lambda: minitorch.randn(4, 3),
+    lambda: minitorch.randn(3, 4, 1),
+    lambda: minitorch.randn(4, 3).t(),
+    lambda: minitorch.randn(3, 8)[:, ::2],
+    lambda: minitorch.randn(3, 4, dtype=minitorch.float64),
+    lambda: minitorch.randn(3, 4, requires_grad=True),
+    lambda: minitorch.nn.Parameter(minitorch.randn(3, 4)),
+    lambda: minitorch.randn(1, 4).expand(3, 4),
+    lambda: np.ones((3, 4), np.float32),
+    lambda: 3.0,
+]
+
+
+@pytest.mark.parametrize("make", CALLS)
+def test_a_tensors_one_tuple_passes_exactly_when_its_parts_do(make):
+    """[Note: a tensor guard is one tuple]: the fused check and the six parts it stands for
+    agree, on the traced tensor and on one that differs in each way."""
+    compiled, _ = compiled_with_counter(sincos)
+    compiled(minitorch.randn(3, 4))
+    guard = cache_entries(compiled)[0].guard
+    scope = {"x": make()}
+    assert guard(scope, globals()) == (guard.failure_reason(scope, globals()) is None)
+    assert guard(scope, globals()) == (make is CALLS[0])
