@@ -2,7 +2,7 @@
 
 Imports only `ir` and the eager core: a code generator never sees a graph.
 
-    backend.py       the Backend protocol a target implements (capabilities, compile_kernel)
+    backend.py       the Backend protocol a target implements (capabilities, compile_kernel(s))
     registry.py      the code generators by name, and the default one per device
     interpreter.py   the reference interpreter as a backend: the definition, slow
     numpy_source.py  numpy source code, compiled with exec: the course's worked backend

@@ -62,6 +62,7 @@ codegen/numpy_source.py is the small worked example (Python source over numpy, c
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -123,6 +124,13 @@ class Backend(ABC):
         expressions may mention; it is empty unless the backend has `symbolic_sizes`. The
         compiled kernel is then called with their values.
         """
+
+    def compile_kernels(
+        self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]], sizes: tuple[str, ...] = ()
+    ) -> list[CompiledKernel]:
+        """Every kernel of one graph, each with its dtypes: `compile_kernel` on each, unless a
+        backend compiles them faster together (the LLVM one links them into one module)."""
+        return [self.compile_kernel(kernel, dtypes, sizes) for kernel, dtypes in kernels]
 
     def clear_cache(self) -> None:
         """Forget the kernels compiled so far (`minitorch._dynamo.reset()` calls this); a

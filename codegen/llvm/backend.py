@@ -43,12 +43,13 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from codegen.backend import Backend, CompiledKernel, KernelCall
 from codegen.llvm import jit as jit_cache
-from codegen.llvm.jit import JitModule, compile_ir
+from codegen.llvm.jit import JitModule, compile_ir, part_symbol
 from codegen.llvm.kernel import generate_kernel
 from codegen.llvm.parallel import parallel_for
 from ir import interpreter
@@ -93,13 +94,17 @@ class LLVMKernel(CompiledKernel):
         dtypes: dict[str, DType],
         jit: JitModule,
         sizes: tuple[str, ...] = (),
+        source: str | None = None,
+        symbol: str | None = None,
     ) -> None:
         self.name = kernel.name
-        self.source = jit.source  # the IR as generated: readable, one op per line
+        # the IR as generated: readable, one op per line (the module's, unless it holds others)
+        self.source = jit.source if source is None else source
         self.sizes = sizes  # the size symbols it takes after (buffers, start, end)
         self._jit = jit
+        symbol = symbol or kernel.name  # its name in the module ([Note: one module per graph])
         signature = _KERNEL_SIGNATURE + (ctypes.c_int64,) * len(sizes)
-        self._function = jit.function(kernel.name, *signature)
+        self._function = jit.function(symbol, *signature)
         self._buffers = kernel.reads + kernel.writes  # the order of the pointer array
         # the buffers' pointers, the error slot's address, the error slot
         self._pointers = ctypes.c_int64 * (len(self._buffers) + 1 + _ERROR_SLOTS)
@@ -110,12 +115,13 @@ class LLVMKernel(CompiledKernel):
             self._outer, self._work = self._split({})
             # Called with ctypes objects, the same function costs half: no argument types to
             # convert by ([Note: launching a kernel cheaply]).
-            self._untyped = jit.function(kernel.name, None)
+            self._untyped = jit.function(symbol, None)
             self._end = ctypes.c_int64(self._outer)
 
     @property
     def optimized_source(self) -> str:
-        """The IR after LLVM's O3 pipeline: vector types, unrolled loops, inlined math."""
+        """The IR after LLVM's O3 pipeline: vector types, unrolled loops, inlined math (of
+        every kernel in its module)."""
         return self._jit.optimized_source
 
     def assembly(self) -> str:
@@ -210,6 +216,18 @@ class LLVMBackend(Backend):
     ) -> LLVMKernel:
         module = generate_kernel(kernel, dtypes, sizes)
         return LLVMKernel(kernel, dtypes, compile_ir(str(module)), sizes)
+
+    def compile_kernels(
+        self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]], sizes: tuple[str, ...] = ()
+    ) -> list[LLVMKernel]:
+        """One graph's kernels, compiled as one module ([Note: one module per graph] in jit.py)."""
+        sources = [str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels]
+        if not sources:  # a graph of extern steps only
+            return []
+        jit = compile_ir(*sources)
+        return [LLVMKernel(kernel, dtypes, jit, sizes, source, part_symbol(kernel.name, part,
+                                                                          len(kernels)))
+                for part, ((kernel, dtypes), source) in enumerate(zip(kernels, sources))]
 
     def clear_cache(self) -> None:
         """Drop the JIT's compiled modules ([Note: the JIT's memory] in jit.py)."""

@@ -9,7 +9,8 @@ The passes, in order: the course's table of contents for tracer/aot, ir and code
     lower_graph     ir/lowering.py    each segment -> buffers of loop-level IR
     schedule        ir/scheduler.py   buffers -> fused kernels; decides what is stored
     symbolize       ir/symbolic.py    (size symbols only) sizes read back as s0, s1, ...
-    compile_kernel  codegen/          each fused kernel, by the chosen Backend
+    compile_kernels codegen/          the graph's fused kernels, by the chosen Backend (the LLVM
+                                      one compiles them as one module)
     CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order,
                                       as generated Python (output_code.py)
 
@@ -159,15 +160,22 @@ def compile_lowered(
     """Compile each fused kernel with the backend; the wrapper runs them."""
     start = time.perf_counter()
     sizes = binding.names
+    with_dtypes = []
+    for step in steps:
+        if not isinstance(step, ExternStep):
+            _, program, kernels = step
+            dtypes = program.dtypes()
+            with_dtypes += [(kernel, dtypes) for kernel in kernels]
+    # Every kernel of the graph at once: a backend may compile them together (one LLVM module).
+    made = iter(backend.compile_kernels(with_dtypes, sizes))
     compiled: list[KernelStep | ExternStep] = []
     for step in steps:
         if isinstance(step, ExternStep):
             compiled.append(step)
             continue
         segment, program, kernels = step
-        dtypes = program.dtypes()
-        made = [backend.compile_kernel(k, dtypes, sizes) for k in kernels]
-        compiled.append(KernelStep(segment, program, made, [(k.reads, k.writes) for k in kernels]))
+        compiled.append(KernelStep(segment, program, [next(made) for _ in kernels],
+                                   [(k.reads, k.writes) for k in kernels]))
     result = CompiledGraph(gm, compiled, binding)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""

@@ -14,7 +14,13 @@ import pytest
 import minitorch
 import minitorch._dynamo
 from codegen.llvm import jit as jit_module
-from codegen.llvm.jit import JitModule, compile_ir, host_description, host_target_machine
+from codegen.llvm.jit import (
+    JitModule,
+    compile_ir,
+    host_description,
+    host_target_machine,
+    part_symbol,
+)
 from minitorch.errors import CompileError
 
 SQUARE_SUM = """
@@ -74,6 +80,43 @@ def test_invalid_ir_is_a_compile_error_and_is_not_cached():
 def test_unknown_function_name_is_a_compile_error():
     with pytest.raises(CompileError, match="no function named 'nope'"):
         JitModule(SQUARE_SUM).address("nope")
+
+
+# -- one module per graph ([Note: one module per graph]) ---------------------------------------
+
+# Two texts that each export @f and define an internal @helper: the names clash once linked.
+SCALED = """
+define internal double @helper(double %x) {{
+entry:
+  %y = fmul double %x, {scale}
+  ret double %y
+}}
+
+define double @f(double %x) {{
+entry:
+  %y = call double @helper(double %x)
+  ret double %y
+}}
+"""
+
+
+def test_texts_linked_into_one_module_keep_each_function_apart():
+    texts = (SCALED.format(scale="2.0"), SCALED.format(scale="3.0"), SQUARE_SUM)
+    jit = compile_ir(*texts)
+    scaled = [jit.function(part_symbol("f", part, 3), ctypes.c_double, ctypes.c_double)
+              for part in (0, 1)]
+    assert [f(5.0) for f in scaled] == [10.0, 15.0]
+    square_sum = jit.function(part_symbol("square_sum", 2, 3), ctypes.c_double,
+                              ctypes.c_void_p, ctypes.c_int64)
+    assert square_sum((ctypes.c_double * 2)(1.0, 2.0), 2) == 5.0
+    assert compile_ir(*texts) is jit  # cached as a whole
+    assert "@part1.f(" in jit.source and compile_ir(jit.source).object_code  # the linked text
+    assert part_symbol("f", 0, 1) == "f"  # one text keeps its names
+
+
+def test_a_bad_text_among_several_is_a_compile_error():
+    with pytest.raises(CompileError, match="LLVM rejected"):
+        compile_ir(SQUARE_SUM, "define i32 @f() {\n  ret i64 0\n}\n")
 
 
 # -- the cache's memory ([Note: the JIT's memory]) ---------------------------------------------

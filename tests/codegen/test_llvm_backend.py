@@ -60,3 +60,19 @@ def test_backends_agree_on_a_reduction(backend):
     out = np.empty(6, np.float32)
     backend.compile_kernel(kernel, {"x": dt.float32, "buf0": dt.float32})({"x": x, "buf0": out})
     np.testing.assert_allclose(out, np.exp(x).sum(axis=1), rtol=1e-5)
+
+
+def test_kernels_of_one_graph_compile_as_one_module_and_run_apart():
+    # Two segments' kernels, both named kernel0: one module, each run by its own symbol.
+    x = np.linspace(-1, 1, 50)
+    programs = [unary_program(op, x) for op in (ops.exp, ops.sin)]
+    kernels = [(k, {"x": dt.float64, "buf0": dt.float64}) for p in programs for k in schedule(p)]
+    assert [k.name for k, _ in kernels] == ["kernel0", "kernel0"]
+    exp, sin = LLVMBackend().compile_kernels(kernels)
+    assert exp._jit is sin._jit  # one module, one object file, one engine
+    assert exp.source.count("define void") == 1 and "minitorch.sin" not in exp.source
+    for compiled, expected in ((exp, np.exp(x)), (sin, np.sin(x))):
+        out = np.empty(50)
+        compiled({"x": x, "buf0": out})
+        np.testing.assert_allclose(out, expected, rtol=1e-15)
+    assert LLVMBackend().compile_kernels([]) == []

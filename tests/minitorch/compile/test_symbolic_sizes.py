@@ -25,15 +25,16 @@ def empty_caches():
 
 @pytest.fixture
 def kernel_compiles(monkeypatch):
-    """The `sizes` argument of every LLVM kernel compile, in order."""
+    """The `sizes` argument of every LLVM kernel compile, in order (one graph's kernels are
+    compiled together, by `compile_kernels`)."""
     calls: list[tuple[str, ...]] = []
-    original = LLVMBackend.compile_kernel
+    original = LLVMBackend.compile_kernels
 
-    def counting(self, kernel, dtypes, sizes=()):
-        calls.append(tuple(sizes))
-        return original(self, kernel, dtypes, sizes)
+    def counting(self, kernels, sizes=()):
+        calls.extend([tuple(sizes)] * len(kernels))
+        return original(self, kernels, sizes)
 
-    monkeypatch.setattr(LLVMBackend, "compile_kernel", counting)
+    monkeypatch.setattr(LLVMBackend, "compile_kernels", counting)
     return calls
 
 
