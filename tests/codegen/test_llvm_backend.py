@@ -7,6 +7,7 @@ from codegen_testing import input_buffer, load, unary_program
 import minitorch.dtype as dt
 from codegen.backend import Backend, CompiledKernel
 from codegen.llvm.backend import LLVMBackend, LLVMKernel
+from codegen.llvm.kernel import SMALL_WORK
 from ir.interpreter import run_kernel
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Reduction
 from ir.ops_handler import ops
@@ -76,3 +77,18 @@ def test_kernels_of_one_graph_compile_as_one_module_and_run_apart():
         compiled({"x": x, "buf0": out})
         np.testing.assert_allclose(out, expected, rtol=1e-15)
     assert LLVMBackend().compile_kernels([]) == []
+
+
+def test_a_small_pointwise_kernel_compiles_for_size_and_agrees_with_numpy():
+    # [Note: small kernels compile for size]: optsize on small pointwise kernels only.
+    x = np.linspace(-3, 3, 1000)
+    (small,) = schedule(unary_program(ops.exp, x))
+    compiled = LLVMBackend().compile_kernel(small, {"x": dt.float64, "buf0": dt.float64})
+    assert "optsize" in compiled.source
+    out = np.empty(1000)
+    compiled({"x": x, "buf0": out})
+    np.testing.assert_allclose(out, np.exp(x), rtol=1e-15)
+    big = np.zeros(SMALL_WORK + 1)
+    (kernel,) = schedule(unary_program(ops.exp, big))
+    source = LLVMBackend().compile_kernel(kernel, {"x": dt.float64, "buf0": dt.float64}).source
+    assert "optsize" not in source
