@@ -238,16 +238,17 @@ def _with_optimized(ir_texts: Sequence[str], use: Callable[..., Any]) -> Any:
 
 
 def _link(ir_texts: Sequence[str], context: llvm.ContextRef) -> llvm.ModuleRef:
-    """The texts parsed into one verified module, the functions each exports renamed by
-    `part_symbol` when there are several ([Note: one module per graph])."""
+    """The texts parsed into one verified module, the functions (and variables) each exports
+    renamed by `part_symbol` when there are several ([Note: one module per graph])."""
     modules: list[llvm.ModuleRef] = []
     try:
         for part, text in enumerate(ir_texts):
             modules.append(_parse(text, context))
             if len(ir_texts) > 1:
-                for fn in modules[-1].functions:
-                    if not fn.is_declaration and fn.linkage == llvm.Linkage.external:
-                        fn.name = part_symbol(fn.name, part, len(ir_texts))
+                module = modules[-1]
+                for value in (*module.functions, *module.global_variables):
+                    if not value.is_declaration and value.linkage == llvm.Linkage.external:
+                        value.name = part_symbol(value.name, part, len(ir_texts))
         while len(modules) > 1:
             modules[0].link_in(modules.pop())  # frees the module linked in
         modules[0].verify()

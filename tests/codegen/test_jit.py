@@ -84,7 +84,8 @@ def test_unknown_function_name_is_a_compile_error():
 
 # -- one module per graph ([Note: one module per graph]) ---------------------------------------
 
-# Two texts that each export @f and define an internal @helper: the names clash once linked.
+# Two texts that each export @f and @count and define an internal @helper: the names clash
+# once linked.
 SCALED = """
 define internal double @helper(double %x) {{
 entry:
@@ -92,8 +93,13 @@ entry:
   ret double %y
 }}
 
+@count = global i64 0
+
 define double @f(double %x) {{
 entry:
+  %n = load i64, ptr @count
+  %n.next = add i64 %n, 1
+  store i64 %n.next, ptr @count
   %y = call double @helper(double %x)
   ret double %y
 }}
