@@ -200,6 +200,30 @@ def test_an_input_a_backward_formula_reads_is_saved_so_writing_it_fails_backward
             fn(x).backward()
 
 
+def normalized_then_clipped(x):
+    """div's formula reads its inputs, not the quotient; the quotient, a graph output, is
+    clamped in place after the graph (a graph break at the write into a view)."""
+    q = x - x.mean(1, keepdim=True)
+    q = q / (q.pow(2).mean(1, keepdim=True) + 1e-5).sqrt()
+    q[:, ::2].clamp_(-1, 1)
+    return q
+
+
+@pytest.mark.parametrize("partitioner", PARTITIONERS)
+def test_an_output_written_after_the_graph_is_not_saved_where_eager_reads_none(
+        partitioner, monkeypatch):
+    """The backward's a/b of div's formula, merged by CSE with the forward's quotient, made the
+    compiled backward read the output, and refuse a backward that eager runs."""
+    monkeypatch.setattr(config, "partitioner", partitioner)
+    _dynamo.reset()
+    grads = []
+    for fn in (normalized_then_clipped, minitorch.compile(normalized_then_clipped)):
+        x = minitorch.tensor([[0.3, 0.5, -1.0]], requires_grad=True)
+        fn(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5)
+
+
 def test_the_partition_gives_eager_values_without_compiling():
     fn, inputs = workloads(np.random.default_rng(0))["gelu"]
     parts = _partition(fn, inputs, "min_cut")
