@@ -30,8 +30,10 @@ output_code.py), from `plan_reuse` below. Per segment, walking its kernels in or
   (the caller's), nor is what an extern step returns (it may be a view of anything): those
   reach a segment as its inputs.
 
-Sizes are compared as the buffers' byte sizes when they are numbers, and as the same shape
-and dtype when they are expressions of size symbols.
+Two buffers share memory only if they have the same dtype (the numpy and interpreter backends
+write through the array they are given, so an int64 array would truncate the floats stored in
+it), and the same byte size when sizes are numbers, or the same shape when they are
+expressions of size symbols.
 
 Inductor goes further (in-place ops, pools shared across steps); we stop here.
 """

@@ -47,10 +47,12 @@ class KernelStep:
         return self.program.buffer(buffer).layout
 
     def size_key(self, buffer: str) -> Hashable:
-        """What two buffers must share to share memory: bytes, or a symbolic shape and dtype."""
+        """What two buffers must share to share memory: the dtype (a kernel called with a dict
+        of arrays, numpy's or the interpreter's, writes through the array's dtype), and the
+        byte size, or the symbolic shape."""
         layout = self.layout(buffer)
         if all(type(n) is int for n in layout.size):
-            return layout.numel * layout.dtype.np.itemsize
+            return layout.numel * layout.dtype.np.itemsize, layout.dtype
         return layout.size, layout.dtype
 
     def __str__(self) -> str:

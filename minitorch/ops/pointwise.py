@@ -96,8 +96,11 @@ mul = register(OpDef(
 
 
 def _div_backward(g, out, a, b):
-    # d(a/b)/da = 1/b;  d(a/b)/db = -a/b**2 = -out/b
-    grad_b = sum_to(neg(mul(g, div(out, b))), b) if is_tensor(b) else None
+    # d(a/b)/da = 1/b;  d(a/b)/db = -a/b**2, from the inputs as PyTorch saves them: reading
+    # `out` (-out/b) would refuse a backward after an in-place write to the quotient. Not
+    # written with a/b in it either: AOT autograd's CSE would make that node the forward's
+    # quotient, and a compiled backward would read (and save) the output after all.
+    grad_b = sum_to(neg(div(div(mul(g, a), b), b)), b) if is_tensor(b) else None
     return sum_to(div(g, b), a), grad_b
 
 

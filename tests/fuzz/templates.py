@@ -64,6 +64,35 @@ MAX_DIM = [
     "{fresh} = {a} - {a}.amax(dim={d}, keepdim=True)",
 ]
 # Tensors made inside the function, sized by the operands where a size is needed.
+# Several reductions with pointwise math between them, as normalizations are written: the
+# shapes that become one kernel of several loops (softmax, layernorm, log_softmax, variance),
+# a value read by several reductions (costly or cheap), reductions over different dims of one
+# value, and max(dim)'s values with or without its indices.
+NORMALIZE = [
+    "{fresh} = ({a} - {a}.max({d}, keepdim=True)[0]).exp()\n"
+    "{fresh} = {fresh} / {fresh}.sum({d}, keepdim=True)",
+    "{fresh} = {a} - {a}.mean({d}, keepdim=True)\n"
+    "{fresh} = {fresh} / ({fresh}.pow(2).mean({d}, keepdim=True) + 1e-5).sqrt()",
+    "{fresh} = {a} - {a}.amax({d}, keepdim=True)\n"
+    "{fresh} = {fresh} - {fresh}.exp().sum({d}, keepdim=True).log()",
+    "{fresh} = (({a} - {a}.mean(dim={dims}, keepdim=True)) ** 2).mean(dim={dims}, keepdim={k})",
+    "{other} = {a}.sum({d}, keepdim=True)\n{fresh} = {a} * {other} - {a}.amax({d}, keepdim=True)",
+    "{fresh}, {other} = {a}.max({d}, keepdim={k})\n"
+    "{fresh} = {fresh} * 2 + {a}.sum({d}, keepdim={k})",
+    "{other} = {a}.exp().sin()\n"
+    "{fresh} = {other}.sum({d}, keepdim=True) + {other}.amax({d}, keepdim=True) * {other}",
+    "{other} = {a} * 2\n{fresh} = {other}.sum({d}, keepdim=True) + {other}.sum(0, keepdim=True)",
+    "{fresh} = {a}.sum(0, keepdim=True) * {a}.sum(-1, keepdim=True) + {a}",
+    "{fresh} = {a}.max({d})[0] - {a}.min({d})[0] + {a}.mean({d})",
+    "{fresh} = {a}.var({d}, keepdim=True) + {a}.mean({d}, keepdim=True) * {a}",
+    "{fresh} = {a}.softmax({d}) * {a}.log_softmax({d})\n{fresh} = {fresh}.sum({d}) + {fresh}.sum()",
+    "{fresh} = {a}.mean(dim={dims}, keepdim=True)\n{fresh} = {a} - {fresh} + {fresh}.amax()",
+    "{fresh} = {a} / {a}.abs().sum({d}, keepdim=True).clamp(min=1e-3)\n"
+    "{fresh} = {fresh}.softmax({d}).max({d}, keepdim={k}).values",
+    "{fresh} = F.layer_norm({a}, {a}.shape[-1:])",
+    "{fresh} = {a}.amax(dim={dims}) + {a}.sum(dim={dims})",
+    "{fresh} = {a}.max({d})[1] + {a}.argmin({d}) + ({a} > {a}.mean({d}, keepdim=True)).sum({d})",
+]
 FACTORIES = [
     "minitorch.arange({a}.shape[{d}])", "{a} * minitorch.arange({a}.shape[-1])",
     "minitorch.arange(0, 6, 2) + {i}", "minitorch.arange({a}.shape[0], dtype=minitorch.float32)",
@@ -151,8 +180,9 @@ EXPRESSIONS = {"pointwise": POINTWISE, "reduction": REDUCTIONS, "view": VIEWS,
                "integer": INTEGER, "factory": FACTORIES, "shaping": SHAPING, "indexing": INDEXING,
                "nn": NN}
 # Statement tables: each template names what it binds itself ({fresh}, {other}).
-STATEMENTS = {"max_dim": MAX_DIM, "unpacking": UNPACKING, "update": UPDATES}
+STATEMENTS = {"max_dim": MAX_DIM, "unpacking": UNPACKING, "update": UPDATES,
+              "normalize": NORMALIZE}
 # How often each kind is drawn, in relative weights; the old families keep most of the mass.
 KINDS = {"pointwise": 4, "reduction": 1, "view": 2, "in_place": 2, "break": 1, "if": 1,
          "for": 1, "integer": 2, "factory": 1, "shaping": 1, "indexing": 1, "nn": 1,
-         "max_dim": 1, "unpacking": 0.5, "update": 1}
+         "max_dim": 1, "unpacking": 0.5, "update": 1, "normalize": 2}

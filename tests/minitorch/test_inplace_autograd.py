@@ -254,3 +254,16 @@ def test_a_product_with_a_number_saves_nothing_of_the_tensor():
     y.add_(1)
     z.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros(3, dtype=np.float32))
+
+
+def test_a_quotient_written_in_place_still_has_gradients():
+    """div's gradient reads its inputs, not its output, as PyTorch's does: clamping the
+    quotient in place (a normalization clipped) leaves backward able to run."""
+    x = leaf()
+    y = x * 1
+    q = y / (y * y + 1)
+    q.clamp_(-0.4, 0.4)
+    q.sum().backward()
+    v = np.array(X)  # the clamp stops the gradient of 1.0 only (q = 0.5)
+    want = np.where(np.abs(v / (v * v + 1)) <= 0.4, (1 - v * v) / (v * v + 1) ** 2, 0.0)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)

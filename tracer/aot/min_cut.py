@@ -36,6 +36,13 @@ What may be recomputed (the policy):
   hashes the generator's state into it): the backward must see the forward's draws. PyTorch
   can recompute some of them by saving the generator's seed and offset instead (its
   functionalized random numbers); we save the mask, as its default does.
+- a backward formula's own node that reads an input (min's mask `x == min(x)`), when it may
+  be recomputed, is recomputed, never saved: the backward reads the input itself. The
+  caller holds the input and may write it in place before `backward()`; eager autograd then
+  raises (its node saved the input), and so must we, by the version check on saved
+  tensors. Saving the mask, a byte an element against x's four, would give a gradient
+  where eager refuses. (Not so for outputs: a formula's node that CSE merged with a forward
+  node reads an output where eager's formula does not, and we would refuse where eager runs.)
 - never an extern op (mm, bmm, im2col, scatter_add, ...), a reduction or a gather: recomputing
   a matmul costs its flops again, and a reduction reads its whole input again, to spare a
   small saved result. AOTAutograd bans its compute-intensive ops (matmuls, convolutions) from
@@ -88,9 +95,10 @@ def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: 
     read = _read_by_backward(nodes, grads, from_tangents)
     candidates = _candidates(nodes, read, from_tangents)
     written = _written_anyway(fw_outs, forward)
+    readers = _input_readers(nodes, forward)
     net = FlowNetwork()
     for node in candidates:
-        weight = nbytes(node) * (1 if node in written else 2)
+        weight = math.inf if node in readers else nbytes(node) * (1 if node in written else 2)
         net.add_edge((node, "in"), (node, "out"), weight)
         if node.op == "placeholder" or (node in forward and not recomputable(node)):
             net.add_edge("source", (node, "in"), math.inf)
@@ -122,6 +130,14 @@ def _read_by_backward(nodes: list[Node], grads: list, from_tangents: set[Node]) 
         if node in from_tangents and node.op != "output":
             read.update(n for n in node.all_input_nodes if n not in from_tangents)
     return read
+
+
+def _input_readers(nodes: list[Node], forward: set[Node]) -> set[Node]:
+    """The recomputable nodes of eager's backward formulas (outside the forward) that read an
+    input: never saved ([Note: min-cut partitioning], the policy)."""
+    primals = {n for n in nodes if n.op == "placeholder" and not n.name.startswith("tangents_")}
+    return {n for n in nodes if n not in forward and n.op != "output" and recomputable(n)
+            and any(i in primals for i in n.all_input_nodes)}
 
 
 def _candidates(nodes: list[Node], read: set[Node], from_tangents: set[Node]) -> list[Node]:

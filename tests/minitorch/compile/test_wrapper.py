@@ -56,6 +56,24 @@ def test_a_chain_of_reductions_reuses_dead_buffers_and_matches_eager(backend):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
 
 
+def argmax_then_sums(x):
+    """An int64 argmax, stored and dead after one kernel, then float64 sums of its byte size."""
+    i = x.argmax(0, keepdim=True)
+    x = (x * i).sin().cos().sin().cos()
+    for _ in range(2):
+        x = (x - x.sum(0, keepdim=True) * 0.1).sin().cos().sin().cos()
+    return (x - x.sum(0, keepdim=True)).sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_buffer_never_takes_the_memory_of_a_dead_buffer_of_another_dtype(backend):
+    """The numpy and interpreter kernels write through the array's dtype: float sums stored in
+    the argmax's int64 array came back truncated."""
+    x = minitorch.randn(4, 4, dtype=minitorch.float64)
+    compiled = _compiled(argmax_then_sums, x, backend=backend)
+    np.testing.assert_allclose(compiled(x)[0].numpy(), argmax_then_sums(x).numpy(), rtol=1e-9)
+
+
 def test_outputs_are_fresh_memory_on_every_call():
     """An output is never a reused buffer, nor the memory of another call's output."""
     x = minitorch.randn(8, 16)

@@ -12,7 +12,7 @@ import pytest
 import minitorch
 import minitorch.nn.functional as F
 from minitorch import _dynamo, _logging, config
-from minitorch.errors import CompileError
+from minitorch.errors import AutogradError, CompileError
 from tracer.aot import partition_joint, trace_joint
 from tracer.aot.min_cut import recomputable
 from tracer.aot.partition import PARTITIONERS
@@ -176,6 +176,52 @@ def test_a_matmul_is_saved_rather_than_recomputed():
     parts = _partition(fn, inputs, "min_cut")
     assert "mm" in _saved(parts)  # the first layer's product: relu and its mask are recomputed
     assert "mm" not in {n.target.name for n in _recomputed(parts)}
+
+
+def minimum_then_written(x):
+    """min's gradient formula reads x and min(x) (their mask `x == m`, for min-cut a byte an
+    element against x's four); then x is written in place through a detached view."""
+    m = x.min()
+    F.relu(x.detach()[:, ::2], inplace=True)
+    return m
+
+
+@pytest.mark.parametrize("partitioner", PARTITIONERS)
+def test_an_input_a_backward_formula_reads_is_saved_so_writing_it_fails_backward(
+        partitioner, monkeypatch):
+    """As in eager (and PyTorch's eager): the write bumps x's version, and backward refuses."""
+    monkeypatch.setattr(config, "partitioner", partitioner)
+    _dynamo.reset()
+    x = minitorch.tensor([[1.5, -2.0, 0.5]], requires_grad=True)
+    assert "primals_1" in _saved(_partition(minitorch.min, [x], partitioner))
+    for fn in (minimum_then_written, minitorch.compile(minimum_then_written)):
+        x = minitorch.tensor([[1.5, -2.0, 0.5]], requires_grad=True)
+        with pytest.raises(AutogradError, match="modified by an inplace operation"):
+            fn(x).backward()
+
+
+def normalized_then_clipped(x):
+    """div's formula reads its inputs, not the quotient; the quotient, a graph output, is
+    clamped in place after the graph (a graph break at the write into a view)."""
+    q = x - x.mean(1, keepdim=True)
+    q = q / (q.pow(2).mean(1, keepdim=True) + 1e-5).sqrt()
+    q[:, ::2].clamp_(-1, 1)
+    return q
+
+
+@pytest.mark.parametrize("partitioner", PARTITIONERS)
+def test_an_output_written_after_the_graph_is_not_saved_where_eager_reads_none(
+        partitioner, monkeypatch):
+    """The backward's a/b of div's formula, merged by CSE with the forward's quotient, made the
+    compiled backward read the output, and refuse a backward that eager runs."""
+    monkeypatch.setattr(config, "partitioner", partitioner)
+    _dynamo.reset()
+    grads = []
+    for fn in (normalized_then_clipped, minitorch.compile(normalized_then_clipped)):
+        x = minitorch.tensor([[0.3, 0.5, -1.0]], requires_grad=True)
+        fn(x).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5)
 
 
 def test_the_partition_gives_eager_values_without_compiling():
