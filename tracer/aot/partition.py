@@ -110,7 +110,7 @@ def _joint_parts(joint: GraphModule, spec: JointSpec) -> tuple[list, list, list,
 
 def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str:
     """What the forward saves, for the walkthrough's title of the forward graph:
-    '1 saved for backward, 4,000 bytes: primals_1; the default partitioner saves 2, 8,000
+    '1 saved for backward, 4,000 bytes: primals_1; partitioner "default" would save 2, 8,000
     bytes'. The other partitioner's choice is computed only when the walkthrough or
     MINITORCH_LOGS shows the forward."""
     names = [n.name for n in parts.forward.graph.nodes[-1].args[0][spec.num_outputs:]]
@@ -120,7 +120,7 @@ def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str
         return text
     other = next(p for p in PARTITIONERS if p != parts.partitioner)
     saved = saved_values(joint, spec, other)
-    return (f"{text}; the {other} partitioner saves {len(saved)}, "
+    return (f'{text}; partitioner "{other}" would save {len(saved)}, '
             f"{sum(map(nbytes, saved)):,} bytes")
 
 
