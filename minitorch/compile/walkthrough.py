@@ -12,7 +12,7 @@ Stages are shown in pipeline order, each with the time it took:
               "llvm", Python for "numpy", the loop IR for "interpreter"         (codegen)
 
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
-the values and gradients are compared. `--partitioner default` shows what today's partitioner
+the values and gradients are compared. `--partitioner default` shows what the simpler partitioner
 saves instead of the min-cut one ([Note: partitioning] in tracer/aot/partition.py).
 """
 

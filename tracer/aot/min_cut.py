@@ -1,13 +1,13 @@
 """The min-cut partitioner: save few bytes for the backward, recompute cheap ops there instead.
 
 [Note: min-cut partitioning]
-Today's partitioner ([Note: partitioning]) saves whatever forward value the backward reads.
+The "default" partitioner ([Note: partitioning]) saves whatever forward value the backward reads.
 For sin(x)**2 + cos(x)**2 that is sin(x) and cos(x): two tensors of x's size, held from the
 forward to the backward, and written to memory by a forward that would otherwise write only
 its output. Saving x alone is enough: the backward can compute sin and cos again, in the same
 fused loop that reads the incoming gradient, at no cost in memory traffic. Choosing what to
-save is a minimum cut (the design of AOTAutograd's default partitioner, from its authors'
-description; the code here is ours):
+save is a minimum cut (the design of AOTAutograd's min_cut_rematerialization_partition, the
+partitioner Inductor hands it, from its authors' description; the code here is ours):
 
     the network   each value v of the joint graph that does not depend on a tangent becomes
                   two vertices joined by an edge  v_in -> v_out  whose capacity is the cost

@@ -10,7 +10,8 @@ Which values to save is a choice, and config.partitioner names who makes it:
   a backward node reads. For sin(x)**2 + cos(x)**2 that saves sin(x) and cos(x) and recomputes
   `2 * sin(x)` in the backward, instead of storing it.
 - "min_cut" (min_cut.py, [Note: min-cut partitioning]) saves the fewest bytes: x alone, with
-  sin(x) and cos(x) computed again in the backward. Random values are never recomputed.
+  sin(x) and cos(x) computed again in the backward. Random values, reductions and extern ops
+  (mm) are never recomputed.
 
 Either way, the forward computes what its outputs and the saved values need, and the
 backward everything between the saved values and the gradients:
