@@ -12,10 +12,10 @@ vector instructions, so for the memory-bound loops we make, recomputing small bo
                  var = sum(d * d) / n                     out = e / sum(e)
                  out = d * rsqrt(var + eps)
 
-`d` and `e` each have two readers, a reduction and a pointwise loop, and no scheduler can put
-them in one loop nest (the pointwise loop needs the reduction's whole row first). Realized,
-`d` is written by one kernel and read back by two; inlined, both readers recompute it from x,
-which they read anyway. Inductor makes the same choice.
+`d` and `e` each have two readers, a reduction and a pointwise loop, and no single loop over
+a row can run both (the pointwise loop needs the reduction's whole row first). Realized, `d`
+is stored by one loop and loaded back by later ones ([Note: fusion] in scheduler.py); inlined,
+both readers recompute it from x, which they read anyway. Inductor makes the same choice.
 
 So lowering realizes a pointwise value only when it must, or when recomputing it costs more
 than storing it:
@@ -45,11 +45,12 @@ would. Inlining never changes a value: a random op's counter is its own element'
 whatever index its reader asks for ([Note: counter-based random numbers]), and a body that
 checks an index is computed at every element by some reader (rule 4).
 
-Measured (one thread, 4096 rows, minimum of 30 runs of each kernel): layernorm of 1024
-columns takes 1.47 ms in two kernels with x - mean inlined, 2.85 ms in four with it stored.
-Softmax of 4096 columns takes 19.4 ms with exp(x - max) recomputed (a sum that computes it,
-then the normalisation computing it again) and 17.0 ms with it stored: our vector exp costs
-about as much as a store and a reload of its result. With two threads it is a wash, and inlined
+Measured (one thread, 4096 rows, minimum of 30 runs of each kernel, before a kernel could run
+several loops over a row): layernorm of 1024 columns took 1.47 ms in two kernels with x - mean
+inlined, 2.85 ms in four with it stored. Softmax of 4096 columns took 19.4 ms with
+exp(x - max) recomputed (a sum that computes it, then the normalisation computing it again)
+and 17.0 ms with it stored: our vector exp costs about as much as a store and a reload of its
+result. With two threads it is a wash, and inlined
 the three loops over a row read nothing but x and the row's max and sum, which is what lets a
 kernel keep the row in cache for all three. Within one loop nest, a value inlined into two
 readers costs nothing twice: the printer, and each backend's common-subexpression elimination,
