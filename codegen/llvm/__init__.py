@@ -7,6 +7,8 @@ mathlib.py      exp, log and pow as vectorizable polynomials in IR; the Emitter
 trig.py         sin and cos: the vectorized fast path, and the trig library for huge x
 pi_reduction.py x mod pi/2 exactly, for every double (the trig library's slow path)
 activations.py  tanh, sigmoid and erf, built from mathlib's exp and polynomials
+arg_reduction.py  argmax and argmin as two reductions that vectorize
+random.py       ops.rand: the counter-based generator in i64 instructions
 jit.py          IR (a graph's kernels linked as one module) -> O3 for this CPU -> machine code
 parallel.py     the thread pool that splits a kernel's outermost loop
 matmul.py       a register-blocked matmul generated as IR: the lesson of BLAS (not in the pipeline)
