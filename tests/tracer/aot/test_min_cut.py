@@ -1,4 +1,4 @@
-"""The min-cut partitioner (tracer/aot/min_cut.py) beside today's: what each saves, what the
+"""The min-cut partitioner (tracer/aot/min_cut.py) beside "default": what each saves, what the
 backward recomputes, and both held to eager's values and gradients and to finite differences.
 """
 
