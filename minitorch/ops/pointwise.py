@@ -89,10 +89,10 @@ sub = register(OpDef(
 mul = register(OpDef(
     "mul", "pointwise", m.binary("mul"),
     impl=lambda xp, a, b: xp.multiply(a, b),
-    backward=lambda g, out, a, b: (sum_to(mul(g, b), a) if is_tensor(a) else None,
-                                   sum_to(mul(g, a), b) if is_tensor(b) else None),
+    backward=lambda g, out, a, b: (sum_to(mul(g, b), a) if _needs_grad(a) else None,
+                                   sum_to(mul(g, a), b) if _needs_grad(b) else None),
     lowering="lowered",
-))  # a number's gradient is not computed: `x * 2` saves nothing of x, as in PyTorch
+))  # as in PyTorch, `x * 2` saves nothing of x, nor `x * mask` of x (only the mask)
 
 
 def _div_backward(g, out, a, b):
@@ -100,8 +100,8 @@ def _div_backward(g, out, a, b):
     # `out` (-out/b) would refuse a backward after an in-place write to the quotient. Not
     # written with a/b in it either: AOT autograd's CSE would make that node the forward's
     # quotient, and a compiled backward would read (and save) the output after all.
-    grad_b = sum_to(neg(div(div(mul(g, a), b), b)), b) if is_tensor(b) else None
-    return sum_to(div(g, b), a), grad_b
+    grad_b = sum_to(neg(div(div(mul(g, a), b), b)), b) if _needs_grad(b) else None
+    return (sum_to(div(g, b), a) if _needs_grad(a) else None), grad_b
 
 
 div = register(OpDef(

@@ -267,3 +267,14 @@ def test_a_quotient_written_in_place_still_has_gradients():
     v = np.array(X)  # the clamp stops the gradient of 1.0 only (q = 0.5)
     want = np.where(np.abs(v / (v * v + 1)) <= 0.4, (1 - v * v) / (v * v + 1) ** 2, 0.0)
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
+
+
+def test_a_product_with_a_mask_saves_nothing_of_the_tensor():
+    """`y * mask` needs only the mask for y's gradient (the mask requires none): writing y
+    afterwards is fine, as in PyTorch (dropout written out)."""
+    x = leaf()
+    y = x * 1
+    z = y * (x.detach() > 0).double()
+    y.add_(1)
+    z.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), (np.array(X) > 0).astype(np.float64))
