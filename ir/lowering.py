@@ -178,6 +178,15 @@ def _full(out: TensorMeta, size: Sequence[int], fill_value: float, *, dtype: DTy
     return Pointwise(out.dtype, out.shape, lambda index: ops.constant(fill_value, out.dtype))
 
 
+def _arange(out: TensorMeta, start: Any, end: Any, step: Any, *, dtype: DType) -> Pointwise:
+    """arange over int64: out[i] = start + step*i, an index expression (no buffer is read).
+    Over floats numpy rounds start + step*i its own way: that stays numpy's kernel."""
+    if out.dtype.name != "int64" or not all(type(v) is int for v in (start, step)):
+        raise Extern("arange of floats is numpy's rounding, not a loop of ours")
+    return Pointwise(out.dtype, out.shape,
+                     lambda index: ops.index_expr(index[0] * step + start, out.dtype))
+
+
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
 # the row itself; views, reductions and indirect reads are in ir/lower_views.py,
 # ir/lower_reductions.py and ir/lower_indirect.py. Every other primitive runs as
@@ -208,6 +217,7 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
     table.pow: _pow,
     table.to_copy: _to_copy,
     table.full: _full,
+    table.arange: _arange,
 }
 
 

@@ -1,9 +1,22 @@
 """The losses of `nn.functional`: regression (mse, l1, smooth_l1, huber), classification
 (nll, cross_entropy) and binary (binary_cross_entropy and its logits form).
 
-Each is pointwise arithmetic, a reduction and, for the classifiers, a gather of each target's
+Each is pointwise arithmetic, a reduction and, for the classifiers, a pick of each target's
 log-probability, all in the op table's ops, so autograd differentiates them and graph capture
 records them like any other code. functional.py re-exports every name here.
+
+[Note: picking by a one-hot mask]
+nll_loss needs log_p[n, target[n]]. `gather` reads exactly that, but its derivative is a
+`scatter_add` (each gradient added back where it was read), which has no loop lowering: a
+compiled training step then runs it as an extern numpy kernel (np.add.at), plus the zeros,
+expand and reshapes that feed it, ~90 us of a small MLP's step. So the pick is written as a
+sum over classes of `where(class == target, log_p, 0)`: one compare, one select, one sum,
+all loops. Its derivative is `where(class == target, g, 0)`, pointwise, which fuses into
+log_softmax's backward kernel. The values are the same (a sum of one term and zeros), at the
+cost of C compares per target instead of one read, small beside log_softmax's own passes.
+The class weights (ones when none are given) are still read with `gather`: that indirect read
+is what checks, when a compiled graph runs, that every target lies in [0, C) (eager checks
+first, in `_check_target_values`, with PyTorch's message).
 
 [Note: losses that stay finite]
 A loss formula that is fine on paper can overflow or divide by zero in floating point, and
@@ -32,6 +45,7 @@ from minitorch.errors import (
     ShapeError,
     at_user_line,
 )
+from minitorch.factories import arange, ones
 from minitorch.fake import is_fake
 from minitorch.functional._common import check_tensor
 from minitorch.ops.meta import broadcast_shapes
@@ -148,14 +162,16 @@ def _nll(op: str, log_p, target, weight, ignore_index: int):
     check_param_shape(op, "weight (one entry per class)", weight, (classes,))
     _check_target_values(op, target, classes, ignore_index)
     counts = ops.ne(target, ignore_index)  # bool, target's shape
-    safe = ops.where(counts, target, 0)  # an index gather can read; its loss is masked
+    safe = ops.where(counts, target, 0)  # a class index a gather can read; its loss is masked
     class_dim = 1 if log_p.ndim > 1 else 0
-    picked = ops.gather(log_p, class_dim, ops.unsqueeze(safe, class_dim))
-    picked = ops.reshape(picked, tuple(target.shape))  # log p of each target class
-    weights = ops.to_copy(counts, dtype=log_p.dtype)
-    if weight is not None:  # weight[target], zero where ignored
-        chosen = ops.reshape(ops.gather(weight, 0, ops.reshape(safe, (-1,))), tuple(target.shape))
-        weights = ops.mul(weights, chosen)
+    # [Note: picking by a one-hot mask]
+    classes_along = _per_class(arange(classes, device=log_p.device), log_p.ndim)  # int64
+    one_hot = ops.eq(classes_along, ops.unsqueeze(safe, class_dim))
+    picked = ops.sum(ops.where(one_hot, log_p, 0.0), dim=class_dim)  # log p of each target
+    if weight is None:
+        weight = ones(classes, dtype=log_p.dtype, device=log_p.device)
+    chosen = ops.reshape(ops.gather(weight, 0, ops.reshape(safe, (-1,))), tuple(target.shape))
+    weights = ops.mul(ops.to_copy(counts, dtype=log_p.dtype), chosen)  # weight[t], 0 if ignored
     return ops.neg(ops.mul(picked, weights)), weights
 
 

@@ -85,7 +85,8 @@ full = register(OpDef(
     impl=lambda xp, size, fill_value, *, dtype: xp.full(tuple(size), fill_value, dtype.np),
     lowering="lowered",
 ))
-arange = register(OpDef("arange", "factory", _arange_meta, impl=_arange_impl))
+arange = register(OpDef("arange", "factory", _arange_meta, impl=_arange_impl,
+                           lowering="lowered"))
 uniform = register(OpDef("uniform", "random", _shaped("uniform"), impl=_uniform_impl))
 normal = register(OpDef("normal", "random", _shaped("normal"), impl=_normal_impl))
 randint = register(OpDef("randint", "random", _shaped("randint"), impl=_randint_impl))
