@@ -9,8 +9,10 @@ recompile_limit = 8  # cache entries per code object before the frame runs eager
 
 # AOT autograd (tracer/aot): which values the forward saves for the backward. "min_cut" saves
 # few bytes and recomputes cheap pointwise ops in the backward ([Note: min-cut partitioning]);
-# "default" saves every forward value the backward reads ([Note: partitioning]).
-partitioner = "min_cut"
+# "default" saves every forward value the backward reads ([Note: partitioning]). "default" is
+# the default: min_cut may recompute an output whose backward formula reads it (exp, tanh), so
+# a write into that output before backward() goes unnoticed where eager refuses it.
+partitioner = "default"
 
 # Code generation (codegen)
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
