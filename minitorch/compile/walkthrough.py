@@ -12,8 +12,8 @@ Stages are shown in pipeline order, each with the time it took:
               "llvm", Python for "numpy", the loop IR for "interpreter"         (codegen)
 
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
-the values and gradients are compared. `--partitioner default` shows what the simpler partitioner
-saves instead of the min-cut one ([Note: partitioning] in tracer/aot/partition.py).
+the values and gradients are compared. `--partitioner min_cut` shows what the min-cut partitioner
+saves instead of the default one ([Note: partitioning] in tracer/aot/partition.py).
 """
 
 from __future__ import annotations
