@@ -43,6 +43,11 @@ What may be recomputed (the policy):
   tensors. Saving the mask, a byte an element against x's four, would give a gradient
   where eager refuses. (Not so for outputs: a formula's node that CSE merged with a forward
   node reads an output where eager's formula does not, and we would refuse where eager runs.)
+- never an output of the forward (what the caller gets back, or writes into an input): the
+  caller may write it in place before `backward()`, and when a backward formula reads it
+  (exp's, tanh's, softmax's read their result) eager then raises. Recomputed from x, the
+  output's new values would go unnoticed and the gradient be given where eager refuses; so
+  an output sits on the source side, and one the backward needs is saved, as eager saves it.
 - never an extern op (mm, bmm, im2col, scatter_add, ...), a reduction or a gather: recomputing
   a matmul costs its flops again, and a reduction reads its whole input again, to spare a
   small saved result. AOTAutograd bans its compute-intensive ops (matmuls, convolutions) from
@@ -96,11 +101,13 @@ def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: 
     candidates = _candidates(nodes, read, from_tangents)
     written = _written_anyway(fw_outs, forward)
     readers = _input_readers(nodes, forward)
+    outputs = set(fw_outs)  # never recomputed: see the policy
     net = FlowNetwork()
     for node in candidates:
         weight = math.inf if node in readers else nbytes(node) * (1 if node in written else 2)
         net.add_edge((node, "in"), (node, "out"), weight)
-        if node.op == "placeholder" or (node in forward and not recomputable(node)):
+        if (node.op == "placeholder" or node in outputs
+                or (node in forward and not recomputable(node))):
             net.add_edge("source", (node, "in"), math.inf)
         for user in node.users:
             if user in candidates:

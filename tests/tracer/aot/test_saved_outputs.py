@@ -21,8 +21,7 @@ def test_the_default_partitioner_is_default():
 
 @pytest.mark.parametrize("partitioner", [
     "default",
-    pytest.param("min_cut", marks=pytest.mark.xfail(
-        strict=True, reason="min_cut recomputes exp's output instead of saving it")),
+    "min_cut",
 ])
 def test_a_write_into_a_saved_output_fails_backward_as_in_eager(partitioner, monkeypatch):
     monkeypatch.setattr(config, "partitioner", partitioner)
