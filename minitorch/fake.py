@@ -73,7 +73,54 @@ def fake_result(op, args: tuple, kwargs: dict, meta):
         return tuple(make_fake(m) for m in meta)
     if op.kind == "view":
         return make_fake(meta, view_strides(op.name, args[0], meta.shape, *args[1:], **kwargs))
+    if op.kind == "pointwise" and op.layout != "row_major":
+        operands = args[:1] if op.layout == "first" else args
+        return make_fake(meta, pointwise_strides(operands, meta.shape))
     return make_fake(meta)
+
+
+def pointwise_strides(args: tuple, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The strides eager gives a pointwise result of `shape`; None for row-major.
+
+    [Note: the layout of pointwise results]
+    numpy allocates a ufunc's result in the order its operands run through memory (order
+    'K'): `x.t().sin()` is transposed, `y * 2` of a reversed `y` runs forward. The layout is
+    observable (`is_contiguous()`, whether `view` works, whether `contiguous()` copies), so a
+    fake result must have it too. numpy's choice depends only on how each operand's strides
+    compare, dim against dim, so a small stand-in answers for a big tensor: each operand as an
+    array of at most 2 along each dim with its strides in the same order and signs (0 where
+    it is broadcast), and numpy's own iterator allocates the result from them.
+    """
+    tensors = [a._data for a in args if hasattr(a, "_data") and a._data.ndim]
+    if all(t.flags.c_contiguous for t in tensors) or 0 in shape:
+        return None  # row-major operands (broadcast or not) give a row-major result
+    small = tuple(min(n, 2) for n in shape)
+    stand_ins = [_stand_in(t, small) for t in tensors]
+    out = np.nditer([*stand_ins, None], flags=["zerosize_ok", "refs_ok"],
+                    op_flags=[["readonly"]] * len(stand_ins) + [["writeonly", "allocate"]],
+                    order="K").operands[-1]
+    order = sorted(range(len(shape)), key=lambda d: -out.strides[d])  # stable: ties keep order
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def _stand_in(array, small: tuple[int, ...]) -> np.ndarray:
+    """An array of shape `small` whose strides compare as `array`'s do (see the Note above)."""
+    lead = len(small) - array.ndim
+    shape = (1,) * lead + tuple(array.shape)
+    strides = (0,) * lead + tuple(array.strides)
+    kept = [d for d in range(len(small)) if shape[d] > 1 and strides[d] != 0]
+    order = sorted(kept, key=lambda d: -abs(strides[d]))
+    base = np.empty([small[d] for d in order], np.int8).transpose(np.argsort(order))
+    index = tuple(slice(None, None, -1) if strides[d] < 0 else slice(None) for d in kept)
+    base = base[index]
+    full = [1] * len(small)
+    for k, d in enumerate(kept):
+        full[d] = base.shape[k]
+    return np.broadcast_to(base.reshape(full), small)
 
 
 class FakeTensorMode(DispatchMode):

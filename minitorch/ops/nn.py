@@ -190,6 +190,7 @@ dropout_keep = register(OpDef(
     "dropout_keep", "pointwise", m.dropout_keep_meta,
     impl=_dropout_keep_impl,
     lowering="lowered",
+    layout="row_major",  # element k is draw k in row-major order, whatever x's layout
 ))
 
 

@@ -457,7 +457,8 @@ def _to_copy_impl(xp, a, dtype=None, device=None):
     from minitorch.device import move
 
     a = move(a, device) if device is not None else a
-    return a.astype(dtype.np) if dtype is not None else a.copy()
+    # Row-major, as `contiguous()` (a clone) needs; PyTorch's clone and `to` keep the layout.
+    return a.astype(dtype.np, order="C") if dtype is not None else a.copy()
 
 
 def _to_copy_backward(g, out, x, dtype=None, device=None):
@@ -470,4 +471,5 @@ to_copy = register(OpDef(
     impl=_to_copy_impl,
     backward=_to_copy_backward,
     lowering="lowered",
+    layout="row_major",
 ))

@@ -58,6 +58,10 @@ class OpDef:
     backward: Callable[..., tuple] | None = None  # grads of each arg, written in minitorch ops
     decomposition: Callable[..., Any] | None = None  # composites only: the op in primitives
     lowering: str = "extern"  # "lowered", "extern", or (composites) "decomposed"
+    # How a pointwise result is laid out in memory: like its tensor operands ("operands",
+    # numpy's order 'K': [Note: the layout of pointwise results] in minitorch/fake.py), like
+    # its first argument alone ("first"), or "row_major" whatever they are.
+    layout: str = "operands"
 
     @property
     def is_primitive(self) -> bool:

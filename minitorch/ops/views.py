@@ -101,7 +101,9 @@ index = register(OpDef(
 
 
 def _index_scatter_impl(xp, base, src, key):
-    out = base.copy()  # a new array; also materialises an expanded (stride-0) base
+    # A new array laid out like base (as x[key] = v leaves x), which also materialises an
+    # expanded (stride-0) base.
+    out = base.copy(order="K")
     out[key] = src  # broadcasts src over the region; casts it to base's dtype, as copy_ does
     return out
 
@@ -119,6 +121,7 @@ def _index_scatter_backward(g, out, base, src, key):
 index_scatter = register(OpDef(
     "index_scatter", "pointwise", vm.index_scatter_meta,
     impl=_index_scatter_impl,
+    layout="first",  # a copy of base, in base's layout
     backward=_index_scatter_backward,
 ))
 

@@ -249,3 +249,69 @@ def test_random_view_chains_have_eager_strides(data):
         assert tuple(fake.shape) == tuple(real.shape), steps
         assert fake.stride() == real.stride(), (x.shape, x.stride(), steps)
         assert fake.is_contiguous() == real.is_contiguous(), steps
+
+
+# ---- pointwise results: [Note: the layout of pointwise results] in minitorch/fake.py -------
+
+
+def _reordered(array: np.ndarray, how: str) -> Tensor:
+    """A tensor of `array`'s values whose memory runs another way: dims reversed (a
+    permuted view), every other element of a wider row (a strided slice), or row-major."""
+    if how == "reversed" and array.ndim >= 2:
+        dims = tuple(reversed(range(array.ndim)))
+        return minitorch.tensor(np.ascontiguousarray(array.transpose(dims))).permute(*dims)
+    if how == "strided" and array.ndim >= 1:
+        wide = np.repeat(array, 2, axis=-1)
+        return minitorch.tensor(wide)[..., ::2]
+    return minitorch.tensor(array)
+
+
+def _pointwise_cases():
+    from tests.minitorch.test_op_table import CASES, OPS
+
+    return [case for case in CASES if OPS[case.values[0]].kind == "pointwise"]
+
+
+@pytest.mark.parametrize("how", ["reversed", "strided", "first_only"])
+@pytest.mark.parametrize("name, index, sample", _pointwise_cases())
+def test_pointwise_results_have_eagers_strides(name, index, sample, how):
+    from tests.minitorch.test_op_table import OPS, _draw, _map_arrays, _outputs
+
+    args, kwargs = sample
+    seen = []
+
+    def make(a):
+        seen.append(a)
+        mode = "reversed" if how == "first_only" and len(seen) == 1 else how
+        return _reordered(a, "row_major" if how == "first_only" and len(seen) > 1 else mode)
+
+    tensors = _map_arrays(_draw(args, seed=index), make)
+    eager = _outputs(OPS[name](*tensors, **kwargs))
+    with FakeTensorMode():
+        fake = _outputs(OPS[name](*_map_arrays_tensors(tensors), **kwargs))
+    assert [o.stride() for o in fake] == [o.stride() for o in eager]
+
+
+def _map_arrays_tensors(args):
+    if isinstance(args, Tensor):
+        return fake_like(args)
+    if isinstance(args, (list, tuple)):
+        return type(args)(_map_arrays_tensors(a) for a in args)
+    return args
+
+
+def test_contiguous_of_a_transposed_result_copies_when_compiled():
+    """cos(x.t()) is transposed in memory, so eager's contiguous() copies it: compiled, the
+    two outputs must not be one tensor (they were when fakes were always row-major)."""
+
+    def f(x):
+        t = minitorch.cos(x.t())
+        return t.contiguous(), t
+
+    x = minitorch.randn(3, 4)
+    eager, compiled = f(x), minitorch.compile(f, backend="inductor")(x)
+    for e, c in zip(eager, compiled):
+        assert c.stride() == e.stride() and c.is_contiguous() == e.is_contiguous()
+        np.testing.assert_allclose(c.numpy(), e.numpy(), rtol=1e-6)
+    compiled[1].mul_(2.0)
+    assert not np.allclose(compiled[0].numpy(), compiled[1].numpy())
