@@ -298,7 +298,11 @@ def _values_at(x, indices, dim: int, keepdim: bool) -> tuple:
     values = gather(x, dim, indices)
     if not keepdim:
         shape = rm.reduced_shape(tuple(x.shape), m.normalize_dims("max", dim, x.ndim), False)
-        values, indices = reshape(values, shape), reshape(indices, shape)
+        values, shown = reshape(values, shape), reshape(indices, shape)
+        # gather's backward reads `indices`: a write into the ones the caller gets (the same
+        # memory) must fail its version check, as a write into PyTorch's saved indices does.
+        shown._version_counter = indices._shared_version_counter()
+        indices = shown
     return values, indices
 
 

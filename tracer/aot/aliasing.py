@@ -164,6 +164,23 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
     return OutputAliases(tuple(remade), tuple(returned.values()))
 
 
+def saved_aliases(forward: GraphModule, num_outputs: int) -> tuple[tuple[int, ...], ...]:
+    """For each value `forward` saves for the backward (its outputs after the first
+    `num_outputs`), the user's outputs that share its memory in eager: views of it, or of
+    what it is a view of. `v, i = x.max(dim=1)` returns `i`, a view of the indices max's
+    backward reads; a write into `i` must fail the backward's version check, as in eager,
+    however the compiled graph laid the two out (CompiledFunction shares their counters)."""
+    outputs = list(forward.graph.find_nodes(op="output")[0].args[0])
+    user, saved = outputs[:num_outputs], outputs[num_outputs:]
+    roots = [_view_chain(n)[0] if isinstance(n, Node) else None for n in user]
+    found = []
+    for node in saved:
+        root = _view_chain(node)[0]
+        found.append(() if root.op == "placeholder" else tuple(
+            i for i, r in enumerate(roots) if r is root and user[i] is not node))
+    return tuple(found)
+
+
 def escaping_nodes(outputs: Sequence[Node]) -> set[Node]:
     """The outputs and the nodes they are views of: tensors the caller will see as distinct
     (or as views of distinct ones), which common-subexpression elimination may not merge."""

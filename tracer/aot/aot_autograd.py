@@ -24,7 +24,7 @@ from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
 from minitorch.autograd.graph import Node, overwritten_message
 from minitorch.factories import zeros
 from minitorch.tensor import Tensor
-from tracer.aot.aliasing import OutputAliases, find_output_aliases
+from tracer.aot.aliasing import OutputAliases, find_output_aliases, saved_aliases
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
 from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
@@ -99,7 +99,8 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
     traced = time.perf_counter()
     parts = partition_joint(joint, spec)
     grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
-    spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read)
+    spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read,
+                   saved_aliases=saved_aliases(parts.forward, spec.num_outputs))
     parts.forward.meta["name"] = f"{name}, forward ({describe_saved(joint, spec, parts)})"
     parts.backward.meta["name"] = f"{name}, backward"
     return (AOTGraphs(parts.forward, parts.backward, spec, joint),
@@ -181,6 +182,9 @@ class CompiledFunction:
         with no_grad():
             results = tuple(self.compiled_fw(*args))
         outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
+        for value, aliases in zip(saved, self.spec.saved_aliases):
+            for i in aliases:  # a write into the output is a write into the saved value
+                value._version_counter = outs[i]._shared_version_counter()
         if is_grad_enabled():
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))

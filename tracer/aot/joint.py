@@ -39,6 +39,8 @@ class JointSpec:
     # saved tensor written in place before backward() an error).
     tangents_read: tuple[tuple[int, ...], ...] = ()
     saved_read_by: tuple[tuple[int, ...], ...] = ()
+    # for each saved value, the outputs sharing its memory in eager (aliasing.saved_aliases)
+    saved_aliases: tuple[tuple[int, ...], ...] = ()
 
 
 def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:

@@ -1,7 +1,9 @@
-"""A write into an output that its backward formula reads: eager's backward refuses it, and so
-must compiled code. The "default" partitioner saves that output; min_cut recomputes it from the
-input and misses the write, which is why "default" is the default (minitorch/config.py)."""
+"""A write into a value the backward reads: eager's backward refuses it, and so must compiled
+code, whichever partitioner chose what to save (min_cut would rather recompute exp's output
+from its input, and must not: [Note: min-cut partitioning]), and however the compiled graph
+laid out the indices max returns."""
 
+import numpy as np
 import pytest
 
 import minitorch
@@ -31,3 +33,25 @@ def test_a_write_into_a_saved_output_fails_backward_as_in_eager(partitioner, mon
     compiled = minitorch.compile(exp_then_write, backend="aot_eager")
     with pytest.raises(AutogradError):
         compiled(minitorch.randn(4, 4, requires_grad=True)).sum().backward()
+
+
+def max_then_write_indices(x):
+    values, indices = x.max(dim=1)  # max's backward reads the indices
+    return values, indices
+
+
+@pytest.mark.parametrize("backend", [None, "aot_eager", "inductor"])
+def test_a_write_into_max_indices_fails_backward_as_in_pytorch(backend):
+    fn = max_then_write_indices if backend is None else minitorch.compile(
+        max_then_write_indices, backend=backend)
+    x = minitorch.randn(3, 4, requires_grad=True)
+    values, indices = fn(x)
+    indices.zero_()
+    with pytest.raises(AutogradError, match="modified by an inplace operation"):
+        values.sum().backward()
+    x = minitorch.randn(3, 4, requires_grad=True)
+    values, indices = fn(x)  # unwritten: the gradient is one 1 a row, where the max is
+    values.sum().backward()
+    expected = np.zeros((3, 4), np.float32)
+    expected[np.arange(3), x.detach().numpy().argmax(1)] = 1
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
