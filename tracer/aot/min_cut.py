@@ -36,18 +36,17 @@ What may be recomputed (the policy):
   hashes the generator's state into it): the backward must see the forward's draws. PyTorch
   can recompute some of them by saving the generator's seed and offset instead (its
   functionalized random numbers); we save the mask, as its default does.
-- a backward formula's own node that reads an input (min's mask `x == min(x)`), when it may
-  be recomputed, is recomputed, never saved: the backward reads the input itself. The
-  caller holds the input and may write it in place before `backward()`; eager autograd then
-  raises (its node saved the input), and so must we, by the version check on saved
-  tensors. Saving the mask, a byte an element against x's four, would give a gradient
-  where eager refuses. (Not so for outputs: a formula's node that CSE merged with a forward
-  node reads an output where eager's formula does not, and we would refuse where eager runs.)
-- never an output of the forward (what the caller gets back, or writes into an input): the
-  caller may write it in place before `backward()`, and when a backward formula reads it
-  (exp's, tanh's, softmax's read their result) eager then raises. Recomputed from x, the
-  output's new values would go unnoticed and the gradient be given where eager refuses; so
-  an output sits on the source side, and one the backward needs is saved, as eager saves it.
+- a backward formula's own node that reads an input or an output of the forward (min's
+  mask `x == min(x)`), when it may be recomputed, is recomputed, never saved: the backward
+  reads the input or output itself. The caller holds it and may write it in place before
+  `backward()`; eager autograd then raises (its node saved the tensor), and so must we, by
+  the version check on saved tensors. Saving the mask, a byte an element against x's four,
+  would give a gradient where eager refuses. (The "default" partitioner saves what the
+  backward reads, so it saves the same tensors.)
+- never an output of the forward (what the caller gets back, or writes into an input): for
+  the same reason, an output a formula reads (exp's, tanh's, softmax's read their result)
+  must be saved, not recomputed from x, where its new values would go unnoticed. So an
+  output sits on the source side, and one the backward needs is saved, as eager saves it.
 - never an extern op (mm, bmm, im2col, scatter_add, ...), a reduction or a gather: recomputing
   a matmul costs its flops again, and a reduction reads its whole input again, to spare a
   small saved result. AOTAutograd bans its compute-intensive ops (matmuls, convolutions) from
@@ -100,8 +99,8 @@ def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: 
     read = _read_by_backward(nodes, grads, from_tangents)
     candidates = _candidates(nodes, read, from_tangents)
     written = _written_anyway(fw_outs, forward)
-    readers = _input_readers(nodes, forward)
     outputs = set(fw_outs)  # never recomputed: see the policy
+    readers = _formula_readers(nodes, forward, outputs)
     net = FlowNetwork()
     for node in candidates:
         weight = math.inf if node in readers else nbytes(node) * (1 if node in written else 2)
@@ -139,12 +138,14 @@ def _read_by_backward(nodes: list[Node], grads: list, from_tangents: set[Node]) 
     return read
 
 
-def _input_readers(nodes: list[Node], forward: set[Node]) -> set[Node]:
+def _formula_readers(nodes: list[Node], forward: set[Node], outputs: set[Node]) -> set[Node]:
     """The recomputable nodes of eager's backward formulas (outside the forward) that read an
-    input: never saved ([Note: min-cut partitioning], the policy)."""
-    primals = {n for n in nodes if n.op == "placeholder" and not n.name.startswith("tangents_")}
+    input or an output the caller holds: never saved ([Note: min-cut partitioning], the
+    policy)."""
+    held = outputs | {n for n in nodes
+                      if n.op == "placeholder" and not n.name.startswith("tangents_")}
     return {n for n in nodes if n not in forward and n.op != "output" and recomputable(n)
-            and any(i in primals for i in n.all_input_nodes)}
+            and any(i in held for i in n.all_input_nodes)}
 
 
 def _candidates(nodes: list[Node], read: set[Node], from_tangents: set[Node]) -> list[Node]:

@@ -55,3 +55,23 @@ def test_a_write_into_max_indices_fails_backward_as_in_pytorch(backend):
     expected = np.zeros((3, 4), np.float32)
     expected[np.arange(3), x.detach().numpy().argmax(1)] = 1
     np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def log_softmax_then_write(y):
+    t = (y - y.max(-1, keepdim=True)[0]).exp()
+    first = minitorch.zeros_like(t, dtype=minitorch.int64)
+    t = minitorch.gather(t / t.sum(-1, keepdim=True), -1, first)
+    out = t.log_softmax(0)  # amax's backward reads t, through its mask t == amax(t)
+    t.sub_(t, alpha=0.5)  # a graph break: t is an output of the graph, written after it
+    return out
+
+
+@pytest.mark.parametrize("partitioner", ["default", "min_cut"])
+def test_a_write_into_an_output_a_formula_reads_fails_backward(partitioner, monkeypatch):
+    """min_cut saved the mask instead of t (found by the fuzzer, seed 141779)."""
+    monkeypatch.setattr(config, "partitioner", partitioner)
+    minitorch._dynamo.reset()
+    for fn in (log_softmax_then_write, minitorch.compile(log_softmax_then_write,
+                                                         backend="aot_eager")):
+        with pytest.raises(AutogradError):
+            fn(minitorch.randn(1, dtype=minitorch.float64, requires_grad=True)).sum().backward()
