@@ -79,7 +79,7 @@ NORMALIZE = [
     "{other} = {a}.sum({d}, keepdim=True)\n{fresh} = {a} * {other} - {a}.amax({d}, keepdim=True)",
     "{fresh}, {other} = {a}.max({d}, keepdim={k})\n"
     "{fresh} = {fresh} * 2 + {a}.sum({d}, keepdim={k})",
-    "{other} = {a}.exp().sin()\n"
+    "{other} = {a}.tanh().exp().sin()\n"
     "{fresh} = {other}.sum({d}, keepdim=True) + {other}.amax({d}, keepdim=True) * {other}",
     "{other} = {a} * 2\n{fresh} = {other}.sum({d}, keepdim=True) + {other}.sum(0, keepdim=True)",
     "{fresh} = {a}.sum(0, keepdim=True) * {a}.sum(-1, keepdim=True) + {a}",
