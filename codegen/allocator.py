@@ -27,6 +27,13 @@ this course is developed on (Firecracker, whose host backs guest memory lazily),
 fresh 40 MB block took ~55 ms with huge pages against ~9 ms with 4 KiB pages (the OS did give
 them: /proc/vmstat's thp_fault_alloc grew, thp_fault_fallback did not). So it is off by
 default; on bare metal, where a huge page is one fault instead of 512, try it on.
+
+[Note: aligned blocks]
+malloc, and so numpy, aligns memory to 16 bytes. A vectorized kernel on this machine moves 64
+bytes per load or store, so on a block that starts 16 bytes past a cache line every vector
+store writes into two lines. Every block the pool hands out starts on a 64-byte boundary (as
+PyTorch's CPU allocator aligns to 64): layernorm 4096x1024's kernel, writing 16 MB, ran ~8%
+faster into an aligned output than into one 16 or 32 bytes off, measured side by side.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from minitorch import config
 MIN_POOLED_BYTES = 1 << 20  # smaller arrays come straight from numpy
 MAX_CACHED_BYTES = 1 << 30  # free blocks kept for reuse, in total
 HUGE_PAGE = 1 << 21  # 2 MiB: with config.huge_pages, blocks this large are mapped for them
+ALIGNMENT = 64  # bytes: a cache line, where every block starts ([Note: aligned blocks])
 
 _free: dict[int, list[np.ndarray]] = {}  # nbytes -> free raw blocks (uint8 arrays)
 _cached_bytes = 0
@@ -78,9 +86,12 @@ def _take(nbytes: int) -> np.ndarray:
 
 
 def _new_block(nbytes: int) -> np.ndarray:
-    """Fresh memory for a block: mapped for huge pages when it is large enough."""
+    """Fresh memory for a block, starting on a cache line; mapped for huge pages when it is
+    large enough."""
     if not config.huge_pages or nbytes < HUGE_PAGE or not hasattr(mmap, "MADV_HUGEPAGE"):
-        return np.empty(nbytes, np.uint8)
+        raw = np.empty(nbytes + ALIGNMENT, np.uint8)  # the slice below keeps it alive
+        start = -raw.ctypes.data % ALIGNMENT
+        return raw[start:start + nbytes]
     mapping = mmap.mmap(-1, nbytes + HUGE_PAGE)  # room to start on a 2 MiB boundary
     start = -_address(mapping) % HUGE_PAGE
     try:
