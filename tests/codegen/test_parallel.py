@@ -20,12 +20,11 @@ def test_pieces_cover_the_range_in_order_and_shrink(n, threads, grain):
     sizes = [end - start for start, end in cut]
     assert all(size >= grain for size in sizes[:-1]) and sizes[-1] > 0
     assert sizes == sorted(sizes, reverse=True)[:-1] + sizes[-1:]  # only the last may be small
-    assert sizes[0] <= max(grain, n // (2 * threads))
+    assert sizes[0] <= max(grain, n // threads)
 
 
 def test_pieces_example():
-    assert pieces(100, 2, 10) == ((0, 25), (25, 43), (43, 57), (57, 67), (67, 77), (77, 87),
-                                  (87, 97), (97, 100))
+    assert pieces(100, 2, 10) == ((0, 50), (50, 75), (75, 87), (87, 97), (97, 100))
 
 
 def _record(calls):
@@ -43,10 +42,13 @@ def test_small_work_runs_inline_on_the_calling_thread():
 
 def test_large_work_is_split_across_threads(monkeypatch):
     monkeypatch.setattr(config, "num_threads", 2)
-    calls = []
+    calls, both_started = [], threading.Barrier(2, timeout=10)
 
     def run(start, end):
-        time.sleep(0.002)  # long enough for the pool's thread to wake up and claim pieces
+        # Each thread's first piece waits for the other's: pure Python holds the GIL, and one
+        # thread could otherwise claim every piece before the other runs at all.
+        if threading.get_ident() not in {thread for _, _, thread in calls}:
+            both_started.wait()
         calls.append((start, end, threading.get_ident()))
 
     parallel_for(run, 1000, work=config.parallel_threshold * 1000)
@@ -78,7 +80,7 @@ def test_a_worker_exception_reaches_the_caller(monkeypatch):
             raise ValueError("chunk failed")
 
     try:
-        parallel_for(run, 10, work=config.parallel_threshold)
+        parallel_for(run, 10, work=config.parallel_threshold * 100)
     except ValueError as error:
         assert "chunk failed" in str(error)
     else:
@@ -87,13 +89,14 @@ def test_a_worker_exception_reaches_the_caller(monkeypatch):
 
 def test_a_forked_child_gets_a_working_pool(monkeypatch):
     monkeypatch.setattr(config, "num_threads", 2)
-    parallel_for(lambda start, end: None, 10, work=config.parallel_threshold)  # start the pool
+    # start the pool
+    parallel_for(lambda start, end: None, 10, work=config.parallel_threshold * 100)
     pid = os.fork()
     if pid == 0:  # the child: exit 0 only if a parallel run completes
         calls = []
-        parallel_for(_record(calls), 10, work=config.parallel_threshold)
+        parallel_for(_record(calls), 10, work=config.parallel_threshold * 100)
         covered = sorted((start, end) for start, end, _ in calls)
-        os._exit(0 if covered == list(pieces(10, 2, 2)) else 1)
+        os._exit(0 if covered == list(pieces(10, 2)) else 1)
     for _ in range(500):  # a child stuck waiting for threads it does not have: fail, not hang
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
