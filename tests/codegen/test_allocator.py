@@ -55,10 +55,3 @@ def test_a_view_keeps_the_block_out_of_the_pool():
     assert allocator.cached_bytes() == 0  # the view still reads it
     other = allocator.empty((1 << 20,), np.float32)
     assert not np.shares_memory(other, view)
-
-
-def test_every_block_starts_on_a_cache_line():
-    # numpy's own arrays start 16 bytes into a line as often as not; the pool's never do
-    blocks = [allocator.empty((1 << 18,), np.float32) for _ in range(8)]
-    blocks += [allocator.empty(((1 << 20) + 3,), np.uint8) for _ in range(8)]
-    assert all(block.ctypes.data % allocator.ALIGNMENT == 0 for block in blocks)
