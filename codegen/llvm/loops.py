@@ -80,6 +80,31 @@ def for_nest(
             yield (first, *rest)
 
 
+def unroll_by(counter: ir.PhiInstr, times: int) -> None:
+    """Ask LLVM to unroll the loop of `counter` (a for_range loop, already closed) `times`
+    times, rather than as its own heuristics choose: the hint `llvm.loop.unroll.count`, in the
+    loop's metadata node on its back edge.
+
+        br i1 %"r0.again", label %"r0.body", label %"r0.exit", !llvm.loop !1
+        !0 = !{ !"llvm.loop.unroll.count", i32 4 }
+        !1 = distinct !{ !1, !0 }
+    """
+    back_edge = counter.incomings[-1][1].terminator  # the branch from the body's last block
+    module = back_edge.module
+    hint = module.add_metadata(["llvm.loop.unroll.count", ir.Constant(ir.IntType(32), times)])
+    back_edge.set_metadata("llvm.loop", _LoopID(module, [hint], name=str(len(module.metadata))))
+
+
+class _LoopID(ir.MDValue):
+    """A loop's metadata node. LLVM reads a loop's hints only from a node whose first operand
+    is the node itself (which keeps two loops with the same hints apart), so it prints as
+    `distinct !{ !self, hints... }`; llvmlite's own nodes cannot refer to themselves."""
+
+    def descr(self, buf: list[str]) -> None:
+        operands = ", ".join(node.get_reference() for node in (self, *self.operands))
+        buf += (f"distinct !{{ {operands} }}", "\n")
+
+
 def entry_alloca(builder: ir.IRBuilder, ir_type: ir.Type, name: str) -> ir.AllocaInstr:
     """A stack slot in the function's entry block, where the optimizer turns it into a register.
 

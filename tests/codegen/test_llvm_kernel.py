@@ -487,3 +487,18 @@ def test_row_softmax_is_one_kernel_whose_loops_all_vectorize():
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_the_loops_of_a_row_stay_loops():
+    # [Note: unrolling a row's loops]: unrolled whole, the max loop's 64 vectors of a row would
+    # be kept in registers (and the stack) for the next loop instead of loaded again
+    x = RNG.standard_normal((8, 1024)).astype(np.float32)
+    program = row_softmax_program(x)
+    (kernel,) = schedule(program)
+    optimized = BACKEND.compile_kernel(kernel, program.dtypes()).optimized_source
+    back_edges = [line for line in optimized.splitlines()
+                  if line.lstrip().startswith("br i1") and "vector.body" in line
+                  and "!llvm.loop" in line]
+    assert len(back_edges) == 3
+    (got,), (expected,) = run_both(program, [x])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 from llvmlite import ir
 
 from codegen.llvm.jit import compile_ir
-from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64
+from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64, unroll_by
 from ir.indexing import Var
 from minitorch.errors import CompileError
 
 
-def _count_iterations():
+def _count_iterations(unroll: int | None = None) -> ir.Module:
     """i64 count(i64 start, i64 stop): how many times a for_range body runs, and sum of i."""
     module = ir.Module()
     fn = ir.Function(module, ir.FunctionType(I64, [I64, I64]), "count")
@@ -25,17 +25,34 @@ def _count_iterations():
     with for_range(builder, start, stop, name="i") as i:
         # 1000 per iteration plus i, so the result shows both the count and the values of i
         builder.store(builder.add(builder.load(total), builder.add(i, i64(1000))), total)
+    if unroll is not None:
+        unroll_by(i, unroll)
     builder.ret(builder.load(total))
+    return module
+
+
+def _compiled(module: ir.Module):
     return compile_ir(str(module)).function("count", ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)
 
 
-COUNT = _count_iterations()
+COUNT = _compiled(_count_iterations())
 
 
 @pytest.mark.parametrize("start, stop", [(0, 10), (3, 4), (5, 5), (7, 2), (-3, 3)])
 def test_for_range_runs_like_python_range(start, stop):
     expected = sum(1000 + i for i in range(start, stop))
     assert COUNT(start, stop) == expected
+
+
+def test_an_unroll_hint_is_a_self_referring_node_on_the_back_edge():
+    module = _count_iterations(unroll=4)
+    text = str(module)
+    assert '!llvm.loop !1' in text.split("i.again")[-1].splitlines()[0]
+    assert '!0 = !{ !"llvm.loop.unroll.count", i32 4 }' in text
+    assert "!1 = distinct !{ !1, !0 }" in text
+    count = _compiled(module)
+    assert [count(0, n) for n in (0, 1, 7, 8, 9)] == [sum(1000 + i for i in range(n))
+                                                     for n in (0, 1, 7, 8, 9)]
 
 
 def test_for_nest_visits_every_index_in_row_major_order():
