@@ -87,6 +87,7 @@ class CudaKernel(CompiledKernel):
         self.sizes = sizes  # the size symbols it takes after its arrays
         self.buffers = kernel.reads + kernel.writes  # the order of its array arguments
         self.plan = launch_plan(kernel, sizes)  # its block, and its grid at given sizes
+        self.buffer_dtypes = dtypes  # buffer -> DType, as compiled
         self.dtypes = tuple(dtypes[name].np for name in self.buffers)
         self.reports_errors = "indirect_indexing" in str(kernel)
         self.launcher = launcher

@@ -4,8 +4,10 @@ whose launches run on the host.
 `on_host(launcher)` is the CUDA backend with device "cpu": the driver gives it numpy arrays
 and the generated wrapper calls its kernels' `launch` as it would on the GPU; `launcher` then
 runs each launch on the host. `interpret` runs it with the reference interpreter (what the
-launch must compute), so a graph compiled this way is held to eager mode through every line
-the CUDA wrapper runs: allocation, launch arguments, the sizes, the error report.
+launch must compute); `emulate` with the grid emulation (codegen/cuda/emulate.py: the same
+generated kernel, every block and thread of the same grid). A graph compiled this way is held
+to eager mode through every line the CUDA wrapper runs: allocation, launch arguments, the
+sizes, the error report, and (emulated) the kernels themselves.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import pytest
 
 import minitorch
 import minitorch.nn.functional as F
+from codegen.backend import CompiledKernel
 from codegen.cuda.backend import CudaBackend, CudaKernel, check_report
+from codegen.registry import get_backend
 from ir.interpreter import run_kernel
 from minitorch import _logging
 from minitorch.compile.inductor import InductorCompiler
@@ -35,6 +39,26 @@ def interpret(launches: list[Launch]):
         arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers):-1]
         run_kernel(kernel.kernel, dict(zip(kernel.buffers, arrays, strict=True)),
                    dict(zip(kernel.sizes, map(int, sizes), strict=True)))
+
+    return launcher
+
+
+def emulate(launches: list[Launch]):
+    """A launcher that records each launch and runs it through the grid emulation, checking
+    that the emulation runs the grid and block the launch was given."""
+    emulator = get_backend("cuda_emulator")
+    emulated: dict[int, CompiledKernel] = {}
+
+    def launcher(kernel: CudaKernel, grid, block, args) -> None:
+        launches.append((kernel, grid, block, args))
+        if id(kernel) not in emulated:
+            emulated[id(kernel)] = emulator.compile_kernel(kernel.kernel, kernel.buffer_dtypes,
+                                                           kernel.sizes)
+        twin = emulated[id(kernel)]
+        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers):-1]
+        sizes = dict(zip(kernel.sizes, map(int, sizes), strict=True))
+        assert (grid, block) == (twin.plan.grid(sizes), twin.plan.block())
+        twin(dict(zip(kernel.buffers, arrays, strict=True)), sizes)
 
     return launcher
 
@@ -69,14 +93,15 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("run", [interpret, emulate])
 @pytest.mark.parametrize("fn, shapes", CASES, ids=["sincos", "softmax", "layer_norm", "gelu_sum"])
-def test_graphs_launched_on_the_host_match_eager(fn, shapes):
+def test_graphs_launched_on_the_host_match_eager(fn, shapes, run):
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     eager_in = [minitorch.tensor(a, requires_grad=True) for a in arrays]
     host_in = [minitorch.tensor(a, requires_grad=True) for a in arrays]
     launches: list[Launch] = []
-    out = minitorch.compile(fn, backend=on_host(interpret(launches)))(*host_in)
+    out = minitorch.compile(fn, backend=on_host(run(launches)))(*host_in)
     expected = fn(*eager_in)
     np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-5,
                                atol=1e-6)
@@ -91,9 +116,10 @@ def test_graphs_launched_on_the_host_match_eager(fn, shapes):
         assert args[-1].dtype == np.int64 and args[-1].shape == (3,)
 
 
-def test_size_symbols_are_passed_as_int64_scalars_after_the_arrays():
+@pytest.mark.parametrize("run", [interpret, emulate])
+def test_size_symbols_are_passed_as_int64_scalars_after_the_arrays(run):
     launches: list[Launch] = []
-    compiled = minitorch.compile(softmax, backend=on_host(interpret(launches)), dynamic=True)
+    compiled = minitorch.compile(softmax, backend=on_host(run(launches)), dynamic=True)
     for rows in (3, 5):
         x = minitorch.randn(rows, 10)
         np.testing.assert_allclose(compiled(x).numpy(), softmax(x).numpy(), rtol=1e-5, atol=1e-7)
