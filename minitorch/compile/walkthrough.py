@@ -106,7 +106,10 @@ def _tensors(out) -> list:
 
 
 def _np(t) -> np.ndarray:
-    return np.zeros(()) if t is None else np.asarray(t.detach()._data, dtype=np.float64)
+    """A tensor's values on the host, in float64 (a GPU tensor's copied over)."""
+    from minitorch.device import to_host
+
+    return np.zeros(()) if t is None else to_host(t.detach()._data).astype(np.float64)
 
 
 def _max_diff(a, b) -> float:

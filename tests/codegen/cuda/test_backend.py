@@ -25,8 +25,10 @@ from codegen.cuda.backend import CudaBackend, CudaKernel, check_report
 from codegen.registry import get_backend
 from ir.interpreter import run_kernel
 from minitorch import _logging
-from minitorch.compile.inductor import InductorCompiler
+from minitorch.compile.inductor import InductorCompiler, compile_graph
+from minitorch.compile.output_code import device_empty
 from minitorch.errors import IndexOutOfRangeError
+from tracer.aot import make_fx
 
 Launch = tuple  # (kernel, grid, block, args), as the launcher got them
 
@@ -194,3 +196,13 @@ def test_one_graph_is_one_ptx_module_and_each_kernel_shows_its_own_entry():
         entries = re.findall(r"^\.visible \.entry (\w+)\(", kernel.source, re.M)
         assert entries == [kernel.symbol] and f".entry {kernel.symbol}(" in module
         assert kernel.source.startswith(module[: module.index(".address_size")])
+
+
+def test_the_wrapper_of_a_graph_for_the_gpu_allocates_there():
+    x = minitorch.randn(1000)
+    gm = make_fx(lambda x: (x.sin() * 2,))(x)
+    compiled = compile_graph(gm, get_backend("cuda"))  # compiled, never run: no GPU here
+    assert re.search(r"^    buf\d+ = ___empty\(\(1000,\), ___float32\)$", compiled.source, re.M)
+    assert compiled.run.__globals__["___empty"] is device_empty  # cupy's, on first call
+    assert re.search(r"^    kernel0\.launch\(\[arg0_1_array, buf\d+\], \[\]\)$",
+                     compiled.source, re.M)
