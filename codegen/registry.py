@@ -41,12 +41,19 @@ def _numpy() -> Backend:
     return NumpySourceBackend()
 
 
+def _cuda_emulator() -> Backend:
+    from codegen.cuda.emulate import CudaEmulatorBackend
+
+    return CudaEmulatorBackend()
+
+
 # name -> a function that makes the backend (called once, on first use)
 _FACTORIES: dict[str, Callable[[], Backend]] = {
     "llvm": _llvm,
     "cuda": _cuda,
     "interpreter": _interpreter,
     "numpy": _numpy,
+    "cuda_emulator": _cuda_emulator,
 }
 _MADE: dict[str, Backend] = {}
 
