@@ -7,6 +7,7 @@ grid.py       blocks, threads and the block-wide combine, on the GPU and emulate
 target.py     IR -> PTX through LLVM's NVPTX target; which intrinsics it may use
 ptxas.py      NVIDIA's assembler on our PTX: the check that it is valid, with no GPU
 emulate.py    the kernels run on this CPU over every (block, thread): CudaEmulatorBackend
+backend.py    CudaBackend: a graph's kernels as one PTX module, launched with cupy
 
 The loop bodies are emitted by the CPU backend's ops handler and math library (codegen/llvm/
 ops.py, mathlib.py, trig.py): one op, one emitter, for both targets.
