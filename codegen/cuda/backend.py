@@ -199,12 +199,14 @@ def _device_copy(array: np.ndarray) -> tuple[Any, Any, np.ndarray]:
     """(the bytes `array` spans, on the GPU; a view of them with its shape and strides; the
     host bytes): strides of any sign are kept, where cupy.asarray would make a copy C-ordered."""
     cupy = _cupy()
+    if array.size == 0:  # no bytes to copy, either way
+        return None, cupy.empty(array.shape, array.dtype), np.empty(0, np.uint8)
     low, high = np.lib.array_utils.byte_bounds(array)
-    host = np.ctypeslib.as_array((ctypes.c_uint8 * max(high - low, 1)).from_address(low))
+    host = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
     raw = cupy.asarray(host)
     view = cupy.ndarray(array.shape, array.dtype, raw.data + (array.ctypes.data - low),
                         strides=array.strides)
-    return raw, view, host[: high - low]
+    return raw, view, host
 
 
 def _to_host(array: Any) -> np.ndarray:
