@@ -3,7 +3,8 @@
     backend = CudaBackend()
     kernels = backend.compile_kernels([(kernel, program.dtypes())])
     print(kernels[0].source)                  # its PTX: no GPU, no cupy needed for this
-    kernels[0]({"arg0_1": x, "buf0": out})    # x, out: cupy arrays; this needs the GPU
+    kernels[0]({"arg0_1": x, "buf0": out})    # cupy arrays (numpy's are copied there and
+                                              # back): this needs the GPU
 
 [Note: launching on the GPU]
 Compiling is LLVM's: the kernel generator (codegen/cuda/kernel.py) emits each FusedKernel as
@@ -28,6 +29,12 @@ to queue the next one, as PyTorch's does. Only a kernel that reads through a dat
 (gather, embedding: `ops.indirect_indexing`) can report an error, and reading its report back
 waits for it, so only those kernels read it: the others share one report that nothing writes,
 and never wait.
+
+Compiled graphs launch on cupy arrays, through `launch` (the generated wrapper's one line per
+kernel). Called as the Backend protocol says, with a dict of arrays, a kernel also takes numpy
+arrays, as the conformance suite passes them: each is copied to the GPU whole, the bytes
+between its first and last element, and viewed there with its own strides (negative ones
+too, which `cupy.asarray` would not keep), and the written ones are copied back.
 
 Who launches is a parameter: `CudaBackend(launcher=...)` gets each launch as `launcher(kernel,
 grid, block, args)`. The default is cupy's; the tests, on a machine without a GPU, launch the
@@ -87,6 +94,7 @@ class CudaKernel(CompiledKernel):
         self.sizes = sizes  # the size symbols it takes after its arrays
         self.buffers = kernel.reads + kernel.writes  # the order of its array arguments
         self.plan = launch_plan(kernel, sizes)  # its block, and its grid at given sizes
+        self._grid = None if sizes else self.plan.grid({})  # static sizes: one grid
         self.buffer_dtypes = dtypes  # buffer -> DType, as compiled
         self.dtypes = tuple(dtypes[name].np for name in self.buffers)
         self.reports_errors = "indirect_indexing" in str(kernel)
@@ -118,7 +126,7 @@ class CudaKernel(CompiledKernel):
 
     def launch(self, arrays: Sequence[Any], sizes: Sequence[int]) -> None:
         """One launch: arrays in `self.buffers` order, the sizes' values in `self.sizes`'s."""
-        grid = self.plan.grid(dict(zip(self.sizes, sizes, strict=True)))
+        grid = self._grid or self.plan.grid(dict(zip(self.sizes, sizes, strict=True)))
         report = error_report(module_of(arrays[0]), self.reports_errors)
         args = (*arrays, *(np.int64(n) for n in sizes), report)
         self.launcher(self, grid, self.plan.block(), args)

@@ -18,8 +18,10 @@ The passes, in order: the course's table of contents for tracer/aot, ir and code
 Static or symbolic sizes is a parameter of the same passes (a `SizeBinding` with or without
 symbols), not a second copy of them. `InductorCompiler` is the GraphCompiler that capture hands
 each graph to for `minitorch.compile(f, backend="inductor")` (or a code generator's own name,
-"llvm", "interpreter", "numpy"); "aot_eager" stops after the first pass and runs the graphs'
-Python code.
+"llvm", "cuda", "interpreter", "numpy"); "aot_eager" stops after the first pass and runs the
+graphs' Python code. "inductor" picks the code generator by the inputs' device: LLVM for
+"cpu", the CUDA backend for "cuda" (whose wrapper allocates and launches on the GPU); inputs
+on two devices run eagerly (`_device`).
 """
 
 from __future__ import annotations
