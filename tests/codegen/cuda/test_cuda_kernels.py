@@ -68,21 +68,21 @@ def _softmax(x) -> LoweredProgram:
 
 
 def _layernorm(x) -> LoweredProgram:
-    """(x - mean) * rsqrt(var + eps) along dim 1, mean and rsqrt once per row."""
+    """(x - mean) * rsqrt(mean of squares + eps) along dim 1: sums, a row step after each."""
     rows, n = x.layout.size
     dtype = x.layout.dtype
-    c = lambda v: ops.constant(v, dtype)  # noqa: E731
+    per_row = lambda buffer, i: load(buffer, (i[0], Const(0)))  # noqa: E731
+    by_n = lambda buffer: Pointwise(dtype, (rows, 1), lambda i: ops.mul(  # noqa: E731
+        per_row(buffer, i), ops.constant(1 / n, dtype)))
     total = computed("buf0", reduction(x, (1,), True, "sum"))
-    mean = computed("buf1", Pointwise(dtype, (rows, 1),
-                                      lambda i: ops.div(load(total, i), c(float(n)))))
-    centered = lambda i0, i1: ops.sub(load(x, (i0, i1)), load(mean, (i0, Const(0))))  # noqa: E731
+    mean = computed("buf1", by_n(total))
+    centered = lambda i: ops.sub(load(x, i), per_row(mean, i))  # noqa: E731
     squares = computed("buf2", Reduction(dtype, (rows, 1), (n,), "sum",
-                                         lambda i, r: ops.square(centered(i[0], r[0]))))
-    rstd = computed("buf3", Pointwise(dtype, (rows, 1), lambda i: ops.rsqrt(
-        ops.add(ops.div(load(squares, i), c(float(n))), c(1e-5)))))
-    out = computed("buf4", Pointwise(dtype, (rows, n), lambda i: ops.mul(
-        centered(i[0], i[1]), load(rstd, (i[0], Const(0))))))
-    return LoweredProgram((x,), (total, mean, squares, rstd, out), ("buf4",))
+                                         lambda i, r: ops.square(centered((i[0], r[0])))))
+    variance = computed("buf3", by_n(squares))
+    out = computed("buf4", Pointwise(dtype, (rows, n), lambda i: ops.mul(centered(i), ops.rsqrt(
+        ops.add(per_row(variance, i), ops.constant(1e-5, dtype))))))
+    return LoweredProgram((x,), (total, mean, squares, variance, out), ("buf4",))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
