@@ -81,6 +81,10 @@ def generate_kernel(
     fn = ir.Function(module, signature, kernel.name)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     if emulated:
+        # It checks what the GPU would compute; how fast the CPU runs it matters little, and
+        # O3's vectorizer and unroller would spend most of its compile time.
+        fn.attributes.add("minsize")
+        fn.attributes.add("optsize")
         pointers, index_error, symbols, grid = _emulated_arguments(fn, builder, names, plan)
     else:
         fn.calling_convention = "ptx_kernel"
