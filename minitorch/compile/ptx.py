@@ -42,8 +42,8 @@ def record_ptx(title: str, kernels: Kernels, sizes: tuple[str, ...], backend: Ba
     else:
         made, missing = compile_only(get_backend("cuda"), kernels, sizes)
     lines = [f"// {name}: not generated: {reason}" for name, reason in missing]
-    if made:
-        lines.append(made[0].module_source)  # one module: every kernel's PTX
+    # the CUDA backend's kernels share one module: shown once (another GPU backend's, each)
+    lines += dict.fromkeys(getattr(k, "module_source", k.source) for k in made)
     count = f"{len(made)} of {len(kernels)}" if missing else f"{len(made)}"
     _logging.artifact("ptx", f"{title}: {count} PTX kernel(s)", "\n".join(lines),
                       time.perf_counter() - start)

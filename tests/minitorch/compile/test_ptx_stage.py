@@ -14,8 +14,10 @@ import minitorch.nn.functional as F
 from codegen.cuda import backend as cuda_backend
 from codegen.registry import get_backend
 from minitorch import _logging, config
+from minitorch.compile.inductor import compile_graph
 from minitorch.compile.walkthrough import main
 from minitorch.errors import CompileError
+from tracer.aot import make_fx
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 SINCOS = str(ROOT / "examples" / "sincos.py")
@@ -93,3 +95,14 @@ def test_a_kernel_the_generator_refuses_is_named_with_why_and_the_others_are_mad
                                    "one\n")
     assert re.findall(r"^\.visible \.entry (\w+)\(", forward.text, re.M) == [
         "part0_kernel0", "part1_kernel2"]
+
+
+def test_a_graph_compiled_for_the_gpu_records_its_own_ptx_compiled_once(monkeypatch):
+    compile_ptx, calls = cuda_backend.compile_ptx, []
+    monkeypatch.setattr(cuda_backend, "compile_ptx",
+                        lambda sources: calls.append(sources) or compile_ptx(sources))
+    gm = make_fx(lambda x: (x.sin() * x.cos(),))(minitorch.randn(64))
+    with _logging.Recorder(opt_in={"ptx"}) as rec:
+        compiled = compile_graph(gm, get_backend("cuda"))  # never run: no GPU here
+    (ptx,) = [a.text for a in rec.artifacts if a.stage == "ptx"]
+    assert len(calls) == 1 and ptx == compiled.kernels[0].module_source
