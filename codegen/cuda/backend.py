@@ -14,8 +14,9 @@ graph] in codegen/llvm/jit.py). Nothing in that imports cupy, which is what lets
 stage run on a machine without a GPU ([Note: compile-only PTX] in minitorch/compile/ptx.py).
 
 Launching is cupy's, and lazy: on a kernel's first launch its module's PTX is loaded with
-`cupy.RawModule(code=ptx)` (the driver compiles PTX for the GPU at hand, once per module), and
-each launch is
+`cupy.cuda.function.Module().load(ptx)`, which hands it to the CUDA driver (cuModuleLoadData:
+the driver compiles PTX for the GPU at hand, once per module; `cupy.RawModule(code=...)`
+would take the text for CUDA C and compile it with NVRTC), and each launch is
 
     module.get_function("kernel0")(grid, block, (x, buf0, numpy.int64(s0), report))
 
@@ -75,8 +76,9 @@ class PTXModule:
     def function(self, name: str):
         """The cupy function `name`, loading the module on first use (needs cupy and a GPU)."""
         if name not in self._functions:
-            if self._module is None:
-                self._module = _cupy().RawModule(code=self.ptx)
+            if self._module is None:  # NOTE: not RawModule(code=...): that takes CUDA C
+                self._module = _cupy().cuda.function.Module()
+                self._module.load(self.ptx.encode())  # cuModuleLoadData: the driver's JIT
             self._functions[name] = self._module.get_function(name)
         return self._functions[name]
 
@@ -157,7 +159,7 @@ class CudaBackend(Backend):
 
     def compile_kernels(self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]],
                         sizes: tuple[str, ...] = ()) -> list[CudaKernel]:
-        """One graph's kernels as one PTX module (one `cupy.RawModule` once launched)."""
+        """One graph's kernels as one PTX module (one module loaded on the GPU, once launched)."""
         if not kernels:  # a graph of extern steps only
             return []
         sources = [str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels]
