@@ -20,16 +20,7 @@ from codegen.registry import get_backend
 from ir.nodes import Pointwise
 from ir.ops_handler import ops
 from minitorch.dtype import from_numpy_dtype
-from tests.conformance.kernels import (
-    assert_agrees,
-    computed,
-    input_buffer,
-    load,
-    program_of,
-    random_values,
-    run_backend,
-    run_reference,
-)
+from tests.conformance import kernels as conformance
 
 
 class Pointer:
@@ -108,7 +99,8 @@ class Recording(CudaBackend):
 
 
 def _base(dtype: str, *shape: int) -> np.ndarray:
-    return random_values(np.dtype(dtype), int(np.prod(shape)), seed=5).reshape(shape)
+    values = conformance.random_values(np.dtype(dtype), int(np.prod(shape)), seed=5)
+    return values.reshape(shape)
 
 
 # name -> (the array the kernel is given, the logical tensor, the offset of its element 0)
@@ -128,12 +120,12 @@ def test_host_arrays_in_every_layout_go_to_the_gpu_and_back(monkeypatch, layout,
     cupy = FakeCupy()
     monkeypatch.setattr(cuda_backend, "_cupy", lambda: cupy)
     array, view, offset = LAYOUTS[layout](dtype)
-    x = input_buffer("x", view, offset)
+    x = conformance.input_buffer("x", view, offset)
     twice = Pointwise(from_numpy_dtype(view.dtype), view.shape,
-                      lambda index: ops.add(load(x, index), load(x, index)))
-    program = program_of([x], [computed("buf0", twice)])
-    expected = run_reference(program, {"x": array})
-    assert_agrees(expected, {"buf0": view + view})  # the reference is numpy's
-    got = run_backend(Recording(cupy), program, {"x": array}, expected)
-    assert_agrees(got, expected)
+                      lambda i: ops.add(conformance.load(x, i), conformance.load(x, i)))
+    program = conformance.program_of([x], [conformance.computed("buf0", twice)])
+    expected = conformance.run_reference(program, {"x": array})
+    conformance.assert_agrees(expected, {"buf0": view + view})  # the reference is numpy's
+    got = conformance.run_backend(Recording(cupy), program, {"x": array}, expected)
+    conformance.assert_agrees(got, expected)
     assert cupy.launched == ["kernel0"]
