@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ import pytest
 import minitorch
 import minitorch.nn.functional as F
 from codegen.backend import CompiledKernel
+from codegen.cuda import backend as cuda_backend
 from codegen.cuda.backend import CudaBackend, CudaKernel, check_report
 from codegen.registry import get_backend
 from ir.interpreter import run_kernel
@@ -206,3 +208,26 @@ def test_the_wrapper_of_a_graph_for_the_gpu_allocates_there():
     assert compiled.run.__globals__["___empty"] is device_empty  # cupy's, on first call
     assert re.search(r"^    kernel0\.launch\(\[arg0_1_array, buf\d+\], \[\]\)$",
                      compiled.source, re.M)
+
+
+def test_the_default_launcher_loads_the_graphs_module_once_through_the_driver(monkeypatch):
+    loaded, calls = [], []
+
+    class DriverModule:  # stands in for cupy.cuda.function.Module: cuModuleLoadData
+        def load(self, image: bytes) -> None:
+            loaded.append(image)
+
+        def get_function(self, name: str):
+            return lambda grid, block, args: calls.append((name, grid, block, args))
+
+    cupy = SimpleNamespace(cuda=SimpleNamespace(function=SimpleNamespace(Module=DriverModule)))
+    monkeypatch.setattr(cuda_backend, "_cupy", lambda: cupy)
+    gm = make_fx(lambda x: (x.sin() * 2, x.sum()))(minitorch.randn(64))
+    kernels = compile_graph(gm, get_backend("cuda")).kernels
+    assert len(kernels) == 2  # a sum to one value is a kernel of its own
+    for _ in range(2):
+        for kernel in kernels:
+            kernel.launch([np.zeros(1, dtype) for dtype in kernel.dtypes], [])
+    assert loaded == [kernels[0].module_source.encode()]  # one module, loaded once
+    assert [name for name, *_ in calls] == [k.symbol for k in kernels] * 2
+    assert all(grid == k.plan.grid({}) for (_, grid, _, _), k in zip(calls, kernels * 2))
