@@ -1,6 +1,6 @@
 """Test-wide setup: the repository root is importable, each test starts with empty caches,
-the kernel cache on disk lives in a temporary folder, and the conformance suite's `--backend`
-option.
+the kernel cache on disk lives in a temporary folder, the conformance suite's `--backend`
+option, and ptxas on every PTX the tests generate (the plugin tests/codegen/cuda/ptxas_plugin.py).
 
 `--backend NAME` lives here because pytest reads command-line options only from the top
 conftest (and plugins): `pytest tests/conformance --backend llvm` and `pytest --backend llvm`
@@ -12,6 +12,9 @@ import shutil
 import tempfile
 
 import pytest
+
+# Every PTX the tests generate goes through ptxas at the end of the run (tests/codegen/cuda/).
+pytest_plugins = ["tests.codegen.cuda.ptxas_plugin"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

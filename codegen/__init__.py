@@ -9,6 +9,9 @@ Imports only `ir` and the eager core: a code generator never sees a graph.
     allocator.py     a caching allocator for the buffers compiled graphs fill
     disk_cache.py    compiled code kept on disk between processes, checked before it is loaded
     llvm/            the CPU backend: LLVM IR through llvmlite, vectorized, multi-threaded
+    cuda/            the GPU backend: the same loop bodies as LLVM IR for NVPTX, PTX launched
+                     with cupy, and the grid emulated on the CPU (the cuda_emulator backend,
+                     tested with no GPU)
 
 The driver that calls them (lower, schedule, compile each kernel, run) is minitorch/compile/.
 """

@@ -66,6 +66,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from minitorch.errors import DTypeError, MinitorchError
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -104,6 +106,21 @@ class CompiledKernel(ABC):
         """
         items = ", ".join(f"{buffer!r}: {local}" for buffer, local in arrays.items())
         return KernelCall([f"{name}({{{items}}}, sizes)"], {name: self})
+
+
+def arrays_in_order(kernel: str, names: Sequence[str], dtypes: Sequence[np.dtype],
+                    buffers: dict[str, Any]) -> list[Any]:
+    """`buffers[name]` for each of `names`, checked: present, and of its dtype (a kernel reads
+    memory as the dtype it was compiled for); `kernel` names the kernel in the error."""
+    arrays = []
+    for name, dtype in zip(names, dtypes, strict=True):
+        if name not in buffers:
+            raise MinitorchError(f"{kernel} needs the buffer {name!r}")
+        if buffers[name].dtype != dtype:
+            raise DTypeError(f"{kernel}: buffer {name!r} is {buffers[name].dtype}, "
+                             f"expected {dtype}")
+        arrays.append(buffers[name])
+    return arrays
 
 
 class Backend(ABC):

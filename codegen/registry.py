@@ -2,9 +2,11 @@
 
     get_backend("llvm")             # the LLVM CPU backend
     default_backend("cpu")          # the one `minitorch.compile(f)` uses for CPU tensors
+    default_backend("cuda")         # ... and for tensors on the GPU: "cuda" (PTX, cupy)
     register_backend(MyBackend())   # then minitorch.compile(f, backend="mine") finds it
 
-Backends are made on first use (the LLVM one loads llvmlite), so naming them costs nothing.
+Backends are made on first use (the LLVM one loads llvmlite), so naming them costs nothing;
+making the CUDA one needs no GPU (it imports cupy only to launch).
 """
 
 from __future__ import annotations
@@ -21,6 +23,12 @@ def _llvm() -> Backend:
     return LLVMBackend()
 
 
+def _cuda() -> Backend:
+    from codegen.cuda.backend import CudaBackend
+
+    return CudaBackend()
+
+
 def _interpreter() -> Backend:
     from codegen.interpreter import InterpreterBackend
 
@@ -33,16 +41,24 @@ def _numpy() -> Backend:
     return NumpySourceBackend()
 
 
+def _cuda_emulator() -> Backend:
+    from codegen.cuda.emulate import CudaEmulatorBackend
+
+    return CudaEmulatorBackend()
+
+
 # name -> a function that makes the backend (called once, on first use)
 _FACTORIES: dict[str, Callable[[], Backend]] = {
     "llvm": _llvm,
+    "cuda": _cuda,
     "interpreter": _interpreter,
     "numpy": _numpy,
+    "cuda_emulator": _cuda_emulator,
 }
 _MADE: dict[str, Backend] = {}
 
 # device type -> the backend its tensors are compiled with by default
-DEFAULT_FOR_DEVICE = {"cpu": "llvm"}
+DEFAULT_FOR_DEVICE = {"cpu": "llvm", "cuda": "cuda"}
 
 
 def register_backend(backend: Backend, name: str | None = None) -> Backend:

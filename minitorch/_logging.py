@@ -2,7 +2,8 @@
 
 Each stage of the pipeline reports what it built with `artifact(stage, title, text, seconds)`:
 the captured graph and its guards, the joint graph, the forward and backward graphs, the
-loop-level IR, each kernel's source. Bytecode capture also reports *events* with `log(event, title,
+loop-level IR, each kernel's source, and (asked for only) the PTX the CUDA backend makes of the
+same kernels. Bytecode capture also reports *events* with `log(event, title,
 text)` as they happen: a graph captured, the guards of a new cache entry, a recompile and its
 reason, a graph break and its line, the original and transformed bytecode. Nothing is kept or
 printed unless a `Recorder` is installed (the walkthrough installs one) or MINITORCH_LOGS
@@ -20,7 +21,11 @@ from dataclasses import dataclass, field
 
 from minitorch import config
 
-STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "kernels")  # the walkthrough's
+STAGES = ("graph", "joint", "forward", "backward", "loop_ir", "kernels", "ptx")  # walkthrough's
+# Stages that cost a second compile: made only when asked for, by MINITORCH_LOGS or by a
+# Recorder's `opt_in` (the walkthrough's --device cuda: [Note: compile-only PTX] in
+# minitorch/compile/ptx.py)
+OPT_IN = frozenset({"ptx"})
 # bytecode capture's, and the kernel cache's on disk (codegen/disk_cache.py)
 EVENTS = ("graph", "guards", "recompiles", "graph_breaks", "bytecode", "kernel_cache")
 NAMES = frozenset(STAGES) | frozenset(EVENTS)  # what MINITORCH_LOGS may name
@@ -46,10 +51,15 @@ class CompiledCall:
 
 @dataclass
 class Recorder:
-    """Collects artifacts while installed: `with Recorder() as rec: ...`."""
+    """Collects artifacts while installed: `with Recorder() as rec: ...`; the stages of
+    OPT_IN only if named: `Recorder(opt_in={"ptx"})`."""
 
     artifacts: list[Artifact] = field(default_factory=list)
     calls: list[CompiledCall] = field(default_factory=list)
+    opt_in: frozenset[str] | set[str] = frozenset()
+
+    def wants(self, stage: str) -> bool:
+        return stage not in OPT_IN or stage in self.opt_in
 
     def __enter__(self) -> Recorder:
         _recorders.append(self)
@@ -64,7 +74,7 @@ _recorders: list[Recorder] = []
 
 def enabled(stage: str) -> bool:
     """Whether anyone listens to `stage`: use it to skip building expensive text."""
-    return bool(_recorders) or stage in config.logs
+    return any(rec.wants(stage) for rec in _recorders) or stage in config.logs
 
 
 def artifact(stage: str, title: str, text: str, seconds: float | None = None,
@@ -72,7 +82,8 @@ def artifact(stage: str, title: str, text: str, seconds: float | None = None,
     """Hand `text` to the recorders; print it if MINITORCH_LOGS names `stage` and `echo`."""
     item = Artifact(stage, title, text, seconds)
     for rec in _recorders:
-        rec.artifacts.append(item)
+        if rec.wants(stage):
+            rec.artifacts.append(item)
     if echo and stage in config.logs:
         _print(stage, title, text)
 

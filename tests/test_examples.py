@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -80,3 +82,33 @@ def test_train_step_benchmark_prints_its_table():
     assert [name for name, _, _ in rows] == ["mlp", "mnist", "gpt", "resnet", "softmax max[0]",
                                              "softmax .values", "softmax amax"], result.stdout
     assert all((graphs, breaks) == ("1", "0") for _, graphs, breaks in rows), result.stdout
+
+
+FUSED_EXAMPLES = ["sincos", "gelu", "softmax", "layernorm"]
+
+
+@pytest.mark.parametrize("name", FUSED_EXAMPLES[1:])
+def test_fused_examples_agree_with_numpy(name):
+    result = run_script(f"examples/{name}.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    errors = re.findall(r"^largest \|.*\|: (\S+)$", result.stdout, re.M)
+    assert len(errors) >= 2 and all(float(e) < 1e-4 for e in errors), result.stdout
+
+
+@pytest.mark.parametrize("name", FUSED_EXAMPLES)
+def test_compile_only_prints_the_ptx_of_every_forward_and_backward_kernel(name):
+    # No GPU here, and no cupy: the script runs on the CPU, its kernels are also made as PTX.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-m", "minitorch.compile", f"examples/{name}.py",
+                             "--device", "cuda", "--stage", "ptx"], capture_output=True,
+                            text=True, env=env, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    sections = re.split(r"^=+\n\[ptx\] ", result.stdout, flags=re.M)[1:]
+    titles = [section.splitlines()[0] for section in sections]
+    assert [", forward" in t for t in titles] == [True, False], titles
+    assert ", backward: " in titles[1], titles
+    for title, section in zip(titles, sections, strict=True):
+        count = re.search(r": (\d+) PTX kernel\(s\)", title)
+        assert count, title  # "k of n": some kernel was not generated
+        assert ".target sm_80" in section and "not generated" not in section
+        assert len(re.findall(r"^\.visible \.entry ", section, re.M)) == int(count[1]), section

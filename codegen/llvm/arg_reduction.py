@@ -67,19 +67,19 @@ def _extreme(
 ) -> ir.Value:
     """The largest term (argmax) or the smallest (argmin), NaN if any is NaN."""
     builder = handler.builder
-    init = _block_of_its_own(builder, f"{name}.init")
+    init = block_of_its_own(builder, f"{name}.init")
     with handler.scope(), loops() as rindex:
         term = data.inner_fn(index, rindex)
         best_slot = entry_alloca(builder, term.type, f"{name}.best")
         with builder.goto_block(init):  # now that the terms' type is known
-            builder.store(_start(data.reduction_type, term.type), best_slot)
+            builder.store(extreme_start(data.reduction_type, term.type), best_slot)
         best = builder.load(best_slot, typ=term.type)
         combine = handler.maximum if data.reduction_type == "argmax" else handler.minimum
         builder.store(combine(best, term), best_slot)
     return builder.load(best_slot, name=f"{name}.extreme", typ=term.type)
 
 
-def _block_of_its_own(builder: ir.IRBuilder, name: str) -> ir.Block:
+def block_of_its_own(builder: ir.IRBuilder, name: str) -> ir.Block:
     """A block that runs here, once, before what comes next; the builder moves past it."""
     block = builder.append_basic_block(name)
     builder.branch(block)
@@ -90,7 +90,7 @@ def _block_of_its_own(builder: ir.IRBuilder, name: str) -> ir.Block:
     return block
 
 
-def _start(reduction_type: str, type_: ir.Type) -> ir.Constant:
+def extreme_start(reduction_type: str, type_: ir.Type) -> ir.Constant:
     """Where the extreme starts: the lowest value for argmax, the highest for argmin."""
     lowest = reduction_type == "argmax"
     if type_ == I8:

@@ -47,7 +47,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from codegen.backend import Backend, CompiledKernel, KernelCall
+from codegen.backend import Backend, CompiledKernel, KernelCall, arrays_in_order
 from codegen.llvm import jit as jit_cache
 from codegen.llvm.jit import JitModule, compile_ir, part_symbol
 from codegen.llvm.kernel import generate_kernel
@@ -57,7 +57,7 @@ from ir.indexing import Expr
 from ir.scheduler import FusedKernel
 from minitorch import config
 from minitorch.dtype import DType
-from minitorch.errors import DTypeError, MinitorchError
+from minitorch.errors import MinitorchError
 
 # void kernel(void **buffers, int64 start, int64 end)
 _KERNEL_SIGNATURE = (None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -138,14 +138,7 @@ class LLVMKernel(CompiledKernel):
         that promise (`noalias`, see [Note: the LLVM kernel]), and checking it here would
         cost every launch.
         """
-        arrays = []
-        for name, dtype in zip(self._buffers, self._dtypes, strict=True):
-            if name not in buffers:
-                raise MinitorchError(f"{self.name} needs the buffer {name!r}")
-            if buffers[name].dtype != dtype:
-                raise DTypeError(f"{self.name}: buffer {name!r} is {buffers[name].dtype}, "
-                                 f"expected {dtype}")
-            arrays.append(buffers[name])
+        arrays = arrays_in_order(self.name, self._buffers, self._dtypes, buffers)
         if self.sizes:
             sizes = sizes or {}
             if any(name not in sizes for name in self.sizes):

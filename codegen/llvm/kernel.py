@@ -317,7 +317,7 @@ def _emit_row_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop) -> None:
     accumulators = {}  # reduction -> (its stack slot, how a term joins it)
     for node in loop.nodes:
         if isinstance(node.data, Reduction):
-            start_value, combine = _reduction(node.data)
+            start_value, combine = reduction(node.data)
             slot = entry_alloca(builder, start_value.type, f"{node.name}.acc")
             builder.store(start_value, slot)
             accumulators[node.name] = (slot, combine)
@@ -360,7 +360,7 @@ def _is_arg_reduction(data: Pointwise | Reduction) -> bool:
     return isinstance(data, Reduction) and data.reduction_type in ARG_REDUCTIONS
 
 
-def _reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
+def reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
     """(the accumulator's start value, combine(builder, acc, term)) for data.reduction_type."""
     if data.dtype.name == "bool":
         table = _BOOL_REDUCTIONS
@@ -453,7 +453,7 @@ def _emit_output_tiles(
         full = builder.icmp_signed(">", remaining, i64(_OUTPUT_TILE))
         count = builder.select(full, i64(_OUTPUT_TILE), remaining, name="count")
         for node in kernel.nodes:
-            start_value, combine = _reduction(node.data)
+            start_value, combine = reduction(node.data)
             array = ir.ArrayType(start_value.type, _OUTPUT_TILE)
             lanes = Lanes(entry_alloca(builder, array, f"{node.name}.acc"), start_value.type)
             with _lanes(handler, tile, count, last) as lane:

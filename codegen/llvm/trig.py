@@ -163,6 +163,37 @@ class _WithVectorVariants(FunctionAttributes):
         return super()._to_list(ret_type) + extra
 
 
+def exact_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function:
+    """`minitorch.<name>.<type>.exact` (sin or cos) in `module`, made once: right for every x,
+    through the exact reduction. Internal and `noinline`: one copy, however many callers."""
+    fn_name = f"minitorch.{name}.{ir_type}.exact"
+    if fn_name in module.globals:
+        return module.globals[fn_name]
+    exact = ir.Function(module, ir.FunctionType(ir_type, [ir_type]), fn_name)
+    exact.linkage = "internal"
+    exact.attributes.add("noinline")
+    if ir_type == F64:
+        _emit_body(exact, lambda m, x: _exact(m, x, name))
+    else:
+        in_double = exact_function(module, name, F64)
+        _emit_body(exact, lambda m, x: _through(m, x, in_double))
+    return exact
+
+
+def branching_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function:
+    """`minitorch.<name>.branching.<type>` (sin or cos) in `module`, right for every x with no
+    trig library to call: the fast path, and a branch to `exact_function` (in the module too)
+    for huge x. For a target that cannot call into this process, as a GPU cannot
+    (codegen/cuda/); the branch costs nothing there, where each thread takes its own."""
+    exact = exact_function(module, name, ir_type)
+
+    def fast_or_exact(m: Emitter, x: ir.Value) -> ir.Value:
+        return m.select(needs_slow_path(m.builder, x), _exact_where_huge(m, x, exact),
+                        _fast(m, x, name))
+
+    return define_function(module, f"{name}.branching", ir_type, fast_or_exact)
+
+
 # -- the trig library: the slow path, compiled once per process (or loaded from disk) ---------
 
 
@@ -174,14 +205,7 @@ def _define_library() -> ir.Module:
         for ir_type in (F64, F32):  # double first: float's exact path calls double's
             _declare_huge(module, name, ir_type)
             huge = module.globals[f"minitorch.{name}.{ir_type}.huge"]
-            exact = ir.Function(module, huge.function_type, f"minitorch.{name}.{ir_type}.exact")
-            exact.linkage = "internal"
-            exact.attributes.add("noinline")  # one copy, called from every variant
-            if ir_type == F64:
-                _emit_body(exact, lambda m, x, name=name: _exact(m, x, name))
-                in_double = exact
-            else:
-                _emit_body(exact, lambda m, x, in_double=in_double: _through(m, x, in_double))
+            exact = exact_function(module, name, ir_type)
 
             def where_huge(m: Emitter, x: ir.Value, exact: ir.Function = exact) -> ir.Value:
                 return _exact_where_huge(m, x, exact)

@@ -17,6 +17,7 @@ this file imports the stages lazily, inside `compile`.
     layouts.py      outputs in eager's memory layout (eager asked once, at compile time)
     shapes.py       size symbols' binding; compiling again per shape where needed
     modes.py        compile(mode=, options=): PyTorch's presets, checked as PyTorch does
+    ptx.py          the `ptx` stage: each graph's kernels also compiled (only) for the GPU
     walkthrough.py  `python -m minitorch.compile script.py` (__main__.py): every stage shown
 
 `minitorch.compile` the *function* is re-exported by `minitorch/__init__.py`; `python -m` finds

@@ -4,7 +4,8 @@
     "aot_eager"    AOT autograd, then run the forward and backward graphs' code
     "inductor"     AOT autograd, the loop-level IR, and the default code generator for the
                    inputs' device (inductor.py; codegen/registry.py picks it)
-    "llvm", "interpreter", "numpy", ...   the same, with that code generator
+    "llvm", "cuda", "interpreter", "numpy", ...   the same, with that code generator (its
+                   device must be the inputs')
 
     register_backend("mine", MyBackend())      # a codegen.backend.Backend: "mine" compiles
                                                # through the loop IR with it

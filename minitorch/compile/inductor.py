@@ -10,15 +10,18 @@ The passes, in order: the course's table of contents for tracer/aot, ir and code
     schedule        ir/scheduler.py   buffers -> fused kernels; decides what is stored
     symbolize       ir/symbolic.py    (size symbols only) sizes read back as s0, s1, ...
     compile_kernels codegen/          the graph's fused kernels, by the chosen Backend (the LLVM
-                                      one compiles them as one module)
+                                      one compiles them as one module; with the `ptx` stage
+                                      asked for, the CUDA one too: ptx.py)
     CompiledGraph   wrapper.py        the wrapper: allocate, run kernels and extern ops in order,
                                       as generated Python (output_code.py)
 
 Static or symbolic sizes is a parameter of the same passes (a `SizeBinding` with or without
 symbols), not a second copy of them. `InductorCompiler` is the GraphCompiler that capture hands
 each graph to for `minitorch.compile(f, backend="inductor")` (or a code generator's own name,
-"llvm", "interpreter", "numpy"); "aot_eager" stops after the first pass and runs the graphs'
-Python code.
+"llvm", "cuda", "interpreter", "numpy"); "aot_eager" stops after the first pass and runs the
+graphs' Python code. "inductor" picks the code generator by the inputs' device: LLVM for
+"cpu", the CUDA backend for "cuda" (whose wrapper allocates and launches on the GPU); inputs
+on two devices run eagerly (`_device`).
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ from ir.segments import ExternStep, Segment, split_graph
 from ir.symbolic import Symbolizer, sentinel_primes
 from minitorch import _logging
 from minitorch.compile.layouts import eager_layouts, may_reorder, relayout
+from minitorch.compile.ptx import record_ptx
 from minitorch.compile.shapes import PerShape, SizeBinding, Version
 from minitorch.compile.wrapper import CompiledGraph, KernelStep
-from minitorch.errors import MinitorchError
+from minitorch.errors import CompileError, MinitorchError
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
@@ -77,7 +81,8 @@ class InductorCompiler(AOTEagerCompiler):
         self.name = name
 
     def version(self, gm: GraphModule, inputs: list, dynamic_dims: Sequence[set[int]]) -> Version:
-        backend = self.backend or default_backend(_device(inputs))
+        device = _device(inputs, self.backend)
+        backend = self.backend or default_backend(device)
         if any(dynamic_dims) and backend.symbolic_sizes:
             generic = compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dynamic_dims),
                                      backend)
@@ -176,13 +181,15 @@ def compile_lowered(
         segment, program, kernels = step
         compiled.append(KernelStep(segment, program, [next(made) for _ in kernels],
                                    [(k.reads, k.writes) for k in kernels]))
-    result = CompiledGraph(gm, compiled, binding)
+    result = CompiledGraph(gm, compiled, binding, backend.device)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
         title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
                  f"kernel(s){taking}")
         source = "\n\n".join([k.source.rstrip() for k in result.kernels] + [result.source])
         _logging.artifact("kernels", title, source, time.perf_counter() - start)
+    if _logging.enabled("ptx"):  # the same kernels for the GPU, compiled only
+        record_ptx(gm.meta.get("name", "graph"), with_dtypes, sizes, backend, result.kernels)
     return result
 
 
@@ -248,9 +255,19 @@ def _count(steps: list[LoweredStep]) -> int:
     return sum(len(step[2]) for step in steps if not isinstance(step, ExternStep))
 
 
-def _device(inputs: Sequence) -> str:
-    devices = {x.device.type for x in inputs if isinstance(x, Tensor)}
-    return devices.pop() if len(devices) == 1 else "cpu"
+def _device(inputs: Sequence, backend: Backend | None = None) -> str:
+    """The device the inputs are on, which compiled code runs on: one, and the backend's if
+    one was named; else a CompileError, so that the graph runs eagerly, where eager's own
+    rules decide (convert_frame records the reason)."""
+    devices = sorted({x.device.type for x in inputs if isinstance(x, Tensor)})
+    if len(devices) > 1:
+        raise CompileError(f"inputs on more than one device ({', '.join(devices)}): a "
+                           "compiled graph runs on one")
+    device = devices[0] if devices else (backend.device if backend else "cpu")
+    if backend is not None and backend.device != device:
+        raise CompileError(f"the {backend.name!r} code generator compiles for tensors on "
+                           f"{backend.device!r}; these are on {device!r}")
+    return device
 
 
 class _Bound:

@@ -31,6 +31,11 @@ as Python source with every decision already taken, and run that:
   backend writes out its pointer array, the others are called with a dict.
 - With size symbols, the first lines bind them (`s0 = sizes['s0']`) and shapes are written
   as expressions of them (`(s0, 16)`).
+- A graph compiled for the GPU allocates on it (`___empty` is cupy's, whose own caching
+  allocator plays the part of codegen/allocator.py), its kernels' launches are the CUDA
+  backend's ([Note: launching on the GPU] in codegen/cuda/backend.py), and its extern steps
+  get cupy-backed tensors, so their eager kernels run on the GPU too (matmul is cuBLAS's):
+  nothing in the wrapper moves data between host and device.
 
 `MINITORCH_LOGS=kernels` (and the walkthrough) prints the source after the kernels.
 """
@@ -48,6 +53,7 @@ from ir.indexing import Expr
 from ir.memory import plan_reuse
 from ir.nodes import Layout
 from ir.segments import ExternStep
+from minitorch.device import array_module, module_of
 from minitorch.errors import CompileError
 from minitorch.tensor import Tensor
 from tracer.fx.node import Node, map_arg
@@ -60,7 +66,8 @@ class WrapperCode:
     """Builds the source of one graph's `call(inputs, sizes)`, line by line."""
 
     def __init__(self, placeholders: Sequence[Node], constants: dict[Node, Any],
-                 symbols: Sequence[str]) -> None:
+                 symbols: Sequence[str], device: str = "cpu") -> None:
+        self.device = device  # where the buffers it allocates live: "cpu" or "cuda"
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {"___tensor": Tensor._from_array,
                                           "___as_layout": as_layout}
@@ -185,7 +192,10 @@ class WrapperCode:
             self.lines.append(f"{local} = {old}  # reuse: {old} is dead by now")
             return local
         static = all(type(n) is int for n in layout.size)
-        if static and not allocator.pooled(layout.numel * layout.dtype.np.itemsize):
+        if self.device != "cpu":
+            self.lines.append(f"{local} = ___empty({shape}, {dtype})")
+            self.namespace["___empty"] = device_empty
+        elif static and not allocator.pooled(layout.numel * layout.dtype.np.itemsize):
             self.lines.append(f"{local} = ___empty({shape}, {dtype})")
             self.namespace["___empty"] = np.empty
         else:
@@ -218,10 +228,15 @@ def as_layout(array: np.ndarray, input_: tuple[str, Layout], sizes: dict[str, in
     if all(x == y for x, y, n in zip(strides, expected, shape) if n > 1):
         return array
     if expected == Layout.contiguous(shape, layout.dtype).stride:
-        return np.ascontiguousarray(array)
+        return module_of(array).ascontiguousarray(array)
     raise CompileError(
         f"compiled kernel input {name}: compiled for strides {expected}, got {strides}"
     )
+
+
+def device_empty(shape: tuple[int, ...], dtype: np.dtype):
+    """An uninitialised array on the GPU, from cupy's memory pool."""
+    return array_module("cuda").empty(shape, dtype)
 
 
 def _evaluate(values: Sequence[int | Expr], sizes: dict[str, int]) -> tuple[int, ...]:

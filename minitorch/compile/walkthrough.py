@@ -10,10 +10,18 @@ Stages are shown in pipeline order, each with the time it took:
     loop_ir   loop-level IR: buffers, fused kernels, `def inner_fn(index)` bodies (ir)
     kernels   each kernel's source, in the code generator's own language: LLVM IR for
               "llvm", Python for "numpy", the loop IR for "interpreter"         (codegen)
+    ptx       with --device cuda: the same kernels as the CUDA backend's PTX, one module per
+              graph, compiled only: no GPU and no cupy needed       (codegen/cuda)
 
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
 the values and gradients are compared. `--partitioner min_cut` shows what the min-cut partitioner
 saves instead of the default one ([Note: partitioning] in tracer/aot/partition.py).
+
+    python -m minitorch.compile examples/sincos.py --device cuda --stage ptx
+
+runs the script on the CPU as usual and prints the PTX of every kernel of every graph it
+compiled, forward and backward ([Note: compile-only PTX] in minitorch/compile/ptx.py). A kernel
+the CUDA backend cannot generate is listed with the reason; the run still exits 0.
 """
 
 from __future__ import annotations
@@ -42,11 +50,13 @@ class Check:
     ok: bool
 
 
-def run_script(path: str) -> tuple[_logging.Recorder, float]:
-    """Run `path` as __main__ with a recorder installed; returns it and the run time."""
+def run_script(path: str, opt_in: frozenset[str] = frozenset()
+               ) -> tuple[_logging.Recorder, float]:
+    """Run `path` as __main__ with a recorder installed (recording the `opt_in` stages too,
+    _logging.OPT_IN); returns it and the run time."""
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    with _logging.Recorder() as recorder:
+    with _logging.Recorder(opt_in=opt_in) as recorder:
         start = time.perf_counter()
         runpy.run_path(path, run_name="__main__")
         seconds = time.perf_counter() - start
@@ -96,7 +106,10 @@ def _tensors(out) -> list:
 
 
 def _np(t) -> np.ndarray:
-    return np.zeros(()) if t is None else np.asarray(t.detach()._data, dtype=np.float64)
+    """A tensor's values on the host, in float64 (a GPU tensor's copied over)."""
+    from minitorch.device import to_host
+
+    return np.zeros(()) if t is None else to_host(t.detach()._data).astype(np.float64)
 
 
 def _max_diff(a, b) -> float:
@@ -163,8 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitioner", choices=("default", "min_cut"),
                         help="who chooses what the forward saves for the backward "
                         f"(config.partitioner, {config.partitioner!r} unless given)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="cuda: also generate every graph's kernels as PTX for the GPU "
+                        "(compile only: the script's tensors stay where it puts them), shown "
+                        "as the ptx stage")
     parser.add_argument("--stage", choices=[*_logging.STAGES, "check", "time"],
-                        help="show only this stage")
+                        help="show only this stage (ptx implies --device cuda)")
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
     args = parser.parse_args(argv)
 
@@ -184,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     config.force_backend = args.backend
     config.partitioner = args.partitioner or partitioner
     try:
-        recorder, seconds = run_script(args.script)
+        ptx = args.device == "cuda" or args.stage == "ptx"
+        recorder, seconds = run_script(args.script, frozenset({"ptx"}) if ptx else frozenset())
         return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
     except SystemExit as e:
         if e.code not in (0, None):

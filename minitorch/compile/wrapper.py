@@ -1,6 +1,7 @@
 """The wrapper: what runs a compiled graph, for static and symbolic sizes alike.
 
-    compiled = CompiledGraph(gm, steps, binding)      # inductor.py builds it
+    compiled = CompiledGraph(gm, steps, binding)      # inductor.py builds it (device="cuda":
+                                                      # for the GPU, output_code.py)
     compiled(x, y)                  # bind sizes, then run each step: kernels or extern ops
     compiled.run([x, y], {"s0": 7}) # with the sizes already bound
     print(compiled.source)          # the Python that does it
@@ -62,19 +63,20 @@ class KernelStep:
 class CompiledGraph:
     """Runs one compiled graph: binds the sizes, runs the steps, returns the output tuple."""
 
-    def __init__(
-        self, gm: GraphModule, steps: list[KernelStep | ExternStep], binding: SizeBinding
-    ) -> None:
+    def __init__(self, gm: GraphModule, steps: list[KernelStep | ExternStep],
+                 binding: SizeBinding, device: str = "cpu") -> None:
         graph = gm.graph
         placeholders = [node for node in graph.nodes if node.op == "placeholder"]
-        # the graph's constant tensors (get_attr nodes): values every step may read
-        constants = {n: getattr(gm, n.target) for n in graph.nodes if n.op == "get_attr"}
+        # the graph's constant tensors (get_attr nodes): values every step may read, moved
+        # once to the device the graph runs on (tracing made them on the host)
+        constants = {n: _on(getattr(gm, n.target), device)
+                     for n in graph.nodes if n.op == "get_attr"}
         results = graph.nodes[-1].args[0]
         results = tuple(results) if isinstance(results, (tuple, list)) else (results,)
         self.steps = steps
         self.binding = binding
         self.kernels = [k for s in steps if isinstance(s, KernelStep) for k in s.kernels]
-        code = WrapperCode(placeholders, constants, binding.names)
+        code = WrapperCode(placeholders, constants, binding.names, device)
         kernel_steps = sum(isinstance(s, KernelStep) for s in steps)
         for step in steps:
             if isinstance(step, KernelStep):
@@ -89,3 +91,8 @@ class CompiledGraph:
 
     def __str__(self) -> str:
         return "\n".join(str(step) for step in self.steps)
+
+
+def _on(value: object, device: str) -> object:
+    """A constant on `device`: tensors moved there, anything else as it is."""
+    return value.to(device) if isinstance(value, Tensor) and device != "cpu" else value

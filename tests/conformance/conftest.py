@@ -19,6 +19,7 @@ import pytest
 
 from codegen.backend import Backend
 from codegen.registry import backend_names, get_backend
+from minitorch.device import cuda_is_available
 from minitorch.errors import CompileError
 
 
@@ -49,7 +50,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = chosen_backends(metafunc.config)
     marker = metafunc.definition.get_closest_marker("backend_cases")
     if marker is None:
-        metafunc.parametrize("backend", backends, ids=[b.name for b in backends])
+        metafunc.parametrize("backend", [pytest.param(b, id=b.name, marks=_device_marks(b))
+                                         for b in backends])
         return
     argnames, cases = marker.args
     names = ["backend", *(name.strip() for name in argnames.split(","))]
@@ -58,5 +60,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         for values in cases(backend):
             values = values if isinstance(values, tuple) else (values,)
             case_id = "-".join([backend.name, *(str(v) for v in values)])
-            params.append(pytest.param(backend, *values, id=case_id))
+            params.append(pytest.param(backend, *values, id=case_id,
+                                       marks=_device_marks(backend)))
     metafunc.parametrize(names, params)
+
+
+def _device_marks(backend: Backend) -> list[pytest.MarkDecorator]:
+    """A skip for a backend whose device this machine lacks (the CUDA one without a GPU: its
+    kernels are graded here through the grid emulation, `cuda_emulator`)."""
+    if backend.device == "cuda" and not cuda_is_available():
+        return [pytest.mark.skip(reason=f"{backend.name!r} runs on a GPU; none here")]
+    return []

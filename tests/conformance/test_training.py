@@ -36,16 +36,16 @@ class Regression(nn.Module):
         return F.mse_loss(prediction, y)
 
 
-def _data() -> tuple[minitorch.Tensor, minitorch.Tensor]:
+def _data(device: str) -> tuple[minitorch.Tensor, minitorch.Tensor]:
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, (16, 3)).astype(np.float32)
     y = np.sin(x.sum(axis=1, keepdims=True)).astype(np.float32)  # (16, 1)
-    return minitorch.from_numpy(x), minitorch.from_numpy(y)
+    return minitorch.from_numpy(x).to(device), minitorch.from_numpy(y).to(device)
 
 
-def _train(model: nn.Module, step) -> list[float]:
+def _train(model: nn.Module, step, device: str = "cpu") -> list[float]:
     optimizer = minitorch.optim.SGD(model.parameters(), lr=0.5)
-    x, y = _data()
+    x, y = _data(device)
     losses = []
     for _ in range(STEPS):
         optimizer.zero_grad()
@@ -61,6 +61,7 @@ def test_compile_and_train_a_small_model(backend: Backend, monkeypatch):
     eager = Regression()
     compiled = Regression()
     compiled.load_state_dict(eager.state_dict())
+    compiled.to(backend.device)  # the CUDA backend compiles for tensors on the GPU
 
     compiles = []  # the kernels the backend was asked for
     original = backend.compile_kernels  # each graph's kernels (by default, compile_kernel's)
@@ -73,7 +74,7 @@ def test_compile_and_train_a_small_model(backend: Backend, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         step = minitorch.compile(compiled, backend=backend.name)
-        compiled_losses = _train(compiled, step)
+        compiled_losses = _train(compiled, step, backend.device)
     eager_losses = _train(eager, eager)
 
     np.testing.assert_allclose(compiled_losses, eager_losses, rtol=RTOL)
@@ -81,7 +82,7 @@ def test_compile_and_train_a_small_model(backend: Backend, monkeypatch):
     for (name, got), (_, want) in zip(
         compiled.named_parameters(), eager.named_parameters(), strict=True
     ):
-        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=RTOL,
+        np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=RTOL,
                                    atol=RTOL, err_msg=name)  # fmt: skip
     assert compiles, f"minitorch.compile(backend={backend.name!r}) never used the backend"
     assert fallback_reasons(compiled.forward) == []
