@@ -71,7 +71,8 @@ class _Binder:
         fn = self.fn
         code = fn.__code__
         self.code, self.defaults, self.kwdefaults = code, fn.__defaults__, fn.__kwdefaults__
-        self.signature = inspect.signature(fn)
+        # The code's own parameters: functools.wraps's __wrapped__ names another function's.
+        self.signature = inspect.signature(fn, follow_wrapped=False)
         flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
         # Plain positional parameters without defaults: one zip per call (the common case).
         self.simple = not (code.co_flags & flags or code.co_kwonlyargcount or fn.__defaults__)

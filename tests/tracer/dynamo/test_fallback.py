@@ -182,3 +182,18 @@ def test_a_failing_backend_with_fullgraph_is_a_compile_error():
     compiled = minitorch.compile(lambda x: x * 2, backend=broken_backend, fullgraph=True)
     with pytest.raises(minitorch.CompileError, match="no kernels today"):
         compiled(minitorch.rand(3))
+
+
+def test_a_wrapped_function_binds_its_own_parameters():
+    """minitorch.compile(F.gelu): the public function is a functools.wraps wrapper taking
+    (*args, **kwargs); binding the call by the wrapped gelu's signature left `kwargs` unbound
+    and the frame failed with a NameError of our own making."""
+    import minitorch.nn.functional as F
+
+    minitorch._dynamo.reset()
+    x = minitorch.randn(8)
+    explanation = minitorch._dynamo.explain(F.gelu)(x, approximate="tanh")
+    assert "before it is assigned" not in str(explanation)
+    compiled = minitorch.compile(F.gelu)
+    np.testing.assert_array_equal(compiled(x, approximate="tanh").numpy(),
+                                  F.gelu(x, approximate="tanh").numpy())
