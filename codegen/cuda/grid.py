@@ -21,6 +21,7 @@ from llvmlite import ir
 
 from codegen.llvm.loops import I64, entry_alloca, for_range, i64
 from codegen.llvm.ops import I8, I32
+from minitorch.errors import CompileError
 
 WARP = 32  # threads that run in lockstep and exchange registers through shuffles
 MAX_BLOCK = 1024  # the most threads a block may have: at most 32 warps
@@ -32,15 +33,15 @@ Combine = Callable[[ir.IRBuilder, list[ir.Value], list[ir.Value]], list[ir.Value
 
 class Private:
     """A value each thread of a block keeps for itself (an accumulator); `address()` is the
-    current thread's copy."""
+    current thread's copy. `owner` is the Grid that made it (or kernel.py's SerialRow)."""
 
-    def __init__(self, grid: Grid, slot: ir.Value, type_: ir.Type) -> None:
-        self.grid = grid
+    def __init__(self, owner: Grid, slot: ir.Value, type_: ir.Type) -> None:
+        self.owner = owner
         self.slot = slot  # a T on the GPU, a [B x T] array in emulation
         self.type = type_
 
     def address(self) -> ir.Value:
-        return self.grid.private_address(self)
+        return self.owner.private_address(self)
 
 
 class Grid(ABC):
@@ -48,7 +49,8 @@ class Grid(ABC):
 
     def __init__(self, builder: ir.IRBuilder, block_dim: int) -> None:
         if block_dim % WARP or not 0 < block_dim <= MAX_BLOCK:
-            raise ValueError(f"a block of {block_dim} threads: expected whole warps, <= 1024")
+            raise CompileError(f"a block of {block_dim} threads: expected whole warps, "
+                               f"at most {MAX_BLOCK}")
         self.builder = builder
         self.block_dim = block_dim  # threads per block, fixed when the kernel is generated
         self.thread: ir.Value | None = None  # the current thread (an i64), inside a phase

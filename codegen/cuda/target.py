@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 from collections.abc import Callable, Sequence
 
 import llvmlite.binding as llvm
 
+from codegen.llvm import jit
 from codegen.llvm.jit import linked_source, optimize, part_symbol
 from minitorch.errors import CompileError
 
@@ -47,9 +47,11 @@ SAFE_INTRINSICS = frozenset({
     "llvm.nvvm.read.ptx.sreg.nctaid.x", "llvm.nvvm.shfl.sync.bfly.i32",
     "llvm.nvvm.barrier.cta.sync.aligned.all",
 })  # fmt: skip
+# NOTE: LLVM's compiler is not safe to run from two threads at once, whichever the target: one
+# lock for both, the JIT's ([Note: the JIT and threads] in codegen/llvm/jit.py).
+_llvm_lock = jit._lock
 _TYPE_SUFFIX = re.compile(r"\.(v\d+)?(f32|f64|i\d+)$")
 
-_lock = threading.Lock()  # LLVM's compiler is not safe to run from two threads at once
 # Called with (ptx, arch) for every PTX made: how the test suite runs ptxas on all of it.
 _observers: list[Callable[[str, str], None]] = []
 
@@ -69,7 +71,7 @@ def target_machine(arch: str = DEFAULT_ARCH) -> llvm.TargetMachine:
     """An LLVM target machine for NVIDIA GPUs of architecture `arch` ('sm_80', 'sm_90')."""
     if not re.fullmatch(r"sm_\d+a?", arch):
         raise CompileError(f"{arch!r} is not a CUDA architecture (sm_80, sm_90, ...)")
-    with _lock:
+    with _llvm_lock:
         _initialize()
     return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, opt=3)
 
@@ -95,7 +97,7 @@ def compile_ptx(ir_texts: Sequence[str], arch: str = DEFAULT_ARCH) -> str:
         check_intrinsics(text)
     machine = target_machine(arch)
     text = linked_source(ir_texts)
-    with _lock:
+    with _llvm_lock:
         context = llvm.create_context()
         try:
             module = llvm.parse_assembly(text, context=context)

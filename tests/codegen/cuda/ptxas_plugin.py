@@ -92,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _generated:
+        _report.append("ptxas: the tests generated no PTX")
         return
     archs = ", ".join(sorted({arch for _, arch in _generated.values()}))
     if ptxas.find_ptxas() is None:
