@@ -35,21 +35,20 @@ refuses.
 
 [Note: the JIT's memory]
 Machine code is memory outside Python's heap, freed only when the object that loaded it is
-(object_loader.LoadedObject, or MCJIT's engine). The
-optimized module is not kept: it is freed, with its own LLVM context (LLVM's types and
-constants), as soon as its object code is emitted, and rebuilt only if someone asks to read
-it (`optimized_source`, `assembly()`). The compile cache holds at most `CACHE_LIMIT` modules,
-dropping the least recently used; and `clear_cache()` (called by `minitorch._dynamo.reset()`)
-drops them all. Dropping a module from the cache frees nothing that is still in use: every
-callable `function()` hands out keeps its JitModule alive, and so does every compiled kernel
-(codegen/llvm/backend.py), so the machine code lives exactly as long as something can still
-jump into it.
+(object_loader.LoadedObject, or MCJIT's engine). The optimized module is not kept: it is
+freed, with its own LLVM context (LLVM's types and constants), as soon as its object code is
+emitted, and rebuilt only if someone asks to read it (`optimized_source`, `assembly()`).
+The compile cache holds at most `CACHE_LIMIT` modules, dropping the least recently used; and
+`clear_cache()` (called by `minitorch._dynamo.reset()`) drops them all. Dropping a module
+from the cache frees nothing that is still in use: every callable `function()` hands out
+keeps its JitModule alive, and so does every compiled kernel (codegen/llvm/backend.py), so
+the machine code lives exactly as long as something can still jump into it.
 
 [Note: one module per graph]
 A training step has twenty-odd small kernels, and compiling each as a module of its own pays,
 every time, what does not depend on its size: a target machine, a pass pipeline set up and
-run, an object file emitted and loaded (~2 ms). So `compile_ir` takes
-the texts of every kernel of one graph at once and links them into one module (LLVM's IR
+run, an object file emitted and loaded (~2 ms). So `compile_ir` takes the texts of every
+kernel of one graph at once and links them into one module (LLVM's IR
 linker: the helpers each text defines, `kernel0.body`, `minitorch.exp.float`, are internal,
 and the linker renames any two that clash), optimized and emitted once, one entry in the
 kernel cache on disk, one load. Kernels from two segments may share a name (`kernel0`), so

@@ -52,7 +52,7 @@ import struct
 import sys
 import threading
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from minitorch.errors import CompileError
 
@@ -90,8 +90,7 @@ _RELOCATIONS = {
 }
 
 
-@dataclass(frozen=True)
-class _Section:
+class _Section(NamedTuple):
     name: str
     type: int  # sh_type: PROGBITS, NOBITS, SYMTAB, RELA, ...
     flags: int  # sh_flags: ALLOC, WRITE, EXECINSTR, ...
@@ -102,8 +101,7 @@ class _Section:
     align: int
 
 
-@dataclass(frozen=True)
-class _Symbol:
+class _Symbol(NamedTuple):
     name: str
     bind: int  # LOCAL, GLOBAL, WEAK
     section: int  # st_shndx: a section's index, UNDEF, ABS, ...
@@ -178,7 +176,7 @@ def _layout(sections: list[_Section]) -> tuple[dict[int, int], list[tuple[int, i
     kinds: dict[int, list[int]] = {mmap.PROT_READ | mmap.PROT_EXEC: [], mmap.PROT_READ: [],
                                    mmap.PROT_READ | mmap.PROT_WRITE: []}
     for k, s in enumerate(sections):
-        if s.flags & _SHF_ALLOC and s.size:
+        if s.flags & _SHF_ALLOC:
             kinds[_protection(s)].append(k)
     placed: dict[int, int] = {}
     ranges = []
