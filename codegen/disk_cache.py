@@ -46,7 +46,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -138,6 +137,10 @@ def _read(key: str, kind: str) -> bytes | None:
 
 def _write(key: str, kind: str, payload: bytes) -> None:
     """Write an entry of `kind` atomically; on an unwritable directory, turn the cache off."""
+    import tempfile  # NOTE: here, not above: it imports shutil, bz2 and lzma (~2 ms), and a
+    # process whose kernels all come from the disk never writes ([Note: a warm start without
+    # LLVM] in codegen/llvm/jit.py)
+
     folder = directory()
     if folder is None:
         return

@@ -173,6 +173,7 @@ def compiled_result(fn, x: np.ndarray) -> tuple[np.ndarray, set[str]]:
     return result, {jit.loaded_by.split(":")[0] for jit in jit_module._compiled.values()}
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # eager numpy, on inf and 1e20
 @pytest.mark.parametrize("name", WORKLOADS)
 def test_compiled_kernels_give_the_same_bits_through_either_loader(name, monkeypatch):
     x = np.random.default_rng(0).standard_normal((8, 33)).astype(np.float32) * 4
