@@ -71,7 +71,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codegen import disk_cache
 from codegen.llvm import object_loader
@@ -79,6 +79,9 @@ from codegen.llvm.host import host_description
 from codegen.llvm.object_loader import LoadedObject, UnsupportedObject
 from minitorch import _logging
 from minitorch.errors import CompileError
+
+if TYPE_CHECKING:  # types only: importing LLVM is what a warm start avoids
+    import llvmlite.binding as llvm
 
 # How many compiled modules the compile cache keeps ([Note: the JIT's memory]). A kernel of a
 # live compiled function stays valid after it leaves the cache; the limit only bounds how
@@ -192,6 +195,12 @@ def linked_source(ir_texts: Sequence[str]) -> str:
         return ir_texts[0]
     with _lock:
         return _compiler().linked_source(ir_texts)
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
+    """Run LLVM's O3 pipeline, vectorizers included, over `module` in place (compiler.py; the
+    CUDA target runs it too, on a module for the GPU)."""
+    _compiler().optimize(module, target_machine)
 
 
 def part_symbol(name: str, part: int, parts: int) -> str:
