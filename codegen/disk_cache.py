@@ -10,14 +10,15 @@ every start. The machine code depends on nothing but the compiler's input, so it
 across processes, as Inductor's FX graph cache and Triton's kernel cache do.
 
 1. The key is the SHA-256 of everything the code depends on: for a kernel, its IR text,
-   `host_description()` (codegen/llvm/jit.py: triple, CPU name, CPU features, llvmlite's
-   version), the source of jit.py (the passes and the target machine's options), and this
-   format's version. minitorch needs no version number of its own in the key: whatever it
-   changes about a kernel changes the IR text, and whatever it changes about compiling one
-   changes jit.py. (The trig library, keyed without its text, hashes its generators' source
-   instead: codegen/llvm/trig.py.)
-2. The value is bytes: the object code LLVM emits, which llvmlite links into a process in
-   ~1 ms. An entry is minitorch's file envelope ([Note: the envelope] in
+   `host_description()` (codegen/llvm/host.py: triple, CPU name, CPU features, llvmlite's
+   version), the source of codegen/llvm/compiler.py (the passes and the target machine's
+   options), and this format's version. minitorch needs no version number of its own in the
+   key: whatever it changes about a kernel changes the IR text, and whatever it changes about
+   compiling one changes compiler.py. (The trig library, keyed without its text, hashes its
+   generators' source instead: codegen/llvm/trig.py.)
+2. The value is bytes: the object code LLVM emits, which our loader links into a process in
+   well under a millisecond (codegen/llvm/object_loader.py). An entry is minitorch's file
+   envelope ([Note: the envelope] in
    minitorch/serialization.py): a prefix with the lengths and a SHA-256 of the rest, a JSON
    header {"kind": "compiled_code", "format", "key"}, and the bytes. Nothing is ever
    unpickled: a cache directory is only as trusted as its bytes' checksum and the code
@@ -30,7 +31,10 @@ across processes, as Inductor's FX graph cache and Triton's kernel cache do.
    `os.replace` renames it over the entry. A reader sees the old entry, or the new one, never
    half of one; two processes storing one key each write a whole entry, and the last rename
    wins.
-5. Where: `config.cache_dir` (MINITORCH_CACHE_DIR, else $XDG_CACHE_HOME/minitorch, else
+5. The host description itself is an entry too (kind "host_description", counted in
+   `host_stats`), keyed by a fingerprint of the host, so that a process that compiles
+   nothing never asks LLVM for it ([Note: the host description without LLVM]).
+6. Where: `config.cache_dir` (MINITORCH_CACHE_DIR, else $XDG_CACHE_HOME/minitorch, else
    ~/.cache/minitorch), in a folder per format. `config.disk_cache = False`
    (MINITORCH_DISK_CACHE=0) turns it off. If the directory cannot be written, the cache
    turns itself off for the rest of the process, with one logged line: compiled code still
@@ -40,8 +44,8 @@ across processes, as Inductor's FX graph cache and Triton's kernel cache do.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -51,9 +55,13 @@ from minitorch.serialization import open_envelope, seal
 
 FORMAT = 1  # bump when what an entry holds changes meaning (e.g. how object code is loaded)
 _KIND = "compiled_code"
+_HOST_KIND = "host_description"  # what LLVM calls this host (codegen/llvm/host.py)
 
-# What the cache did in this process: "hit", "miss", "store", "rejected" (a bad entry).
+# What the cache did in this process: "hit", "miss", "store", "rejected" (a bad entry), for
+# compiled code, and for host descriptions.
 stats: Counter[str] = Counter()
+host_stats: Counter[str] = Counter()
+_STATS = {_KIND: stats, _HOST_KIND: host_stats}
 # Why the cache turned itself off in this process (an unwritable directory), or None.
 _disabled_because: str | None = None
 
@@ -78,6 +86,34 @@ def directory() -> Path | None:
 def load(key: str) -> bytes | None:
     """The bytes stored under `key`, or None if there are none, or none that pass the checks
     (a bad entry is removed: see the note)."""
+    return _read(key, _KIND)
+
+
+def store(key: str, payload: bytes) -> None:
+    """Write `payload` under `key`, atomically; on an unwritable directory, turn the cache off."""
+    _write(key, _KIND, payload)
+
+
+def load_description(fingerprint: str) -> tuple[str, ...] | None:
+    """The host description stored for a host `fingerprint` (codegen/llvm/host.py), or None.
+    Counted in `host_stats`."""
+    payload = _read(cache_key(_HOST_KIND, fingerprint), _HOST_KIND)
+    try:
+        description = json.loads(payload) if payload is not None else None
+    except ValueError:
+        return None
+    if not isinstance(description, list) or not all(isinstance(d, str) for d in description):
+        return None
+    return tuple(description)
+
+
+def store_description(fingerprint: str, description: tuple[str, ...]) -> None:
+    """Keep the host description LLVM gave for a host `fingerprint`."""
+    _write(cache_key(_HOST_KIND, fingerprint), _HOST_KIND, json.dumps(description).encode())
+
+
+def _read(key: str, kind: str) -> bytes | None:
+    """The payload of the entry `key` of `kind`, or None: missing, or rejected and removed."""
     folder = directory()
     if folder is None:
         return None
@@ -85,22 +121,26 @@ def load(key: str) -> bytes | None:
     try:
         data = path.read_bytes()
     except OSError:  # not there (a miss), or unreadable: compile instead
-        stats["miss"] += 1
+        _STATS[kind]["miss"] += 1
         return None
     try:
-        payload = _check(data, key)
+        payload = _check(data, key, kind)
     except SerializationError as error:
-        stats["rejected"] += 1
+        _STATS[kind]["rejected"] += 1
         _logging.log("kernel_cache", "rejected a cache entry; compiling it again",
                      f"{path}: {error}")
         _remove(path)
         return None
-    stats["hit"] += 1
+    _STATS[kind]["hit"] += 1
     return payload
 
 
-def store(key: str, payload: bytes) -> None:
-    """Write `payload` under `key`, atomically; on an unwritable directory, turn the cache off."""
+def _write(key: str, kind: str, payload: bytes) -> None:
+    """Write an entry of `kind` atomically; on an unwritable directory, turn the cache off."""
+    import tempfile  # NOTE: here, not above: it imports shutil, bz2 and lzma (~2 ms), and a
+    # process whose kernels all come from the disk never writes ([Note: a warm start without
+    # LLVM] in codegen/llvm/jit.py)
+
     folder = directory()
     if folder is None:
         return
@@ -112,20 +152,20 @@ def store(key: str, payload: bytes) -> None:
         return
     try:
         with os.fdopen(handle, "wb") as f:
-            f.write(seal({"kind": _KIND, "format": FORMAT, "key": key}, payload))
+            f.write(seal({"kind": kind, "format": FORMAT, "key": key}, payload))
         os.replace(temporary, folder / key)  # atomic: see the note
     except OSError as error:  # a full disk; on Windows, a reader holding the entry open
         _remove(Path(temporary))
         _logging.log("kernel_cache", "could not store a cache entry", f"{folder / key}: {error}")
         return
-    stats["store"] += 1
+    _STATS[kind]["store"] += 1
 
 
-def _check(data: bytes, key: str) -> bytes:
+def _check(data: bytes, key: str, kind: str) -> bytes:
     """The payload of an entry's bytes, or a SerializationError saying what is wrong."""
     header, payload = open_envelope(data)  # magic, lengths, checksum, JSON
-    if header.get("kind") != _KIND or header.get("format") != FORMAT:
-        raise SerializationError(f"not a compiled-code entry of format {FORMAT}: "
+    if header.get("kind") != kind or header.get("format") != FORMAT:
+        raise SerializationError(f"not a {kind} entry of format {FORMAT}: "
                                  f"kind {header.get('kind')!r}, format {header.get('format')!r}")
     if header.get("key") != key:
         raise SerializationError(f"the entry belongs to key {header.get('key')!r}")
@@ -150,3 +190,4 @@ def reset() -> None:
     global _disabled_because
     _disabled_because = None
     stats.clear()
+    host_stats.clear()

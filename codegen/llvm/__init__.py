@@ -9,7 +9,10 @@ pi_reduction.py x mod pi/2 exactly, for every double (the trig library's slow pa
 activations.py  tanh, sigmoid and erf, built from mathlib's exp and polynomials
 arg_reduction.py  argmax and argmin as two reductions that vectorize
 random.py       ops.rand: the counter-based generator in i64 instructions
-jit.py          IR (a graph's kernels linked as one module) -> O3 for this CPU -> machine code
+jit.py          IR (a graph's kernels linked as one module) -> machine code: the caches, loading
+compiler.py     the part of it that needs LLVM: link, O3 for this CPU, emit object code; MCJIT
+object_loader.py  object code -> callable, without LLVM: our own ELF loader
+host.py         what LLVM calls this CPU, kept on disk by a fingerprint of the host
 parallel.py     the thread pool that splits a kernel's outermost loop
 matmul.py       a register-blocked matmul generated as IR: the lesson of BLAS (not in the pipeline)
 backend.py      LLVMBackend: all of the above behind codegen.backend.Backend

@@ -1,7 +1,7 @@
 """Turn LLVM IR text into machine code for this CPU, and machine code into Python callables.
 
 [Note: the JIT pipeline]
-    IR texts --parse, link--> module --verify--> O3 passes --emit--> object code --MCJIT--> callable
+    IR texts --parse, link--> module --verify--> O3 passes --emit--> object code --load--> callable
                                                                          ^ the kernel cache on disk
 
 1. The target machine describes *this* CPU: the process triple, the host CPU's name and its
@@ -14,39 +14,51 @@
 3. The target machine turns the optimized module into object code: the bytes of an object
    file, as a C compiler writes one. These bytes are what the kernel cache on disk keeps
    ([Note: the kernel cache on disk] in codegen/disk_cache.py), so that a new process loads
-   them (~1 ms) instead of compiling (5 to 80 ms a kernel).
-4. MCJIT links the object code into this process: it places the code in executable memory
-   and resolves its calls (the trig library's functions, by name). The code lives exactly as
-   long as its execution engine, so `JitModule` keeps the engine and hands out callables.
+   them (well under 1 ms) instead of compiling (5 to 80 ms a kernel).
+4. Our own loader links the object code into this process (object_loader.py): it places the
+   code in executable memory and resolves its calls (the trig library's functions, by
+   name); an object it does not handle goes to LLVM's MCJIT instead. The code lives exactly
+   as long as what loaded it, so `JitModule` keeps that and hands out callables.
 5. A compile cache in memory: the same IR text on the same CPU always gives the same machine
    code, so a process compiles (or loads) each distinct kernel once.
 
+Steps 1 to 3 are codegen/llvm/compiler.py, the only module that imports LLVM itself.
+
+[Note: a warm start without LLVM]
+Importing llvmlite.binding costs ~45 ms, more than a warm start's whole budget (a new process
+running sincos from the kernel cache on disk: 20 ms). A process whose kernels all come from
+the disk needs none of LLVM: the object code is loaded by object_loader.py, and the host
+description that keys the cache is read from the disk by a fingerprint of the host
+(codegen/llvm/host.py). So this module imports compiler.py (and LLVM with it) only when it
+must: to compile, to print the optimized IR or the assembly, or to hand MCJIT what our loader
+refuses.
+
 [Note: the JIT's memory]
-Machine code is memory outside Python's heap, freed only when its execution engine is. The
-optimized module is not kept: it is freed, with its own LLVM context (LLVM's types and
-constants), as soon as its object code is emitted, and rebuilt only if someone asks to read
-it (`optimized_source`, `assembly()`). The compile cache holds at most `CACHE_LIMIT` modules,
-dropping the least recently used; and `clear_cache()` (called by `minitorch._dynamo.reset()`)
-drops them all. Dropping a module from the cache frees nothing that is still in use: every
-callable `function()` hands out keeps its JitModule alive, and so does every compiled kernel
-(codegen/llvm/backend.py), so the machine code lives exactly as long as something can still
-jump into it.
+Machine code is memory outside Python's heap, freed only when the object that loaded it is
+(object_loader.LoadedObject, or MCJIT's engine). The optimized module is not kept: it is
+freed, with its own LLVM context (LLVM's types and constants), as soon as its object code is
+emitted, and rebuilt only if someone asks to read it (`optimized_source`, `assembly()`).
+The compile cache holds at most `CACHE_LIMIT` modules, dropping the least recently used; and
+`clear_cache()` (called by `minitorch._dynamo.reset()`) drops them all. Dropping a module
+from the cache frees nothing that is still in use: every callable `function()` hands out
+keeps its JitModule alive, and so does every compiled kernel (codegen/llvm/backend.py), so
+the machine code lives exactly as long as something can still jump into it.
 
 [Note: one module per graph]
 A training step has twenty-odd small kernels, and compiling each as a module of its own pays,
 every time, what does not depend on its size: a target machine, a pass pipeline set up and
-run, an object file emitted, and an MCJIT engine to link it (~2 ms). So `compile_ir` takes
-the texts of every kernel of one graph at once and links them into one module (LLVM's IR
+run, an object file emitted and loaded (~2 ms). So `compile_ir` takes the texts of every
+kernel of one graph at once and links them into one module (LLVM's IR
 linker: the helpers each text defines, `kernel0.body`, `minitorch.exp.float`, are internal,
 and the linker renames any two that clash), optimized and emitted once, one entry in the
-kernel cache on disk, one engine. Kernels from two segments may share a name (`kernel0`), so
+kernel cache on disk, one load. Kernels from two segments may share a name (`kernel0`), so
 in a module of several texts the functions and variables text k exports are renamed
 `part<k>.<name>` (`part_symbol`). The MLP's training step compiled ~40% faster this way.
 
 [Note: the JIT and threads]
 LLVM's compiler is not safe to run from two threads at once, and the cache is a shared dict.
-One lock serializes every compile (`_lock`, re-entrant: a lookup in the caches holds it and
-compiles inside it) and every change to the cache. Calling compiled code takes no
+One lock serializes every compile and load (`_lock`, re-entrant: a lookup in the caches holds
+it and compiles inside it) and every change to the cache. Calling compiled code takes no
 lock: ctypes releases the GIL and kernels run in parallel.
 """
 
@@ -55,17 +67,21 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-import llvmlite
-import llvmlite.binding as llvm
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from codegen import disk_cache
+from codegen.llvm import object_loader
+from codegen.llvm.host import host_description
+from codegen.llvm.object_loader import LoadedObject, UnsupportedObject
+from minitorch import _logging
 from minitorch.errors import CompileError
+
+if TYPE_CHECKING:  # types only: importing LLVM is what a warm start avoids
+    import llvmlite.binding as llvm
 
 # How many compiled modules the compile cache keeps ([Note: the JIT's memory]). A kernel of a
 # live compiled function stays valid after it leaves the cache; the limit only bounds how
@@ -75,60 +91,30 @@ CACHE_LIMIT = 128
 _lock = threading.RLock()  # see [Note: the JIT and threads]
 
 
-@functools.cache
-def host_description() -> tuple[str, str, str, str]:
-    """What machine code depends on besides the IR: (triple, CPU name, CPU features, llvmlite).
+def _compiler() -> ModuleType:
+    """codegen/llvm/compiler.py, imported on first use ([Note: a warm start without LLVM])."""
+    from codegen.llvm import compiler
 
-    ('x86_64-unknown-linux-gnu', 'znver3', '+64bit,+adx,+aes,...,+avx2,...', '0.50.0')
-    """
-    return (
-        llvm.get_process_triple(),
-        llvm.get_host_cpu_name(),
-        llvm.get_host_cpu_features().flatten(),
-        llvmlite.__version__,
-    )
+    return compiler
 
 
 def disk_key(*parts: str) -> str:
     """The key of compiled code in the cache on disk: `parts` (the IR text), the host, and
-    this file's source, which holds everything else the object code depends on (the passes,
-    the target machine's options): a change to them must not load code compiled without it."""
-    return disk_cache.cache_key(*parts, *host_description(), _this_source())
+    compiler.py's source, which holds everything else the object code depends on (the
+    passes, the target machine's options): a change to them must not load code compiled
+    without it."""
+    return disk_cache.cache_key(*parts, *host_description(), _compiler_source())
 
 
 @functools.cache
-def _this_source() -> str:
-    return Path(__file__).read_text()
+def _compiler_source() -> str:
+    return Path(__file__).with_name("compiler.py").read_text()
 
 
-@functools.cache
-def _initialize_llvm() -> None:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-
-
-def host_target_machine() -> llvm.TargetMachine:
-    """A new LLVM target machine for the CPU this process runs on, optimizing at -O3.
-
-    NOTE: new on every call, because an MCJIT engine takes ownership of its target machine
-    and frees it with itself; two engines sharing one would crash after the first is freed.
-    """
-    with _lock:  # initialize once, even when two threads compile their first kernels at once
-        _initialize_llvm()
-    triple, cpu, features, _ = host_description()
-    target = llvm.Target.from_triple(triple)
-    return target.create_target_machine(cpu=cpu, features=features, opt=3, jit=True)
-
-
-def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
-    """Run LLVM's O3 pipeline, vectorizers included, over `module` in place."""
-    options = llvm.create_pipeline_tuning_options(speed_level=3)
-    options.loop_vectorization = True  # turn scalar loops into vector loops
-    options.slp_vectorization = True  # pack independent scalar ops into vector ops
-    options.loop_interleaving = True  # several vector iterations in flight at once
-    options.loop_unrolling = True
-    passes = llvm.create_pass_builder(target_machine, options)
-    passes.getModulePassManager().run(module, passes)
+def add_symbol(name: str, address: int) -> None:
+    """Let modules loaded from now on call the function `name` at `address` (the trig
+    library's functions, which kernels call by name)."""
+    object_loader.add_symbol(name, address)
 
 
 class JitModule:
@@ -141,31 +127,37 @@ class JitModule:
     `source` is the IR as given; `optimized_source` the IR after O3 (what became machine code).
     `object_code`, when given, is that machine code already compiled (from the cache on disk),
     and `ir_text` may then be a function that makes the text, called only if it is read.
+    `loaded_by` says what loaded it: "object_loader", or "MCJIT: <why the loader refused>".
     """
 
     def __init__(self, ir_text: str | Callable[[], str], object_code: bytes | None = None) -> None:
         self._ir_text = ir_text  # or a function that makes it, when it is dear to make
         with _lock:
             self.object_code = object_code or compile_object(self.source)
-            self._load()
+            self._loaded = self._load()
 
     @functools.cached_property
     def source(self) -> str:
         """The IR text this module was compiled from."""
         return self._ir_text if isinstance(self._ir_text, str) else self._ir_text()
 
-    def _load(self) -> None:
-        """Link the object code into this process: an execution engine of its own, which the
-        code lives and dies with ([Note: the JIT's memory])."""
-        # MCJIT wants a module to start from; ours are object files, so it gets an empty one.
-        self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), host_target_machine())
-        self._engine.add_object_file(llvm.ObjectFileRef.from_data(self.object_code))
-        self._engine.finalize_object()  # relocations resolved: the code can run
-        weakref.finalize(self, self._engine.close)
+    def _load(self) -> Any:
+        """Link the object code into this process: our loader, or MCJIT for what it refuses
+        ([Note: loading object code ourselves] in object_loader.py). The code lives and dies
+        with what this returns ([Note: the JIT's memory])."""
+        try:
+            loaded = LoadedObject(self.object_code)
+            self.loaded_by = "object_loader"
+            return loaded
+        except UnsupportedObject as refused:
+            self.loaded_by = f"MCJIT: {refused}"
+            _logging.log("kernel_cache", "loading object code with MCJIT", str(refused))
+        return _compiler().McjitObject(self.object_code, host_description(),
+                                       object_loader.registered_symbols())
 
     def address(self, name: str) -> int:
         """The address of the compiled function `name`."""
-        address = self._engine.get_function_address(name)
+        address = self._loaded.address(name)
         if not address:
             raise CompileError(f"the compiled module has no function named {name!r}")
         return address
@@ -174,7 +166,7 @@ class JitModule:
         """The compiled function `name` as a ctypes callable (it releases the GIL while it runs)."""
         prototype = ctypes.CFUNCTYPE(restype, *argtypes)
         callable_ = prototype(self.address(name))
-        callable_._jit_module = self  # NOTE: the machine code dies with the engine; pin it.
+        callable_._jit_module = self  # NOTE: the machine code dies with its loader; pin it.
         return callable_
 
     @functools.cached_property
@@ -192,7 +184,8 @@ class JitModule:
 def compile_object(*ir_texts: str) -> bytes:
     """IR texts -> one linked, verified, optimized module -> object code for this CPU (an ELF
     file's bytes on Linux)."""
-    return _with_optimized(ir_texts, lambda module, machine: machine.emit_object(module))
+    with _lock:
+        return _compiler().compile_object(host_description(), *ir_texts)
 
 
 def linked_source(ir_texts: Sequence[str]) -> str:
@@ -201,15 +194,13 @@ def linked_source(ir_texts: Sequence[str]) -> str:
     if len(ir_texts) == 1:
         return ir_texts[0]
     with _lock:
-        context = llvm.create_context()
-        try:
-            module = _link(ir_texts, context)
-            try:
-                return str(module)
-            finally:
-                module.close()  # NOTE: the module before its context
-        finally:
-            context.close()
+        return _compiler().linked_source(ir_texts)
+
+
+def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None:
+    """Run LLVM's O3 pipeline, vectorizers included, over `module` in place (compiler.py; the
+    CUDA target runs it too, on a module for the GPU)."""
+    _compiler().optimize(module, target_machine)
 
 
 def part_symbol(name: str, part: int, parts: int) -> str:
@@ -218,59 +209,9 @@ def part_symbol(name: str, part: int, parts: int) -> str:
 
 
 def _with_optimized(ir_texts: Sequence[str], use: Callable[..., Any]) -> Any:
-    """`use(module, target_machine)` on `ir_texts` parsed, linked, verified and optimized at
-    O3; the module and its LLVM context are freed when it returns."""
+    """`use(module, target_machine)` on `ir_texts` optimized at O3 (compiler.py)."""
     with _lock:
-        target_machine = host_target_machine()
-        context = llvm.create_context()  # its own: LLVM's types and constants die with it
-        try:
-            module = _link(ir_texts, context)
-            try:
-                # The optimizer's cost model needs the real data layout and triple.
-                module.triple = target_machine.triple
-                module.data_layout = str(target_machine.target_data)
-                optimize(module, target_machine)
-                return use(module, target_machine)
-            finally:
-                module.close()  # NOTE: the module before its context
-        finally:
-            context.close()
-
-
-def _link(ir_texts: Sequence[str], context: llvm.ContextRef) -> llvm.ModuleRef:
-    """The texts parsed into one verified module, the functions (and variables) each exports
-    renamed by `part_symbol` when there are several ([Note: one module per graph])."""
-    modules: list[llvm.ModuleRef] = []
-    try:
-        for part, text in enumerate(ir_texts):
-            modules.append(_parse(text, context))
-            if len(ir_texts) > 1:
-                module = modules[-1]
-                for value in (*module.functions, *module.global_variables):
-                    if not value.is_declaration and value.linkage == llvm.Linkage.external:
-                        value.name = part_symbol(value.name, part, len(ir_texts))
-        while len(modules) > 1:
-            modules[0].link_in(modules.pop())  # frees the module linked in
-        modules[0].verify()
-        return modules.pop()
-    except RuntimeError as error:
-        raise CompileError(f"LLVM could not link the generated modules: {error}") from error
-    finally:
-        for module in modules:  # parsed, not linked: an error on the way
-            module.close()  # NOTE: before their context
-
-
-def _parse(ir_text: str, context: llvm.ContextRef) -> llvm.ModuleRef:
-    """IR text as a verified module, or a CompileError saying what LLVM rejected."""
-    module = None
-    try:
-        module = llvm.parse_assembly(ir_text, context=context)
-        module.verify()
-        return module
-    except RuntimeError as error:
-        if module is not None:
-            module.close()  # NOTE: before its context
-        raise CompileError(f"LLVM rejected the generated IR: {error}") from error
+        return _compiler().with_optimized(host_description(), ir_texts, use)
 
 
 # The compile cache: (IR texts, *host_description()) -> compiled module, least recently used

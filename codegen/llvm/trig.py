@@ -50,12 +50,11 @@ import sys
 import threading
 from pathlib import Path
 
-import llvmlite.binding as llvm
 from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
 from codegen.llvm import mathlib, pi_reduction
-from codegen.llvm.jit import JitModule, cached_module, disk_key
+from codegen.llvm.jit import JitModule, add_symbol, cached_module, disk_key
 from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
@@ -230,7 +229,7 @@ def _load_library() -> None:
             return
         library = cached_module(_library_key(), lambda: str(_define_library()))
         for name in _exported_names():
-            llvm.add_symbol(name, library.address(name))
+            add_symbol(name, library.address(name))
         _library = library  # NOTE: never freed: every kernel that calls sin jumps into it
 
 

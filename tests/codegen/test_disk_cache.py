@@ -70,7 +70,7 @@ def test_key_separates_its_parts():
 def test_another_compile_pipeline_does_not_load_the_old_code(monkeypatch):
     run_scale(8)
     jit_module.clear_cache()
-    monkeypatch.setattr(jit_module, "_this_source", lambda: "jit.py with other passes")
+    monkeypatch.setattr(jit_module, "_compiler_source", lambda: "other passes")
     assert run_scale(8) == 16.0
     assert disk_cache.stats["hit"] == 0 and disk_cache.stats["store"] == 2
 
@@ -235,6 +235,7 @@ def test_where_the_cache_lives_and_whether_it_is_on(variables, expected):
 
 SIN_COS = textwrap.dedent("""
     import json
+    import sys
     import numpy as np
     import minitorch
     from codegen import disk_cache
@@ -243,22 +244,32 @@ SIN_COS = textwrap.dedent("""
     got = f(minitorch.tensor(x)).numpy()
     want = (np.sin(x.astype(np.float64)) * 2 + np.cos(x.astype(np.float64))).astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    print("llvmlite.binding" in sys.modules)
     print(json.dumps(disk_cache.stats))
 """)
 
 
 def run_in_new_process(cache: Path) -> dict[str, int]:
+    """What the kernel cache did in a new process running sin and cos compiled."""
+    return run_with_llvm_or_not(cache)[0]
+
+
+def run_with_llvm_or_not(cache: Path) -> tuple[dict[str, int], bool]:
+    """The same, and whether the process imported LLVM (llvmlite.binding)."""
     done = subprocess.run([sys.executable, "-c", SIN_COS], cwd=ROOT, env=_env(cache),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    *_, imported_llvm, stats = done.stdout.strip().splitlines()
+    return json.loads(stats), imported_llvm == "True"
 
 
 def test_a_new_process_loads_the_kernels_and_the_trig_library_from_the_cache(cache):
-    first = run_in_new_process(cache)
+    first, first_imported_llvm = run_with_llvm_or_not(cache)
     assert first.get("hit", 0) == 0 and first["store"] >= 2  # the trig library and a kernel
-    second = run_in_new_process(cache)
+    assert first_imported_llvm  # it compiled
+    second, second_imported_llvm = run_with_llvm_or_not(cache)
     assert second == {"hit": first["store"]}  # nothing compiled: everything loaded
+    assert not second_imported_llvm  # nor LLVM imported ([Note: a warm start without LLVM])
 
 
 def test_a_damaged_trig_library_is_rebuilt_in_the_next_process(cache):

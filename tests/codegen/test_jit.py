@@ -13,12 +13,12 @@ import pytest
 
 import minitorch
 import minitorch._dynamo
+from codegen.llvm import compiler
 from codegen.llvm import jit as jit_module
 from codegen.llvm.jit import (
     JitModule,
     compile_ir,
     host_description,
-    host_target_machine,
     part_symbol,
 )
 from minitorch.errors import CompileError
@@ -52,7 +52,7 @@ def test_compiled_function_runs():
 
 
 def test_target_machine_is_the_host_cpu():
-    target_machine = host_target_machine()
+    target_machine = compiler.host_target_machine(host_description())
     assert target_machine.triple == llvm.get_process_triple()
     triple, cpu, features, _ = host_description()
     assert cpu == llvm.get_host_cpu_name() and features == llvm.get_host_cpu_features().flatten()
@@ -165,6 +165,29 @@ def test_least_recently_used_is_evicted_first(monkeypatch):
     assert compile_ir(square_sum_variant(1)) is one  # used again: now the most recent
     compile_ir(square_sum_variant(3))  # evicts 2
     assert compile_ir(square_sum_variant(1)) is one
+
+
+def test_modules_loaded_and_dropped_give_their_memory_back():
+    """The machine code lives while a callable of it does, and not after: many modules loaded
+    and dropped leave the process's mappings as they were."""
+    text = square_sum_variant(7)
+    object_code = compile_ir(text).object_code
+
+    def load_run_drop() -> None:
+        fn = JitModule(text, object_code).function("square_sum7", ctypes.c_double,
+                                                   ctypes.c_void_p, ctypes.c_int64)
+        gc.collect()  # the callable alone keeps the module alive
+        assert fn((ctypes.c_double * 2)(1.0, 2.0), 2) == 35.0
+
+    load_run_drop()
+    gc.collect()
+    with open("/proc/self/maps") as f:
+        before = len(f.readlines())
+    for _ in range(300):
+        load_run_drop()
+    gc.collect()
+    with open("/proc/self/maps") as f:
+        assert len(f.readlines()) <= before + 2
 
 
 def test_dynamo_reset_empties_the_cache_and_compiled_functions_still_run():
