@@ -23,12 +23,13 @@ ir/interpreter.py is the executable definition.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ir.indexing import Const, Expr
+from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var
 from ir.printer import format_inner_fn
 from minitorch.fake import contiguous_strides
 
@@ -64,19 +65,36 @@ class Layout:
         def index_to_offset(index: Sequence[Expr]) -> Expr:
             if len(index) != len(self.size):
                 raise ValueError(f"index {tuple(map(str, index))} for a {len(self.size)}-d layout")
-            offset: Expr = Const(self.offset)
-            for i, size, stride in zip(index, self.size, self.stride, strict=True):
-                # NOTE: a size-1 dim's index is always 0, so it adds nothing. Skipping it keeps
-                # `i0` and `i0 + 0*i1` (from a (n, 1) buffer) the same address for the scheduler.
-                if size != 1:
-                    offset = offset + i * stride
-            return offset
+            if all(type(i) in _MEMOIZED for i in index):
+                return _offset(self.size, self.stride, self.offset, tuple(index))
+            return _offset.__wrapped__(self.size, self.stride, self.offset, index)
 
         return index_to_offset
 
     def __str__(self) -> str:
         offset = f", offset={self.offset}" if self.offset else ""
         return f"{self.dtype.name}, size={self.size}, stride={self.stride}{offset}"
+
+
+# [Note: memoized offsets]
+# A body runs many times while a graph compiles: the lowering, the scheduler's questions about
+# its loads, the printer, the code generator. Each run asks its loads' layouts for the same
+# offsets, and building an Expr is algebra (ir/indexing.py), so offsets are remembered for
+# index tuples of plain Exprs (values: equal tuples give equal offsets). An index of other
+# values (the interpreter's arrays) is computed each time.
+_MEMOIZED = frozenset({Var, Const, Add, Mul, FloorDiv, Mod})
+
+
+@functools.lru_cache(maxsize=4096)
+def _offset(size: tuple[int, ...], stride: tuple[int, ...], offset: int,
+            index: Sequence[Expr]) -> Expr:
+    result: Expr = Const(offset)
+    for i, n, step in zip(index, size, stride, strict=True):
+        # NOTE: a size-1 dim's index is always 0, so it adds nothing. Skipping it keeps
+        # `i0` and `i0 + 0*i1` (from a (n, 1) buffer) the same address for the scheduler.
+        if n != 1:
+            result = result + i * step
+    return result
 
 
 @dataclass(frozen=True)

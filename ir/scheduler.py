@@ -48,6 +48,7 @@ be written to memory is memory planning (ir/memory.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from ir.indexing import Const, Expr, index_vars
@@ -129,6 +130,14 @@ def _format_node(kernel: FusedKernel, loop: Loop, node: ComputedBuffer) -> str:
 
 def schedule(program: LoweredProgram, fuse: bool = True) -> list[FusedKernel]:
     """The program's buffers grouped into kernels, in order; fuse=False gives one per buffer."""
+    remembered = _remembered_loads.set({})  # [Note: remembered loads]
+    try:
+        return _schedule(program, fuse)
+    finally:
+        _remembered_loads.reset(remembered)
+
+
+def _schedule(program: LoweredProgram, fuse: bool) -> list[FusedKernel]:
     kernels: list[FusedKernel] = []
     for buffer in program.buffers:
         fused = can_fuse(kernels[-1], buffer) if fuse and kernels else None
@@ -408,6 +417,10 @@ def loads(
 ) -> list[tuple[str, Expr]]:
     """Every (buffer name, flat index) that `buffer`'s body loads at `index` (by default its own
     i0, i1, ...), and r0, r1, ... for a reduction's rindex."""
+    remembered = _remembered_loads.get()
+    key = (id(buffer), None if index is None else tuple(index))
+    if remembered is not None and key in remembered:
+        return list(remembered[key])
     recorder = _LoadRecorder()
     if index is None:
         index = index_vars("i", len(buffer.data.ranges))
@@ -416,7 +429,19 @@ def loads(
             buffer.data.inner_fn(tuple(index))
         else:
             buffer.data.inner_fn(tuple(index), index_vars("r", len(buffer.data.reduction_ranges)))
+    if remembered is not None:
+        remembered[key] = tuple(recorder.loads)
     return recorder.loads
+
+
+# [Note: remembered loads]
+# Scheduling asks the same questions of a buffer many times (may it join this loop? what does
+# this kernel read from memory? which loads come back from an earlier loop?), and each answer
+# runs the body under a recorder. While `schedule` runs, the answers are remembered, by the
+# buffer's identity and the index asked: the program does not change during scheduling and
+# holds every buffer alive, and a body's loads depend on nothing else.
+_remembered_loads: ContextVar[dict[tuple, tuple] | None] = ContextVar("remembered_loads",
+                                                                      default=None)
 
 
 class _LoadRecorder(PrintingHandler):

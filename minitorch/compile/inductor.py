@@ -106,9 +106,9 @@ def compile_graphs(
         except _NotSymbolic:
             return None
     layouts = None
-    if may_reorder(graphs.forward, inputs):  # ask eager ([Note: output layouts])
+    num_outputs = graphs.spec.num_outputs if graphs.training else None
+    if may_reorder(graphs.forward, inputs, num_outputs):  # ask eager ([Note: output layouts])
         static = graphs if binding.count == 0 else aot_trace(gm, inputs, log=False)
-        num_outputs = graphs.spec.num_outputs if graphs.training else None
         layouts = eager_layouts(static.forward, inputs, num_outputs)  # holds at other sizes
     compiled = [
         compile_lowered(graph, steps, binding, backend)

@@ -12,7 +12,9 @@ example inputs (the random-number state saved and restored, so the user's sequen
 move) and notes, for each output that eager lays out other than row-major, the order of its
 dims by stride. After each call the kernel's output is copied into that layout. Most graphs
 skip both steps: with row-major inputs and no view that reorders memory (permute, expand, a
-strided slice), every eager result is row-major too.
+strided slice), every eager result is row-major too; and an output of at most one dim (a
+training step's loss) has no other order. Eager's run is not free: a forward's matmuls, once
+more, at compile time.
 """
 
 from __future__ import annotations
@@ -67,9 +69,16 @@ def relayout(outputs: Sequence, orders: Sequence[Order]) -> tuple:
     return tuple(result)
 
 
-def may_reorder(forward: GraphModule, inputs: Sequence[Tensor]) -> bool:
-    """Could eager lay out an output of `forward` other than row-major? (If not, no need to
-    ask it.)"""
+def may_reorder(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None
+                ) -> bool:
+    """Could eager lay out one of the forward's first `num_outputs` outputs (None: all) other
+    than row-major? (If not, no need to ask it.) An output of at most one dim has only one
+    order: a training step's loss never needs eager's run."""
+    results = forward.graph.nodes[-1].args[0]
+    results = results if isinstance(results, (tuple, list)) else (results,)
+    vals = [getattr(r, "meta", {}).get("val") for r in results[:num_outputs]]
+    if all(isinstance(v, Tensor) and v.ndim <= 1 for v in vals if v is not None):
+        return False  # (a missing val is no tensor: a constant, or None)
     if any(isinstance(x, Tensor) and not x.is_contiguous() for x in inputs):
         return True
     reordering = ("permute", "expand", "index")  # index: a strided slice

@@ -165,3 +165,25 @@ def test_simplification_keeps_the_value(tree, values):
     assert isinstance(expr, Expr)
     assert expr.evaluate(env) == _direct(tree, env)
     assert eval(str(expr), {}, dict(env)) == _direct(tree, env)  # str is valid Python
+
+
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(-6, 6)), min_size=1, max_size=3),
+       st.integers(0, 9))
+def test_layout_offsets_remembered_or_computed_agree_with_ints(dims, offset):
+    """Layout.indexer remembers offsets of Expr indices ([Note: memoized offsets] in
+    ir/nodes.py); the result, asked twice, and the offset of an int index (computed each
+    time) are each element's offset by the layout's definition."""
+    from itertools import product
+
+    from ir.nodes import Layout
+    from minitorch import float32
+
+    size, stride = (tuple(d) for d in zip(*dims, strict=True))
+    layout = Layout(size, stride, float32, offset)
+    index = index_vars("i", len(size))
+    expr = layout.indexer()(index)
+    assert layout.indexer()(list(index)) == expr
+    for element in product(*map(range, size)):
+        expected = offset + sum(k * s for k, s in zip(element, stride, strict=True))
+        assert expr.evaluate({str(v): k for v, k in zip(index, element, strict=True)}) == expected
+        assert layout.indexer()(element) == Const(expected)

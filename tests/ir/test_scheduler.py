@@ -288,3 +288,28 @@ def test_column_sums_take_no_element_nodes():
     g.output(g.call("sum", x, dim=(0,)), g.call("mul", x, 2.0))
     k0, k1 = check(g, rtol=1e-5)
     assert k0.reduction_ranges == (8,) and k1.reduction_ranges == ()
+
+
+def test_remembered_loads_change_no_kernel_and_end_with_schedule(monkeypatch):
+    """[Note: remembered loads]: the kernels are those of a schedule that asks every body each
+    time, and nothing is remembered once `schedule` returns (a later program's buffers may take
+    the ids of this one's)."""
+    import ir.scheduler as scheduler
+
+    program = _softmax_program()
+    remembered = schedule(program)
+    assert scheduler._remembered_loads.get() is None
+
+    class Forgetting:  # a context variable that never holds a dict: every question is asked
+        def get(self):
+            return None
+
+        def set(self, value):
+            return None
+
+        def reset(self, token):
+            pass
+
+    monkeypatch.setattr(scheduler, "_remembered_loads", Forgetting())
+    assert schedule(program) == remembered
+    assert remembered[0].reads == ("x",) and len(remembered) == 1

@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING
 from tracer.dynamo import compat
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.instructions import Instruction
-from tracer.dynamo.resume_execution import ResumePoint, original_position, resume_function
 from tracer.dynamo.variables import NULL, TensorMethodVariable, TensorVariable, VariableTracker
 
 if TYPE_CHECKING:
@@ -186,7 +185,10 @@ def _pop_call(inst: Instruction, stack: list[VariableTracker], kw_names: tuple[s
 def _resume(tx: InstructionTranslator, index: int, nulls: tuple[bool, ...],
             live: dict[str, VariableTracker | None]):
     """The resume function that continues at instruction `index`, captured on its first call."""
+    # NOTE: imported here, at a break: resume functions need the `bytecode` library (~6 ms to
+    # import), which a frame that captures whole never does.
     from tracer.dynamo.eval_frame import optimize
+    from tracer.dynamo.resume_execution import ResumePoint, original_position, resume_function
 
     # Inside a resume function, resume the user's code (the same point on every path).
     code, offset = original_position(tx.frame.code, tx.instructions[index].offset)
