@@ -3,6 +3,8 @@
 #             and compiled, torch eager and torch.compile when torch is importable: the `bench`
 #             extra, never installed here), then the training steps of real models;
 #             make bench QUICK=1 for a short run
+# make bench-cuda: issue 14's GPU benchmark: sincos, softmax, layernorm compiled for "cuda"
+#             against a device copy and cupy; without a GPU it says why it skipped and exits 0
 # make fuzz N=10000: the differential fuzzer, N random programs compiled vs eager
 # make test: install the dev extras, run ruff, lint-imports (the direction of imports between
 #            the stages; contracts in pyproject.toml) and the whole suite on Python 3.11, then the
@@ -14,7 +16,7 @@ VENV := .venv
 PIP_FLAGS := --quiet --disable-pip-version-check
 CAPTURE_TESTS := tests/tracer/dynamo
 
-.PHONY: demo test lint capture-versions bench fuzz clean
+.PHONY: demo test lint capture-versions bench bench-cuda fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +55,9 @@ capture-versions:
 bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/bench.py $(if $(QUICK),--quick)
 	$(VENV)/bin/python benchmarks/train_step.py $(if $(QUICK),--repeat 2 --min-time 0.05)
+
+bench-cuda: $(VENV)/.installed
+	$(VENV)/bin/python benchmarks/bench_cuda.py
 
 # Random programs compiled by every backend and compared with eager (tests/fuzz/README.md):
 # make fuzz N=10000 SEED=0

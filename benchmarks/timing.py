@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 import timeit
 from collections.abc import Callable
 
@@ -34,8 +35,8 @@ def seconds_per_call(fns: list[Callable], repeat: int, min_time: float) -> list[
     return best
 
 
-def median_seconds_per_call(fns: dict[str, Callable], rounds: int,
-                            min_sample: float) -> dict[str, float]:
+def median_seconds_per_call(fns: dict[str, Callable], rounds: int, min_sample: float,
+                            clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     """Median per-call time of each fn over `rounds` rounds; each round takes one sample of every
     fn, starting one fn later than the round before.
 
@@ -44,10 +45,15 @@ def median_seconds_per_call(fns: dict[str, Callable], rounds: int,
     each other fn, equally often, so that neither a slow spell of the machine nor what the fn
     before left in the caches favours one fn; the median then drops the spells that hit a few
     samples (a best-of would keep the one lucky sample instead).
+
+    `clock` reads the time at the start and the end of each sample: a GPU benchmark passes one
+    that first waits for the GPU (benchmarks/bench_cuda.py), since a launch returns before its
+    kernel has run.
     """
     timers, numbers = {}, {}
     for name, fn in fns.items():
-        timer = timeit.Timer(fn)  # timeit turns the garbage collector off while it times
+        # timeit turns the garbage collector off while it times
+        timer = timeit.Timer(fn, timer=clock)
         once = max(timer.timeit(1), 1e-9)  # warmed up by the caller: this is a steady call
         timers[name], numbers[name] = timer, max(1, math.ceil(min_sample / once))
     names = list(fns)
