@@ -13,6 +13,7 @@ break the graph.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -31,7 +32,7 @@ class MetaArray:
         self.dtype = np.dtype(dtype)
         self.strides = tuple(s * self.dtype.itemsize for s in strides)  # bytes, like numpy
         self.ndim = len(self.shape)
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape)
         self.itemsize = self.dtype.itemsize
         self.flags = SimpleNamespace(c_contiguous=is_row_major(self.shape, tuple(strides)))
 

@@ -38,9 +38,12 @@ import functools
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from minitorch import config
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 GRAIN_WORK = 1 << 17  # elements of work a piece does at least ([Note: claiming pieces])
 
@@ -51,6 +54,10 @@ def _thread_pool() -> ThreadPoolExecutor:
     """The process's worker threads, started on first use (the caller is one more worker)."""
     global _pool
     if _pool is None:
+        # NOTE: imported here, at the first kernel big enough to split: ~4 ms a process whose
+        # kernels are all small never pays (the warm start of issue 13).
+        from concurrent.futures import ThreadPoolExecutor
+
         workers = max(1, config.num_threads - 1)
         _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minitorch")
     return _pool
