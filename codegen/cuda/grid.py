@@ -141,7 +141,7 @@ class DeviceGrid(Grid):
         for w in range(1, warps):
             total = op(b, total, [b.load(self._element(array, i64(w)), typ=part.type)
                                   for array, part in zip(shared, parts, strict=True)])
-        self._barrier()  # every thread has read them: the next combine may write
+        self._barrier()  # every thread has read them: this combine, next row, may write
         return total
 
     @contextmanager
