@@ -383,6 +383,16 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
     return define_function(module, name, ir_type, _EMITTERS[name])
 
 
+def unary_function(module: ir.Module, fn_name: str, ir_type: ir.Type, attribute: str
+                   ) -> ir.Function:
+    """A new internal function `fn_name` from `ir_type` to `ir_type` in `module`, with
+    `attribute`; its body is the caller's to emit."""
+    fn = ir.Function(module, ir.FunctionType(ir_type, [ir_type]), fn_name)
+    fn.linkage = "internal"
+    fn.attributes.add(attribute)
+    return fn
+
+
 def define_function(
     module: ir.Module, name: str, ir_type: ir.Type, emit: Callable[[Emitter, ir.Value], ir.Value]
 ) -> ir.Function:
@@ -391,9 +401,7 @@ def define_function(
     fn_name = f"minitorch.{name}.{ir_type}"
     if fn_name in module.globals:
         return module.globals[fn_name]
-    fn = ir.Function(module, ir.FunctionType(ir_type, [ir_type]), fn_name)
-    fn.linkage = "internal"
-    fn.attributes.add("alwaysinline")
+    fn = unary_function(module, fn_name, ir_type, "alwaysinline")
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     emitter = Emitter(builder, PRECISIONS[str(ir_type)])
     builder.ret(emit(emitter, fn.args[0]))

@@ -55,7 +55,7 @@ from llvmlite.ir.values import FunctionAttributes
 
 from codegen.llvm import mathlib, pi_reduction
 from codegen.llvm.jit import JitModule, add_symbol, cached_module, disk_key
-from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function
+from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function, unary_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
 I1 = ir.IntType(1)
@@ -168,9 +168,7 @@ def exact_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Functio
     fn_name = f"minitorch.{name}.{ir_type}.exact"
     if fn_name in module.globals:
         return module.globals[fn_name]
-    exact = ir.Function(module, ir.FunctionType(ir_type, [ir_type]), fn_name)
-    exact.linkage = "internal"
-    exact.attributes.add("noinline")
+    exact = unary_function(module, fn_name, ir_type, "noinline")
     if ir_type == F64:
         _emit_body(exact, lambda m, x: _exact(m, x, name))
     else:

@@ -175,6 +175,9 @@ class CompiledFunction:
         self.compiled_fw = compiled_fw
         self.compiled_bw = compiled_bw
         self.spec = spec
+        # (saved value, output sharing its memory), flattened once: most calls have none
+        self._saved_aliases = [(j, i) for j, outputs in enumerate(spec.saved_aliases)
+                               for i in outputs]
         # missing tangents -> a backward that skips what they would contribute (or None)
         self.backward_without = backward_without or (lambda missing: None)
 
@@ -182,9 +185,8 @@ class CompiledFunction:
         with no_grad():
             results = tuple(self.compiled_fw(*args))
         outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
-        for value, aliases in zip(saved, self.spec.saved_aliases):
-            for i in aliases:  # a write into the output is a write into the saved value
-                value._version_counter = outs[i]._shared_version_counter()
+        for j, i in self._saved_aliases:  # a write into output i is one into saved value j
+            saved[j]._version_counter = outs[i]._shared_version_counter()
         if is_grad_enabled():
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
