@@ -9,13 +9,15 @@ Compiling a kernel at O3 costs 5 to 80 ms, and a training script compiles dozens
 every start. The machine code depends on nothing but the compiler's input, so it can be kept
 across processes, as Inductor's FX graph cache and Triton's kernel cache do.
 
-1. The key is the SHA-256 of everything the code depends on: for a kernel, its IR text,
-   `host_description()` (codegen/llvm/host.py: triple, CPU name, CPU features, llvmlite's
-   version), the source of codegen/llvm/compiler.py (the passes and the target machine's
-   options), and this format's version. minitorch needs no version number of its own in the
-   key: whatever it changes about a kernel changes the IR text, and whatever it changes about
-   compiling one changes compiler.py. (The trig library, keyed without its text, hashes its
-   generators' source instead: codegen/llvm/trig.py.)
+1. The key is the SHA-256 of everything the code depends on: for a module of kernels, its IR
+   text, `host_description()` (codegen/llvm/host.py: triple, CPU name, CPU features,
+   llvmlite's version), the source of codegen/llvm/compiler.py (the passes and the target
+   machine's options), and this format's version. minitorch needs no version number of its
+   own in the key: whatever it changes about a kernel changes the IR text, and whatever it
+   changes about compiling one changes compiler.py. Where the text is dear to make, what
+   makes it stands in for it: a graph's kernels are keyed by their loop IR and the source
+   of the generator ([Note: a key made before the IR] in codegen/llvm/backend.py), the trig
+   library by its generators' source (codegen/llvm/trig_library.py).
 2. The value is bytes: the object code LLVM emits, which our loader links into a process in
    well under a millisecond (codegen/llvm/object_loader.py). An entry is minitorch's file
    envelope ([Note: the envelope] in

@@ -42,15 +42,18 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import math
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
 from codegen.backend import Backend, CompiledKernel, KernelCall, arrays_in_order
 from codegen.llvm import jit as jit_cache
-from codegen.llvm.jit import JitModule, compile_ir, part_symbol
-from codegen.llvm.kernel import generate_kernel
+from codegen.llvm import trig_library  # noqa: F401 (kernels from the disk find the library)
+from codegen.llvm.jit import JitModule, compile_described, part_symbol
 from codegen.llvm.parallel import parallel_for
 from ir import interpreter
 from ir.indexing import Expr
@@ -94,12 +97,11 @@ class LLVMKernel(CompiledKernel):
         dtypes: dict[str, DType],
         jit: JitModule,
         sizes: tuple[str, ...] = (),
-        source: str | None = None,
+        source: Callable[[], str] | None = None,
         symbol: str | None = None,
     ) -> None:
         self.name = kernel.name
-        # the IR as generated: readable, one op per line (the module's, unless it holds others)
-        self.source = jit.source if source is None else source
+        self._source = source  # makes the kernel's IR text (None: the module's)
         self.sizes = sizes  # the size symbols it takes after (buffers, start, end)
         self._jit = jit
         symbol = symbol or kernel.name  # its name in the module ([Note: one module per graph])
@@ -117,6 +119,13 @@ class LLVMKernel(CompiledKernel):
             # convert by ([Note: launching a kernel cheaply]).
             self._untyped = jit.function(symbol, None)
             self._end = ctypes.c_int64(self._outer)
+
+    @functools.cached_property
+    def source(self) -> str:
+        """The IR as generated: readable, one op per line. Made when first read: a kernel
+        whose machine code came from the disk has never needed it ([Note: a key made before
+        the IR])."""
+        return self._jit.source if self._source is None else self._source()
 
     @property
     def optimized_source(self) -> str:
@@ -207,20 +216,28 @@ class LLVMBackend(Backend):
     def compile_kernel(
         self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
     ) -> LLVMKernel:
-        module = generate_kernel(kernel, dtypes, sizes)
-        return LLVMKernel(kernel, dtypes, compile_ir(str(module)), sizes)
+        return self.compile_kernels([(kernel, dtypes)], sizes)[0]
 
     def compile_kernels(
         self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]], sizes: tuple[str, ...] = ()
     ) -> list[LLVMKernel]:
-        """One graph's kernels, compiled as one module ([Note: one module per graph] in jit.py)."""
-        sources = [str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels]
-        if not sources:  # a graph of extern steps only
+        """One graph's kernels, compiled as one module ([Note: one module per graph] in
+        jit.py), or loaded from the disk without generating their IR ([Note: a key made
+        before the IR])."""
+        if not kernels:  # a graph of extern steps only
             return []
-        jit = compile_ir(*sources)
-        return [LLVMKernel(kernel, dtypes, jit, sizes, source, part_symbol(kernel.name, part,
-                                                                          len(kernels)))
-                for part, ((kernel, dtypes), source) in enumerate(zip(kernels, sources))]
+
+        @functools.cache
+        def texts() -> tuple[str, ...]:
+            from codegen.llvm.kernel import generate_kernel  # only on a miss, or to be read
+
+            return tuple(str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels)
+
+        described = (generator_source(), *(describe(k, dtypes, sizes) for k, dtypes in kernels))
+        jit = compile_described(described, texts)
+        return [LLVMKernel(kernel, dtypes, jit, sizes, lambda part=part: texts()[part],
+                           part_symbol(kernel.name, part, len(kernels)))
+                for part, (kernel, dtypes) in enumerate(kernels)]
 
     def clear_cache(self) -> None:
         """Drop the JIT's compiled modules ([Note: the JIT's memory] in jit.py)."""
@@ -230,3 +247,39 @@ class LLVMBackend(Backend):
 def _value(n: int | Expr, sizes: dict[str, int]) -> int:
     """A loop size for this call: an int as is, an Expr over the size symbols evaluated."""
     return n.evaluate(sizes) if isinstance(n, Expr) else n
+
+
+# [Note: a key made before the IR]
+# The kernel cache on disk is keyed by a module's IR text ([Note: the kernel cache on disk]),
+# and making that text is most of a warm start: importing the generator (kernel.py, its ops
+# and math, llvmlite.ir: ~10 ms) and running it (3 to 7 ms a graph). But the text is a
+# function of the loop IR, so the loop IR can key the cache instead, and a process whose
+# kernels are on the disk never generates IR. That is only sound if the key holds everything
+# the generator reads, so it is written out in full, not chosen:
+# - `describe`: the kernel as the loop IR prints it (ir/scheduler.py: every field of the
+#   kernel and its loops, each node's dtype, ranges and reduction type, and each body as the
+#   ops it calls with their arguments: what define-by-run bodies are, ir/printer.py), the
+#   layout each node stores with, the dtype of every buffer and the size symbols. The tests
+#   fail when a node class grows a field this does not print, or the printer an op
+#   (tests/codegen/test_described_cache.py).
+# - `generator_source`: the source of the generator and of what it runs (the loop IR's
+#   package, this one, the dtypes), since a change there changes the text for the same key.
+#   The generator reads no configuration.
+# - jit.compile_described adds the host and the compiler's source, as the text's key does.
+def describe(kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...]) -> str:
+    """Everything `generate_kernel(kernel, dtypes, sizes)` reads, as text."""
+    layouts = "\n".join(f"{node.name}: {node.layout}" for node in kernel.nodes)
+    names = ", ".join(f"{name}: {dtype.name}" for name, dtype in sorted(dtypes.items()))
+    return f"{kernel}\nstores: {layouts}\ndtypes: {names}\nsizes: {sizes}"
+
+
+@functools.cache
+def generator_source() -> str:
+    """The SHA-256 of the source files a kernel's IR text is made by."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    files = [*sorted(Path(interpreter.__file__).parent.glob("*.py")),
+             *sorted(here.glob("*.py")), Path(sys.modules[DType.__module__].__file__)]
+    for file in files:
+        digest.update(f"{file.name}\0".encode() + file.read_bytes())
+    return digest.hexdigest()

@@ -152,8 +152,14 @@ class JitModule:
         except UnsupportedObject as refused:
             self.loaded_by = f"MCJIT: {refused}"
             _logging.log("kernel_cache", "loading object code with MCJIT", str(refused))
+        object_loader.load_symbol_sources()  # MCJIT finds only what is registered
         return _compiler().McjitObject(self.object_code, host_description(),
                                        object_loader.registered_symbols())
+
+    def defined_symbols(self) -> dict[str, int] | None:
+        """Every global symbol the module defines, name -> address; None where MCJIT loaded
+        it (it lists nothing)."""
+        return self._loaded.symbols() if isinstance(self._loaded, LoadedObject) else None
 
     def address(self, name: str) -> int:
         """The address of the compiled function `name`."""
@@ -234,6 +240,29 @@ def compile_ir(*ir_texts: str) -> JitModule:
                                              lambda: compile_object(*ir_texts))
         while len(_compiled) > CACHE_LIMIT:
             _compiled.popitem(last=False)  # freed when no kernel uses it any more
+        return jit
+
+
+def compile_described(descriptions: tuple[str, ...],
+                      make_texts: Callable[[], Sequence[str]]) -> JitModule:
+    """`compile_ir(*make_texts())`, keyed by `descriptions` of what the texts are made from
+    instead of the texts: where the disk has the object code, the IR is never generated
+    ([Note: a key made before the IR] in backend.py). The descriptions must determine the
+    texts: the caller's part of the key."""
+    key = ("described", descriptions, *host_description())
+    with _lock:
+        if key in _compiled:
+            _compiled.move_to_end(key)
+            return _compiled[key]
+        disk = disk_cache.cache_key("described", *descriptions, *host_description(),
+                                    _compiler_source())
+        object_code = disk_cache.load(disk)
+        if object_code is None:  # NOTE: stored only once it compiled: no broken entry
+            object_code = compile_object(*make_texts())
+            disk_cache.store(disk, object_code)
+        jit = _compiled[key] = JitModule(lambda: linked_source(tuple(make_texts())), object_code)
+        while len(_compiled) > CACHE_LIMIT:
+            _compiled.popitem(last=False)
         return jit
 
 

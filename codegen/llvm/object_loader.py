@@ -19,7 +19,9 @@ object is loaded here, in Python, in five steps:
    their own, so that each can get its own protection.
 3. Relocate. S is a section of the object, a symbol it defines, or a symbol it only names:
    those are looked up by name, first among the symbols `add_symbol` registered (the trig
-   library's functions, codegen/llvm/trig.py), then in the process (`dlsym`: libc, libm).
+   library's functions, codegen/llvm/trig.py), then among those a symbol source loads on
+   demand (the same library, where no kernel generated in this process loaded it yet:
+   trig_library.py), then in the process (`dlsym`: libc, libm).
 4. Protect: the code read+execute, the read-only data read-only. A page is never writable
    and executable at once (W^X), so nothing can write code that runs later.
 5. Hand out the object's global symbols, name -> address.
@@ -52,6 +54,7 @@ import struct
 import sys
 import threading
 import weakref
+from collections.abc import Callable
 from typing import NamedTuple
 
 from minitorch.errors import CompileError
@@ -241,6 +244,10 @@ class LoadedObject:
         """The address of the global symbol `name` the object defines, or None."""
         return self._symbols.get(name)
 
+    def symbols(self) -> dict[str, int]:
+        """Every global symbol the object defines, name -> address."""
+        return dict(self._symbols)
+
 
 def _relocate(image: bytearray, data: bytes, sections: list[_Section], symtab: int,
               symbols: list[_Symbol], placed: dict[int, int], addresses: dict[int, int]) -> None:
@@ -322,6 +329,7 @@ def _exported(symbols: list[_Symbol], sections: list[_Section],
 
 _registered: dict[str, int] = {}  # add_symbol's table
 _registered_lock = threading.Lock()
+_sources: dict[str, Callable[[], None]] = {}  # add_symbol_source's: prefix -> load
 
 
 def add_symbol(name: str, address: int) -> None:
@@ -329,6 +337,23 @@ def add_symbol(name: str, address: int) -> None:
     MCJIT; the MCJIT fallback is told of these too)."""
     with _registered_lock:
         _registered[name] = address
+
+
+def add_symbol_source(prefix: str, load: Callable[[], None]) -> None:
+    """Let `load()` register (add_symbol) the symbols named `prefix...` when an object first
+    calls one nobody registered: a library loaded only once something needs it
+    (codegen/llvm/trig_library.py)."""
+    with _registered_lock:
+        _sources[prefix] = load
+
+
+def load_symbol_sources() -> None:
+    """Load every symbol source now (for MCJIT, which looks names up only among those
+    registered)."""
+    with _registered_lock:
+        loads = list(_sources.values())
+    for load in loads:
+        load()
 
 
 def registered_symbols() -> dict[str, int]:
@@ -342,6 +367,12 @@ def _resolve(name: str) -> int | None:
     with _registered_lock:
         if name in _registered:
             return _registered[name]
+        load = next((load for prefix, load in _sources.items() if name.startswith(prefix)), None)
+    if load is not None:  # (called without the lock: it registers what it loads)
+        load()
+        with _registered_lock:
+            if name in _registered:
+                return _registered[name]
     try:
         return ctypes.cast(_libc()[name], ctypes.c_void_p).value  # dlsym over the process
     except AttributeError:

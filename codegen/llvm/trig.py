@@ -32,9 +32,10 @@ a kernel runs twice at most (codegen/llvm/kernel.py, ops.py):
 2. If the flag came back set, the entry runs a second body over the same range, whose sin is
    `math_function`: the fast path, and a call of `minitorch.sin.float.huge` that answers the
    lanes with |x| > 2^30. That one lives in the trig library, compiled once per process (or
-   loaded from the kernel cache on disk, codegen/disk_cache.py), with vector variants that
-   LLVM's "vector-function-abi-variant" attribute names, so this body vectorizes too: a
-   variant checks its lanes and calls the exact path only for huge ones.
+   loaded from the kernel cache on disk, codegen/disk_cache.py; trig_library.py loads it),
+   with vector variants that LLVM's "vector-function-abi-variant" attribute names, so this
+   body vectorizes too: a variant checks its lanes and calls the exact path only for huge
+   ones.
 
     declare float @"minitorch.sin.float.huge"(float) nounwind readnone willreturn
         "vector-function-abi-variant"="_ZGV_LLVM_N4v_minitorch.sin.float.huge(...v4),..."
@@ -46,15 +47,11 @@ Running the body again is allowed because a kernel only reads its reads and writ
 from __future__ import annotations
 
 import math
-import sys
-import threading
-from pathlib import Path
 
 from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
-from codegen.llvm import mathlib, pi_reduction
-from codegen.llvm.jit import JitModule, add_symbol, cached_module, disk_key
+from codegen.llvm import trig_library
 from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function, unary_function
 from codegen.llvm.pi_reduction import reduce_exactly
 
@@ -111,7 +108,7 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
     if fn_name in module.globals:
         return module.globals[fn_name]
     if "llvm.compiler.used" not in module.globals:
-        _load_library()
+        trig_library.load()
         _declare_library(module)
     huge = module.globals[f"{fn_name}.huge"]
 
@@ -191,10 +188,10 @@ def branching_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Fun
     return define_function(module, f"{name}.branching", ir_type, fast_or_exact)
 
 
-# -- the trig library: the slow path, compiled once per process (or loaded from disk) ---------
+# -- the trig library: the slow path, compiled once per process (trig_library.py loads it) ---
 
 
-def _define_library() -> ir.Module:
+def define_library() -> ir.Module:
     """sin and cos's slow paths for float and double, each as a scalar function and its
     vector variants, which call the exact reduction for the lanes that need it."""
     module = ir.Module("minitorch.trig")
@@ -213,34 +210,7 @@ def _define_library() -> ir.Module:
     return module
 
 
-_library: JitModule | None = None
-_library_lock = threading.Lock()
-
-
-def _load_library() -> None:
-    """Compile the trig library, once per process (or load it from the kernel cache on disk),
-    and tell the JIT's linker where its functions are (kernels linked later find them by
-    name)."""
-    global _library
-    with _library_lock:
-        if _library is not None:
-            return
-        library = cached_module(_library_key(), lambda: str(_define_library()))
-        for name in _exported_names():
-            add_symbol(name, library.address(name))
-        _library = library  # NOTE: never freed: every kernel that calls sin jumps into it
-
-
-def _library_key() -> str:
-    """The library's key in the kernel cache on disk. Making its IR text takes ~10 ms, a
-    warm start's budget, so the key hashes what makes the text instead: the source of the
-    three modules that write it (this one, mathlib.py and pi_reduction.py)."""
-    sources = [Path(module.__file__).read_text() for module in (sys.modules[__name__],
-                                                                 mathlib, pi_reduction)]
-    return disk_key("trig library", *sources)
-
-
-def _exported_names() -> list[str]:
+def exported_names() -> list[str]:
     """The library's functions that kernels call: what `_declare_library` declares."""
     declarations = ir.Module("minitorch.trig.declarations")
     _declare_library(declarations)

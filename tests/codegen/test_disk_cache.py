@@ -244,7 +244,7 @@ SIN_COS = textwrap.dedent("""
     got = f(minitorch.tensor(x)).numpy()
     want = (np.sin(x.astype(np.float64)) * 2 + np.cos(x.astype(np.float64))).astype(np.float32)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-    print("llvmlite.binding" in sys.modules)
+    print("llvmlite.binding" in sys.modules, "llvmlite.ir" in sys.modules)
     print(json.dumps(disk_cache.stats))
 """)
 
@@ -254,22 +254,25 @@ def run_in_new_process(cache: Path) -> dict[str, int]:
     return run_with_llvm_or_not(cache)[0]
 
 
-def run_with_llvm_or_not(cache: Path) -> tuple[dict[str, int], bool]:
-    """The same, and whether the process imported LLVM (llvmlite.binding)."""
+def run_with_llvm_or_not(cache: Path) -> tuple[dict[str, int], bool, bool]:
+    """The same, whether the process imported LLVM (llvmlite.binding), and whether it
+    generated IR (llvmlite.ir)."""
     done = subprocess.run([sys.executable, "-c", SIN_COS], cwd=ROOT, env=_env(cache),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    *_, imported_llvm, stats = done.stdout.strip().splitlines()
-    return json.loads(stats), imported_llvm == "True"
+    *_, imported, stats = done.stdout.strip().splitlines()
+    imported_llvm, imported_ir = imported.split()
+    return json.loads(stats), imported_llvm == "True", imported_ir == "True"
 
 
 def test_a_new_process_loads_the_kernels_and_the_trig_library_from_the_cache(cache):
-    first, first_imported_llvm = run_with_llvm_or_not(cache)
+    first, first_imported_llvm, _ = run_with_llvm_or_not(cache)
     assert first.get("hit", 0) == 0 and first["store"] >= 2  # the trig library and a kernel
     assert first_imported_llvm  # it compiled
-    second, second_imported_llvm = run_with_llvm_or_not(cache)
+    second, second_imported_llvm, second_made_ir = run_with_llvm_or_not(cache)
     assert second == {"hit": first["store"]}  # nothing compiled: everything loaded
     assert not second_imported_llvm  # nor LLVM imported ([Note: a warm start without LLVM])
+    assert not second_made_ir  # nor any IR made ([Note: a key made before the IR])
 
 
 def test_a_damaged_trig_library_is_rebuilt_in_the_next_process(cache):
