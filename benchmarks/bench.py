@@ -172,7 +172,8 @@ def time_workload(workload: Workload, torch: ModuleType | None, args: argparse.N
 # of the first compile (tracer, ir, codegen; torch._inductor) would be paid once, by whichever
 # workload came first, and what one workload compiled (our math library, inductor's headers)
 # would serve the next. So each is measured in a fresh process (benchmarks/first_call.py) as
-# the first call of the compiled workload, less a steady call (the run itself is not compiling):
+# the first call of the compiled workload, less a steady call (the run itself is not compiling;
+# a steady call of ours gets fresh memory from the OS, as the first does and as torch's do):
 #   cold  with an empty kernel cache on disk (MINITORCH_CACHE_DIR; TORCHINDUCTOR_CACHE_DIR for
 #         torch.compile, whose C++ compiles it caches there): a user's very first run;
 #   warm  a second fresh process given the same directory, which the cold one filled: the same
@@ -278,8 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         elif row.workload is SINCOS:
             print(f"\n{copy_floor_line(row)}")
     libraries = ["minitorch"] + (["torch"] if torch is not None and not args.quick else [])
-    print("\nFirst call beyond a steady call, in a fresh process: cold = empty kernel cache on "
-          "disk, warm = the same cache, filled, in a second process\n")
+    print("\nFirst call beyond a steady call (both writing fresh memory), in a fresh process: "
+          "cold = empty kernel cache on disk, warm = the same cache, filled, in a second "
+          "process\n")
     print("\n".join(compile_table_header()))
     for workload in chosen:
         times = {lib: compile_seconds(workload, lib, args.tiny) for lib in libraries}
