@@ -40,8 +40,9 @@ queue and traceback modules it loads) takes ~4 ms, a fifth of a warm start's bud
 futures, which we would never read (a job counts its finished pieces itself), cost every
 call a few microseconds. Ours needs nothing beyond `threading`. Its threads start at the
 first split that needs them, and are daemons: one waits forever for work, and must not keep
-the process from exiting (no kernel is left running then: a caller returns only once the
-pieces it handed out are finished). Several callers share the pool safely: each hands over
+the process from exiting. (A pool thread runs a kernel only while the caller that handed it
+out waits, so no kernel of ours is cut short at exit that the caller's own thread would not
+have kept alive.) Several callers share the pool safely: each hands over
 its own job, and since a caller runs its job's unclaimed pieces itself and waits only for
 pieces already running, a caller never waits for a pool thread that is busy elsewhere, even
 when the caller is itself a pool thread (a piece that splits work of its own).
@@ -135,17 +136,17 @@ class _Pool:
     a call first needs it ([Note: a pool of our own])."""
 
     def __init__(self) -> None:
+        self._ready = threading.Condition(threading.Lock())  # guards the two fields below
         self._pending: deque[Callable[[], None]] = deque()  # handed over, not yet taken
-        self._ready = threading.Condition(threading.Lock())  # guards both fields
         self._threads = 0  # started so far
 
     def submit(self, fn: Callable[[], None], copies: int) -> None:
         """Have `copies` pool threads call fn() (which must not raise: _Job.work does not)."""
         with self._ready:
             while self._threads < copies:
-                self._threads += 1
-                threading.Thread(target=self._serve, name=f"minitorch-{self._threads}",
+                threading.Thread(target=self._serve, name=f"minitorch-{self._threads + 1}",
                                  daemon=True).start()
+                self._threads += 1
             self._pending.extend([fn] * copies)
             self._ready.notify(copies)
 
