@@ -6,7 +6,8 @@ loop write the same element). ctypes releases the GIL for the duration of a fore
 so Python threads calling into machine code really do run at the same time.
 
 Starting a thread costs far more than a small kernel, so the threads are started once and
-kept (a persistent pool), and a kernel with little work runs inline on the calling thread.
+kept (a persistent pool, [Note: a pool of our own]), and a kernel with little work runs
+inline on the calling thread.
 
 [Note: claiming pieces]
 Cutting [0, n) into one equal chunk per thread, and waiting for every thread to finish its
@@ -30,6 +31,21 @@ side on layernorm 4096x1024 (~0.8 ms a call on 2 threads): pieces of a quarter o
 left were 12% slower than one equal half per thread; halves of what is left, no piece under
 `GRAIN_WORK` elements of work (6 pieces), were as fast as equal halves on an idle machine,
 and keep a late or preempted thread from holding the call up.
+
+[Note: a pool of our own]
+The pool is a deque of functions and a condition variable, some twenty lines, rather than
+concurrent.futures' ThreadPoolExecutor. Importing concurrent.futures (with the logging,
+queue and traceback modules it loads) takes ~4 ms, a fifth of a warm start's budget (issue
+13), paid by the first call of any program with a kernel big enough to split; and its
+futures, which we would never read (a job counts its finished pieces itself), cost every
+call a few microseconds. Ours needs nothing beyond `threading`. Its threads start at the
+first split that needs them, and are daemons: one waits forever for work, and must not keep
+the process from exiting. (A pool thread runs a kernel only while the caller that handed it
+out waits, so no kernel of ours is cut short at exit that the caller's own thread would not
+have kept alive.) Several callers share the pool safely: each hands over
+its own job, and since a caller runs its job's unclaimed pieces itself and waits only for
+pieces already running, a caller never waits for a pool thread that is busy elsewhere, even
+when the caller is itself a pool thread (a piece that splits work of its own).
 """
 
 from __future__ import annotations
@@ -37,40 +53,12 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from minitorch import config
 
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
-
 GRAIN_WORK = 1 << 17  # elements of work a piece does at least ([Note: claiming pieces])
-
-_pool: ThreadPoolExecutor | None = None
-
-
-def _thread_pool() -> ThreadPoolExecutor:
-    """The process's worker threads, started on first use (the caller is one more worker)."""
-    global _pool
-    if _pool is None:
-        # NOTE: imported here, at the first kernel big enough to split: ~4 ms a process whose
-        # kernels are all small never pays (the warm start of issue 13).
-        from concurrent.futures import ThreadPoolExecutor
-
-        workers = max(1, config.num_threads - 1)
-        _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="minitorch")
-    return _pool
-
-
-def _forget_pool() -> None:
-    global _pool
-    _pool = None
-
-
-# NOTE: a forked child inherits the pool object but not its threads; work handed to it would
-# wait forever, so the child starts a pool of its own.
-os.register_at_fork(after_in_child=_forget_pool)
 
 
 @functools.lru_cache(maxsize=256)
@@ -133,9 +121,53 @@ def parallel_for(run: Callable[[int, int], None], n: int, work: int) -> None:
         return
     grain = max(1, n * GRAIN_WORK // work)  # iterations of the outer loop a piece runs at least
     job = _Job(run, pieces(n, threads, grain))
-    for _ in range(min(threads, len(job.pieces)) - 1):
-        _thread_pool().submit(job.work)
+    _pool.submit(job.work, min(threads, len(job.pieces)) - 1)
     job.work()
     job.done.wait()
     if job.error is not None:
         raise job.error
+
+
+# -- the pool ----------------------------------------------------------------------------------
+
+
+class _Pool:
+    """Daemon threads that call the functions `submit` hands them, each thread started when
+    a call first needs it ([Note: a pool of our own])."""
+
+    def __init__(self) -> None:
+        self._ready = threading.Condition(threading.Lock())  # guards the two fields below
+        self._pending: deque[Callable[[], None]] = deque()  # handed over, not yet taken
+        self._threads = 0  # started so far
+
+    def submit(self, fn: Callable[[], None], copies: int) -> None:
+        """Have `copies` pool threads call fn() (which must not raise: _Job.work does not)."""
+        with self._ready:
+            while self._threads < copies:
+                threading.Thread(target=self._serve, name=f"minitorch-{self._threads + 1}",
+                                 daemon=True).start()
+                self._threads += 1
+            self._pending.extend([fn] * copies)
+            self._ready.notify(copies)
+
+    def _serve(self) -> None:
+        """A pool thread's life: wait for a function, call it, wait for the next."""
+        while True:
+            with self._ready:
+                while not self._pending:
+                    self._ready.wait()
+                fn = self._pending.popleft()
+            fn()
+
+
+_pool = _Pool()
+
+
+def _new_pool() -> None:
+    global _pool
+    _pool = _Pool()
+
+
+# NOTE: a forked child inherits the pool but not its threads (nor, maybe, its lock, if another
+# thread held it at the fork); work handed to it would wait forever, so the child gets its own.
+os.register_at_fork(after_in_child=_new_pool)

@@ -21,9 +21,27 @@ from collections.abc import Iterator
 from typing import Any
 
 from minitorch.errors import MinitorchError
+from minitorch.ops import OpDef
 from tracer.fx.node import Node, map_arg, target_name
 
 _IMPURE_TARGETS: set = set()  # functions with side effects: never removed by dead-code elimination
+
+# Functions, ops and methods that draw random numbers, by name (ops also say kind='random';
+# the composite `dropout` does not, but its decomposition draws a `dropout_mask`).
+RANDOM_NAMES = frozenset({
+    "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+    "bernoulli", "multinomial", "normal", "dropout", "dropout_mask",
+})
+
+
+def is_random(node: Node) -> bool:
+    """Does `node` draw random numbers, so that two evaluations differ?"""
+    target = node.target
+    if isinstance(target, OpDef):
+        return target.kind == "random" or target.name in RANDOM_NAMES
+    if node.op == "call_method":
+        return target in RANDOM_NAMES
+    return node.op == "call_function" and getattr(target, "__name__", None) in RANDOM_NAMES
 
 
 class GraphLintError(MinitorchError):
@@ -133,8 +151,6 @@ class Graph:
         A node that draws random numbers stays: it advances the generator, so every later
         draw depends on it (`F.dropout(x); return F.dropout(x)` returns eager's second mask).
         """
-        from tracer.fx.passes.cse import is_random  # passes build on the graph
-
         changed = False
         for node in reversed(self._nodes):
             if node.op in ("placeholder", "output") or node.users or is_random(node):

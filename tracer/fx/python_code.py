@@ -17,8 +17,7 @@ import builtins
 import keyword
 import math
 import operator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tracer.fx.node import Node, map_arg, target_name
 
@@ -32,8 +31,7 @@ _INFIX = {
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
 
 
-@dataclass
-class PythonCode:
+class PythonCode(NamedTuple):
     source: str  # the text of `def forward(...)`
     globals: dict[str, Any]  # what the text refers to: modules and unnamed callables
 

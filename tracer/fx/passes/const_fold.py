@@ -29,10 +29,11 @@ import copy
 from minitorch.autograd import no_grad
 from minitorch.nn.module import Module
 from minitorch.tensor import Tensor
+from tracer.fx.graph import is_random
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.interpreter import Interpreter
 from tracer.fx.node import Node
-from tracer.fx.passes.cse import is_random, may_write
+from tracer.fx.passes.cse import may_write
 from tracer.fx.symbolic_trace import symbolic_trace
 
 

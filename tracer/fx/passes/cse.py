@@ -35,16 +35,10 @@ from typing import Any
 
 from minitorch.nn.module import Module
 from minitorch.ops import OpDef
+from tracer.fx.graph import is_random
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.node import Node
 from tracer.fx.symbolic_trace import symbolic_trace
-
-# Functions, ops and methods that draw random numbers, by name (ops also say kind='random';
-# the composite `dropout` does not, but its decomposition draws a `dropout_mask`).
-RANDOM_NAMES = frozenset({
-    "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
-    "bernoulli", "multinomial", "normal", "dropout", "dropout_mask",
-})
 
 # The operators that write their first argument: `x += y` and `x[i] = y`.
 _IN_PLACE_OPERATORS = frozenset({
@@ -80,16 +74,6 @@ def eliminate_common_subexpressions(gm: Module) -> GraphModule:
             node.replace_all_uses_with(earlier)
             graph.erase_node(node)
     return GraphModule(gm, graph, gm._class_name)
-
-
-def is_random(node: Node) -> bool:
-    """Does `node` draw random numbers, so that two evaluations differ?"""
-    target = node.target
-    if isinstance(target, OpDef):
-        return target.kind == "random" or target.name in RANDOM_NAMES
-    if node.op == "call_method":
-        return target in RANDOM_NAMES
-    return node.op == "call_function" and getattr(target, "__name__", None) in RANDOM_NAMES
 
 
 def may_write(node: Node, modules: dict[str, Module]) -> bool:
