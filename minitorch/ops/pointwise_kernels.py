@@ -65,7 +65,9 @@ def power(xp, a, b):
         return a**b
     negative = b < 0
     result = xp.power(a, xp.where(negative, 0, b))
-    inverse = xp.where(a == 1, 1, xp.where(a == -1, 1 - 2 * (b % 2), 0))  # (-1)**b = +-1
+    # NOTE: the conditions as arrays: a number base gives bools, which cupy's where refuses
+    is_one, is_minus_one = xp.asarray(a == 1), xp.asarray(a == -1)
+    inverse = xp.where(is_one, 1, xp.where(is_minus_one, 1 - 2 * (b % 2), 0))  # (-1)**b = +-1
     return xp.where(negative, inverse, result)
 
 

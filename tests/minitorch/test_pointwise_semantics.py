@@ -190,6 +190,28 @@ def test_integer_powers_with_negative_exponents_follow_pytorch():
     assert (base**exponent).tolist() == [0, 1, -1, 1, 0, 9]
 
 
+class _ArraysOnlyWhere:
+    """numpy, but `where` takes array conditions alone, as cupy's does (a Python bool has no
+    `.astype`): the eager kernels run on cupy unchanged, so they must not hand it one."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def where(condition, x, y):
+        assert isinstance(condition, np.ndarray), f"where({condition!r}, ...)"
+        return np.where(condition, x, y)
+
+
+def test_a_number_to_an_integer_tensor_power_runs_on_cupys_where():
+    """2 ** t with t an int tensor (found on a GPU: cupy refused `where(2 == 1, ...)`)."""
+    from minitorch.ops.pointwise_kernels import power
+
+    exponent = np.array([-2, 0, 1, 3], dtype=np.int32)
+    assert power(_ArraysOnlyWhere(), 2, exponent).tolist() == [0, 1, 2, 8]
+    assert power(_ArraysOnlyWhere(), -1, exponent).tolist() == [1, 1, -1, -1]
+
+
 # ---- numerics -------------------------------------------------------------------------------
 
 
