@@ -45,26 +45,41 @@ class GraphModule(Module):
     @graph.setter
     def graph(self, graph: Graph) -> None:
         object.__setattr__(self, "_graph", graph)
-        self.recompile()
+        # NOTE: the code is generated when first asked for (`code`, `forward`), not here: most
+        # graphs the compiler makes are lowered to kernels and never run as Python.
+        self.__dict__.pop("_generated", None)
 
     @property
     def code(self) -> str:
-        return self._code
+        return self._generate()[0]
+
+    @property
+    def forward(self) -> Any:
+        """The generated forward, bound to this module."""
+        return self._generate()[1]
 
     def recompile(self) -> str:
         """Regenerate `forward` from the (possibly edited) graph."""
+        self.__dict__.pop("_generated", None)
+        return self.code
+
+    def _generate(self) -> tuple[str, Any]:
+        """(source, bound forward), generated from the graph once per change of graph."""
+        generated = self.__dict__.get("_generated")
+        if generated is not None:
+            return generated
         from tracer.fx.python_code import python_code
 
-        generated = python_code(self._graph, "self")
+        code = python_code(self._graph, "self")
         # Register the source with linecache so tracebacks show the generated line.
         filename = f"<fx-generated {self._class_name} #{next(_compiled_count)}>"
-        linecache.cache[filename] = (len(generated.source), None,
-                                     generated.source.splitlines(True), filename)
-        namespace = dict(generated.globals)
-        exec(compile(generated.source, filename, "exec"), namespace)  # noqa: S102
-        object.__setattr__(self, "_code", generated.source)
-        object.__setattr__(self, "forward", types.MethodType(namespace["forward"], self))
-        return generated.source
+        linecache.cache[filename] = (len(code.source), None, code.source.splitlines(True),
+                                     filename)
+        namespace = dict(code.globals)
+        exec(compile(code.source, filename, "exec"), namespace)  # noqa: S102
+        generated = (code.source, types.MethodType(namespace["forward"], self))
+        object.__setattr__(self, "_generated", generated)
+        return generated
 
     def print_readable(self, print_output: bool = True) -> str:
         """The module as a class definition, with each input's shape and dtype when known."""
@@ -79,7 +94,7 @@ class GraphModule(Module):
             if node.args:  # the input's default value
                 param += f" = {node.args[0]!r}"
             params.append(param)
-        first, rest = self._code.split("\n", 1)
+        first, rest = self.code.split("\n", 1)
         code = f"def forward({', '.join(['self', *params])}):\n{rest}"
         body = "\n".join("    " + line if line else line for line in code.splitlines())
         text = f"class {self._class_name}(minitorch.nn.Module):\n{body}\n"
@@ -98,7 +113,7 @@ class GraphModule(Module):
         save(self, f)
 
     def __repr__(self) -> str:
-        return f"{self._class_name}()\n\n{self._code}"
+        return f"{self._class_name}()\n\n{self.code}"
 
 
 def _short_dtype(dtype) -> str:
