@@ -35,7 +35,10 @@ across processes, as Inductor's FX graph cache and Triton's kernel cache do.
    wins.
 5. The host description itself is an entry too (kind "host_description", counted in
    `host_stats`), keyed by a fingerprint of the host, so that a process that compiles
-   nothing never asks LLVM for it ([Note: the host description without LLVM]).
+   nothing never asks LLVM for it ([Note: the host description without LLVM]). So is the
+   digest of the kernel generator's source (kind "source_digest"), keyed by the files'
+   names, sizes and times, so that a process does not read and hash them all again
+   ([Note: a key made before the IR] in codegen/llvm/backend.py).
 6. Where: `config.cache_dir` (MINITORCH_CACHE_DIR, else $XDG_CACHE_HOME/minitorch, else
    ~/.cache/minitorch), in a folder per format. `config.disk_cache = False`
    (MINITORCH_DISK_CACHE=0) turns it off. If the directory cannot be written, the cache
@@ -58,12 +61,14 @@ from minitorch.serialization import open_envelope, seal
 FORMAT = 1  # bump when what an entry holds changes meaning (e.g. how object code is loaded)
 _KIND = "compiled_code"
 _HOST_KIND = "host_description"  # what LLVM calls this host (codegen/llvm/host.py)
+_SOURCE_KIND = "source_digest"  # the kernel generator's source, hashed (codegen/llvm/backend.py)
 
 # What the cache did in this process: "hit", "miss", "store", "rejected" (a bad entry), for
 # compiled code, and for host descriptions.
 stats: Counter[str] = Counter()
 host_stats: Counter[str] = Counter()
-_STATS = {_KIND: stats, _HOST_KIND: host_stats}
+source_stats: Counter[str] = Counter()
+_STATS = {_KIND: stats, _HOST_KIND: host_stats, _SOURCE_KIND: source_stats}
 # Why the cache turned itself off in this process (an unwritable directory), or None.
 _disabled_because: str | None = None
 
@@ -96,10 +101,11 @@ def store(key: str, payload: bytes) -> None:
     _write(key, _KIND, payload)
 
 
-def load_description(fingerprint: str) -> tuple[str, ...] | None:
-    """The host description stored for a host `fingerprint` (codegen/llvm/host.py), or None.
-    Counted in `host_stats`."""
-    payload = _read(cache_key(_HOST_KIND, fingerprint), _HOST_KIND)
+def load_description(fingerprint: str, kind: str = _HOST_KIND) -> tuple[str, ...] | None:
+    """The description stored for a `fingerprint`, or None: of the host (codegen/llvm/host.py,
+    counted in `host_stats`), or with kind "source_digest" of the kernel generator's source
+    (`source_stats`)."""
+    payload = _read(cache_key(kind, fingerprint), kind)
     try:
         description = json.loads(payload) if payload is not None else None
     except ValueError:
@@ -109,9 +115,10 @@ def load_description(fingerprint: str) -> tuple[str, ...] | None:
     return tuple(description)
 
 
-def store_description(fingerprint: str, description: tuple[str, ...]) -> None:
-    """Keep the host description LLVM gave for a host `fingerprint`."""
-    _write(cache_key(_HOST_KIND, fingerprint), _HOST_KIND, json.dumps(description).encode())
+def store_description(fingerprint: str, description: tuple[str, ...],
+                      kind: str = _HOST_KIND) -> None:
+    """Keep the description made for a `fingerprint` (what `load_description` reads)."""
+    _write(cache_key(kind, fingerprint), kind, json.dumps(description).encode())
 
 
 def _read(key: str, kind: str) -> bytes | None:
@@ -193,3 +200,4 @@ def reset() -> None:
     _disabled_because = None
     stats.clear()
     host_stats.clear()
+    source_stats.clear()

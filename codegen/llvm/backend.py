@@ -44,12 +44,14 @@ import ctypes
 import functools
 import hashlib
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from codegen import disk_cache
 from codegen.backend import Backend, CompiledKernel, KernelCall, arrays_in_order
 from codegen.llvm import jit as jit_cache
 from codegen.llvm import trig_library  # noqa: F401 (kernels from the disk find the library)
@@ -275,11 +277,25 @@ def describe(kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ..
 
 @functools.cache
 def generator_source() -> str:
-    """The SHA-256 of the source files a kernel's IR text is made by."""
+    """The SHA-256 of the source files a kernel's IR text is made by: read from the disk cache
+    under their names, sizes and times (as Python's bytecode cache trusts them), else made."""
+    files = _generator_files()
+    stats = [(str(file), os.stat(file)) for file in files]
+    fingerprint = hashlib.sha256(repr([(name, stat.st_size, stat.st_mtime_ns)
+                                       for name, stat in stats]).encode()).hexdigest()
+    stored = disk_cache.load_description(fingerprint, "source_digest")
+    if stored is not None:
+        return stored[0]
     digest = hashlib.sha256()
-    here = Path(__file__).parent
-    files = [*sorted(Path(interpreter.__file__).parent.glob("*.py")),
-             *sorted(here.glob("*.py")), Path(sys.modules[DType.__module__].__file__)]
     for file in files:
         digest.update(f"{file.name}\0".encode() + file.read_bytes())
+    disk_cache.store_description(fingerprint, (digest.hexdigest(),), "source_digest")
     return digest.hexdigest()
+
+
+def _generator_files() -> list[Path]:
+    """The loop IR's package, this one, and the dtypes: what generates a kernel's IR."""
+    packages = [Path(interpreter.__file__).parent, Path(__file__).parent]
+    files = [Path(entry.path) for folder in packages for entry in os.scandir(folder)
+             if entry.name.endswith(".py")]
+    return sorted(files) + [Path(sys.modules[DType.__module__].__file__)]

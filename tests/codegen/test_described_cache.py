@@ -3,6 +3,7 @@ codegen/llvm/backend.py): the key holds everything the generator reads, a kernel
 disk runs without its IR ever being generated, and its IR is still there to be read."""
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -144,3 +145,29 @@ def test_size_symbols_are_arguments_of_a_loaded_kernel(cache):
         compiled({"x": a, "buf0": got}, {"s0": 7})
         np.testing.assert_allclose(got, np.exp(a), rtol=1e-6)
     assert disk_cache.stats["hit"] == 1
+
+
+def test_the_generators_source_digest_is_kept_under_its_files_names_sizes_and_times(
+        cache, tmp_path, monkeypatch):
+    """A process reads the digest of the generator's source from the disk (no file read and
+    hashed) while no file changed; a file touched or edited makes the digest anew."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.py").write_text("x = 1\n")
+    (source / "b.py").write_text("y = 2\n")
+    monkeypatch.setattr(llvm_backend, "_generator_files",
+                        lambda: sorted(source.glob("*.py")))
+
+    def digest() -> str:
+        llvm_backend.generator_source.cache_clear()  # as a new process would
+        return llvm_backend.generator_source()
+
+    first = digest()
+    assert disk_cache.source_stats == {"miss": 1, "store": 1}
+    assert digest() == first and disk_cache.source_stats["hit"] == 1
+    edited = source / "b.py"
+    before = edited.stat().st_mtime_ns
+    edited.write_text("y = 3\n")  # the same size, another content and time (a coarse clock
+    os.utime(edited, ns=(before + 10**9, before + 10**9))  # might not move: move it a second)
+    assert digest() != first and disk_cache.source_stats["store"] == 2
+    llvm_backend.generator_source.cache_clear()

@@ -220,6 +220,11 @@ class Graph:
     # ---- names -----------------------------------------------------------------------------
 
     def _unique_name(self, candidate: str) -> str:
+        if (candidate.isidentifier() and candidate not in self._used_names
+                and not keyword.iskeyword(candidate) and not hasattr(builtins, candidate)):
+            # most names: taken as they are, as the general path below would take them
+            self._used_names.add(candidate)
+            return candidate
         name = re.sub(r"\W", "_", candidate) or "_"
         if name[0].isdigit():
             name = "_" + name
