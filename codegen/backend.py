@@ -154,6 +154,19 @@ class Backend(ABC):
         backend that caches nothing does nothing. Kernels still in use must keep working."""
         return None  # NOTE: not abstract: most backends cache nothing
 
+    def save_kernels(self, kernels: Sequence[CompiledKernel]) -> list[dict] | None:
+        """JSON-able data from which `load_kernels` makes `kernels` again in another process,
+        without their loop IR; None: they cannot be kept (the default), and a graph of them is
+        compiled anew in each process ([Note: the compiled-graph cache] in
+        minitorch/compile/graph_cache.py)."""
+        return None  # NOTE: not abstract: a backend need not keep whole graphs
+
+    def load_kernels(self, saved: Sequence[dict]) -> list[CompiledKernel] | None:
+        """The kernels `saved` (from `save_kernels`) describes, or None if they cannot be had
+        here (their machine code is gone, or was made for another host): the graph is then
+        compiled anew."""
+        return None
+
     def supports(self, dtype: DType) -> bool:
         """Whether kernels over `dtype` elements compile here."""
         return dtype.name in self.dtypes

@@ -36,10 +36,15 @@ across processes, as Inductor's FX graph cache and Triton's kernel cache do.
 5. The host description itself is an entry too (kind "host_description", counted in
    `host_stats`), keyed by a fingerprint of the host, so that a process that compiles
    nothing never asks LLVM for it ([Note: the host description without LLVM]). So is the
-   digest of the kernel generator's source (kind "source_digest"), keyed by the files'
-   names, sizes and times, so that a process does not read and hash them all again
-   ([Note: a key made before the IR] in codegen/llvm/backend.py).
-6. Where: `config.cache_dir` (MINITORCH_CACHE_DIR, else $XDG_CACHE_HOME/minitorch, else
+   digest of a set of source files (kind "source_digest", `source_digest`), keyed by the
+   files' names, sizes and times, so that a process does not read and hash them all again:
+   the kernel generator's ([Note: a key made before the IR] in codegen/llvm/backend.py) and
+   the whole compiler's (minitorch/compile/graph_cache.py).
+6. A whole compiled graph is an entry too (kind "compiled_graph", counted in `graph_stats`):
+   its generated wrapper and what the wrapper's names stand for, as JSON, so that a process
+   skips every pass from AOT autograd on ([Note: the compiled-graph cache] in
+   minitorch/compile/graph_cache.py).
+7. Where: `config.cache_dir` (MINITORCH_CACHE_DIR, else $XDG_CACHE_HOME/minitorch, else
    ~/.cache/minitorch), in a folder per format. `config.disk_cache = False`
    (MINITORCH_DISK_CACHE=0) turns it off. If the directory cannot be written, the cache
    turns itself off for the rest of the process, with one logged line: compiled code still
@@ -52,6 +57,7 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from minitorch import _logging, config
@@ -61,14 +67,17 @@ from minitorch.serialization import open_envelope, seal
 FORMAT = 1  # bump when what an entry holds changes meaning (e.g. how object code is loaded)
 _KIND = "compiled_code"
 _HOST_KIND = "host_description"  # what LLVM calls this host (codegen/llvm/host.py)
-_SOURCE_KIND = "source_digest"  # the kernel generator's source, hashed (codegen/llvm/backend.py)
+_SOURCE_KIND = "source_digest"  # source files, hashed: `source_digest`
+GRAPH_KIND = "compiled_graph"  # a graph compiled whole (minitorch/compile/graph_cache.py)
 
 # What the cache did in this process: "hit", "miss", "store", "rejected" (a bad entry), for
 # compiled code, and for host descriptions.
 stats: Counter[str] = Counter()
 host_stats: Counter[str] = Counter()
 source_stats: Counter[str] = Counter()
-_STATS = {_KIND: stats, _HOST_KIND: host_stats, _SOURCE_KIND: source_stats}
+graph_stats: Counter[str] = Counter()
+_STATS = {_KIND: stats, _HOST_KIND: host_stats, _SOURCE_KIND: source_stats,
+          GRAPH_KIND: graph_stats}
 # Why the cache turned itself off in this process (an unwritable directory), or None.
 _disabled_because: str | None = None
 
@@ -90,15 +99,15 @@ def directory() -> Path | None:
     return Path(config.cache_dir) / f"compiled-v{FORMAT}"
 
 
-def load(key: str) -> bytes | None:
+def load(key: str, kind: str = _KIND) -> bytes | None:
     """The bytes stored under `key`, or None if there are none, or none that pass the checks
-    (a bad entry is removed: see the note)."""
-    return _read(key, _KIND)
+    (a bad entry is removed: see the note). `kind`: compiled code, or GRAPH_KIND."""
+    return _read(key, kind)
 
 
-def store(key: str, payload: bytes) -> None:
+def store(key: str, payload: bytes, kind: str = _KIND) -> None:
     """Write `payload` under `key`, atomically; on an unwritable directory, turn the cache off."""
-    _write(key, _KIND, payload)
+    _write(key, kind, payload)
 
 
 def load_description(fingerprint: str, kind: str = _HOST_KIND) -> tuple[str, ...] | None:
@@ -119,6 +128,23 @@ def store_description(fingerprint: str, description: tuple[str, ...],
                       kind: str = _HOST_KIND) -> None:
     """Keep the description made for a `fingerprint` (what `load_description` reads)."""
     _write(cache_key(kind, fingerprint), kind, json.dumps(description).encode())
+
+
+def source_digest(files: Sequence[str | Path]) -> str:
+    """The SHA-256 of the contents of `files`: read from the disk under their names, sizes and
+    modification times (as Python's bytecode cache trusts them), else made and stored."""
+    stats = [(os.fspath(file), os.stat(file)) for file in files]
+    fingerprint = hashlib.sha256(repr([(name, stat.st_size, stat.st_mtime_ns)
+                                       for name, stat in stats]).encode()).hexdigest()
+    stored = load_description(fingerprint, _SOURCE_KIND)
+    if stored is not None:
+        return stored[0]
+    digest = hashlib.sha256()
+    for name, _ in stats:
+        with open(name, "rb") as file:
+            digest.update(f"{os.path.basename(name)}\0".encode() + file.read())
+    store_description(fingerprint, (digest.hexdigest(),), _SOURCE_KIND)
+    return digest.hexdigest()
 
 
 def _read(key: str, kind: str) -> bytes | None:
@@ -201,3 +227,4 @@ def reset() -> None:
     stats.clear()
     host_stats.clear()
     source_stats.clear()
+    graph_stats.clear()

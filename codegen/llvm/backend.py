@@ -42,12 +42,12 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import math
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -55,13 +55,14 @@ from codegen import disk_cache
 from codegen.backend import Backend, CompiledKernel, KernelCall, arrays_in_order
 from codegen.llvm import jit as jit_cache
 from codegen.llvm import trig_library  # noqa: F401 (kernels from the disk find the library)
+from codegen.llvm.host import host_description
 from codegen.llvm.jit import JitModule, compile_described, part_symbol
 from codegen.llvm.parallel import parallel_for
 from ir import interpreter
 from ir.indexing import Expr
 from ir.scheduler import FusedKernel
 from minitorch import config
-from minitorch.dtype import DType
+from minitorch.dtype import DType, get_dtype
 from minitorch.errors import MinitorchError
 
 # void kernel(void **buffers, int64 start, int64 end)
@@ -89,13 +90,25 @@ def data_pointer(array: np.ndarray) -> int:
     return _pointer_at(id(array) + _DATA_OFFSET).value
 
 
+class KernelShape(NamedTuple):
+    """What launching a kernel needs of its FusedKernel: all a kernel loaded with its whole
+    graph keeps of the loop IR ([Note: the compiled-graph cache] in
+    minitorch/compile/graph_cache.py)."""
+
+    name: str
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    ranges: tuple[int, ...]
+    reduction_ranges: tuple[int, ...]
+
+
 class LLVMKernel(CompiledKernel):
     """A kernel compiled for this CPU; calling it runs the machine code, on several threads
     when it is big (codegen/llvm/parallel.py)."""
 
     def __init__(
         self,
-        kernel: FusedKernel,
+        kernel: FusedKernel | KernelShape,
         dtypes: dict[str, DType],
         jit: JitModule,
         sizes: tuple[str, ...] = (),
@@ -107,12 +120,16 @@ class LLVMKernel(CompiledKernel):
         self.sizes = sizes  # the size symbols it takes after (buffers, start, end)
         self._jit = jit
         symbol = symbol or kernel.name  # its name in the module ([Note: one module per graph])
+        self._symbol = symbol
+        self._shape = KernelShape(kernel.name, tuple(kernel.reads), tuple(kernel.writes),
+                                  tuple(kernel.ranges), tuple(kernel.reduction_ranges))
         signature = _KERNEL_SIGNATURE + (ctypes.c_int64,) * len(sizes)
         self._function = jit.function(symbol, *signature)
         self._buffers = kernel.reads + kernel.writes  # the order of the pointer array
         # the buffers' pointers, the error slot's address, the error slot
         self._pointers = ctypes.c_int64 * (len(self._buffers) + 1 + _ERROR_SLOTS)
         self._dtypes = tuple(dtypes[name].np for name in self._buffers)
+        self._dtype_names = tuple(dtypes[name].name for name in self._buffers)
         self._ranges = kernel.ranges  # ints, or Exprs over the size symbols
         self._reduction_ranges = kernel.reduction_ranges
         if not sizes:  # static sizes: the thread split is the same on every call
@@ -241,6 +258,39 @@ class LLVMBackend(Backend):
                            part_symbol(kernel.name, part, len(kernels)))
                 for part, (kernel, dtypes) in enumerate(kernels)]
 
+    def save_kernels(self, kernels: Sequence[CompiledKernel]) -> list[dict] | None:
+        """Each kernel's shape, symbol and buffer dtypes, and its module's entry in the cache on
+        disk; None for kernels that take sizes (only static graphs are kept whole)."""
+        if any(not isinstance(k, LLVMKernel) or k.sizes or k._jit.disk_key is None
+               for k in kernels):
+            return None
+        host = list(host_description())
+        return [{"shape": k._shape._asdict(), "symbol": k._symbol, "module": k._jit.disk_key,
+                 "dtypes": list(k._dtype_names), "host": host} for k in kernels]
+
+    def load_kernels(self, saved: Sequence[dict]) -> list[LLVMKernel] | None:
+        """The kernels again, their machine code loaded from the disk (one module loaded once);
+        None if an entry is missing or was compiled on another host."""
+        host = list(host_description())
+        modules: dict[str, JitModule] = {}
+        kernels = []
+        for item in saved:
+            key = item["module"]
+            if item["host"] != host:
+                return None
+            if key not in modules:
+                jit = jit_cache.module_on_disk(key)
+                if jit is None:
+                    return None
+                modules[key] = jit
+            shape = {name: tuple(v) if isinstance(v, list) else v
+                     for name, v in item["shape"].items()}
+            kernel = KernelShape(**shape)
+            dtypes = dict(zip(kernel.reads + kernel.writes, map(get_dtype, item["dtypes"]),
+                              strict=True))
+            kernels.append(LLVMKernel(kernel, dtypes, modules[key], (), None, item["symbol"]))
+        return kernels
+
     def clear_cache(self) -> None:
         """Drop the JIT's compiled modules ([Note: the JIT's memory] in jit.py)."""
         jit_cache.clear_cache()
@@ -277,20 +327,9 @@ def describe(kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ..
 
 @functools.cache
 def generator_source() -> str:
-    """The SHA-256 of the source files a kernel's IR text is made by: read from the disk cache
-    under their names, sizes and times (as Python's bytecode cache trusts them), else made."""
-    files = _generator_files()
-    stats = [(str(file), os.stat(file)) for file in files]
-    fingerprint = hashlib.sha256(repr([(name, stat.st_size, stat.st_mtime_ns)
-                                       for name, stat in stats]).encode()).hexdigest()
-    stored = disk_cache.load_description(fingerprint, "source_digest")
-    if stored is not None:
-        return stored[0]
-    digest = hashlib.sha256()
-    for file in files:
-        digest.update(f"{file.name}\0".encode() + file.read_bytes())
-    disk_cache.store_description(fingerprint, (digest.hexdigest(),), "source_digest")
-    return digest.hexdigest()
+    """The SHA-256 of the source files a kernel's IR text is made by (kept on the disk under
+    their names, sizes and times: disk_cache.source_digest)."""
+    return disk_cache.source_digest(_generator_files())
 
 
 def _generator_files() -> list[Path]:

@@ -68,7 +68,7 @@ import ctypes
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -132,6 +132,7 @@ class JitModule:
 
     def __init__(self, ir_text: str | Callable[[], str], object_code: bytes | None = None) -> None:
         self._ir_text = ir_text  # or a function that makes it, when it is dear to make
+        self.disk_key: str | None = None  # its entry in the cache on disk, once it has one
         with _lock:
             self.object_code = object_code or compile_object(self.source)
             self._loaded = self._load()
@@ -236,11 +237,8 @@ def compile_ir(*ir_texts: str) -> JitModule:
             _compiled.move_to_end(key)
             return _compiled[key]
         # NOTE: store only after compiling succeeded, so a failure leaves no broken entry.
-        jit = _compiled[key] = cached_module(disk_key(*ir_texts), lambda: linked_source(ir_texts),
-                                             lambda: compile_object(*ir_texts))
-        while len(_compiled) > CACHE_LIMIT:
-            _compiled.popitem(last=False)  # freed when no kernel uses it any more
-        return jit
+        return _keep(key, cached_module(disk_key(*ir_texts), lambda: linked_source(ir_texts),
+                                        lambda: compile_object(*ir_texts)))
 
 
 def compile_described(descriptions: tuple[str, ...],
@@ -260,10 +258,17 @@ def compile_described(descriptions: tuple[str, ...],
         if object_code is None:  # NOTE: stored only once it compiled: no broken entry
             object_code = compile_object(*make_texts())
             disk_cache.store(disk, object_code)
-        jit = _compiled[key] = JitModule(lambda: linked_source(tuple(make_texts())), object_code)
-        while len(_compiled) > CACHE_LIMIT:
-            _compiled.popitem(last=False)
-        return jit
+        jit = JitModule(lambda: linked_source(tuple(make_texts())), object_code)
+        jit.disk_key = disk
+        return _keep(key, jit)
+
+
+def _keep(key: Hashable, jit: JitModule) -> JitModule:
+    """`jit`, kept in the compile cache under `key`: the most recently used of CACHE_LIMIT."""
+    _compiled[key] = jit
+    while len(_compiled) > CACHE_LIMIT:
+        _compiled.popitem(last=False)  # freed when no kernel uses it any more
+    return jit
 
 
 def cached_module(key: str, make_ir: Callable[[], str],
@@ -279,6 +284,24 @@ def cached_module(key: str, make_ir: Callable[[], str],
             object_code = make_object() if make_object else compile_object(make_ir())
             disk_cache.store(key, object_code)
         return JitModule(make_ir, object_code)
+
+
+def module_on_disk(key: str) -> JitModule | None:
+    """The module stored on disk under `key` (a `disk_key`), or None if the disk has none. Its
+    IR was never kept: it cannot be compiled again, only loaded ([Note: the compiled-graph
+    cache] in minitorch/compile/graph_cache.py). A module this process holds already is
+    not loaded twice."""
+    with _lock:
+        for jit in _compiled.values():
+            if jit.disk_key == key:
+                return jit
+        object_code = disk_cache.load(key)
+        if object_code is None:
+            return None
+        jit = JitModule(lambda: "; loaded with its whole graph: the IR was never made here",
+                        object_code)
+        jit.disk_key = key
+        return _keep(("on disk", key), jit)
 
 
 def clear_cache() -> None:

@@ -14,6 +14,7 @@ this file imports the stages lazily, inside `compile`.
     inductor.py     the driver: the passes from a captured graph to compiled kernels
     wrapper.py      CompiledGraph: runs a compiled graph's kernels and extern steps
     output_code.py  ... as one generated Python function: the wrapper's code
+    graph_cache.py  a compiled graph kept whole on disk, loaded by the next process
     layouts.py      outputs in eager's memory layout (eager asked once, at compile time)
     shapes.py       size symbols' binding; compiling again per shape where needed
     modes.py        compile(mode=, options=): PyTorch's presets, checked as PyTorch does

@@ -38,6 +38,7 @@ from ir.scheduler import FusedKernel, schedule
 from ir.segments import ExternStep, Segment, split_graph
 from ir.symbolic import Symbolizer, sentinel_primes
 from minitorch import _logging
+from minitorch.compile import graph_cache
 from minitorch.compile.layouts import eager_layouts, may_reorder, relayout
 from minitorch.compile.ptx import record_ptx
 from minitorch.compile.shapes import PerShape, SizeBinding, Version
@@ -99,21 +100,16 @@ def compile_graphs(
     (they run eager code with traced sizes), or one whose sizes do not read back."""
     if binding.count == 0:
         graphs = aot_trace(gm, inputs)
-        lowered = [lower(g, backend) for g in graphs.all()]
+        layouts = _eager_layouts(graphs, gm, inputs, binding)  # before lowering rewrites
+        compiled = [compile_graph(g, backend, binding) for g in graphs.all()]  # (products)
     else:
         try:
             graphs, lowered = _trace_symbolic(gm, inputs, binding, backend)
         except _NotSymbolic:
             return None
-    layouts = None
-    num_outputs = graphs.spec.num_outputs if graphs.training else None
-    if may_reorder(graphs.forward, inputs, num_outputs):  # ask eager ([Note: output layouts])
-        static = graphs if binding.count == 0 else aot_trace(gm, inputs, log=False)
-        layouts = eager_layouts(static.forward, inputs, num_outputs)  # holds at other sizes
-    compiled = [
-        compile_lowered(graph, steps, binding, backend)
-        for graph, steps in zip(graphs.all(), lowered, strict=True)
-    ]
+        layouts = _eager_layouts(graphs, gm, inputs, binding)
+        compiled = [compile_lowered(graph, steps, binding, backend)
+                    for graph, steps in zip(graphs.all(), lowered, strict=True)]
     variants = None
     if graphs.training and binding.count == 0:  # (a pruned graph's sizes are the traced ones)
         variants = backward_variants(graphs, lambda pruned, _: compile_graph(pruned, backend))
@@ -121,12 +117,32 @@ def compile_graphs(
                        binding, graphs.aliases, layouts, variants)
 
 
-def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
+def _eager_layouts(graphs: AOTGraphs, gm: GraphModule, inputs: Sequence[Tensor],
+                   binding: SizeBinding) -> tuple | None:
+    """The forward's outputs' layouts in eager, where it may lay one out other than row-major
+    ([Note: output layouts]); asked of the forward as traced, before lowering rewrites it."""
+    num_outputs = graphs.spec.num_outputs if graphs.training else None
+    if not may_reorder(graphs.forward, inputs, num_outputs):
+        return None
+    static = graphs if binding.count == 0 else aot_trace(gm, inputs, log=False)
+    return eager_layouts(static.forward, inputs, num_outputs)  # holds at other sizes
+
+
+def compile_graph(gm: GraphModule, backend: Backend | None = None,
+                  binding: SizeBinding | None = None) -> CompiledGraph:
     """One graph AOT autograd traced (inference, forward or backward), compiled at its
-    placeholders' sizes: the passes after `aot_trace`, for a graph at hand."""
+    placeholders' sizes: the passes after `aot_trace`, for a graph at hand; or, compiled so
+    in an earlier process, loaded from the disk ([Note: the compiled-graph cache] in
+    graph_cache.py)."""
     backend = backend or default_backend("cpu")
-    binding = SizeBinding.static(fake_inputs(gm))
-    return compile_lowered(gm, lower(gm, backend), binding, backend)
+    binding = binding or SizeBinding.static(fake_inputs(gm))
+    key = graph_cache.key(gm, backend)
+    compiled = None if key is None else graph_cache.load(key, gm, binding, backend)
+    if compiled is None:
+        compiled = compile_lowered(gm, lower(gm, backend), binding, backend)
+        if key is not None:
+            graph_cache.store(key, compiled, gm, backend)
+    return compiled
 
 
 # One step of a lowered graph: a segment with its loop-IR program and fused kernels, or an

@@ -59,6 +59,7 @@ from minitorch.tensor import Tensor
 from tracer.fx.node import Node, map_arg
 
 if TYPE_CHECKING:
+    from codegen.backend import CompiledKernel
     from minitorch.compile.wrapper import KernelStep
 
 
@@ -73,6 +74,8 @@ class WrapperCode:
                                           "___as_layout": as_layout}
         self.taken = set(symbols) | {"inputs", "sizes", "pointers", "call"}
         self.local_of: dict[Node, str] = {}  # an fx node -> the name holding its value
+        # each kernel launched: (the kernel, its buffers' local names, its name in the code)
+        self.launches: list[tuple[CompiledKernel, dict[str, str], str]] = []
         for node, value in constants.items():
             self.local_of[node] = self.bind(value, node.name)
         names = [self.local(node.name, node) for node in placeholders]
@@ -140,8 +143,10 @@ class WrapperCode:
             for buffer in io[1]:
                 arrays[buffer] = self._allocate(prefix + buffer, step.layout(buffer),
                                                 reuse.get(buffer), arrays)
-            call = kernel.call_code({b: arrays[b] for b in (*io[0], *io[1])},
-                                    self.local(prefix + kernel.name))
+            launch = (kernel, {b: arrays[b] for b in (*io[0], *io[1])},
+                      self.local(prefix + kernel.name))
+            self.launches.append(launch)
+            call = kernel.call_code(*launch[1:])
             for name, value in call.namespace.items():
                 if self.namespace.setdefault(name, value) is not value:
                     raise CompileError(f"wrapper code: two objects named {name}")
@@ -163,9 +168,7 @@ class WrapperCode:
         self.lines.append(f"return {self.literal(tuple(results))}")
         body = "\n".join(f"    {line}" for line in self.lines)
         source = f"def call(inputs, sizes):\n{body}\n"
-        namespace = dict(self.namespace)
-        exec(compile(source, "<wrapper>", "exec"), namespace)  # noqa: S102 - our own code
-        return source, namespace["call"]
+        return source, run_source(source, self.namespace)
 
     # ---- pieces -----------------------------------------------------------------------------
 
@@ -202,6 +205,13 @@ class WrapperCode:
             self.lines.append(f"{local} = ___pooled({shape}, {dtype})")
             self.namespace["___pooled"] = allocator.empty
         return local
+
+
+def run_source(source: str, namespace: dict[str, Any]) -> Callable:
+    """The function `call` that `source` defines, its names bound as `namespace` says."""
+    namespace = dict(namespace)
+    exec(compile(source, "<wrapper>", "exec"), namespace)  # noqa: S102 - code we generated
+    return namespace["call"]
 
 
 def _shape(values: Sequence[int | Expr]) -> str:

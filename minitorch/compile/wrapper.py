@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from codegen.backend import CompiledKernel
 from ir.nodes import Layout, LoweredProgram
 from ir.segments import ExternStep, Segment
-from minitorch.compile.output_code import WrapperCode
+from minitorch.compile.output_code import WrapperCode, run_source
 from minitorch.compile.shapes import SizeBinding
 from minitorch.tensor import Tensor
 from tracer.fx import GraphModule
@@ -85,11 +86,27 @@ class CompiledGraph:
                 code.extern_step(step)
         # the outputs: computed values, and constants (a backward's None for no gradient)
         self.source, self.run = code.finish(results)
+        self.namespace = code.namespace  # what the source's names stand for
+        self.launches = code.launches  # (kernel, its buffers' names, its name) in the source
+
+    @classmethod
+    def loaded(cls, source: str, namespace: dict[str, Any], kernels: list[CompiledKernel],
+               binding: SizeBinding) -> CompiledGraph:
+        """A graph compiled in another process, from its wrapper's source and what the names
+        in it stand for ([Note: the compiled-graph cache] in graph_cache.py): it has no steps,
+        only kernels."""
+        self = cls.__new__(cls)
+        self.steps, self.kernels, self.binding, self.launches = [], kernels, binding, []
+        self.source, self.namespace = source, namespace
+        self.run = run_source(source, namespace)
+        return self
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return self.run(inputs, self.binding.bind_or_raise(inputs))
 
     def __str__(self) -> str:
+        if not self.steps and self.kernels:
+            return f"{len(self.kernels)} kernel(s), loaded with the graph from the disk"
         return "\n".join(str(step) for step in self.steps)
 
 
