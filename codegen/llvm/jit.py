@@ -298,10 +298,16 @@ def module_on_disk(key: str) -> JitModule | None:
         object_code = disk_cache.load(key)
         if object_code is None:
             return None
-        jit = JitModule(lambda: "; loaded with its whole graph: the IR was never made here",
-                        object_code)
+        jit = JitModule(_no_ir_text, object_code)
         jit.disk_key = key
         return _keep(("on disk", key), jit)
+
+
+def _no_ir_text() -> str:
+    """A module loaded with its whole graph has no IR text to show: it was never made."""
+    raise CompileError("this kernel was loaded with its whole graph from the cache on disk, so "
+                       "its IR was never made in this process; MINITORCH_LOGS=kernels (or "
+                       "config.disk_cache = False) compiles it here, where it can be read")
 
 
 def clear_cache() -> None:

@@ -34,9 +34,11 @@ lowering (minitorch/compile/inductor.py, `compile_graph`):
   cache.
 - An entry that cannot be used (truncated: the envelope's checksum, as for the kernel
   cache; written by another host; its kernels' machine code gone; a name that no longer
-  resolves) is a miss: the graph is compiled and the entry written again. Nothing is
-  unpickled, and a name resolves only inside our packages, numpy and the standard library
-  modules the wrapper uses.
+  resolves, or fewer names than the source was written with) is a miss: the graph is
+  compiled and the entry written again. Nothing is unpickled, and a name resolves only
+  inside our packages, numpy and the few standard modules the wrapper calls; but an entry's
+  source is run and its kernels' machine code too, so, as for the kernel cache, the cache
+  folder is trusted as code is: the checksum finds damage, not an attacker.
 
 `disk_cache.graph_stats` counts hits, misses, stores, rejected entries, and graphs that
 cannot be kept ("uncacheable").
@@ -109,13 +111,17 @@ def load(key: str, gm: GraphModule, binding: SizeBinding,
         kernels = backend.load_kernels(entry["kernels"]) if entry["kernels"] else []
         if kernels is None:  # its machine code is gone, or was made for another host
             disk_cache.graph_stats["stale"] += 1
+            disk_cache.graph_stats["hit"] -= 1
             return None
         namespace = {name: _value(saved, gm) for name, saved in entry["names"].items()}
         for kernel, (arrays, name) in zip(kernels, entry["launches"], strict=True):
             namespace |= kernel.call_code(arrays, name).namespace
+        if sorted(namespace) != entry["bound"]:
+            raise ValueError(f"names missing: {sorted(set(entry['bound']) - set(namespace))}")
         return CompiledGraph.loaded(entry["source"], namespace, kernels, binding)
     except Exception as error:  # noqa: BLE001 - whatever an entry holds, a miss at worst
         disk_cache.graph_stats["rejected"] += 1
+        disk_cache.graph_stats["hit"] -= 1  # read whole, but of no use: not a hit after all
         _logging.log("kernel_cache", "could not load a compiled graph; compiling it again",
                      f"{type(error).__name__}: {error}")
         return None
@@ -125,19 +131,22 @@ def store(key: str, compiled: CompiledGraph, gm: GraphModule, backend: Backend) 
     """Keep `compiled` under `key`, if every name its wrapper binds can be written as data."""
     kernels = [kernel for kernel, _, _ in compiled.launches]
     saved = backend.save_kernels(kernels) if kernels else []
-    launched: set[str] = set()
+    launched: set[str] = set()  # the names each kernel's launch binds: made again on loading
     for kernel, arrays, name in compiled.launches:
         launched |= set(kernel.call_code(arrays, name).namespace)
+    constants = {id(getattr(gm, node.target)): node.target
+                 for node in gm.graph.nodes if node.op == "get_attr"}
     try:
         if saved is None:
             raise _Uncacheable("the backend cannot keep these kernels")
-        names = {name: _describe(value, gm) for name, value in compiled.namespace.items()
+        names = {name: _describe(value, constants) for name, value in compiled.namespace.items()
                  if name not in launched}
     except _Uncacheable:
         disk_cache.graph_stats["uncacheable"] += 1
         return
     entry = {"source": compiled.source, "kernels": saved, "names": names,
-             "launches": [[arrays, name] for _, arrays, name in compiled.launches]}
+             "launches": [[arrays, name] for _, arrays, name in compiled.launches],
+             "bound": sorted(compiled.namespace)}
     disk_cache.store(key, json.dumps(entry).encode(), disk_cache.GRAPH_KIND)
 
 
@@ -219,7 +228,7 @@ def _environment(backend: Backend) -> str:
     knobs = {name: sorted(value) if isinstance(value, (set, frozenset)) else value
              for name, value in sorted(vars(config).items())
              if not name.startswith("_") and name not in _NOT_CODE
-             and isinstance(value, (bool, int, float, str, set, frozenset, type(None)))}
+             and not callable(value) and not isinstance(value, ModuleType)}
     return repr((type(backend).__module__, type(backend).__qualname__, backend.name,
                  backend.device, sorted(backend.dtypes), knobs, sys.version, np.__version__,
                  _compiler_source()))
@@ -228,23 +237,24 @@ def _environment(backend: Backend) -> str:
 @functools.cache
 def _compiler_source() -> str:
     """A digest of every source file of minitorch, tracer, ir and codegen."""
+    # NOTE: os.walk and strings: pathlib's rglob and Path objects cost a warm start 4 ms more.
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     files = []
-    for package in ("minitorch", "tracer", "ir", "codegen"):  # (os.walk and strings: pathlib's
-        for folder, subfolders, names in os.walk(os.path.join(root, package)):  # rglob and
-            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")  # Paths
-            files += [os.path.join(folder, name)  # cost 4 ms more)
-                      for name in sorted(names) if name.endswith(".py")]
+    for package in ("minitorch", "tracer", "ir", "codegen"):
+        for folder, subfolders, names in os.walk(os.path.join(root, package)):
+            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+            files += [os.path.join(folder, name) for name in sorted(names)
+                      if name.endswith(".py")]
     return disk_cache.source_digest(files)
 
 
 # ---- what the wrapper's names stand for ----------------------------------------------------
 
-def _describe(value: Any, gm: GraphModule) -> list:
-    """`value`, a name of the wrapper's namespace, as JSON data `_value` makes it from."""
-    for node in gm.graph.nodes:
-        if node.op == "get_attr" and getattr(gm, node.target) is value:
-            return ["constant", node.target]
+def _describe(value: Any, constants: dict[int, str]) -> list:
+    """`value`, a name of the wrapper's namespace, as JSON data `_value` makes it from;
+    `constants` names the graph's constant tensors by their ids."""
+    if id(value) in constants:
+        return ["constant", constants[id(value)]]
     if isinstance(value, OpDef) and OPS.get(value.name) is value:  # an extern step's op
         return ["op", value.name]
     if _is_literal(value):  # an op's tuple of ints, say
@@ -256,9 +266,10 @@ def _describe(value: Any, gm: GraphModule) -> list:
         return ["input", buffer, list(layout.size), list(layout.stride), layout.dtype.name,
                 layout.offset]
     if type(value) in (tuple, list):  # of slices, dtypes, ...
-        return [type(value).__name__, [_describe(v, gm) for v in value]]
+        return [type(value).__name__, [_describe(v, constants) for v in value]]
     if type(value) is slice:
-        return ["slice", [_describe(v, gm) for v in (value.start, value.stop, value.step)]]
+        parts = (value.start, value.stop, value.step)
+        return ["slice", [_describe(v, constants) for v in parts]]
     if isinstance(value, np.dtype):
         return ["numpy_dtype", value.name]
     if isinstance(value, DType):
@@ -284,18 +295,21 @@ def _value(saved: list, gm: GraphModule) -> Any:
         return OPS[data[0]]
     if kind == "literal":
         return ast.literal_eval(data[0])
-    if kind in ("tuple", "list", "slice"):
-        items = [_value(item, gm) for item in data[0]]
-        return {"tuple": tuple, "list": list, "slice": lambda v: slice(*v)}[kind](items)
+    if kind == "input":
+        buffer, size, stride, dtype, offset = data
+        return buffer, Layout(tuple(size), tuple(stride), get_dtype(dtype), offset)
+    if kind == "tuple":
+        return tuple(_value(item, gm) for item in data[0])
+    if kind == "list":
+        return [_value(item, gm) for item in data[0]]
+    if kind == "slice":
+        return slice(*(_value(item, gm) for item in data[0]))
     if kind == "numpy_dtype":
         return np.dtype(data[0])
     if kind == "dtype":
         return get_dtype(data[0])
     if kind == "float":
         return float(data[0])
-    if kind == "input":
-        buffer, size, stride, dtype, offset = data
-        return buffer, Layout(tuple(size), tuple(stride), get_dtype(dtype), offset)
     if kind == "module":
         _allowed(data[0])
         return importlib.import_module(data[0])

@@ -26,6 +26,7 @@ on two devices run eagerly (`_device`).
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -100,8 +101,8 @@ def compile_graphs(
     (they run eager code with traced sizes), or one whose sizes do not read back."""
     if binding.count == 0:
         graphs = aot_trace(gm, inputs)
-        layouts = _eager_layouts(graphs, gm, inputs, binding)  # before lowering rewrites
-        compiled = [compile_graph(g, backend, binding) for g in graphs.all()]  # (products)
+        layouts = _eager_layouts(graphs, gm, inputs, binding)
+        compiled = [cached_compile(g, backend, binding) for g in graphs.all()]
     else:
         try:
             graphs, lowered = _trace_symbolic(gm, inputs, binding, backend)
@@ -112,7 +113,7 @@ def compile_graphs(
                     for graph, steps in zip(graphs.all(), lowered, strict=True)]
     variants = None
     if graphs.training and binding.count == 0:  # (a pruned graph's sizes are the traced ones)
-        variants = backward_variants(graphs, lambda pruned, _: compile_graph(pruned, backend))
+        variants = backward_variants(graphs, lambda pruned, _: cached_compile(pruned, backend))
     return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
                        binding, graphs.aliases, layouts, variants)
 
@@ -120,7 +121,7 @@ def compile_graphs(
 def _eager_layouts(graphs: AOTGraphs, gm: GraphModule, inputs: Sequence[Tensor],
                    binding: SizeBinding) -> tuple | None:
     """The forward's outputs' layouts in eager, where it may lay one out other than row-major
-    ([Note: output layouts]); asked of the forward as traced, before lowering rewrites it."""
+    ([Note: output layouts])."""
     num_outputs = graphs.spec.num_outputs if graphs.training else None
     if not may_reorder(graphs.forward, inputs, num_outputs):
         return None
@@ -128,20 +129,31 @@ def _eager_layouts(graphs: AOTGraphs, gm: GraphModule, inputs: Sequence[Tensor],
     return eager_layouts(static.forward, inputs, num_outputs)  # holds at other sizes
 
 
-def compile_graph(gm: GraphModule, backend: Backend | None = None,
-                  binding: SizeBinding | None = None) -> CompiledGraph:
+def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGraph:
     """One graph AOT autograd traced (inference, forward or backward), compiled at its
-    placeholders' sizes: the passes after `aot_trace`, for a graph at hand; or, compiled so
-    in an earlier process, loaded from the disk ([Note: the compiled-graph cache] in
-    graph_cache.py)."""
+    placeholders' sizes: the passes after `aot_trace`, for a graph at hand (its steps and its
+    kernels' IR there to read)."""
     backend = backend or default_backend("cpu")
+    binding = SizeBinding.static(fake_inputs(gm))
+    return compile_lowered(gm, lower(gm, backend), binding, backend)
+
+
+def cached_compile(gm: GraphModule, backend: Backend,
+                   binding: SizeBinding | None = None) -> CompiledGraph:
+    """`compile_graph` for the driver: loaded from the disk if an earlier process compiled
+    this graph ([Note: the compiled-graph cache] in graph_cache.py), else compiled and kept.
+    It lowers a copy: lowering rewrites the graph it is given (ir/segments.py,
+    transpose_products), and `gm` must stay as traced, so that what is made of it later (a
+    backward without some tangents) is the same whether it was loaded or compiled."""
     binding = binding or SizeBinding.static(fake_inputs(gm))
     key = graph_cache.key(gm, backend)
     compiled = None if key is None else graph_cache.load(key, gm, binding, backend)
     if compiled is None:
-        compiled = compile_lowered(gm, lower(gm, backend), binding, backend)
+        work = GraphModule(gm, copy.deepcopy(gm.graph))
+        work.meta = dict(gm.meta)
+        compiled = compile_lowered(work, lower(work, backend), binding, backend)
         if key is not None:
-            graph_cache.store(key, compiled, gm, backend)
+            graph_cache.store(key, compiled, work, backend)
     return compiled
 
 

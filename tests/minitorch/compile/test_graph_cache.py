@@ -153,6 +153,7 @@ def test_an_entry_whose_machine_code_is_gone_is_compiled_again(cache):
     disk_cache.reset()
     _same(_run(softmax_and_layernorm, arrays, compiled=True), expected)
     assert disk_cache.graph_stats["stale"] == 1 and disk_cache.graph_stats["store"] == 1
+    assert disk_cache.graph_stats["hit"] == 0
 
 
 def test_an_entry_naming_what_no_longer_resolves_is_compiled_again(cache, monkeypatch):
@@ -163,13 +164,17 @@ def test_an_entry_naming_what_no_longer_resolves_is_compiled_again(cache, monkey
     payload = json.loads(disk_cache.load(key, disk_cache.GRAPH_KIND))
     name = next(iter(payload["names"]))
     for wrong in (["object", "os", "system"], ["object", "minitorch", "no_such_thing"],
-                  ["a kind no one wrote"]):
-        payload["names"][name] = wrong
-        disk_cache.store(key, json.dumps(payload).encode(), disk_cache.GRAPH_KIND)
+                  ["a kind no one wrote"], None):
+        names = dict(payload["names"], **{name: wrong})
+        if wrong is None:  # a name the source needs, missing
+            del names[name]
+        disk_cache.store(key, json.dumps(dict(payload, names=names)).encode(),
+                         disk_cache.GRAPH_KIND)
         _forget()
         disk_cache.reset()
         _same(_run(softmax_and_layernorm, arrays, compiled=True), expected)
         assert disk_cache.graph_stats["rejected"] == 1, wrong
+        assert disk_cache.graph_stats["hit"] == 0, wrong
 
 
 def _graph(constant: np.ndarray, shape=(4,)) -> GraphModule:
@@ -236,3 +241,48 @@ def test_a_new_process_loads_a_training_step_whole(tmp_path):
     assert runs[0] == "{'miss': 2, 'store': 2} 2"
     assert runs[1] == "{'hit': 2} 0"  # forward and backward, neither lowered
     np.testing.assert_array_equal(np.load(tmp_path / "0.npy"), np.load(tmp_path / "1.npy"))
+
+
+def test_a_backward_without_some_tangents_is_the_same_graph_loaded_or_compiled():
+    """Lowering rewrites the graph it is given; the driver lowers a copy, so the backward
+    pruned of a missing tangent is keyed the same in every process."""
+    rng = np.random.default_rng(5)
+    x, w = rng.standard_normal((3, 4), np.float32), rng.standard_normal((5, 4), np.float32)
+
+    def two_outputs(x, w):
+        y = x @ w.t()
+        return y.exp(), y.sum()
+
+    grads = []
+    for _ in range(3):
+        _forget()
+        disk_cache.reset()
+        xs, ws = minitorch.tensor(x, requires_grad=True), minitorch.tensor(w, requires_grad=True)
+        _, total = minitorch.compile(two_outputs)(xs, ws)
+        total.backward()  # the first output's tangent is missing
+        grads.append((xs.grad.numpy().copy(), ws.grad.numpy().copy()))
+    assert dict(disk_cache.graph_stats) == {"hit": 3}  # forward, backward, pruned backward
+    for ours in grads[1:]:
+        np.testing.assert_array_equal(ours[0], grads[0][0])
+        np.testing.assert_array_equal(ours[1], grads[0][1])
+
+
+def test_a_loaded_kernel_says_why_it_has_no_ir_and_compile_graph_is_not_cached(monkeypatch):
+    from minitorch.compile import inductor
+    from minitorch.errors import CompileError
+
+    arrays = _inputs(np.random.default_rng(6))["softmax_and_layernorm"]
+    _run(softmax_and_layernorm, arrays, compiled=True)
+    _forget()
+    made = []  # (the graph, what the driver made of it)
+    cached = inductor.cached_compile
+    monkeypatch.setattr(inductor, "cached_compile",
+                        lambda gm, *args: made.append((gm, cached(gm, *args))) or made[-1][1])
+    _run(softmax_and_layernorm, arrays, compiled=True)
+    ((gm, loaded),) = made
+    assert disk_cache.graph_stats["hit"] == 1 and loaded.kernels and not loaded.steps
+    with pytest.raises(CompileError, match="loaded with its whole graph"):
+        _ = loaded.kernels[0].source
+    fresh = inductor.compile_graph(gm)  # the public function compiles: steps and IR to read
+    assert fresh.steps and "define" in fresh.kernels[0].source
+    assert disk_cache.graph_stats["hit"] == 1
