@@ -55,6 +55,7 @@ capture-versions:
 bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/bench.py $(if $(QUICK),--quick)
 	$(VENV)/bin/python benchmarks/train_step.py $(if $(QUICK),--repeat 2 --min-time 0.05)
+	$(VENV)/bin/python benchmarks/partitioners.py $(if $(QUICK),--rounds 3)
 
 bench-cuda: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/bench_cuda.py

@@ -96,6 +96,22 @@ def test_bench_runs_quick_without_torch(tmp_path):
     assert compiles == titles, out
 
 
+def test_partitioners_states_what_each_saves_and_min_cut_saves_no_more(tmp_path):
+    env = {**os.environ, "MINITORCH_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "partitioners.py"),
+                             "--tiny", "--rounds", "2"], capture_output=True, text=True,
+                            env=env, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = re.findall(r"^\| (.+?) \| ([\d,]+) B \((\d+)\) \| ([\d,]+) B \((\d+)\) \| "
+                      r"[\d.e+-]+ ms \| [\d.e+-]+ ms \|$", result.stdout, re.M)
+    assert [row[0] for row in rows] == ["sincos 1e7", "gelu (tanh form) 1e7",
+                                        "MLP 784-256-256-10, batch 256"], result.stdout
+    for _, default, _, min_cut, _ in rows:
+        assert int(min_cut.replace(",", "")) <= int(default.replace(",", ""))
+    sincos = rows[0]  # sin and cos saved, or only x: half the bytes
+    assert (sincos[2], sincos[4]) == ("2", "1")
+
+
 def test_first_call_with_the_compiler_imported(tmp_path):
     """`first_call.py --imported` loads the pipeline before its clock starts (the code
     generator included, which a first call would import), and still prints seconds."""
