@@ -37,7 +37,7 @@ import numpy as np
 from minitorch import functional as F
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.conversions import ConversionMethods
-from minitorch.device import device, device_of, to_host
+from minitorch.device import device, device_of, module_of, to_host
 from minitorch.dtype import DType, from_numpy_dtype
 from minitorch.errors import (
     ArgumentTypeError,
@@ -49,6 +49,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.inplace import InPlaceMethods
+from minitorch.ops.views_meta import contiguous_strides
 
 
 class Size(tuple):
@@ -351,8 +352,8 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         run_backward([self], [gradient], retain_graph=retain_graph)
 
     def _accumulate_grad(self, grad: Tensor) -> None:
-        grad = grad.detach()
-        self.grad = grad if self.grad is None else F.add(self.grad, grad).detach()
+        grad = grad.detach() if self.grad is None else F.add(self.grad, grad).detach()
+        self.grad = _in_layout_of(self, grad)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
@@ -424,3 +425,25 @@ def _check_assigned_grad(t: Tensor, grad) -> None:
             f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
             f"shape {tuple(t.shape)}"
         ))
+
+
+def _in_layout_of(leaf: Tensor, grad: Tensor) -> Tensor:
+    """`grad` laid out in memory as `leaf` is, where `leaf` is dense (no gaps, no overlaps):
+    PyTorch's gradient layout contract. A backward makes a gradient in whatever layout its
+    formula gives (`x @ w.t()` gives w's transposed), and a compiled backward in another; the
+    contract makes `.grad` the same either way, and an optimizer's `p -= lr * p.grad` walks
+    both in one order. `grad` as it is where it has the layout already, or `leaf` has none."""
+    shape, want, have = leaf.shape, leaf.stride(), grad.stride()
+    if all(w == h for w, h, n in zip(want, have, shape) if n > 1):
+        return grad
+    data = grad._data
+    xp = module_of(data)
+    if xp is np and type(data) is not np.ndarray:  # a fake's: nothing to copy
+        return grad
+    order = sorted(range(len(shape)), key=lambda d: -want[d])  # outermost dim first
+    dense = contiguous_strides(tuple(shape[d] for d in order))
+    if any(want[d] != stride for d, stride in zip(order, dense) if shape[d] > 1):
+        return grad  # a leaf with gaps, or expanded: no layout to copy into
+    out = xp.empty([shape[d] for d in order], data.dtype).transpose(np.argsort(order))
+    out[...] = data
+    return Tensor._from_array(out)

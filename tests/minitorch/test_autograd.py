@@ -42,6 +42,36 @@ def test_zeroed_grad_starts_over():
     np.testing.assert_allclose(x.grad.numpy(), [5.0, 5.0])
 
 
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+@pytest.mark.parametrize("layout", ["row_major", "transposed"])
+def test_a_leafs_grad_is_laid_out_as_the_leaf_whatever_the_backward_made(compiled, layout):
+    """PyTorch's gradient layout contract: `x @ w.t()`'s backward makes w's gradient transposed
+    (eagerly) or row-major (compiled); .grad has w's strides either way, and the same values,
+    accumulated too."""
+    rng = np.random.default_rng(0)
+    x = minitorch.tensor(rng.standard_normal((2, 4)))
+    values = rng.standard_normal((3, 4))
+    w = (leaf(values) if layout == "row_major"
+         else minitorch.tensor(values.T.copy()).t().detach().requires_grad_())
+
+    def loss(x, w):
+        return (x @ w.t()).sin().sum()
+
+    step = minitorch.compile(loss) if compiled else loss
+    for calls in (1, 2):  # the second accumulates into the first
+        step(x, w).backward()
+        assert w.grad.stride() == w.stride()
+        expected = calls * (np.cos(x.numpy() @ values.T).T @ x.numpy())
+        np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
+
+
+def test_an_expanded_leafs_grad_keeps_the_backwards_layout():
+    w = leaf([1.0, 2.0]).expand(3, 2).detach().requires_grad_()  # stride (0, 1): no layout
+    (w * 2).sum().backward()
+    assert w.grad.stride() == (2, 1)
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((3, 2), 2.0))
+
+
 def test_non_leaf_grad_is_none():
     x = leaf([1.0, 2.0])
     y = x * 2.0
