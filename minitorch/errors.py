@@ -70,9 +70,11 @@ class SerializationError(MinitorchError, ValueError):
 
 # Code that minitorch generates and runs in place of the user's (the transformed code of a
 # captured frame, an fx graph's forward): its filename -> {its line -> 'file.py:12', the user's
-# line it stands for}. A generated frame with no such line is skipped like our own files.
+# line it stands for}. A generated frame with no such line is skipped like our own files, as
+# are those of a compiled graph's wrapper, a numpy kernel's source and a guard function.
 _GENERATED_LINES: dict[str, dict[int, str]] = {}
-_GENERATED_PREFIXES = ("<__transformed_", "<fx-generated", "<frozen")
+_GENERATED_PREFIXES = ("<__transformed_", "<fx-generated", "<frozen", "<wrapper>",
+                       "<numpy source of", "<guard>")
 
 
 def register_generated_lines(filename: str, lines: dict[int, str]) -> None:
