@@ -53,6 +53,11 @@ class CudaOps(LLVMOps):
     """The LLVM ops handler, with sin and cos whose exact path for huge arguments is in the
     kernel's own module (a GPU cannot call the CPU's trig library): a branch per thread."""
 
+    def _float_to_int(self, a: ir.Value, target: ir.IntType) -> ir.Value:
+        """PTX's conversion (cvt.rzi) saturates, and gives 0 for NaN, as cupy's casts do on
+        the GPU: the GPU's eager answer, not the CPU's."""
+        return self.builder.fptosi(a, target)
+
     def _trig(self, name: str, a: ir.Value) -> ir.Value:
         self.uses_trig = True
         fn = trig.branching_function(self.builder.module, name, a.type)

@@ -200,11 +200,20 @@ class LLVMOps(OpsHandler):
         if is_integer(source):  # rounds to nearest, as numpy's
             return b.sitofp(a, target)
         if is_integer(target):
-            # Toward zero. NOTE: a float the integer cannot hold has no defined conversion
-            # (numpy warns, PyTorch calls it undefined): outside the op's domain.
-            return b.fptosi(a, target)
+            return self._float_to_int(a, target)
         convert = b.fpext if target == mathlib.F64 else b.fptrunc
         return convert(a, target)
+
+    def _float_to_int(self, a: ir.Value, target: ir.IntType) -> ir.Value:
+        """Toward zero; NaN, and a float the integer cannot hold, give the smallest integer, as
+        x86's conversion instruction does and so numpy's astype on this CPU (PyTorch calls
+        them undefined). LLVM's fptosi alone would make them poison, a value the optimizer
+        may take for anything: `nan.long() == 0` could fold to true, where eager says False."""
+        b = self.builder
+        limit = ir.Constant(a.type, float(2 ** (target.width - 1)))
+        inside = b.and_(b.fcmp_ordered(">=", a, b.fneg(limit)), b.fcmp_ordered("<", a, limit))
+        smallest = ir.Constant(target, -(2 ** (target.width - 1)))
+        return b.select(inside, b.fptosi(a, target), smallest)  # (the other arm's poison unused)
 
     # Arithmetic picks its instruction by the operands' type: floats (fadd), integers (add,
     # which wraps around as numpy's does), or bools, where + is `or` and * is `and` as in eager
