@@ -34,6 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, Union
 
+from minitorch.errors import IndexOutOfRangeError, at_user_line
+
 V = TypeVar("V")
 IntLike = Union["Expr", int]
 
@@ -366,3 +368,11 @@ def _parenthesized(e: Expr) -> str:
     if isinstance(e, Var) or (isinstance(e, Const) and e.value >= 0):
         return str(e)
     return f"({e})"
+
+
+def index_error(index: int, size: int) -> IndexOutOfRangeError:
+    """What a kernel raises for an index outside its dim (every backend says it so)."""
+    return IndexOutOfRangeError(at_user_line(
+        f"index {index} is out of bounds for a dim of size {size} (an indexed read in a "
+        "compiled kernel: gather, embedding or x[indices])"
+    ))

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ir.indexing import Expr, Var, index_vars, is_size_symbol
+from ir.indexing import Expr, Var, index_error, index_vars, is_size_symbol
 from ir.memory import allocate
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise
 from ir.ops_handler import OpsHandler, set_ops_handler
@@ -49,9 +49,7 @@ from minitorch.dtype import DType
 from minitorch.errors import (
     CompileError,
     DTypeError,
-    IndexOutOfRangeError,
     ShapeError,
-    at_user_line,
 )
 from minitorch.ops import pointwise_kernels
 
@@ -229,14 +227,6 @@ def checked_index(value: np.ndarray, size: int, wrap_negative: bool) -> np.ndarr
     if bad.size:
         raise index_error(int(bad.flat[0]), size)
     return np.where(value < 0, value + size, value) if wrap_negative else value
-
-
-def index_error(index: int, size: int) -> IndexOutOfRangeError:
-    """What a kernel raises for an index outside its dim (every backend says it so)."""
-    return IndexOutOfRangeError(at_user_line(
-        f"index {index} is out of bounds for a dim of size {size} (an indexed read in a "
-        "compiled kernel: gather, embedding or x[indices])"
-    ))
 
 
 def run_kernel(

@@ -58,7 +58,6 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from ir.lowering import extern_reason
 from minitorch import ops
 from minitorch.dtype import DType, result_type
 from minitorch.fake import FakeTensorMode, make_fake
@@ -187,6 +186,10 @@ def _transposed(graph: Graph, node: Node) -> Node:
 
 def _extern_nodes(live: list[Node], dtypes: Collection[str]) -> dict[Node, str]:
     """Those of the `live` call_function nodes that run as extern kernels, with their reasons."""
+    # NOTE: imported here, so that importing ExternStep does not import the lowering, which a
+    # process whose graphs all come from the disk never runs
+    from ir.lowering import extern_reason
+
     externs: dict[Node, str] = {}
     for node in live:
         reason = extern_reason(node)

@@ -47,7 +47,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -58,12 +58,14 @@ from codegen.llvm import trig_library  # noqa: F401 (kernels from the disk find 
 from codegen.llvm.host import host_description
 from codegen.llvm.jit import JitModule, compile_described, part_symbol
 from codegen.llvm.parallel import parallel_for
-from ir import interpreter
-from ir.indexing import Expr
-from ir.scheduler import FusedKernel
+from ir import indexing
+from ir.indexing import Expr, index_error
 from minitorch import config
 from minitorch.dtype import DType, get_dtype
 from minitorch.errors import MinitorchError
+
+if TYPE_CHECKING:  # types only: a graph loaded whole never imports the scheduler
+    from ir.scheduler import FusedKernel
 
 # void kernel(void **buffers, int64 start, int64 end)
 _KERNEL_SIGNATURE = (None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -186,7 +188,7 @@ class LLVMKernel(CompiledKernel):
 
         parallel_for(run, outer, work)
         if pointers[error]:
-            raise interpreter.index_error(pointers[error + 1], pointers[error + 2])
+            raise index_error(pointers[error + 1], pointers[error + 2])
 
     def call_code(self, arrays: dict[str, str], name: str) -> KernelCall:
         """The launch written out for the wrapper ([Note: launching a kernel cheaply])."""
@@ -198,7 +200,7 @@ class LLVMKernel(CompiledKernel):
         namespace = {
             name: self._function, f"{name}_pointers": self._pointers,
             "___pointer_at": _pointer_at, "___address_of": ctypes.addressof,
-            "___parallel_for": parallel_for, "___index_error": interpreter.index_error,
+            "___parallel_for": parallel_for, "___index_error": index_error,
         }
         if self.sizes:
             symbols = ", ".join(self.sizes)
@@ -334,7 +336,7 @@ def generator_source() -> str:
 
 def _generator_files() -> list[Path]:
     """The loop IR's package, this one, and the dtypes: what generates a kernel's IR."""
-    packages = [Path(interpreter.__file__).parent, Path(__file__).parent]
+    packages = [Path(indexing.__file__).parent, Path(__file__).parent]
     files = [Path(entry.path) for folder in packages for entry in os.scandir(folder)
              if entry.name.endswith(".py")]
     return sorted(files) + [Path(sys.modules[DType.__module__].__file__)]

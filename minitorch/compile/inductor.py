@@ -30,14 +30,11 @@ import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from codegen.backend import Backend
 from codegen.registry import default_backend
-from ir.lowering import lower_graph
-from ir.nodes import LoweredProgram
-from ir.scheduler import FusedKernel, schedule
-from ir.segments import ExternStep, Segment, split_graph
-from ir.symbolic import Symbolizer, sentinel_primes
+from ir.segments import ExternStep, split_graph
 from minitorch import _logging
 from minitorch.compile import graph_cache
 from minitorch.compile.layouts import eager_layouts, may_reorder, relayout
@@ -53,6 +50,16 @@ from tracer.aot.aliasing import OutputAliases
 from tracer.aot.aot_autograd import backward_variants
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
+
+if TYPE_CHECKING:  # types only: the lowering is imported when a graph is first lowered
+    from ir.nodes import LoweredProgram
+    from ir.scheduler import FusedKernel
+    from ir.segments import Segment
+    from ir.symbolic import Symbolizer
+
+    # One step of a lowered graph: a segment with its loop-IR program and fused kernels, or an
+    # extern step.
+    LoweredStep = tuple[Segment, LoweredProgram, list[FusedKernel]] | ExternStep
 
 # Two disjoint sets of sentinel sizes: a program that reads back the same from both holds no
 # size we failed to see ([Note: symbolic sizes] in ir/symbolic.py).
@@ -157,15 +164,15 @@ def cached_compile(gm: GraphModule, backend: Backend,
     return compiled
 
 
-# One step of a lowered graph: a segment with its loop-IR program and fused kernels, or an
-# extern step.
-LoweredStep = tuple[Segment, LoweredProgram, list[FusedKernel]] | ExternStep
-
-
 def lower(gm: GraphModule, backend: Backend, symbolizer: Symbolizer | None = None
           ) -> list[LoweredStep]:
     """Split `gm` into steps and lower and schedule each segment; with a `symbolizer`, read
     the sizes back as symbols ([Note: symbolic sizes])."""
+    # NOTE: imported here, at the first graph lowered: a process whose graphs all come from the
+    # disk never lowers one ([Note: the compiled-graph cache] in graph_cache.py; ~3 ms)
+    from ir.lowering import lower_graph
+    from ir.scheduler import schedule
+
     start = time.perf_counter()
     name = gm.meta.get("name", "graph")
     steps: list[LoweredStep] = []
@@ -229,6 +236,8 @@ def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBind
                     backend: Backend) -> tuple[AOTGraphs, list[list[LoweredStep]]]:
     """AOT graphs and their lowered steps with sizes as symbols: traced and lowered twice,
     at two sets of sentinel sizes, and kept only if both read back the same."""
+    from ir.symbolic import Symbolizer, sentinel_primes  # (as lower's imports)
+
     start = time.perf_counter()
     results = []
     for first_prime in (_FIRST, _SECOND):

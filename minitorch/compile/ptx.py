@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from codegen.backend import Backend, CompiledKernel
 from codegen.registry import get_backend
-from ir.scheduler import FusedKernel
 from minitorch import _logging
 from minitorch.dtype import DType
 
-Kernels = Sequence[tuple[FusedKernel, dict[str, DType]]]
+if TYPE_CHECKING:  # types only: ([Note: the compiled-graph cache] in graph_cache.py)
+    from ir.scheduler import FusedKernel
+
+Kernels = Sequence[tuple["FusedKernel", dict[str, DType]]]
 
 
 def record_ptx(title: str, kernels: Kernels, sizes: tuple[str, ...], backend: Backend,

@@ -227,7 +227,8 @@ def test_a_new_process_loads_a_training_step_whole(tmp_path):
         lower = inductor.lower
         inductor.lower = lambda *args: lowered.append(args) or lower(*args)
         result = _run(mlp_step, _inputs(np.random.default_rng(4))["mlp_step"], compiled=True)
-        print(dict(disk_cache.graph_stats), len(lowered))
+        print(dict(disk_cache.graph_stats), len(lowered),
+              any(m in sys.modules for m in ("ir.lowering", "ir.scheduler", "ir.symbolic")))
         np.save(sys.argv[2], np.concatenate([r[0].ravel() for r in result]))
     """)
     env = {"MINITORCH_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
@@ -238,8 +239,9 @@ def test_a_new_process_loads_a_training_step_whole(tmp_path):
                               str(tmp_path / f"{k}.npy")], env=env, capture_output=True,
                              text=True, check=True)
         runs.append(out.stdout.strip())
-    assert runs[0] == "{'miss': 2, 'store': 2} 2"
-    assert runs[1] == "{'hit': 2} 0"  # forward and backward, neither lowered
+    assert runs[0] == "{'miss': 2, 'store': 2} 2 True"
+    # forward and backward loaded, neither lowered, and the lowering not even imported
+    assert runs[1] == "{'hit': 2} 0 False"
     np.testing.assert_array_equal(np.load(tmp_path / "0.npy"), np.load(tmp_path / "1.npy"))
 
 
