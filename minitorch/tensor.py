@@ -49,7 +49,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.inplace import InPlaceMethods
-from minitorch.ops.views_meta import contiguous_strides
+from minitorch.ops.views_meta import contiguous_strides, is_row_major
 
 
 class Size(tuple):
@@ -351,9 +351,13 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
             ))
         run_backward([self], [gradient], retain_graph=retain_graph)
 
-    def _accumulate_grad(self, grad: Tensor) -> None:
-        grad = grad.detach() if self.grad is None else F.add(self.grad, grad).detach()
-        self.grad = _in_layout_of(self, grad)
+    def _accumulate_grad(self, grad: Tensor, shared: bool = False) -> None:
+        """Add `grad` to `.grad`; `shared`: something else holds its memory ([Note: a leaf's
+        .grad])."""
+        if self.grad is None:
+            self.grad = _owned_grad(self, grad.detach(), shared)
+        else:
+            self.grad = _owned_grad(self, F.add(self.grad, grad).detach(), False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
@@ -427,23 +431,36 @@ def _check_assigned_grad(t: Tensor, grad) -> None:
         ))
 
 
-def _in_layout_of(leaf: Tensor, grad: Tensor) -> Tensor:
-    """`grad` laid out in memory as `leaf` is, where `leaf` is dense (no gaps, no overlaps):
-    PyTorch's gradient layout contract. A backward makes a gradient in whatever layout its
-    formula gives (`x @ w.t()` gives w's transposed), and a compiled backward in another; the
-    contract makes `.grad` the same either way, and an optimizer's `p -= lr * p.grad` walks
-    both in one order. `grad` as it is where it has the layout already, or `leaf` has none."""
-    shape, want, have = leaf.shape, leaf.stride(), grad.stride()
-    if all(w == h for w, h, n in zip(want, have, shape) if n > 1):
-        return grad
+# [Note: a leaf's .grad]
+# A leaf's .grad is its own memory, laid out as the leaf is: PyTorch's gradient layout
+# contract, which AccumulateGrad keeps.
+# - Layout: a backward makes a gradient in whatever layout its formula gives (`x @ w.t()`
+#   gives w's transposed), and a compiled backward in another; the contract makes .grad the
+#   same either way, and an optimizer's `p -= lr * p.grad` walks both in one order. A dense
+#   leaf (no gaps, no overlaps) gets its own strides; any other (a slice with gaps, an
+#   expanded one) gets row-major ones.
+# - Ownership: the gradient a backward delivers may be memory someone else holds: the user's
+#   `y.backward(g)` passed through an add, or one array delivered to both leaves of `a + b`
+#   (the engine says so: `shared`); or a read-only broadcast view (sum's backward of a 0-d
+#   leaf). Kept as it is, `a.grad.mul_(2)` would change b.grad or g, or raise. So such a
+#   gradient is copied, as PyTorch copies one whose memory is used elsewhere.
+def _owned_grad(leaf: Tensor, grad: Tensor, shared: bool) -> Tensor:
+    """`grad` as `leaf`'s .grad ([Note: a leaf's .grad]): as it is when it has the layout and
+    no one else holds it; else a copy."""
     data = grad._data
     xp = module_of(data)
-    if xp is np and type(data) is not np.ndarray:  # a fake's: nothing to copy
+    if xp is np and type(data) is not np.ndarray:  # a fake's, while tracing: no memory
         return grad
+    shape, want, have = leaf.shape, leaf.stride(), grad.stride()
     order = sorted(range(len(shape)), key=lambda d: -want[d])  # outermost dim first
     dense = contiguous_strides(tuple(shape[d] for d in order))
-    if any(want[d] != stride for d, stride in zip(order, dense) if shape[d] > 1):
-        return grad  # a leaf with gaps, or expanded: no layout to copy into
+    if all(want[d] == stride for d, stride in zip(order, dense) if shape[d] > 1):
+        fits = all(w == h for w, h, n in zip(want, have, shape) if n > 1)
+    else:  # a leaf with gaps, or expanded: no layout of its own to copy into
+        order = list(range(len(shape)))
+        fits = is_row_major(tuple(shape), tuple(have))
+    if fits and not shared and getattr(data.flags, "writeable", True):
+        return grad
     out = xp.empty([shape[d] for d in order], data.dtype).transpose(np.argsort(order))
     out[...] = data
     return Tensor._from_array(out)

@@ -55,6 +55,9 @@ def run_backward(
     from minitorch.ops import add, to_copy
 
     pending: dict[int, list] = {}  # id(node) -> gradient per output of that node
+    # the memory of the user's gradients, and of each gradient a leaf's .grad took: a leaf
+    # given any of it again copies it ([Note: a leaf's .grad] in minitorch/tensor.py)
+    held = {_memory(grad) for grad in grad_outputs}
     leaf_grads: dict[int, object] = {}  # id(tensor) -> gradient, for leaves and `inputs`
     wanted = {id(t) for t in inputs} if inputs is not None else None
 
@@ -70,7 +73,9 @@ def run_backward(
                 return
         if tensor.grad_fn is None:
             if wanted is None:
-                tensor._accumulate_grad(grad)
+                memory = _memory(grad)
+                tensor._accumulate_grad(grad, shared=memory in held)
+                held.add(memory)
             return
         slots = pending.setdefault(id(tensor.grad_fn), [None] * tensor.grad_fn.num_outputs)
         nr = tensor._output_nr
@@ -108,3 +113,11 @@ def run_backward(
     if inputs is None:
         return None
     return [leaf_grads.get(id(t)) for t in inputs]
+
+
+def _memory(tensor) -> int:
+    """Which array owns `tensor`'s memory (a view's `.base`, numpy's and cupy's alike)."""
+    array = tensor._data
+    while getattr(array, "base", None) is not None:
+        array = array.base
+    return id(array)

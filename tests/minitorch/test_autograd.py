@@ -65,11 +65,48 @@ def test_a_leafs_grad_is_laid_out_as_the_leaf_whatever_the_backward_made(compile
         np.testing.assert_allclose(w.grad.numpy(), expected, rtol=1e-12)
 
 
-def test_an_expanded_leafs_grad_keeps_the_backwards_layout():
-    w = leaf([1.0, 2.0]).expand(3, 2).detach().requires_grad_()  # stride (0, 1): no layout
-    (w * 2).sum().backward()
-    assert w.grad.stride() == (2, 1)
-    np.testing.assert_array_equal(w.grad.numpy(), np.full((3, 2), 2.0))
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_a_leaf_without_a_dense_layout_gets_a_row_major_grad(compiled):
+    """A slice with gaps, or an expanded leaf, has no layout of its own: .grad is row-major
+    (PyTorch's contract), and writable (sum's backward of an expanded leaf is a read-only
+    broadcast)."""
+    base = minitorch.tensor(np.arange(24.0).reshape(4, 6))
+    leaves = [base[:, ::2].detach().requires_grad_(),  # strides (6, 2): gaps
+              minitorch.tensor([1.0, 2.0]).expand(3, 2).detach().requires_grad_()]
+    for w in leaves:
+        def loss(w):
+            return (w.t() * 2).sum() + w.sum()
+
+        (minitorch.compile(loss) if compiled else loss)(w).backward()
+        assert w.grad.stride() == (w.shape[1], 1)
+        w.grad.mul_(2)  # writable
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(w.shape, 6.0))
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_a_leafs_grad_shares_memory_with_nothing(compiled):
+    """The gradient a backward delivers may be another leaf's too (a + b) or the user's
+    (y.backward(g) through an add): .grad copies it, so a write into one .grad changes no
+    other tensor; and a 0-d leaf's grad from sum's backward is writable."""
+    a, b = leaf([1.0, 1.0, 1.0]), leaf([1.0, 1.0, 1.0])
+    c = minitorch.tensor([1.0, 2.0, 3.0])
+
+    def weighted(a, b):
+        return ((a + b) * c).sum()
+
+    (minitorch.compile(weighted) if compiled else weighted)(a, b).backward()
+    a.grad.mul_(0.5)
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 2.0, 3.0])
+
+    x, g = leaf(np.zeros((2, 3))), minitorch.ones(2, 3, dtype=minitorch.float64)
+    (minitorch.compile(lambda x: x + 0) if compiled else (lambda x: x + 0))(x).backward(g)
+    g.mul_(5)
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+    p = leaf(1.0)
+    (minitorch.compile(lambda p: p.sum()) if compiled else (lambda p: p.sum()))(p).backward()
+    p.grad.zero_()  # was a read-only broadcast: ValueError
+    assert p.grad.item() == 0.0
 
 
 def test_non_leaf_grad_is_none():
