@@ -54,9 +54,17 @@ class CudaOps(LLVMOps):
     kernel's own module (a GPU cannot call the CPU's trig library): a branch per thread."""
 
     def _float_to_int(self, a: ir.Value, target: ir.IntType) -> ir.Value:
-        """PTX's conversion (cvt.rzi) saturates, and gives 0 for NaN, as cupy's casts do on
-        the GPU: the GPU's eager answer, not the CPU's."""
-        return self.builder.fptosi(a, target)
+        """Saturating, NaN to 0: what the GPU's conversion (cvt.rzi) does, and so cupy's casts,
+        the GPU's eager answer. Written out with selects, not left to fptosi: its poison for
+        NaN lets LLVM's optimizer delete a store whose NaN it can see ahead of time."""
+        b = self.builder
+        limit = ir.Constant(a.type, float(2 ** (target.width - 1)))
+        inside = b.and_(b.fcmp_ordered(">=", a, b.fneg(limit)), b.fcmp_ordered("<", a, limit))
+        largest = ir.Constant(target, 2 ** (target.width - 1) - 1)
+        smallest = ir.Constant(target, -(2 ** (target.width - 1)))
+        beyond = b.select(b.fcmp_ordered(">=", a, limit), largest, smallest)
+        outside = b.select(b.fcmp_unordered("uno", a, a), ir.Constant(target, 0), beyond)
+        return b.select(inside, b.fptosi(a, target), outside)
 
     def _trig(self, name: str, a: ir.Value) -> ir.Value:
         self.uses_trig = True

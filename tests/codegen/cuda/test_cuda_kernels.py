@@ -248,3 +248,24 @@ def test_whole_graphs_forward_and_backward(name: str):
     assert fallback_reasons(compiled) == []
     for eager, compiled in zip(*results, strict=True):
         np.testing.assert_allclose(compiled, eager, rtol=1e-4, atol=1e-5)
+
+
+def test_a_float_cast_to_an_integer_saturates_as_the_gpus_conversion_does():
+    """NaN gives 0 and floats beyond the integer's range its largest or smallest value (PTX's
+    cvt.rzi, and so cupy's casts); a NaN the optimizer sees ahead of time still gives 0, where
+    LLVM's fptosi alone made it poison and the kernel stored nothing."""
+    special = [np.nan, np.inf, -np.inf, 1e20, -1e20, 3.7, -3.7, 2.0**31, -(2.0**31)]
+    x = minitorch.tensor(np.array(special * 150, np.float32))  # vector loops and their tails
+    as_ints = minitorch.compile(lambda x: ((x * 1).long(), (x * 1).int()),
+                                backend="cuda_emulator")(x)
+    top64, top32 = 2**63 - 1, 2**31 - 1
+    assert as_ints[0].numpy()[:9].tolist() == [0, top64, -top64 - 1, top64, -top64 - 1, 3, -3,
+                                              2**31, -(2**31)]
+    assert as_ints[1].numpy()[:9].tolist() == [0, top32, -top32 - 1, top32, -top32 - 1, 3, -3,
+                                              top32, -top32 - 1]
+    for values in as_ints:  # every repeat alike
+        np.testing.assert_array_equal(values.numpy().reshape(150, 9),
+                                      np.tile(values.numpy()[:9], (150, 1)))
+    nan_is_zero = minitorch.compile(lambda x: (x + float("nan")).long() == 0,
+                                    backend="cuda_emulator")(minitorch.ones(1000))
+    assert nan_is_zero.numpy().all()
