@@ -27,6 +27,8 @@ how many elements are True, are turned into integer indices before they reach th
 
 from __future__ import annotations
 
+import numpy as np
+
 from minitorch.dtype import int32, int64
 from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops.helpers import is_tensor, written_value_grad
@@ -84,12 +86,24 @@ def indexed_shape(op: str, x, indices: tuple) -> tuple[int, ...]:
 
 
 def index_tensor_meta(x, *indices) -> TensorMeta:
+    _check_known_indices("index", x, indices)
     return TensorMeta(indexed_shape("index", x, indices), x.dtype)
+
+
+def _check_known_indices(op: str, x, indices: tuple) -> None:
+    """Check, as the kernel will, the indices whose values are known while tracing: a constant,
+    such as the list of `x[[0, 5]]`. A compiled program then raises eager's error even where
+    the read's result is never used (and the read itself is dropped as dead code)."""
+    known = tuple(data if type(data := getattr(i, "_data", None)) is np.ndarray else None
+                  for i in indices)
+    if any(i is not None for i in known):
+        _numpy_key(op, x, known)
 
 
 def index_put_meta(base, src, *indices, accumulate: bool = False) -> TensorMeta:
     """`base` with base[indices] written: src must broadcast to the shape that read has."""
     region = indexed_shape("index_put", base, indices)
+    _check_known_indices("index_put", base, indices)
     check_scalars_fit("index_put", base.dtype, src)
     src_shape = operand_shape("index_put", src)
     if not broadcasts_to(src_shape, region):

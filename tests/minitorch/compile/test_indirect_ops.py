@@ -171,3 +171,23 @@ def test_dropout_masks_differ_from_call_to_call_and_keep_1_minus_p():
     assert not np.array_equal(first, second)
     for mask in (first != 0, second != 0):
         assert abs(mask.mean() - 0.75) < 0.01  # 20000 draws: 4 standard deviations is 0.012
+
+
+@pytest.mark.parametrize("backend", ["inductor", "aot_eager", "eager"])
+def test_a_constant_index_out_of_range_raises_even_where_the_read_is_dead(backend):
+    """x[[0, 1, 0]] on one element raises eagerly; compiled, the unused read is dead code, so
+    its indices (known while tracing) are checked as it is traced (found by the fuzzer)."""
+    def program(y):
+        unused = y[[0, 1, 0]]  # noqa: F841
+        return y * 2
+
+    y = minitorch.tensor([1.0])
+    with pytest.raises(IndexOutOfRangeError, match="index 1 is out of bounds") as eager:
+        program(y)
+    reset()
+    with pytest.raises(IndexOutOfRangeError, match="index 1 is out of bounds") as compiled:
+        minitorch.compile(program, backend=backend)(y)
+    assert str(compiled.value) == str(eager.value)
+    y = minitorch.tensor([1.0, 2.0])  # in range: runs
+    np.testing.assert_array_equal(minitorch.compile(program, backend=backend)(y).numpy(),
+                                  [2.0, 4.0])
