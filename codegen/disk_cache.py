@@ -112,8 +112,8 @@ def store(key: str, payload: bytes, kind: str = _KIND) -> None:
 
 def load_description(fingerprint: str, kind: str = _HOST_KIND) -> tuple[str, ...] | None:
     """The description stored for a `fingerprint`, or None: of the host (codegen/llvm/host.py,
-    counted in `host_stats`), or with kind "source_digest" of the kernel generator's source
-    (`source_stats`)."""
+    counted in `host_stats`), or with kind "source_digest" of a set of source files
+    (`source_digest`, counted in `source_stats`)."""
     payload = _read(cache_key(kind, fingerprint), kind)
     try:
         description = json.loads(payload) if payload is not None else None

@@ -108,3 +108,12 @@ def to_host(array) -> np.ndarray:
     if module_of(array) is not np:
         return array.get()
     return np.asarray(array)  # a MetaArray raises DataDependentError here
+
+
+def copy_in_order(array, order: tuple[int, ...] | list[int]):
+    """A copy of `array` (on its device) whose memory runs through its dims in `order`,
+    outermost first: (1, 0) lays a matrix out column by column."""
+    out = module_of(array).empty([array.shape[d] for d in order], array.dtype)
+    view = out.transpose(np.argsort(order))  # out's memory, in array's dim order
+    view[...] = array
+    return view

@@ -61,7 +61,7 @@ from codegen.llvm.parallel import parallel_for
 from ir import indexing
 from ir.indexing import Expr, index_error
 from minitorch import config
-from minitorch.dtype import DType, get_dtype
+from minitorch.dtype import DType, from_numpy_dtype, get_dtype
 from minitorch.errors import MinitorchError
 
 if TYPE_CHECKING:  # types only: a graph loaded whole never imports the scheduler
@@ -131,7 +131,6 @@ class LLVMKernel(CompiledKernel):
         # the buffers' pointers, the error slot's address, the error slot
         self._pointers = ctypes.c_int64 * (len(self._buffers) + 1 + _ERROR_SLOTS)
         self._dtypes = tuple(dtypes[name].np for name in self._buffers)
-        self._dtype_names = tuple(dtypes[name].name for name in self._buffers)
         self._ranges = kernel.ranges  # ints, or Exprs over the size symbols
         self._reduction_ranges = kernel.reduction_ranges
         if not sizes:  # static sizes: the thread split is the same on every call
@@ -268,7 +267,8 @@ class LLVMBackend(Backend):
             return None
         host = list(host_description())
         return [{"shape": k._shape._asdict(), "symbol": k._symbol, "module": k._jit.disk_key,
-                 "dtypes": list(k._dtype_names), "host": host} for k in kernels]
+                 "dtypes": [from_numpy_dtype(d).name for d in k._dtypes], "host": host}
+                for k in kernels]
 
     def load_kernels(self, saved: Sequence[dict]) -> list[LLVMKernel] | None:
         """The kernels again, their machine code loaded from the disk (one module loaded once);

@@ -25,6 +25,7 @@ import numpy as np
 
 from minitorch import counter_rng, factories
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.device import copy_in_order
 from minitorch.errors import MinitorchError
 from minitorch.tensor import Tensor
 from tracer.fx import GraphModule
@@ -62,7 +63,7 @@ def relayout(outputs: Sequence, orders: Sequence[Order]) -> tuple:
     for i, (out, order) in enumerate(zip(outputs, orders)):
         if order is not None and isinstance(out, Tensor) and type(out._data) is np.ndarray:
             if id(out) not in done:
-                copy = Tensor._from_array(_in_order(out._data, order))
+                copy = Tensor._from_array(copy_in_order(out._data, order))
                 copy._version_counter = out._shared_version_counter()
                 done[id(out)] = copy
             result[i] = done[id(out)]
@@ -89,11 +90,3 @@ def _order(t: Tensor) -> Order:
     strides = t.stride()
     order = tuple(sorted(range(t.ndim), key=lambda d: -strides[d]))
     return None if order == tuple(range(t.ndim)) else order
-
-
-def _in_order(array, order: tuple[int, ...]):
-    """A copy of `array` whose memory runs through its dims in `order`."""
-    out = np.empty([array.shape[d] for d in order], array.dtype)
-    view = out.transpose(np.argsort(order))  # out's memory, in array's dim order
-    view[...] = array
-    return view
