@@ -40,6 +40,7 @@ from minitorch.errors import (
 )
 from minitorch.fake import is_fake
 from minitorch.functional.views import index
+from minitorch.ops.indexing import numpy_key
 from minitorch.ops.views_meta import broadcasts_to, normalize_index
 from minitorch.overrides import make_overridable, overridable
 
@@ -50,10 +51,11 @@ __all__ = ["index_put"]
 class _Advanced:
     """An advanced item of a key, with the dims of the basic view it covers."""
 
-    def __init__(self, tensor, dim: int) -> None:
+    def __init__(self, tensor, dim: int, known: list | None = None) -> None:
         self.tensor = tensor  # an int64/int32 index or a bool mask
         self.dim = dim  # its first dim in the basic view
         self.is_mask = tensor.dtype is bool_
+        self.known = known  # the Python sequence it was made from: values known when traced
 
     @property
     def ndim(self) -> int:
@@ -108,7 +110,8 @@ def split_key(shape: tuple[int, ...], key) -> tuple[tuple, list[_Advanced]]:
             t = t.reshape(1)
         else:
             basic.extend([slice(None)] * _span(item, t))  # the view keeps the dims it indexes
-        advanced.append(_Advanced(t, dim))
+        known = list(item) if isinstance(item, (list, tuple, range)) else None
+        advanced.append(_Advanced(t, dim, known))
         dim += advanced[-1].ndim
     return normalize_index(shape, tuple(basic)), advanced
 
@@ -120,6 +123,12 @@ def _span(item, t) -> int:
     return t.ndim if t.dtype is bool_ else 1
 
 
+# [Note: indices known while tracing]
+# An index a key spells as a Python list (`x[[0, 5]]`) is known whenever the key is, traced
+# or not. The kernel checks every index against its dim, but a traced read whose result is
+# never used is dead code, dropped with its check: eagerly `x[[0, 5]]` raises, compiled it
+# would not. So such indices are checked here, before the op, in every mode. (Not in the
+# op's shape rule: the meta cache serves that by shapes alone, [Note: the meta cache].)
 def _index_list(view, advanced: list[_Advanced], op: str) -> list:
     """The advanced items as index_tensor's arguments: an integer tensor or None per dim of
     the view; each mask becomes one index per dim it covers (its True positions)."""
@@ -128,6 +137,8 @@ def _index_list(view, advanced: list[_Advanced], op: str) -> list:
         t = item.tensor
         if not item.is_mask:
             indices[item.dim] = t  # its dtype is checked by the op
+            if item.known is not None:  # see [Note: indices known while tracing]
+                numpy_key(op, view, (None,) * item.dim + (np.asarray(item.known),))
             continue
         _check_mask_shape(op, view, item)
         for d, positions in enumerate(_true_positions(op, t)):

@@ -27,8 +27,6 @@ how many elements are True, are turned into integer indices before they reach th
 
 from __future__ import annotations
 
-import numpy as np
-
 from minitorch.dtype import int32, int64
 from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops.helpers import is_tensor, written_value_grad
@@ -86,24 +84,12 @@ def indexed_shape(op: str, x, indices: tuple) -> tuple[int, ...]:
 
 
 def index_tensor_meta(x, *indices) -> TensorMeta:
-    _check_known_indices("index", x, indices)
     return TensorMeta(indexed_shape("index", x, indices), x.dtype)
-
-
-def _check_known_indices(op: str, x, indices: tuple) -> None:
-    """Check, as the kernel will, the indices whose values are known while tracing: a constant,
-    such as the list of `x[[0, 5]]`. A compiled program then raises eager's error even where
-    the read's result is never used (and the read itself is dropped as dead code)."""
-    known = tuple(data if type(data := getattr(i, "_data", None)) is np.ndarray else None
-                  for i in indices)
-    if any(i is not None for i in known):
-        _numpy_key(op, x, known)
 
 
 def index_put_meta(base, src, *indices, accumulate: bool = False) -> TensorMeta:
     """`base` with base[indices] written: src must broadcast to the shape that read has."""
     region = indexed_shape("index_put", base, indices)
-    _check_known_indices("index_put", base, indices)
     check_scalars_fit("index_put", base.dtype, src)
     src_shape = operand_shape("index_put", src)
     if not broadcasts_to(src_shape, region):
@@ -117,7 +103,7 @@ def index_put_meta(base, src, *indices, accumulate: bool = False) -> TensorMeta:
 # ---- kernels -----------------------------------------------------------------------------
 
 
-def _numpy_key(op: str, a, indices: tuple) -> tuple:
+def numpy_key(op: str, a, indices: tuple) -> tuple:
     """indices as a numpy key, each index checked against the size of the dim it reads."""
     key = []
     for d, i in enumerate(indices):
@@ -136,12 +122,12 @@ def _numpy_key(op: str, a, indices: tuple) -> tuple:
 
 
 def _index_tensor_impl(xp, a, *indices):
-    return a[_numpy_key("index", a, indices)]  # advanced indexing: numpy copies
+    return a[numpy_key("index", a, indices)]  # advanced indexing: numpy copies
 
 
 def _index_put_impl(xp, base, src, *indices, accumulate=False):
     out = base.copy()  # new memory; also materialises an expanded (stride-0) base
-    key = _numpy_key("index_put", out, indices)
+    key = numpy_key("index_put", out, indices)
     if accumulate:
         xp.add.at(out, key, src)  # repeated positions add up
     else:
