@@ -191,3 +191,17 @@ def test_a_constant_index_out_of_range_raises_even_where_the_read_is_dead(backen
     y = minitorch.tensor([1.0, 2.0])  # in range: runs
     np.testing.assert_array_equal(minitorch.compile(program, backend=backend)(y).numpy(),
                                   [2.0, 4.0])
+
+
+def test_a_dead_constant_index_is_checked_after_an_eager_call_of_the_same_shapes():
+    """The check does not ride on the shape rule, which the meta cache serves by shapes alone."""
+    y = minitorch.tensor([1.0, 2.0, 3.0])
+    y[[0, 2, 0]]  # eager, in range: the meta cache now knows this signature
+
+    def program(y):
+        unused = y[[0, 5, 0]]  # noqa: F841
+        return y * 2
+
+    reset()
+    with pytest.raises(IndexOutOfRangeError, match="index 5 is out of bounds for dimension 0"):
+        minitorch.compile(program, backend="eager")(y)
