@@ -4,12 +4,15 @@
     CONTAINS_OP              "a" in d                   a constant
     BUILD_TUPLE 2            (a, b)                     TupleVariable([a, b])
     BUILD_LIST 0; LIST_APPEND   [x * i for i in ...]     ListVariable, grown in place
+    BUILD_SET 2; SET_ADD     {a, b}, {k for k in ...}   SetVariable (sets.py)
     BUILD_CONST_KEY_MAP 2    {"a": x, "b": y}           ConstDictVariable (dicts.py)
     BUILD_MAP 0; MAP_ADD     {k: v for k in ...}        ConstDictVariable, grown in place
     DICT_UPDATE              {**a, **b}
     CALL_FUNCTION_EX 1       f(*args, **kwargs)         the call, with the tuple's items and the
                                                         dict's entries as its arguments
     STORE_SUBSCR             d[k] = v, lst[i] = v       (the caller's: replayed, side_effects.py)
+    STORE_SLICE              lst[a:b] = items           3.12+; 3.11 builds the slice first
+    DELETE_SUBSCR            del d[k], del lst[i]
                              x[k] = v on a tensor        its out-of-place form, x rebound
     FORMAT_VALUE; BUILD_STRING  f"k{i}"                 a constant string
 
@@ -35,7 +38,10 @@ from tracer.dynamo.variables import (
     TupleVariable,
     constant,
 )
-from tracer.dynamo.variables.dicts import ConstDictVariable
+from tracer.dynamo.variables.container_calls import contains
+from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
+from tracer.dynamo.variables.iterators import sequence_items
+from tracer.dynamo.variables.sets import SetVariable, set_values
 
 if TYPE_CHECKING:
     from tracer.dynamo.instructions import Instruction
@@ -69,6 +75,20 @@ def list_to_tuple(self: InstructionTranslator, inst: Instruction) -> None:  # 3.
     self.push(TupleVariable(self.pop().items))
 
 
+def build_set(self: InstructionTranslator, inst: Instruction) -> None:
+    self.push(SetVariable.of(self, self.popn(inst.arg)))
+
+
+def set_add(self: InstructionTranslator, inst: Instruction) -> None:  # {k for k in ...}
+    item = self.pop()
+    self.stack[-inst.arg].values.add(*set_values([item]))
+
+
+def set_update(self: InstructionTranslator, inst: Instruction) -> None:  # {*a, *b}
+    items = sequence_items(self, self.pop())
+    self.stack[-inst.arg].values.update(set_values(items))
+
+
 def unpack_sequence(self: InstructionTranslator, inst: Instruction) -> None:
     items = self.pop().unpack_sequence(self)
     if len(items) != inst.arg:
@@ -92,11 +112,12 @@ def contains_op(self: InstructionTranslator, inst: Instruction) -> None:
     """`a in b` / `a not in b` (arg 1): on constants, or on a dict's keys."""
     container = self.pop()
     item = self.pop()
-    if isinstance(container, ConstDictVariable):  # the keys are known, the values need not
-        found = constant(container.contains(item.as_python_constant()))
-    else:
-        found = self.call(BuiltinVariable(operator.contains), [container, item])
-    self.push(ConstantVariable(found.as_python_constant() != bool(inst.arg)))
+    if isinstance(container, (TupleVariable, SetVariable, DictViewVariable)):
+        found = contains(self, container, item)  # on the trackers: a dict's keys need only be
+    else:                                        # known, and a tuple's tensors compared by id
+        found = self.call(BuiltinVariable(operator.contains), [container, item]) \
+            .as_python_constant()
+    self.push(ConstantVariable(found != bool(inst.arg)))
 
 
 def binary_subscr(self: InstructionTranslator, inst: Instruction) -> None:
@@ -184,18 +205,57 @@ def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
         container.setitem(k, value)
         return
     if isinstance(container, ListVariable):
-        index = key.as_python_constant()
-        if not isinstance(index, int) or not -len(container.items) <= index < len(
-                container.items):
-            raise Unsupported(f"list assignment at index {index!r} (not a valid int index)")
-        self.output.side_effects.mutate_container(container)
-        container.items[index] = value
+        set_list_item(self, container, key.as_python_constant(), value)
         return
     if isinstance(container, TensorVariable):
         container.setitem(self, key, value)  # functionalized: variables/tensor.py
         return
     raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "
                       "the caller is not traced yet)")
+
+
+def set_list_item(self: InstructionTranslator, lst: ListVariable, index: object,
+                  value: VariableTracker | None) -> None:
+    """`lst[i] = v`, `lst[a:b] = items` and (value None) `del lst[i]`, `del lst[a:b]`."""
+    items = lst.items
+    if isinstance(index, slice):
+        new = [] if value is None else sequence_items(self, value)
+        if index.step not in (None, 1) and len(range(len(items))[index]) != len(new) \
+                and value is not None:
+            raise Unsupported("assigning to an extended slice of another size (a ValueError)")
+    elif not isinstance(index, int) or not -len(items) <= index < len(items):
+        raise Unsupported(f"list assignment or deletion at index {index!r} (not a valid int "
+                          "index: an IndexError or TypeError)")
+    self.output.side_effects.mutate_container(lst)
+    if value is None:
+        del items[index]
+    elif isinstance(index, slice):
+        items[index] = new
+    else:
+        items[index] = value
+
+
+def delete_subscr(self: InstructionTranslator, inst: Instruction) -> None:
+    """`del d[k]`, `del lst[i]`, `del lst[a:b]`."""
+    key = self.pop()
+    container = self.pop()
+    if isinstance(container, ConstDictVariable):
+        self.output.side_effects.mutate_container(container)
+        container.delitem(_key(key))
+    elif isinstance(container, ListVariable):
+        set_list_item(self, container, key.as_python_constant(), None)
+    else:
+        raise Unsupported(f"del of an item of {container.describe()}")
+
+
+def store_slice(self: InstructionTranslator, inst: Instruction) -> None:  # 3.12+: a[i:j] = v
+    stop = self.pop()
+    start = self.pop()
+    container = self.pop()
+    value = self.pop()
+    index = constant(slice(start.as_python_constant(), stop.as_python_constant()))
+    self.push(value, container, index)
+    store_subscr(self, inst)
 
 
 def _key(key: VariableTracker) -> object:

@@ -65,6 +65,7 @@ from tracer.dynamo.transformed_code import (
 )
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.dicts import DictViewVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node
@@ -295,13 +296,17 @@ class OutputGraph:
 def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
     """The tensors inside (nested) values, each once, in order."""
     found: dict[Node, TensorVariable] = {}
+    seen: set[int] = set()  # containers already visited (a list may hold itself)
 
     def visit(v: VariableTracker) -> None:
         if isinstance(v, TensorVariable):
             found.setdefault(v.node, v)
-        elif isinstance(v, TupleVariable):
+        elif isinstance(v, TupleVariable) and id(v) not in seen:
+            seen.add(id(v))
             for item in v.items:
                 visit(item)
+        elif isinstance(v, DictViewVariable):  # d.values(), returned: the dict's tensors
+            visit(v.dict)
         elif isinstance(v, TensorMethodVariable):  # x.item, waiting for its call at a break
             visit(v.tensor)
 

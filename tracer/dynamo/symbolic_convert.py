@@ -53,6 +53,7 @@ from tracer.dynamo.variables import (
     nested,
     wrap,
 )
+from tracer.dynamo.variables.dicts import DictViewVariable
 from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
 
@@ -150,6 +151,8 @@ class InstructionTranslator:
             return bool(value.as_python_constant())
         if isinstance(value, TupleVariable):
             return bool(value.items)
+        if isinstance(value, DictViewVariable):
+            return bool(value.current())
         raise Unsupported(f"the truth value of {value.describe()}")
 
     def _return(self, value: VariableTracker) -> None:
@@ -356,6 +359,11 @@ class InstructionTranslator:
     DICT_MERGE = containers.dict_merge
     CALL_FUNCTION_EX = containers.call_function_ex
     STORE_SUBSCR = containers.store_subscr
+    STORE_SLICE = containers.store_slice  # 3.12+
+    DELETE_SUBSCR = containers.delete_subscr
+    BUILD_SET = containers.build_set
+    SET_ADD = containers.set_add
+    SET_UPDATE = containers.set_update
     STORE_ATTR = side_effects.store_attr
     BUILD_STRING = containers.build_string
     FORMAT_VALUE = containers.format_value

@@ -36,9 +36,10 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
-from tracer.dynamo.variables.dicts import ConstDictVariable
+from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
 from tracer.dynamo.variables.functions import UserFunctionVariable
 from tracer.dynamo.variables.nested import NestedUserFunctionVariable
+from tracer.dynamo.variables.sets import SetVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
@@ -78,13 +79,10 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
                               side_effects: SideEffects) -> TransformedCode:
     """The source of the function that returns `value`; raises Unsupported if it cannot."""
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
-
-    def rebuild(v: VariableTracker) -> str:
-        return _reconstruct(v, out_index, namespace)
-
+    rebuild = Rebuilder(out_index, namespace, [value, *side_effects.values()])
     result = rebuild(value)
-    lines += side_effects.codegen(rebuild, out_index)
-    lines.append(f"    return {result}")
+    writes = side_effects.codegen(rebuild, out_index)
+    lines += [*rebuild.lines, *writes, f"    return {result}"]
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
 
 
@@ -107,10 +105,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     See [Note: graph breaks] in graph_break.py. Raises Unsupported for a value it cannot rebuild.
     """
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
-
-    def rebuild(v: VariableTracker) -> str:
-        return _reconstruct(v, out_index, namespace)
-
+    rebuild = Rebuilder(out_index, namespace, [*plan.values(), *side_effects.values()])
     stack = [rebuild(v) for v in plan.stack if v is not NULL]
     live = [f"L[{local!r}]" if v is None else rebuild(v) for local, v in plan.live_locals.items()]
     resume_names = []
@@ -118,12 +113,16 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         resume_names.append(f"{name.replace('__transformed', '___resume')}_{k}")
         namespace[resume_names[-1]] = fn
 
-    lines += side_effects.codegen(rebuild, out_index)  # before the break runs for real
+    call_args = []
     if plan.call is not None:
         fn, args, kwargs = plan.call
         call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
-        namespace["___call_captured"] = plan.run_call
         call_args = [rebuild(fn), *call_args]
+    condition = rebuild(plan.condition) if plan.condition is not None else None
+    writes = side_effects.codegen(rebuild, out_index)  # before the break runs for real
+    lines += [*rebuild.lines, *writes]
+    if plan.call is not None:
+        namespace["___call_captured"] = plan.run_call
         lines.append(f"    ___call = ___call_captured({', '.join(call_args)})")
         breaking_line = len(lines)
         lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
@@ -131,7 +130,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         # A tensor's truth decides; the resume functions are (jump target, next instruction).
         arguments = ", ".join([*stack, *live])
         taken, not_taken = (0, 1) if plan.jump_if else (1, 0)
-        lines.append(f"    if {rebuild(plan.condition)}:")
+        lines.append(f"    if {condition}:")
         breaking_line = len(lines)
         lines.append(f"        return {resume_names[taken]}({arguments})")
         lines.append(f"    return {resume_names[not_taken]}({arguments})")
@@ -159,69 +158,125 @@ def _namespace() -> dict[str, Any]:
     return {"minitorch": minitorch, "sys": sys, "builtins": builtins}
 
 
-def _reconstruct(v: VariableTracker, out_index: dict, namespace: dict[str, Any]) -> str:
-    """A Python expression for `v` at the end of the frame."""
-    if isinstance(v, TensorVariable):
-        if v.source is not None:  # the caller's tensor (written back first if mutated)
-            return v.source.name()
-        if v.node in out_index:
-            return f"graph_out[{out_index[v.node]}]"
-        raise Unsupported(f"returning {v.describe()}, which no graph output computes")
-    if isinstance(v, ConstDictVariable) and v.source is not None:
-        return v.source.name()  # the caller's dict itself (mutations are replayed first)
-    if isinstance(v, ConstDictVariable):
-        items = [f"{k!r}: {_reconstruct(i, out_index, namespace)}" for k, i in v.entries.items()]
-        return "{" + ", ".join(items) + "}"
-    if isinstance(v, ListVariable) and v.source is not None:
-        return v.source.name()  # the caller's list itself (mutations are replayed first)
-    if isinstance(v, ListVariable):
-        return "[" + ", ".join(_reconstruct(i, out_index, namespace) for i in v.items) + "]"
-    if isinstance(v, TupleVariable) and v.source is not None:
-        return v.source.name()  # a tuple of the frame (or a shape): immutable, reload it
-    if isinstance(v, TupleVariable):
-        items = [_reconstruct(i, out_index, namespace) for i in v.items]
+class Rebuilder:
+    """Python expressions for trackers at the end of the frame: `rebuild(v)`.
+
+    A list, dict or set made in the frame is rebuilt once: when more than one place holds it
+    (`return lst, lst`; a list in a dict and in a local at a graph break; a dict and its
+    `.values()` view), its literal is bound to a name first (`___list_0 = [graph_out[0]]`,
+    in `lines`) and every place reads that name, so the caller gets one object, as eager.
+    """
+
+    def __init__(self, out_index: dict, namespace: dict[str, Any],
+                 roots: list[VariableTracker]) -> None:
+        self.out_index = out_index
+        self.namespace = namespace
+        self.lines: list[str] = []  # the shared containers' assignments, before their uses
+        self.names: dict[int, str | None] = {}
+        self.shared = _shared_containers(roots)
+
+    def __call__(self, v: VariableTracker) -> str:
+        if id(v) not in self.shared:
+            return self._expression(v)
+        if id(v) not in self.names:
+            name = f"___{v.python_type().__name__}_{len(self.names)}"
+            self.names[id(v)] = None  # being built: a list that holds itself cannot be
+            self.lines.append(f"    {name} = {self._expression(v)}")
+            self.names[id(v)] = name
+        if self.names[id(v)] is None:
+            raise Unsupported(f"rebuilding {v.describe()}, which holds itself")
+        return self.names[id(v)]
+
+    def _expression(self, v: VariableTracker) -> str:
+        """A Python expression for `v`."""
+        rebuild = self
+        if isinstance(v, TensorVariable):
+            if v.source is not None:  # the caller's tensor (written back first if mutated)
+                return v.source.name()
+            if v.node in self.out_index:
+                return f"graph_out[{self.out_index[v.node]}]"
+            raise Unsupported(f"returning {v.describe()}, which no graph output computes")
+        if isinstance(v, (ConstDictVariable, ListVariable)) and v.source is not None:
+            return v.source.name()  # the caller's dict or list itself (mutations replayed first)
+        if isinstance(v, ConstDictVariable):
+            return "{" + ", ".join(f"{k!r}: {rebuild(i)}" for k, i in v.entries.items()) + "}"
+        if isinstance(v, ListVariable):
+            return "[" + ", ".join(rebuild(i) for i in v.items) + "]"
+        if isinstance(v, SetVariable):
+            return f"set({_literal(frozenset(v.values), self.namespace)})"  # a new set
+        if isinstance(v, DictViewVariable):  # a live view of the dict rebuilt beside it
+            return f"{rebuild(v.dict)}.{v.kind}()"
+        if isinstance(v, TupleVariable) and v.source is not None:
+            return v.source.name()  # a tuple of the frame (or a shape): immutable, reload it
+        if isinstance(v, TupleVariable):
+            return self._tuple(v)
+        if isinstance(v, ConstantVariable):
+            return _literal(v.value, self.namespace)
+        if isinstance(v, NestedUserFunctionVariable):  # a def of the frame, live at a break
+            return _rebuild_function(v, rebuild)
+        if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
+            return f"{rebuild(v.tensor)}.{v.name}"
+        if isinstance(v, UserFunctionVariable) and v.bound_self is not None:
+            return _rebuild_method(v, rebuild)
+        if v.source is not None:
+            return v.source.name()  # a value of the frame that tracing only passed along
+        raise Unsupported(f"returning {v.describe()}")
+
+    def _tuple(self, v: TupleVariable) -> str:
+        items = [self(i) for i in v.items]
         text = "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
         if v.tuple_type is tuple:
             return text
         if v.tuple_type is minitorch.Size:
             return f"minitorch.Size({text})"
         if v.is_named():  # return_types.max(values, indices) and the like
-            name = f"___tuple_type_{len(namespace)}"
-            namespace[name] = v.tuple_type
+            name = f"___tuple_type_{len(self.namespace)}"
+            self.namespace[name] = v.tuple_type
             return f"{name}{text}"
         raise Unsupported(f"returning a {v.tuple_type.__name__}")
-    if isinstance(v, ConstantVariable):
-        return _literal(v.value, namespace)
-    if isinstance(v, NestedUserFunctionVariable):  # a def of the frame, live at a break
-        return _rebuild_function(v, out_index, namespace)
-    if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
-        return f"{_reconstruct(v.tensor, out_index, namespace)}.{v.name}"
-    if isinstance(v, UserFunctionVariable) and v.bound_self is not None:
-        return _rebuild_method(v, out_index, namespace)
-    if v.source is not None:
-        return v.source.name()  # a value of the frame that tracing only passed along
-    raise Unsupported(f"returning {v.describe()}")
 
 
-def _rebuild_method(v: UserFunctionVariable, out_index: dict, namespace: dict[str, Any]) -> str:
+def _shared_containers(roots: list[VariableTracker]) -> set[int]:
+    """The ids of the frame's lists, dicts and sets that more than one place holds."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+
+    def visit(v: VariableTracker) -> None:
+        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable)) \
+            and v.source is None
+        if mutable and id(v) in seen:
+            shared.add(id(v))
+            return
+        if mutable:
+            seen.add(id(v))
+        if isinstance(v, TupleVariable):
+            for item in v.items:
+                visit(item)
+        elif isinstance(v, DictViewVariable):
+            visit(v.dict)
+
+    for root in roots:
+        visit(root)
+    return shared
+
+
+def _rebuild_method(v: UserFunctionVariable, rebuild: Rebuilder) -> str:
     """`self.encode`, a method found on the class: looked up again on its object (its guards,
     method_of in user_object.py, say that this finds the same function)."""
     if not isinstance(v.fn_source, AttrSource):
         raise Unsupported(f"rebuilding the method {v.describe()}")
-    return f"{_reconstruct(v.bound_self, out_index, namespace)}.{v.fn_source.member}"
+    return f"{rebuild(v.bound_self)}.{v.fn_source.member}"
 
 
-def _rebuild_function(v: NestedUserFunctionVariable, out_index: dict,
-                      namespace: dict[str, Any]) -> str:
+def _rebuild_function(v: NestedUserFunctionVariable, rebuild: Rebuilder) -> str:
     """`def inner` made again, as MAKE_FUNCTION would: only without a closure, whose cells
     the function would have to share with the resume function's own."""
     if v.code.co_freevars:
         raise Unsupported(f"{v.describe()} is a closure; it cannot be rebuilt after a break")
-    defaults = "None" if v.defaults is None else _reconstruct(v.defaults, out_index, namespace)
-    kwdefaults = "None" if v.kwdefaults is None else _reconstruct(v.kwdefaults, out_index,
-                                                                 namespace)
-    name = f"___make_function_{len(namespace)}"
-    namespace[name] = functools.partial(make_function, v.code, v.maker.frame.f_globals)
+    defaults = "None" if v.defaults is None else rebuild(v.defaults)
+    kwdefaults = "None" if v.kwdefaults is None else rebuild(v.kwdefaults)
+    name = f"___make_function_{len(rebuild.namespace)}"
+    rebuild.namespace[name] = functools.partial(make_function, v.code, v.maker.frame.f_globals)
     return f"{name}({defaults}, {kwdefaults})"
 
 

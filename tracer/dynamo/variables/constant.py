@@ -41,6 +41,14 @@ def constant(value: Any, source: Source | None = None) -> VariableTracker:
         if isinstance(value, list):
             return ListVariable(items, source=source)
         return TupleVariable(items, tuple_type=type(value), source=source)
+    if type(value) is set and source is None:  # a set computed while tracing: s | t
+        from tracer.dynamo.variables.sets import SetVariable
+
+        return SetVariable(value)
+    if type(value) is dict and source is None and all(type(k) in (str, int) for k in value):
+        from tracer.dynamo.variables.dicts import ConstDictVariable
+
+        return ConstDictVariable({k: constant(v) for k, v in value.items()})
     if not isinstance(value, CONSTANT_TYPES):
         raise Unsupported(f"a value of type {type(value).__name__} where a constant was expected")
     return ConstantVariable(value, source=source)

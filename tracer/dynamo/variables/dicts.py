@@ -8,8 +8,15 @@
 A dict is a TupleVariable of its *values* with the keys beside them: everything that walks a
 container's items (a graph's outputs, the live values at a graph break) sees the tensors in
 it, and codegen rebuilds `{'a': graph_out[0], 'b': 3}`. A dict may be mutated while tracing
-(`d[k] = v`, MAP_ADD, `d.update`); one read from the frame is then written back after the graph
-runs (side_effects.py).
+(`d[k] = v`, MAP_ADD, `d.update`, `setdefault`, `pop`, `del d[k]`); one read from the frame is
+then written back after the graph runs (side_effects.py).
+
+[Note: dict views are live]
+`d.keys()`, `d.values()` and `d.items()` are views: they hold the dict, not its items, so a
+view taken before `d["a"] = y` sees `y` when it is iterated. `DictViewVariable` is that: it
+keeps the dict's tracker and reads its entries each time it is used, and it is rebuilt as
+`<the dict>.values()` after the graph, so a returned view stays a view of the dict returned
+beside it (transformed_code.py rebuilds each container once).
 """
 
 from __future__ import annotations
@@ -74,15 +81,27 @@ class ConstDictVariable(TupleVariable):
             self.keys.append(key)
             self.items.append(value)
 
-    def update(self, other: VariableTracker) -> None:
-        """`{**a, **b}` (DICT_UPDATE) and `d.update(other)`."""
-        if not isinstance(other, ConstDictVariable):
+    def delitem(self, key: Any) -> VariableTracker:
+        """`del d[key]`, `d.pop(key)`: the value removed."""
+        value = self.getitem(key)
+        index = self.keys.index(key)
+        del self.keys[index], self.items[index]
+        return value
+
+    def update(self, other: VariableTracker, tx: InstructionTranslator | None = None) -> None:
+        """`{**a, **b}` (DICT_UPDATE) and `d.update(other)`: from a dict, or (given `tx`) from
+        any iterable of (key, value) pairs, as dict.update takes them."""
+        if isinstance(other, ConstDictVariable):
+            pairs = list(zip(other.keys, other.items))
+        elif tx is not None:
+            pairs = [_pair(tx, item) for item in _items_of(tx, other)]
+        else:
             raise Unsupported(f"updating a dict from {other.describe()}")
-        for k, v in zip(other.keys, other.items):
+        for k, v in pairs:
             self.setitem(k, v)
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
-        if name in ("keys", "values", "items", "get", "update"):
+        if name in DictMethodVariable.METHODS:
             return DictMethodVariable(self, name)
         raise Unsupported(f"dict method .{name} is not traced")
 
@@ -91,8 +110,49 @@ class ConstDictVariable(TupleVariable):
         return f"a dict of {len(self.keys)} items{where}"
 
 
+class DictViewVariable(VariableTracker):
+    """`d.keys()`, `d.values()`, `d.items()`: a live view of the dict's tracker."""
+
+    def __init__(self, d: ConstDictVariable, kind: str) -> None:
+        super().__init__(None)
+        self.dict = d
+        self.kind = kind  # 'keys', 'values' or 'items'
+
+    def python_type(self) -> type:
+        return type(getattr({}, self.kind)())
+
+    def current(self) -> list[VariableTracker]:
+        """What iterating the view gives now."""
+        d = self.dict
+        if self.kind == "keys":
+            return [constant(k) for k in d.keys]
+        if self.kind == "values":
+            return list(d.items)
+        return [TupleVariable([constant(k), v]) for k, v in zip(d.keys, d.items)]
+
+    def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        return self.current()
+
+    def as_python_constant(self) -> Any:
+        return getattr(self.dict.as_python_constant(), self.kind)()
+
+    def contains(self, item: VariableTracker) -> bool:
+        """`k in d.keys()`; `(k, v) in d.items()` and `v in d.values()` on constants."""
+        if self.kind == "keys":
+            return self.dict.contains(item.as_python_constant())
+        return item.as_python_constant() in self.as_python_constant()
+
+    def describe(self) -> str:
+        return f"the view dict.{self.kind}() of {self.dict.describe()}"
+
+
 class DictMethodVariable(VariableTracker):
-    """`d.items` & co, waiting for their call. Views come back as tuples (read, never kept)."""
+    """`d.items` & co, waiting for their call."""
+
+    METHODS = ("keys", "values", "items", "get", "update", "setdefault", "pop", "popitem",
+               "copy", "clear")
+    # (least, most) positional arguments of each method
+    ARITY = {"get": (1, 2), "update": (0, 1), "setdefault": (1, 2), "pop": (1, 2)}
 
     def __init__(self, d: ConstDictVariable, name: str) -> None:
         super().__init__(None)
@@ -107,23 +167,77 @@ class DictMethodVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         d, name = self.dict, self.name
-        if kwargs or len(args) > (2 if name == "get" else 1 if name == "update" else 0):
+        least, most = self.ARITY.get(name, (0, 0))
+        if not least <= len(args) <= most or (kwargs and name != "update"):
             raise Unsupported(f"dict.{name}() with these arguments")
-        if name == "keys":
-            return TupleVariable([constant(k) for k in d.keys])
-        if name == "values":
-            return TupleVariable(list(d.items))
-        if name == "items":
-            return TupleVariable([TupleVariable([constant(k), v]) for k, v in d.entries.items()])
-        if name == "update" and len(args) == 1:
-            tx.output.side_effects.mutate_container(d)  # a dict of the caller: replayed
-            d.update(args[0])
-            return constant(None)
-        if name == "get" and args:
-            key = args[0].as_python_constant()
+        if name in ("keys", "values", "items"):
+            return DictViewVariable(d, name)
+        if name == "copy":
+            return ConstDictVariable(d.entries)
+        key = _dict_key(args[0]) if args and name != "update" else None
+        if name == "get":
             return d.getitem(key) if d.contains(key) else (args[1] if len(args) > 1
                                                             else constant(None))
-        raise Unsupported(f"dict.{name}() with these arguments")
+        if name == "pop" and not d.contains(key):
+            if len(args) == 1:
+                raise Unsupported(f"dict.pop({key!r}) of a missing key (a KeyError)")
+            return args[1]
+        if name == "setdefault" and d.contains(key):
+            return d.getitem(key)
+        if name == "popitem" and not d.keys:
+            raise Unsupported("dict.popitem() of an empty dict (a KeyError)")
+        tx.output.side_effects.mutate_container(d)  # one of the caller: replayed
+        if name == "update":
+            for other in args:
+                d.update(other, tx)
+            for k, v in kwargs.items():
+                d.setitem(k, v)
+            return constant(None)
+        if name == "setdefault":
+            d.setitem(key, args[1] if len(args) > 1 else constant(None))
+            return d.getitem(key)
+        if name == "pop":
+            return d.delitem(key)
+        if name == "popitem":
+            last = d.keys[-1]
+            return TupleVariable([constant(last), d.delitem(last)])
+        d.keys.clear()  # clear
+        d.items.clear()
+        return constant(None)
 
     def describe(self) -> str:
         return f"the method dict.{self.name}"
+
+
+def _dict_key(key: VariableTracker) -> Any:
+    if not key.is_python_constant() or not isinstance(key.as_python_constant(), KEY_TYPES):
+        raise Unsupported(f"a dict key that is {key.describe()} (only str and int constants "
+                          "are traced)")
+    return key.as_python_constant()
+
+
+def _items_of(tx: InstructionTranslator, iterable: VariableTracker) -> list[VariableTracker]:
+    from tracer.dynamo.variables.iterators import sequence_items
+
+    return sequence_items(tx, iterable)
+
+
+def _pair(tx: InstructionTranslator, item: VariableTracker) -> tuple[Any, VariableTracker]:
+    """One (key, value) item of what dict() and dict.update take besides a dict."""
+    parts = item.unpack_sequence(tx)
+    if len(parts) != 2:
+        raise Unsupported(f"a dict update item of {len(parts)} values (a ValueError)")
+    return _dict_key(parts[0]), parts[1]
+
+
+def dict_from(tx: InstructionTranslator, args: list[VariableTracker],
+              kwargs: dict[str, VariableTracker]) -> ConstDictVariable:
+    """`dict()`, `dict(other)`, `dict(pairs)`, `dict(a=1)`: a new dict of the same values."""
+    if len(args) > 1:
+        raise Unsupported(f"dict() with {len(args)} positional arguments (a TypeError)")
+    d = ConstDictVariable({})
+    for other in args:
+        d.update(other, tx)
+    for k, v in kwargs.items():
+        d.setitem(k, v)
+    return d

@@ -20,6 +20,12 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.container_calls import (
+    CONTAINER_BUILTINS,
+    container_call,
+    holds_mutable,
+    shares_mutable,
+)
 from tracer.dynamo.variables.factories import check_factory_call, is_factory
 from tracer.dynamo.variables.tensor import TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
@@ -159,6 +165,11 @@ class BuiltinVariable(_FunctionVariable):
             from tracer.dynamo.variables.iterators import enumerate_or_zip
 
             return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
+        if self.fn in CONTAINER_BUILTINS or any(isinstance(a, TupleVariable) or holds_mutable(a)
+                                                for a in [*args, *kwargs.values()]):
+            result = container_call(tx, self.fn, args, kwargs)  # on the trackers themselves
+            if result is not None:
+                return result
         if _all_constants(args, kwargs):
             return self._fold(self.fn, args, kwargs)
         if self.fn is getattr and len(args) == 2 and not kwargs:  # fx's getattr(self.layers, '0')
@@ -213,6 +224,9 @@ class BuiltinVariable(_FunctionVariable):
             result = fn(*values, **kw_values)
         except Exception as e:  # the eager run will raise it again, at the user's line
             raise Unsupported(f"{_qualname(fn)}() raised {type(e).__name__}: {e}") from e
+        if shares_mutable(result, [*values, *kw_values.values()]):  # a copy would not alias
+            raise Unsupported(f"{_qualname(fn)}() returned a list, dict or set of its "
+                              "arguments (tracing holds copies of them)")
         return constant(result)
 
     def describe(self) -> str:

@@ -57,7 +57,10 @@ def get_iter(self: InstructionTranslator, inst: Instruction) -> None:
 
 def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list[VariableTracker]:
     """The items a loop over `iterable` would see, which must be known while tracing."""
-    if isinstance(iterable, (TupleVariable, NNModuleVariable)):
+    from tracer.dynamo.variables.dicts import DictViewVariable
+    from tracer.dynamo.variables.sets import SetVariable
+
+    if isinstance(iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable)):
         return iterable.unpack_sequence(tx)
     if isinstance(iterable, ListIteratorVariable):  # what is left of it, used up
         items, iterable.index = iterable.items[iterable.index:], len(iterable.items)

@@ -6,8 +6,10 @@ dynamic instead of guarding it. A named tuple (`x.max(-1)` returns
 `minitorch.return_types.max(values, indices)`) is a TupleVariable of its type: `[0]`,
 `.values` and `v, i = ...` read its items, and returning it rebuilds the same type.
 
-Lists are mutable, so only lists *built in the frame* are tracked (BUILD_LIST,
-`a, *rest = ...`), and none of their methods run yet.
+Lists are mutable: a `ListVariable` is one tracker per list, shared by every name that holds
+it, so a mutation through one alias (`b = a; b += [x]`, `a.append(x)`) is seen through all.
+One read from the frame is written back after the graph (side_effects.py); operators on
+lists (`+`, `+=`, `*`, `in`) are in container_calls.py.
 """
 
 from __future__ import annotations
@@ -103,9 +105,14 @@ class ListVariable(TupleVariable):
 
 
 class ListMethodVariable(VariableTracker):
-    """`lst.append` & co, waiting for their call: they change the tracker's items."""
+    """`lst.append` & co, waiting for their call: the mutators change the tracker's items (and
+    the caller's list, if it has a source, is written back: side_effects.py)."""
 
-    METHODS = ("append", "extend", "insert", "pop", "clear")
+    MUTATORS = ("append", "extend", "insert", "pop", "clear", "remove", "reverse", "sort")
+    METHODS = (*MUTATORS, "index", "count", "copy")
+    # (least, most) positional arguments of each method
+    ARITY = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1),
+             "remove": (1, 1), "index": (1, 3), "count": (1, 1)}
 
     def __init__(self, lst: ListVariable, name: str) -> None:
         super().__init__(None)
@@ -122,30 +129,76 @@ class ListMethodVariable(VariableTracker):
         from tracer.dynamo.variables.constant import constant
         from tracer.dynamo.variables.iterators import sequence_items
 
-        items, name, n = self.list.items, self.name, len(args)
-        if kwargs or n != {"append": 1, "extend": 1, "insert": 2, "clear": 0}.get(name, n) \
-                or (name == "pop" and n > 1):
+        items, name = self.list.items, self.name
+        least, most = self.ARITY.get(name, (0, 0))
+        if not least <= len(args) <= most or (kwargs and name != "sort"):
             raise Unsupported(f"list.{name}() with these arguments")
-        indices = [a.as_python_constant() for a in args[:1]] if name in ("insert", "pop") else []
-        if indices and not isinstance(indices[0], int):
+        if name in ("index", "count", "remove"):
+            if name == "count":
+                return constant(sum(same_item(item, args[0]) for item in items))
+            bounds = slice(*[a.as_python_constant() for a in args[1:]] or [None])
+            found = next((i for i in range(len(items))[bounds]
+                          if same_item(items[i], args[0])), None)  # the first, as CPython
+            if found is None:
+                raise Unsupported(f"list.{name}() of an item not in the list (a ValueError)")
+            if name == "index":
+                return constant(found)
+        if name == "copy":
+            return ListVariable(list(items))
+        position = args[0].as_python_constant() if name in ("insert", "pop") and args else -1
+        if name in ("insert", "pop") and not isinstance(position, int):
             raise Unsupported(f"list.{name}() at a non-int index")
-        if name == "pop" and not (items and (not indices or -len(items) <= indices[0]
-                                             < len(items))):
+        if name == "pop" and not -len(items) <= position < len(items):
             raise Unsupported("list.pop() from an empty list or out of range (an IndexError)")
         new = sequence_items(tx, args[0]) if name == "extend" else None
+        order = _sorted_order(tx, items, kwargs) if name == "sort" else None
         tx.output.side_effects.mutate_container(self.list)
         if name == "append":
             items.append(args[0])
         elif name == "extend":
             items.extend(new)
         elif name == "insert":
-            items.insert(indices[0], args[1])
+            items.insert(position, args[1])
         elif name == "clear":
             items.clear()
+        elif name == "remove":
+            del items[found]
+        elif name == "reverse":
+            items.reverse()
+        elif name == "sort":
+            items[:] = [items[i] for i in order]
         else:
-            return items.pop(*indices)
+            return items.pop(position)
         return constant(None)
 
     def describe(self) -> str:
         return f"the method list.{self.name}"
 
+
+def same_item(item: VariableTracker, value: VariableTracker) -> bool:
+    """`item == value` as list.index and `in` decide it (identity first, then ==), when tracing
+    knows the answer: the same tracker, or two constants."""
+    if item is value:
+        return True
+    if item.is_python_constant() and value.is_python_constant():
+        return bool(item.as_python_constant() == value.as_python_constant())
+    raise Unsupported(f"comparing {item.describe()} with {value.describe()} (== on a tensor "
+                      "depends on its data)")
+
+
+def _sorted_order(tx: InstructionTranslator, items: list[VariableTracker],
+                  kwargs: dict[str, VariableTracker]) -> list[int]:
+    """The order list.sort(key=, reverse=) puts `items` in (stable, as CPython's); each key
+    must be known while tracing."""
+    if set(kwargs) - {"key", "reverse"}:
+        raise Unsupported(f"list.sort() with keyword arguments {sorted(kwargs)}")
+    key = kwargs.get("key")
+    if key is not None and key.is_python_constant() and key.as_python_constant() is None:
+        key = None
+    reverse = kwargs["reverse"].as_python_constant() if "reverse" in kwargs else False
+    keys = [item if key is None else key.call_function(tx, [item], {}) for item in items]
+    values = [k.as_python_constant() for k in keys]
+    try:
+        return sorted(range(len(items)), key=values.__getitem__, reverse=bool(reverse))
+    except TypeError as e:
+        raise Unsupported(f"sorting a list raised TypeError: {e}") from e
