@@ -43,6 +43,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
+from tracer.dynamo.variables.container_calls import CONTAINER_BUILTINS
 from tracer.dynamo.variables.factories import (
     NOT_CAPTURED,
     UncapturedFactoryVariable,
@@ -177,9 +178,10 @@ def _is_minitorch_op(value: Any) -> bool:
 
 
 def _is_pure_builtin(value: Any) -> bool:
-    if not callable(value) or getattr(value, "__hash__", None) is None:
-        return False
-    if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS:
+    if not callable(value) or type(value).__hash__ is None:  # (list.__hash__ is None: the
+        return False                                          # type list itself hashes)
+    if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS \
+            or value in CONTAINER_BUILTINS:
         return True
     return getattr(value, "__module__", None) == "math" and getattr(math, value.__name__,
                                                                      None) is value

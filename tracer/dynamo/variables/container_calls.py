@@ -28,6 +28,7 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable, dict_from
+from tracer.dynamo.variables.iterator_calls import ITERATOR_CALLS
 from tracer.dynamo.variables.sets import SetVariable, set_values
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable, _sorted_order, same_item
 
@@ -44,7 +45,8 @@ _SET_BINARY = {operator.or_: "union", operator.and_: "intersection",
 
 
 # Builtins that always come here: their answer is an iterator or a container of the trackers.
-CONTAINER_BUILTINS = frozenset({list, tuple, dict, set, sorted, reversed, iter})
+CONTAINER_BUILTINS = frozenset({list, tuple, dict, set, sorted, reversed, iter,
+                                *ITERATOR_CALLS})
 
 
 def shares_mutable(result: Any, arguments: list[Any]) -> bool:
@@ -74,7 +76,7 @@ def holds_mutable(value: VariableTracker) -> bool:
 def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracker],
                    kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`fn(*args, **kwargs)` on containers, as CPython would run it; None if not handled."""
-    from tracer.dynamo.variables.iterators import ListIteratorVariable, sequence_items
+    from tracer.dynamo.variables.iterators import ListIteratorVariable, iterate, sequence_items
 
     if fn in (list, tuple) and len(args) == 1 and not kwargs:
         items = sequence_items(tx, args[0])
@@ -92,7 +94,9 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
             raise Unsupported("reversed() of a set (a TypeError)")
         return ListIteratorVariable(list(reversed(sequence_items(tx, args[0]))))
     if fn is iter and len(args) == 1 and not kwargs:
-        return ListIteratorVariable(sequence_items(tx, args[0]))
+        return iterate(tx, args[0])
+    if fn in ITERATOR_CALLS:
+        return ITERATOR_CALLS[fn](tx, *args, **kwargs)
     if kwargs:
         return None
     if fn is len and len(args) == 1:

@@ -217,6 +217,18 @@ class BuiltinVariable(_FunctionVariable):
         raise Unsupported(f"{_qualname(fn)}() on {described} (only constants fold here; "
                           "tensor math goes through minitorch functions and operators)")
 
+    def as_python_constant(self) -> Any:
+        """A builtin is a known, immutable value: `isinstance(v, int)` folds."""
+        return self.fn
+
+    def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        """`itertools.chain.from_iterable`, `dict.fromkeys`: a class's function, called later."""
+        attr = getattr(self.fn, name, None)
+        if isinstance(self.fn, type) and callable(attr) and (
+                attr in CONTAINER_BUILTINS or self.fn in (dict, str, int, float, tuple)):
+            return BuiltinVariable(attr)
+        return super().var_getattr(tx, name)
+
     def _fold(self, fn: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]):
         values = [a.as_python_constant() for a in args]
         kw_values = {k: v.as_python_constant() for k, v in kwargs.items()}

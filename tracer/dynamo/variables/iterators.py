@@ -11,6 +11,7 @@ The handlers are installed on InstructionTranslator by name, like opcodes.py's.
 from __future__ import annotations
 
 import dis
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from tracer.dynamo.exc import Unsupported
@@ -25,34 +26,72 @@ if TYPE_CHECKING:
 
 
 class ListIteratorVariable(VariableTracker):
-    """`iter(seq)` of a sequence known while tracing (GET_ITER): FOR_ITER unrolls the loop."""
+    """`iter(seq)` of a sequence known while tracing (GET_ITER): FOR_ITER unrolls the loop.
 
-    def __init__(self, items: list[VariableTracker]) -> None:
+    An iterator over a list made with `live=True` shares the list tracker's items, so an item
+    appended during the loop is reached, as CPython's list iterator reaches it.
+    """
+
+    def __init__(self, items: list[VariableTracker], live: bool = False) -> None:
         super().__init__(None)
-        self.items = list(items)
+        self.items = items if live else list(items)
         self.index = 0
 
     def python_type(self) -> type:
         return type(iter([]))
 
-    def next_item(self) -> VariableTracker | None:
+    def next_item(self, tx: InstructionTranslator | None = None) -> VariableTracker | None:
         """The next item, or None when the loop is over."""
-        if self.index == len(self.items):
+        if self.index >= len(self.items):
             return None
         self.index += 1
         return self.items[self.index - 1]
+
+    def remaining(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        """Every item not read yet; the iterator is then used up."""
+        items, self.index = self.items[self.index:], len(self.items)
+        return items
 
     def describe(self) -> str:
         return f"an iterator over {len(self.items)} items"
 
 
+class LazyIteratorVariable(ListIteratorVariable):
+    """An iterator whose items are computed as they are read (map, filter, itertools): a
+    Python generator over trackers, so a function it calls runs when CPython would call it."""
+
+    def __init__(self, generator: Iterator[VariableTracker], what: str) -> None:
+        super().__init__([])
+        self.generator = generator
+        self.what = what
+
+    def python_type(self) -> type:
+        return type(map(str, ()))
+
+    def next_item(self, tx: InstructionTranslator | None = None) -> VariableTracker | None:
+        return next(self.generator, None)
+
+    def remaining(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        return list(self.generator)
+
+    def describe(self) -> str:
+        return f"a {self.what} iterator"
+
+
 def get_iter(self: InstructionTranslator, inst: Instruction) -> None:
     """Over tuples, lists, module containers, constants such as ranges, and iterators (zip)."""
-    iterable = self.pop()
+    self.push(iterate(self, self.pop()))
+
+
+def iterate(tx: InstructionTranslator, iterable: VariableTracker) -> ListIteratorVariable:
+    """`iter(iterable)`: itself for an iterator, a live iterator over a list."""
+    from tracer.dynamo.variables.tuples import ListVariable
+
     if isinstance(iterable, ListIteratorVariable):
-        self.push(iterable)  # iter() of an iterator is itself
-        return
-    self.push(ListIteratorVariable(sequence_items(self, iterable)))
+        return iterable  # iter() of an iterator is itself
+    if isinstance(iterable, ListVariable):
+        return ListIteratorVariable(iterable.items, live=True)
+    return ListIteratorVariable(sequence_items(tx, iterable))
 
 
 def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list[VariableTracker]:
@@ -63,10 +102,9 @@ def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list
     if isinstance(iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable)):
         return iterable.unpack_sequence(tx)
     if isinstance(iterable, ListIteratorVariable):  # what is left of it, used up
-        items, iterable.index = iterable.items[iterable.index:], len(iterable.items)
-        return items
+        return iterable.remaining(tx)
     if iterable.is_python_constant() and isinstance(iterable.as_python_constant(),
-                                                    (range, tuple, str)):
+                                                    (range, tuple, str, frozenset)):
         return [constant(v) for v in iterable.as_python_constant()]
     raise Unsupported("missing: GET_ITER (a for loop or other iteration) over "
                       f"{iterable.describe()}")
@@ -94,7 +132,7 @@ def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTra
 def for_iter(self: InstructionTranslator, inst: Instruction) -> None:
     """Push the next item; when done, jump out. 3.12+ jump to an END_FOR that pops the
     iterator and one value, so a placeholder is pushed for it; 3.11 pops the iterator."""
-    item = self.stack[-1].next_item()
+    item = self.stack[-1].next_item(self)
     if item is not None:
         self.push(item)
     elif self.instructions[inst.target].opname == "END_FOR":
