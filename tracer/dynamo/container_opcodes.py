@@ -39,7 +39,7 @@ from tracer.dynamo.variables import (
     constant,
 )
 from tracer.dynamo.variables.container_calls import contains
-from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
+from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable, _dict_key
 from tracer.dynamo.variables.iterators import sequence_items
 from tracer.dynamo.variables.sets import SetVariable, set_values
 
@@ -259,10 +259,7 @@ def store_slice(self: InstructionTranslator, inst: Instruction) -> None:  # 3.12
 
 
 def _key(key: VariableTracker) -> object:
-    if not (isinstance(key, ConstantVariable) and type(key.value) in (str, int, bool)):
-        raise Unsupported(f"a dict key that is {key.describe()} (only str and int constants "
-                          "are traced)")
-    return key.value
+    return _dict_key(key)
 
 
 def _building(d: VariableTracker) -> ConstDictVariable:

@@ -37,7 +37,7 @@ from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
-from tracer.dynamo.variables.functions import UserFunctionVariable
+from tracer.dynamo.variables.functions import BuiltinVariable, UserFunctionVariable
 from tracer.dynamo.variables.nested import NestedUserFunctionVariable
 from tracer.dynamo.variables.sets import SetVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
@@ -199,7 +199,13 @@ class Rebuilder:
         if isinstance(v, (ConstDictVariable, ListVariable)) and v.source is not None:
             return v.source.name()  # the caller's dict or list itself (mutations replayed first)
         if isinstance(v, ConstDictVariable):
-            return "{" + ", ".join(f"{k!r}: {rebuild(i)}" for k, i in v.entries.items()) + "}"
+            text = "{" + ", ".join(f"{k!r}: {rebuild(i)}" for k, i in v.entries.items()) + "}"
+            if v.tuple_type is dict:
+                return text
+            kind = _literal(v.tuple_type, self.namespace)  # OrderedDict, defaultdict
+            if v.default_factory is not None:
+                return f"{kind}({rebuild(v.default_factory)}, {text})"
+            return f"{kind}({text})"
         if isinstance(v, ListVariable):
             return "[" + ", ".join(rebuild(i) for i in v.items) + "]"
         if isinstance(v, SetVariable):
@@ -212,6 +218,8 @@ class Rebuilder:
             return self._tuple(v)
         if isinstance(v, ConstantVariable):
             return _literal(v.value, self.namespace)
+        if isinstance(v, BuiltinVariable) and v.source is None:  # a defaultdict's list
+            return _literal(v.fn, self.namespace)
         if isinstance(v, NestedUserFunctionVariable):  # a def of the frame, live at a break
             return _rebuild_function(v, rebuild)
         if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break

@@ -12,6 +12,7 @@ all agree:
 
 from __future__ import annotations
 
+import collections
 import copy
 
 import pytest
@@ -132,11 +133,29 @@ def tuple_concat(x):
     return t, t * 2
 
 
+def dict_kinds(x):
+    groups = collections.defaultdict(list)
+    groups["a"].append(x)
+    groups["a"].append(x + 1)
+    counts = collections.defaultdict(int)
+    counts["k"] += 2
+    ordered = collections.OrderedDict()
+    ordered["z"] = x
+    ordered["a"] = x * 2
+    ordered.move_to_end("z")
+    first = ordered.popitem(last=False)
+    keyed = {(1, "a"): x, None: 2, 2.5: x * 2, True: 0}
+    keyed[(1, "a")] = keyed[(1, "a")] + 1
+    return groups, counts, ordered, first, keyed, isinstance(ordered, dict), isinstance(
+        [x], (tuple, list))
+
+
 CASES = [
     (view_then_write, ()), (items_view, ()), (keys_view_contains, ()),
     (returns_view_with_dict, ()), (dict_methods, ()), (list_concat, ()), (list_iadd_local, ()),
     (list_iadd_argument, ([X], X)), (list_methods, ()), (repeat_shares_items, ()),
     (same_list_twice, ()), (nested_alias, ()), (sets, ()), (tuple_concat, ()),
+    (dict_kinds, ()),
 ]
 
 
@@ -173,7 +192,9 @@ def _same(actual, expected) -> None:
         for a, e in zip(actual, expected):
             _same(a, e)
     elif isinstance(expected, dict):
-        assert type(actual) is dict and list(actual) == list(expected)
+        assert type(actual) is type(expected) and list(actual) == list(expected)
+        assert getattr(actual, "default_factory", None) is getattr(expected,
+                                                                   "default_factory", None)
         for k in expected:
             _same(actual[k], expected[k])
     else:

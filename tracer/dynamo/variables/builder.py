@@ -44,6 +44,7 @@ from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.container_calls import CONTAINER_BUILTINS
+from tracer.dynamo.variables.dicts import is_key
 from tracer.dynamo.variables.factories import (
     NOT_CAPTURED,
     UncapturedFactoryVariable,
@@ -113,7 +114,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
         kind = TupleVariable if type(value) is tuple else ListVariable
         return kind(items, source=source)
-    if type(value) is dict and all(type(k) in (str, int) for k in value):
+    if type(value) is dict and all(is_key(k) for k in value):
         from tracer.dynamo.variables.dicts import ConstDictVariable
 
         install("TYPE_MATCH")  # then its keys, in order; each value gets guards of its own

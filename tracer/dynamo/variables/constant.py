@@ -45,8 +45,9 @@ def constant(value: Any, source: Source | None = None) -> VariableTracker:
         from tracer.dynamo.variables.sets import SetVariable
 
         return SetVariable(value)
-    if type(value) is dict and source is None and all(type(k) in (str, int) for k in value):
-        from tracer.dynamo.variables.dicts import ConstDictVariable
+    from tracer.dynamo.variables.dicts import ConstDictVariable, is_key
+
+    if type(value) is dict and source is None and all(is_key(k) for k in value):
 
         return ConstDictVariable({k: constant(v) for k, v in value.items()})
     if not isinstance(value, CONSTANT_TYPES):

@@ -21,6 +21,7 @@ that could alias an argument: `_fold` checks).
 
 from __future__ import annotations
 
+import collections
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ _SET_BINARY = {operator.or_: "union", operator.and_: "intersection",
 
 # Builtins that always come here: their answer is an iterator or a container of the trackers.
 CONTAINER_BUILTINS = frozenset({list, tuple, dict, set, sorted, reversed, iter,
+                                collections.OrderedDict, collections.defaultdict,
                                 *ITERATOR_CALLS})
 
 
@@ -81,8 +83,8 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
     if fn in (list, tuple) and len(args) == 1 and not kwargs:
         items = sequence_items(tx, args[0])
         return ListVariable(items) if fn is list else TupleVariable(items)
-    if fn is dict:
-        return dict_from(tx, args, kwargs)
+    if fn in (dict, collections.OrderedDict, collections.defaultdict):
+        return dict_from(tx, args, kwargs, dict_type=fn)
     if fn in (set, frozenset) and len(args) == 1 and not kwargs:
         values = set_values(sequence_items(tx, args[0]))
         return SetVariable(set(values)) if fn is set else constant(frozenset(values))
@@ -99,15 +101,30 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
         return ITERATOR_CALLS[fn](tx, *args, **kwargs)
     if kwargs:
         return None
+    if fn is isinstance and len(args) == 2 and isinstance(args[0], (*MUTABLE, TupleVariable)) \
+            and args[1].is_python_constant():  # its type is known: made here, or guarded
+        return constant(isinstance(args[0].python_type(), type) and issubclass(
+            args[0].python_type(), args[1].as_python_constant()))
     if fn is len and len(args) == 1:
         return constant(_length(tx, args[0]))
     if fn is operator.contains and len(args) == 2:
         return constant(contains(tx, args[0], args[1]))
     if fn is operator.getitem and len(args) == 2 and isinstance(args[0], TupleVariable):
-        return args[0].getitem(args[1].as_python_constant())
+        return _getitem(tx, args[0], args[1].as_python_constant())
     if len(args) == 2:
         return _binary(tx, fn, args[0], args[1])
     return None
+
+
+def _getitem(tx: InstructionTranslator, container: TupleVariable,
+             key: Any) -> VariableTracker:
+    """`c[key]`; a defaultdict's missing key is added, made by its factory."""
+    if isinstance(container, ConstDictVariable) and container.default_factory is not None \
+            and not container.contains(key):
+        value = container.default_factory.call_function(tx, [], {})
+        tx.output.side_effects.mutate_container(container)
+        container.setitem(key, value)
+    return container.getitem(key)
 
 
 def contains(tx: InstructionTranslator, container: VariableTracker,

@@ -1,4 +1,4 @@
-"""`ConstDictVariable`: a dict with constant keys (str or int) whose values are trackers.
+"""`ConstDictVariable`: a dict with constant keys (`is_key`) whose values are trackers.
 
     {"a": x * 2, "b": 3}     BUILD_CONST_KEY_MAP    ConstDictVariable({'a': %mul, 'b': 3})
     d["a"], len(d), k in d   folded on the keys      a tracker, a constant, a constant
@@ -21,6 +21,8 @@ beside it (transformed_code.py rebuilds each container once).
 
 from __future__ import annotations
 
+import collections
+import math
 from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
@@ -32,23 +34,42 @@ from tracer.dynamo.variables.tuples import TupleVariable
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
-KEY_TYPES = (str, int)  # keys tracing can hold exactly (bool is an int: True == 1, like eager)
+
+
+def is_key(key: Any) -> bool:
+    """Can tracing hold `key` as a dict key? A constant whose repr is itself (the transformed
+    code and the guards write keys as literals): str, int, bool, None, a finite float, or a
+    tuple of these. Keys are compared with ==, as dicts do (True == 1 is one key)."""
+    if type(key) is float:
+        return math.isfinite(key)
+    if type(key) is tuple:
+        return all(is_key(k) for k in key)
+    return key is None or type(key) in (str, int, bool)
 
 
 class ConstDictVariable(TupleVariable):
-    """A dict whose keys are constants; `items` are its values, in the keys' order."""
+    """A dict whose keys are constants; `items` are its values, in the keys' order.
+
+    Also a `collections.OrderedDict` or a `defaultdict` made in the frame (`dict_type`);
+    a defaultdict's `default_factory` is a tracker, called when a missing key is read
+    (container_calls.py)."""
 
     def __init__(self, entries: dict[Any, VariableTracker],
-                 source: Source | None = None) -> None:
-        super().__init__(list(entries.values()), tuple_type=dict, source=source)
+                 source: Source | None = None, dict_type: type = dict,
+                 default_factory: VariableTracker | None = None) -> None:
+        super().__init__(list(entries.values()), tuple_type=dict_type, source=source)
         self.keys = list(entries)
+        self.default_factory = default_factory
 
     @property
     def entries(self) -> dict[Any, VariableTracker]:
         return dict(zip(self.keys, self.items))
 
     def as_python_constant(self) -> Any:
-        return {k: v.as_python_constant() for k, v in zip(self.keys, self.items)}
+        if self.default_factory is not None:
+            raise Unsupported(f"{self.describe()} is not a constant")
+        return self.tuple_type({k: v.as_python_constant() for k, v in zip(self.keys,
+                                                                          self.items)})
 
     def as_graph_arg(self) -> Any:
         return {k: v.as_graph_arg() for k, v in zip(self.keys, self.items)}
@@ -72,9 +93,9 @@ class ConstDictVariable(TupleVariable):
     def setitem(self, key: Any, value: VariableTracker) -> None:
         """`d[key] = value` (STORE_SUBSCR, MAP_ADD); the caller of a dict with a source
         records it in side_effects.py first."""
-        if not isinstance(key, KEY_TYPES):
-            raise Unsupported(f"a dict key of type {type(key).__name__} (only str and int keys "
-                              "are traced)")
+        if not is_key(key):
+            raise Unsupported(f"a dict key of type {type(key).__name__} (only constant keys "
+                              "are traced: str, int, bool, None, float, tuples of them)")
         if key in self.keys:
             self.items[self.keys.index(key)] = value
         else:
@@ -107,7 +128,7 @@ class ConstDictVariable(TupleVariable):
 
     def describe(self) -> str:
         where = f" ({self.source.name()})" if self.source is not None else ""
-        return f"a dict of {len(self.keys)} items{where}"
+        return f"a {self.tuple_type.__name__} of {len(self.keys)} items{where}"
 
 
 class DictViewVariable(VariableTracker):
@@ -150,9 +171,9 @@ class DictMethodVariable(VariableTracker):
     """`d.items` & co, waiting for their call."""
 
     METHODS = ("keys", "values", "items", "get", "update", "setdefault", "pop", "popitem",
-               "copy", "clear")
-    # (least, most) positional arguments of each method
-    ARITY = {"get": (1, 2), "update": (0, 1), "setdefault": (1, 2), "pop": (1, 2)}
+               "copy", "clear", "move_to_end")
+    ARITY = {"get": (1, 2), "update": (0, 1), "setdefault": (1, 2), "pop": (1, 2),
+             "move_to_end": (1, 2), "popitem": (0, 1)}
 
     def __init__(self, d: ConstDictVariable, name: str) -> None:
         super().__init__(None)
@@ -167,13 +188,16 @@ class DictMethodVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         d, name = self.dict, self.name
+        if name in ("popitem", "move_to_end") and set(kwargs) == {"last"}:
+            args, kwargs = [*args, kwargs["last"]], {}  # OrderedDict's keyword
         least, most = self.ARITY.get(name, (0, 0))
         if not least <= len(args) <= most or (kwargs and name != "update"):
             raise Unsupported(f"dict.{name}() with these arguments")
         if name in ("keys", "values", "items"):
             return DictViewVariable(d, name)
         if name == "copy":
-            return ConstDictVariable(d.entries)
+            return ConstDictVariable(d.entries, dict_type=d.tuple_type,
+                                     default_factory=d.default_factory)
         key = _dict_key(args[0]) if args and name != "update" else None
         if name == "get":
             return d.getitem(key) if d.contains(key) else (args[1] if len(args) > 1
@@ -186,6 +210,12 @@ class DictMethodVariable(VariableTracker):
             return d.getitem(key)
         if name == "popitem" and not d.keys:
             raise Unsupported("dict.popitem() of an empty dict (a KeyError)")
+        if name in ("move_to_end", "popitem") and args and d.tuple_type is dict:
+            raise Unsupported(f"dict.{name}() with these arguments")
+        if name == "move_to_end" and (d.tuple_type is not collections.OrderedDict
+                                      or not d.contains(key)):
+            raise Unsupported(f"move_to_end() on {d.describe()} (an AttributeError or "
+                              "KeyError)")
         tx.output.side_effects.mutate_container(d)  # one of the caller: replayed
         if name == "update":
             for other in args:
@@ -198,9 +228,17 @@ class DictMethodVariable(VariableTracker):
             return d.getitem(key)
         if name == "pop":
             return d.delitem(key)
+        # popitem(last=True), move_to_end(key, last=True): OrderedDict's
+        positional_last = args[1:] if name == "move_to_end" else args
+        last = positional_last[0].as_python_constant() if positional_last else True
         if name == "popitem":
-            last = d.keys[-1]
-            return TupleVariable([constant(last), d.delitem(last)])
+            k = d.keys[-1 if last else 0]
+            return TupleVariable([constant(k), d.delitem(k)])
+        if name == "move_to_end":
+            value = d.delitem(key)
+            d.keys.insert(len(d.keys) if last else 0, key)
+            d.items.insert(len(d.items) if last else 0, value)
+            return constant(None)
         d.keys.clear()  # clear
         d.items.clear()
         return constant(None)
@@ -210,9 +248,9 @@ class DictMethodVariable(VariableTracker):
 
 
 def _dict_key(key: VariableTracker) -> Any:
-    if not key.is_python_constant() or not isinstance(key.as_python_constant(), KEY_TYPES):
-        raise Unsupported(f"a dict key that is {key.describe()} (only str and int constants "
-                          "are traced)")
+    if not key.is_python_constant() or not is_key(key.as_python_constant()):
+        raise Unsupported(f"a dict key that is {key.describe()} (only constant keys are "
+                          "traced: str, int, bool, None, float, tuples of them)")
     return key.as_python_constant()
 
 
@@ -231,11 +269,17 @@ def _pair(tx: InstructionTranslator, item: VariableTracker) -> tuple[Any, Variab
 
 
 def dict_from(tx: InstructionTranslator, args: list[VariableTracker],
-              kwargs: dict[str, VariableTracker]) -> ConstDictVariable:
-    """`dict()`, `dict(other)`, `dict(pairs)`, `dict(a=1)`: a new dict of the same values."""
+              kwargs: dict[str, VariableTracker], dict_type: type = dict) -> ConstDictVariable:
+    """`dict()`, `dict(other)`, `dict(pairs)`, `dict(a=1)`: a new dict of the same values;
+    `OrderedDict(...)` alike, and `defaultdict(factory, ...)`."""
+    factory = None
+    if dict_type is collections.defaultdict:
+        factory, *args = args or [constant(None)]
+        if factory.is_python_constant() and factory.as_python_constant() is None:
+            raise Unsupported("a defaultdict without a default_factory")
     if len(args) > 1:
         raise Unsupported(f"dict() with {len(args)} positional arguments (a TypeError)")
-    d = ConstDictVariable({})
+    d = ConstDictVariable({}, dict_type=dict_type, default_factory=factory)
     for other in args:
         d.update(other, tx)
     for k, v in kwargs.items():
