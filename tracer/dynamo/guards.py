@@ -100,6 +100,7 @@ class GuardBuilder:
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
                                           "sys": sys, "___alias_pattern": alias_pattern,
+                                          "___identity_pattern": identity_pattern,
                                           "___tensor_key": tensor_key}
 
     def add(self, guard: Guard) -> None:
@@ -156,6 +157,19 @@ class GuardBuilder:
             self._part(f"{x}.is_contiguous()", f"{x}.stride()")
         else:  # another size needs another stride: a miss, then a recompile
             self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
+
+    def CONTAINER_ID(self, guard: Guard) -> None:
+        """A list or dict of the frame that tracing may mutate: which of them are one object
+        is one part for all of them (`container_identity`, from compile_guards)."""
+
+    def container_identity(self, sources: list[Source]) -> None:
+        """The lists and dicts read from the frame that were one object while tracing are one
+        object now, and the others are not: a mutation through one is seen through the other
+        only then (builder.py gives one object one tracker)."""
+        values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
+        names = ", ".join(s.name() for s in sources)
+        self._part(f"___identity_pattern(({names},)) == {identity_pattern(values)!r}",
+                   f"___identity_pattern(({names},))")
 
     def tensor_aliasing(self, sources: list[Source]) -> None:
         """Tensors that shared memory while tracing share it now, and the others do not: one
@@ -358,6 +372,12 @@ def tensor_key(t: Any) -> tuple:
 # ---- which tensors share memory ----------------------------------------------------------------
 
 
+def identity_pattern(values: tuple) -> tuple[int, ...]:
+    """For each value, the position of the first value that is the same object."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), i) for i, v in enumerate(values))
+
+
 def alias_pattern(tensors: tuple) -> tuple[int, ...]:
     """Which tensors share memory, as a pattern: (x, y, x.detach(), x[1:]) -> (0, 1, 0, 0).
 
@@ -445,6 +465,9 @@ def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
         builder.add(guard)
     if len(tensors) > 1:
         builder.tensor_aliasing(tensors)
+    containers = [g.source for g in guards if g.kind == "CONTAINER_ID"]
+    if len(containers) > 1:
+        builder.container_identity(containers)
     # each part's code, but one line for the parts a fused check stands for
     lines = dict.fromkeys(part.fused or part.code for part in builder.parts)
     if lines:

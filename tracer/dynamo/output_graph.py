@@ -103,6 +103,8 @@ class OutputGraph:
         self.graph_inputs: list[GraphInput] = []
         self.guards: dict[Guard, None] = {Guard(None, "GRAD_MODE"): None}  # an ordered set
         self.wrapped: dict[Source, VariableTracker] = {}
+        # id of each list and dict of the frame -> its one tracker, whatever its source
+        self.containers: dict[int, VariableTracker] = {}
         self.side_effects = SideEffects()  # writes to the caller's objects, replayed after
         self.views_of_written: dict[Node, str] = {}  # views of inputs it mutates: not returned
         self.graph_module: GraphModule | None = None

@@ -236,3 +236,23 @@ def test_caller_list_extended_through_alias():
     alias = lst
     optimize(list_iadd_argument, backend=CountingBackend())(lst, X)
     assert len(alias) == 2 and alias is lst
+
+
+SHARED = [X]
+
+
+def append_then_count(x, a, b):
+    a.append(x + 1)
+    return len(b), len(SHARED)
+
+
+def test_one_list_through_two_sources():
+    # The same list as two arguments, or as an argument and a global, is one tracker: the
+    # append through `a` is seen through `b`; the guard keeps which arguments were one object.
+    reset()
+    compiled = optimize(append_then_count, backend=CountingBackend())
+    assert compiled(X, [X], [X]) == (1, 1)
+    shared = [X]
+    assert compiled(X, shared, shared) == (2, 1) and len(shared) == 2
+    assert compiled(X, SHARED, SHARED) == (2, 2) and len(SHARED) == 2
+    assert compiled(X, [X], [X]) == (1, 2)

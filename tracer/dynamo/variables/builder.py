@@ -107,20 +107,33 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if isinstance(value, DType):
         install("ID_MATCH")
         return ConstantVariable(value, source)
+    if type(value) in (list, dict) and id(value) in tx.output.containers:
+        # One list read through two sources (an argument that is also a global): one tracker,
+        # so a mutation through either is seen through both (guards.py: container_identity).
+        install("CONTAINER_ID")
+        return tx.output.containers[id(value)]
     if type(value) in (tuple, list):
         # A list argument is read, never mutated, by the trace (ListVariable has no methods):
         # its length and each item's guards say when a retrace is needed.
         install("TUPLE_LENGTH")
+        if type(value) is list:  # known before its items are: a list may hold itself
+            install("CONTAINER_ID")
+            tx.output.containers[id(value)] = tracker = ListVariable([], source=source)
         items = [wrap(tx, v, _item_source(source, i), guard) for i, v in enumerate(value)]
-        kind = TupleVariable if type(value) is tuple else ListVariable
-        return kind(items, source=source)
+        if type(value) is tuple:
+            return TupleVariable(items, source=source)
+        tracker.items.extend(items)
+        return tracker
     if type(value) is dict and all(is_key(k) for k in value):
         from tracer.dynamo.variables.dicts import ConstDictVariable
 
         install("TYPE_MATCH")  # then its keys, in order; each value gets guards of its own
         install("DICT_KEYS")
-        return ConstDictVariable({k: wrap(tx, v, _item_source(source, k), guard)
-                                  for k, v in value.items()}, source=source)
+        install("CONTAINER_ID")
+        tx.output.containers[id(value)] = tracker = ConstDictVariable({}, source=source)
+        for k, v in value.items():
+            tracker.setitem(k, wrap(tx, v, _item_source(source, k), guard))
+        return tracker
     if isinstance(value, Module) and source is not None:
         from tracer.dynamo.variables.nn_module import NNModuleVariable
 
