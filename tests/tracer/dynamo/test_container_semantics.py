@@ -256,3 +256,28 @@ def test_one_list_through_two_sources():
     assert compiled(X, shared, shared) == (2, 1) and len(shared) == 2
     assert compiled(X, SHARED, SHARED) == (2, 2) and len(SHARED) == 2
     assert compiled(X, [X], [X]) == (1, 2)
+
+
+def grows_while_iterating(x):
+    d = {"a": x}
+    for k in d:
+        d[k + "b"] = x
+    return d
+
+
+def reads_values_written_in_the_loop(x):
+    d = {"a": x, "b": x}
+    seen = []
+    for _, v in d.items():
+        d["b"] = x + 1  # read when the loop reaches "b", as CPython's iterator reads it
+        seen.append(v)
+    return seen
+
+
+def test_dict_iteration_as_cpython():
+    reset()
+    with pytest.raises(RuntimeError, match="changed size during iteration"):
+        optimize(grows_while_iterating, backend=CountingBackend())(X)
+    assert "changed size during iteration" in fallback_reasons(grows_while_iterating)[0]
+    got = optimize(reads_values_written_in_the_loop, backend=CountingBackend())(X)
+    _same(got, reads_values_written_in_the_loop(X))

@@ -106,7 +106,7 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
         return constant(isinstance(args[0].python_type(), type) and issubclass(
             args[0].python_type(), args[1].as_python_constant()))
     if fn is len and len(args) == 1:
-        return constant(_length(tx, args[0]))
+        return constant(container_len(args[0]))
     if fn is operator.contains and len(args) == 2:
         return constant(contains(tx, args[0], args[1]))
     if fn is operator.getitem and len(args) == 2 and isinstance(args[0], TupleVariable):
@@ -141,7 +141,7 @@ def contains(tx: InstructionTranslator, container: VariableTracker,
     return any(same_item(v, item) for v in sequence_items(tx, container))
 
 
-def _length(tx: InstructionTranslator, value: VariableTracker) -> int:
+def container_len(value: VariableTracker) -> int:
     if isinstance(value, SetVariable):
         return len(value.values)
     if isinstance(value, DictViewVariable):

@@ -85,13 +85,41 @@ def get_iter(self: InstructionTranslator, inst: Instruction) -> None:
 
 def iterate(tx: InstructionTranslator, iterable: VariableTracker) -> ListIteratorVariable:
     """`iter(iterable)`: itself for an iterator, a live iterator over a list."""
+    from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
+    from tracer.dynamo.variables.sets import SetVariable
     from tracer.dynamo.variables.tuples import ListVariable
 
     if isinstance(iterable, ListIteratorVariable):
         return iterable  # iter() of an iterator is itself
     if isinstance(iterable, ListVariable):
         return ListIteratorVariable(iterable.items, live=True)
+    if isinstance(iterable, (ConstDictVariable, DictViewVariable, SetVariable)):
+        return SizedIteratorVariable(iterable, sequence_items(tx, iterable))
     return ListIteratorVariable(sequence_items(tx, iterable))
+
+
+class SizedIteratorVariable(ListIteratorVariable):
+    """An iterator over a dict, a dict view or a set: CPython raises RuntimeError when the
+    container changes size while it is iterated, so tracing refuses to go on (and the frame
+    runs eagerly, where the error is raised at the user's line)."""
+
+    def __init__(self, container: VariableTracker, items: list[VariableTracker]) -> None:
+        super().__init__(items)
+        self.container = container
+
+    def next_item(self, tx: InstructionTranslator | None = None) -> VariableTracker | None:
+        """The item now at the iterator's position: `for k, v in d.items()` reads a value
+        assigned during the loop, as CPython's iterator does."""
+        now = self.container.unpack_sequence(tx)
+        if len(now) != len(self.items):
+            raise Unsupported(f"{self.container.describe()} changed size during iteration (a "
+                              "RuntimeError)")
+        self.items = now
+        return super().next_item(tx)
+
+    def remaining(self, tx: InstructionTranslator) -> list[VariableTracker]:
+        self.items = self.container.unpack_sequence(tx)
+        return super().remaining(tx)
 
 
 def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list[VariableTracker]:
