@@ -53,6 +53,7 @@ from tracer.dynamo.variables import (
     nested,
     wrap,
 )
+from tracer.dynamo.variables.container_calls import MUTABLE
 from tracer.dynamo.variables.dicts import DictViewVariable
 from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
@@ -313,6 +314,8 @@ class InstructionTranslator:
             same = left.value is right.value
         elif _is_none(left) or _is_none(right):
             same = False  # only ConstantVariables hold None
+        elif isinstance(left, MUTABLE) or isinstance(right, MUTABLE):
+            same = False  # one list, dict or set is one tracker (builder.py, container_calls.py)
         else:
             raise Unsupported(f"`is` between {left.describe()} and {right.describe()}")
         self.push(ConstantVariable(same != bool(inst.arg)))
