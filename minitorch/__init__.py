@@ -16,7 +16,11 @@ from types import ModuleType
 
 from minitorch import (
     _dynamo,
+    accelerator,
+    amp,
     autograd,
+    backends,
+    cpu,
     cuda,
     export,
     functional,
@@ -28,11 +32,13 @@ from minitorch import (
     utils,
 )
 from minitorch import config as _config
+from minitorch.amp import autocast, get_autocast_dtype, is_autocast_enabled
 from minitorch.autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.grad_mode import inference_mode
+from minitorch.backends import get_float32_matmul_precision, set_float32_matmul_precision
 from minitorch.compile import compile  # the function; `python -m` still finds the package
 from minitorch.device import device
-from minitorch.dtype import DType, float32, float64, int32, int64
+from minitorch.dtype import DType, bfloat16, float16, float32, float64, int32, int64
 from minitorch.dtype import bool_ as bool
 from minitorch.errors import (
     AutogradError,
@@ -75,9 +81,10 @@ from minitorch.tensor import Size, Tensor
 if _config.keep_freed_memory_mapped:  # [Note: the C heap's page faults] in heap.py
     keep_freed_memory_mapped()
 
-# PyTorch's other names of the dtypes (there is no float16, so no `half`)
+# PyTorch's other names of the dtypes
 float = float32  # noqa: A001
 double = float64
+half = float16
 long = int64
 int = int32  # noqa: A001
 
@@ -94,6 +101,10 @@ __all__ = [
     "Generator", "cuda", "empty_like", "eye", "full_like", "inference_mode", "linspace",
     "load", "long", "multinomial", "randint_like", "randperm", "save", "testing",
     "utils",  # utils.data: Dataset, DataLoader
+    # issue 24, section 3: framework flags, precision
+    "accelerator", "amp", "autocast", "backends", "bfloat16", "cpu", "float16",
+    "get_autocast_dtype", "get_float32_matmul_precision", "half", "is_autocast_enabled",
+    "set_float32_matmul_precision",
 ]
 
 

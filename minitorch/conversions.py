@@ -17,14 +17,15 @@ from __future__ import annotations
 from minitorch import ops
 from minitorch.device import device
 from minitorch.dispatch import tensor_class
-from minitorch.dtype import DType, bool_, float32, float64, int32, int64
+from minitorch.dtype import DType, bfloat16, bool_, float16, float32, float64, int32, int64
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.ops.meta import check_dtype
 from minitorch.overrides import overridable
 
 # PyTorch's legacy tensor-type names, per dtype
 _TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int32: "IntTensor",
-               int64: "LongTensor", bool_: "BoolTensor"}
+               int64: "LongTensor", bool_: "BoolTensor", float16: "HalfTensor",
+               bfloat16: "BFloat16Tensor"}
 _BY_TYPE_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 
@@ -63,6 +64,14 @@ class ConversionMethods:
 
     def double(self):
         return self.to(float64)
+
+    def half(self):
+        """`self.to(float16)`: numpy's IEEE half precision."""
+        return self.to(float16)
+
+    def bfloat16(self):
+        """`self.to(bfloat16)`: rounded to bfloat16 ([Note: bfloat16] in minitorch/dtype.py)."""
+        return self.to(bfloat16)
 
     def type_as(self, other):
         """`self.to(other.dtype)`: the dtype of `other` (its device stays self's)."""

@@ -122,7 +122,8 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
             out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
         else:
-            if type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
+            if (type(result) is not np.ndarray or result.dtype is not meta.dtype.np
+                    or meta.dtype.rounding is not None):
                 result = _as_dtype(result, meta)
             out = Tensor.__new__(Tensor)  # Tensor._from_array(result), inlined
             out._data = result
@@ -194,9 +195,13 @@ def _array_module(arrays: list):
 
 def _as_dtype(result, meta: TensorMeta):
     """`result` as an array of the dtype the op's rule decided (PyTorch's promotion): numpy
-    returns scalars for 0-d results and keeps float64 for float32 + 0-d float64."""
-    if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
-        result = module_of(result).asarray(result, dtype=meta.dtype.np)
+    returns scalars for 0-d results and keeps float64 for float32 + 0-d float64. A bfloat16
+    result is rounded to bfloat16 ([Note: bfloat16] in minitorch/dtype.py)."""
+    dtype = meta.dtype
+    if dtype.rounding is not None:
+        return dtype.rounding(result)
+    if type(result) is not np.ndarray or result.dtype != dtype.np:
+        result = module_of(result).asarray(result, dtype=dtype.np)
     return result
 
 

@@ -4,10 +4,27 @@
     minitorch.float64
     >>> result_type(tensor_int32, 2.5)      # a Python float lifts ints to the default float
     minitorch.float32
+    >>> promote_types(float16, bfloat16)    # neither holds the other: both fit in float32
+    minitorch.float32
+
+[Note: bfloat16]
+numpy has float16 but no bfloat16 (float32's 8 exponent bits, 7 of mantissa). A bfloat16
+tensor's array holds float32 values that are all exactly bfloat16 numbers: every op that makes
+one computes in float32 and rounds its result to bfloat16 as PyTorch does (round to nearest,
+ties to even, on the top 16 bits; any NaN becomes the quiet NaN 0x7FC0), in the dispatcher
+(`round_bfloat16`), and the few places that write into an existing array (in-place ops,
+optimizer steps) round what they wrote (`round_bfloat16_`). The array's numpy dtype,
+`BFLOAT16_NP`, is a *big-endian* float32 tagged by metadata: numpy computes with it as with
+float32, and views and copies keep it, but it is never equal to float32 itself, so nothing that
+compares or hashes numpy dtypes (the meta cache, compiled code's guards) can take a bfloat16
+array for a float32 one. (The metadata alone would not do: a dtype with metadata equals and
+hashes as the dtype without.) `element_size()` is 2, and `minitorch.save` writes 2 bytes per
+element, as PyTorch stores it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,10 +39,12 @@ class DType:
     name: str  # 'float32'
     np: np.dtype  # the numpy dtype of the storage
     category: int  # _BOOL, _INT or _FLOAT
+    element_size: int = 0  # bytes per element in PyTorch, where not the storage's (bfloat16)
+    rounding: Callable | None = None  # array -> its values made exact (bfloat16's rounding)
 
     @property
     def itemsize(self) -> int:
-        return self.np.itemsize
+        return self.element_size or self.np.itemsize
 
     @property
     def is_floating_point(self) -> bool:
@@ -38,15 +57,47 @@ class DType:
         return (get_dtype, (self.name,))
 
 
+# bfloat16's storage: a tagged big-endian float32, unequal to float32 ([Note: bfloat16])
+BFLOAT16_NP = np.dtype(">f4", metadata={"minitorch": "bfloat16"})
+_BF16_NAN = 0x7FC00000  # PyTorch's NaN for every NaN rounded to bfloat16
+
+
+def round_bfloat16(values) -> np.ndarray:
+    """A new array of `values` (numbers, an array) rounded to bfloat16, dtype BFLOAT16_NP."""
+    x = np.array(values, dtype=np.float32)  # a copy: the result owns its memory
+    _round_bits(x.reshape(-1).view(np.uint32), np.isnan(x).reshape(-1))
+    return x.astype(BFLOAT16_NP)
+
+
+def round_bfloat16_(x: np.ndarray) -> None:
+    """Round a bfloat16 tensor's array in place, after something wrote float32 values in."""
+    if x.dtype != BFLOAT16_NP:
+        raise TypeError(f"round_bfloat16_ needs a bfloat16 array, not {x.dtype}")
+    values = x.astype(np.float32)  # native, row-major: `x` may be any view
+    _round_bits(values.reshape(-1).view(np.uint32), np.isnan(values).reshape(-1))
+    x[...] = values
+
+
+def _round_bits(bits: np.ndarray, nan: np.ndarray) -> None:
+    """Round float32 bit patterns to bfloat16's in place: to nearest, ties to even, as
+    c10::BFloat16's round_to_nearest_even (add 0x7FFF plus the lowest kept bit, cut 16 bits)."""
+    bits += ((bits >> 16) & 1) + np.uint32(0x7FFF)  # wraps only for NaNs, replaced below
+    bits &= np.uint32(0xFFFF0000)
+    bits[nan] = _BF16_NAN
+
+
 float32 = DType("float32", np.dtype(np.float32), _FLOAT)
 float64 = DType("float64", np.dtype(np.float64), _FLOAT)
+float16 = DType("float16", np.dtype(np.float16), _FLOAT)
+bfloat16 = DType("bfloat16", BFLOAT16_NP, _FLOAT, element_size=2, rounding=round_bfloat16)
 int32 = DType("int32", np.dtype(np.int32), _INT)
 int64 = DType("int64", np.dtype(np.int64), _INT)
 bool_ = DType("bool", np.dtype(np.bool_), _BOOL)
 
-ALL_DTYPES = (float32, float64, int32, int64, bool_)
+ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
+# NOTE: not bfloat16: a big-endian float32 is bfloat16 only with its metadata (below)
+_BY_NUMPY = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 # The dtype a Python scalar of each category becomes (torch.get_default_dtype() for floats).
 _DEFAULT_FOR_CATEGORY = {_BOOL: bool_, _INT: int64, _FLOAT: float32}
 
@@ -61,13 +112,17 @@ def get_dtype(name: str) -> DType:
 
 
 def from_numpy_dtype(np_dtype) -> DType:
-    """The minitorch dtype of a numpy dtype; float16 etc. are refused by name."""
+    """The minitorch dtype of a numpy dtype (BFLOAT16_NP: bfloat16); others are refused by
+    name."""
     dtype = _BY_NUMPY.get(np_dtype)  # fast path: an array's own dtype object (Tensor.dtype)
     if dtype is not None:
         return dtype
     from minitorch.errors import DTypeError
 
-    dtype = _BY_NUMPY.get(np.dtype(np_dtype))
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype == BFLOAT16_NP and np_dtype.metadata == BFLOAT16_NP.metadata:
+        return bfloat16  # NOTE: not a plain big-endian float32 the user made
+    dtype = _BY_NUMPY.get(np_dtype)
     if dtype is None:
         names = ", ".join(d.name for d in ALL_DTYPES)
         raise DTypeError(f"numpy dtype {np.dtype(np_dtype)} is not supported (use one of {names})")
@@ -85,6 +140,8 @@ def promote_types(a: DType, b: DType) -> DType:
         return a
     if a.category != b.category:
         return a if a.category > b.category else b
+    if {a, b} == {float16, bfloat16}:  # neither holds the other's range and precision
+        return float32
     return a if a.itemsize >= b.itemsize else b
 
 

@@ -13,6 +13,7 @@ def _float_formatter(values: np.ndarray):
     Scientific notation when the nonzero magnitudes span more than 1000x, pass 1e8, or (for
     numbers with a fraction) go below 1e-4.
     """
+    values = values.astype(np.float64)  # NOTE: float16's max/min ratio would overflow
     finite = values[np.isfinite(values)]
     whole = bool(np.all(finite == np.round(finite)))
     nonzero = np.abs(finite[finite != 0])

@@ -9,7 +9,8 @@ downloaded checkpoint can run anything. minitorch writes the file format of its 
 programs instead ([Note: the file format] in tracer/export/serialize.py): this module owns that
 format's envelope, which both use. What can be saved is data only: tensors (and Parameters),
 numbers, strings, None, and lists, tuples and dicts of them, nested; anything else is refused
-when saving, and loading builds only those. The same tensor saved twice loads as one tensor;
+when saving, and loading builds only those; a whole nn.Module too, with the way to save it
+instead ([Note: saving a whole module]). The same tensor saved twice loads as one tensor;
 views of one memory load as separate tensors, each with its own copy.
 
 [Note: the envelope]
@@ -40,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from minitorch.device import device as Device
-from minitorch.device import move
-from minitorch.dtype import ALL_DTYPES, DType
+from minitorch.device import move, to_host
+from minitorch.dtype import ALL_DTYPES, DType, bfloat16
 from minitorch.errors import SerializationError
 from minitorch.tensor import Tensor
 
@@ -109,6 +110,28 @@ def _is_parameter(t: Tensor) -> bool:
     return isinstance(t, Parameter)
 
 
+# [Note: saving a whole module]
+# torch.save(model) pickles the module: its class is written as an import path, and loading
+# imports it and rebuilds the object attribute by attribute, which runs whatever code the file
+# names. minitorch never unpickles, and a module cannot be rebuilt without that: its
+# constructor's arguments are not recorded anywhere, and its forward is code, not data. So a
+# whole module is refused, by name, with the way that works in PyTorch too: save its state dict
+# and load it into a model the program builds itself.
+_WHOLE_MODULE = (
+    "save(): cannot save {where}, a whole nn.Module ({cls}): PyTorch pickles modules, and "
+    "minitorch never pickles (loading a pickle runs code from the file). Save its weights "
+    "instead: minitorch.save(model.state_dict(), path), then build the model in code and call "
+    "model.load_state_dict(minitorch.load(path)); for a compiled program, see "
+    "minitorch.export.save"
+)
+
+
+def _is_module(obj: Any) -> bool:
+    from minitorch.nn.module import Module
+
+    return isinstance(obj, Module)
+
+
 # ---- the object tree -------------------------------------------------------------------------
 
 
@@ -132,6 +155,8 @@ def _to_tree(obj: Any, tensors: list[Tensor], seen: dict[int, int], where: str) 
         kind = "ordered_dict" if isinstance(obj, OrderedDict) else "dict"
         return {kind: [[_to_tree(k, tensors, seen, f"{where} key {k!r}"),
                         _to_tree(v, tensors, seen, f"{where}[{k!r}]")] for k, v in obj.items()]}
+    if _is_module(obj):
+        raise SerializationError(_WHOLE_MODULE.format(where=where, cls=type(obj).__name__))
     raise SerializationError(
         f"save(): cannot save {where}, a {type(obj).__name__}: minitorch saves tensors, numbers, "
         "strings, None, and lists, tuples and dicts of them (it never pickles)"
@@ -252,8 +277,12 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def tensor_bytes(tensor: Tensor) -> bytes:
-    """A tensor's elements, row-major and little-endian (bool: one byte, 0 or 1)."""
-    array = tensor.detach().cpu().numpy()
+    """A tensor's elements, row-major and little-endian (bool: one byte, 0 or 1; bfloat16: the
+    top two bytes of its float32 values, which are all it has, as PyTorch stores it)."""
+    array = to_host(tensor.detach()._data)
+    if tensor.dtype is bfloat16:
+        bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32) >> 16
+        return bits.astype("<u2").tobytes()
     return np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
 
 
@@ -274,7 +303,11 @@ def read_tensor(payload: bytes, offset: int, entry: dict, dtype: DType,
     raw = payload[offset:offset + nbytes]
     if dtype.name == "bool":
         expect(set(raw) <= {0, 1}, f"{where}: a bool byte is neither 0 nor 1")
-    array = np.frombuffer(raw, dtype=dtype.np.newbyteorder("<")).astype(dtype.np)
+    if dtype is bfloat16:  # two bytes each: the top of a float32 (tensor_bytes)
+        bits = np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16
+        array = bits.view(np.float32).astype(dtype.np)
+    else:
+        array = np.frombuffer(raw, dtype=dtype.np.newbyteorder("<")).astype(dtype.np)
     return Tensor._from_array(array.reshape(shape))
 
 

@@ -256,6 +256,9 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
             raise DeviceError(at_user_line(
                 "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
             ))
+        if self.dtype.rounding is not None:  # numpy has no bfloat16 (nor has PyTorch's numpy())
+            raise DTypeError(at_user_line(
+                f"numpy(): numpy has no {self.dtype.name}; use tensor.float().numpy()"))
         return np.asarray(self._data)
 
     def item(self):

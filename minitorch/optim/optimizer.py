@@ -43,6 +43,7 @@ from typing import Any
 
 from minitorch.autograd import enable_grad
 from minitorch.device import module_of, move
+from minitorch.dtype import round_bfloat16_
 from minitorch.errors import InvalidArgumentError, MinitorchError, at_user_line
 from minitorch.tensor import Tensor
 
@@ -130,6 +131,8 @@ class Optimizer:
                 if p.grad is None:
                     continue  # not used by this loss: no update, and no state is made
                 self._update(p, self.state.setdefault(p, {}), group)
+                if p.dtype.rounding is not None:  # bfloat16: [Note: bfloat16] in dtype.py
+                    round_bfloat16_(p._data)
                 p._shared_version_counter().value += 1  # [Note: updating in place]
         return loss
 

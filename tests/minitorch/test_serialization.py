@@ -151,7 +151,7 @@ def _sealed(header: dict, payload: bytes = b"") -> bytes:
     ({"kind": "object", "object": {"set": []}, "tensors": []}, "unknown kind of object"),
     ({"kind": "object", "object": {"float": "1e400"}, "tensors": []}, "is not a float"),
     ({"kind": "object", "object": 1}, "keys kind"),
-    ({"kind": "object", "object": None, "tensors": [{"dtype": "float16", "shape": [1],
+    ({"kind": "object", "object": None, "tensors": [{"dtype": "float8", "shape": [1],
       "offset": 0, "nbytes": 2, "device": "cpu", "requires_grad": False,
       "parameter": False}]}, "unknown dtype"),
     ({"kind": "object", "object": None, "tensors": [{"dtype": "float32", "shape": [4],

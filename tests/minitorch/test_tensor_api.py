@@ -184,7 +184,8 @@ def test_type_names_the_tensor_as_pytorch_and_converts(dtype, name):
 
 def test_type_refuses_an_unknown_name():
     with pytest.raises(DTypeError, match="invalid type"):
-        minitorch.zeros(2).type("torch.HalfTensor")
+        minitorch.zeros(2).type("torch.ComplexFloatTensor")
+    assert minitorch.zeros(2).type("torch.HalfTensor").dtype is minitorch.float16
 
 
 def test_format_spec_works_on_0d_tensors_and_is_refused_otherwise():

@@ -1,6 +1,7 @@
 """`minitorch.cuda`: is a GPU there, how many, and seeding, as `torch.cuda` answers them.
 
     device = "cuda" if minitorch.cuda.is_available() else "cpu"
+    minitorch.cuda.amp.autocast(), minitorch.cuda.amp.GradScaler()   # old names (amp.py)
 
 A CUDA device can be used when cupy imports and sees at least one GPU (minitorch/device.py);
 without one, `is_available()` is False and `device_count()` 0, and the seeding functions do
@@ -13,6 +14,7 @@ stream (only when a GPU is there: elsewhere it must not change the CPU's numbers
 
 from __future__ import annotations
 
+from minitorch.cuda import amp  # noqa: F401 - minitorch.cuda.amp.autocast, GradScaler
 from minitorch.device import _cupy, cuda_is_available
 from minitorch.generator import check_seed
 
