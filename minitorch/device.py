@@ -97,6 +97,12 @@ def move(array, dev: device | str):
     if device_of(array) == target:
         return array
     if target.type == "cuda":
+        if array.dtype.byteorder == ">":  # bfloat16's storage ([Note: bfloat16] in dtype.py)
+            from minitorch.errors import DTypeError, at_user_line
+
+            raise DTypeError(at_user_line(
+                "bfloat16 tensors live on the CPU only in minitorch (cupy has no bfloat16); "
+                "use float16 or float32 on cuda"))
         return array_module(target).asarray(array)
     return array.get()  # cupy -> numpy
 

@@ -18,7 +18,7 @@ optimizer steps) round what they wrote (`round_bfloat16_`). The array's numpy dt
 float32, and views and copies keep it, but it is never equal to float32 itself, so nothing that
 compares or hashes numpy dtypes (the meta cache, compiled code's guards) can take a bfloat16
 array for a float32 one. (The metadata alone would not do: a dtype with metadata equals and
-hashes as the dtype without.) `element_size()` is 2, and `minitorch.save` writes 2 bytes per
+hashes as the dtype without.) Its `itemsize` is 2, and `minitorch.save` writes 2 bytes per
 element, as PyTorch stores it.
 """
 
