@@ -126,7 +126,10 @@ def tensor(data, dtype: DType | None = None, device=None, requires_grad: bool = 
     dtype = from_numpy_dtype(array.dtype) if dtype is None else _dtype("tensor", dtype)
     if dtype.category == 1 and array.dtype.kind in "iu" and array.size:
         _check_fits("tensor", int(array.min()), int(array.max()), dtype)
-    array = np.array(array, dtype=dtype.np)
+    if dtype.rounding is not None:  # bfloat16: [Note: bfloat16] in dtype.py
+        array = dtype.rounding(array)
+    else:
+        array = np.array(array, dtype=dtype.np)
     return _finish(Tensor._from_array(array), requires_grad, device)
 
 

@@ -78,6 +78,16 @@ def test_bfloat16_rounds_to_nearest_even_as_pytorch():
     assert np.isnan(_values(nan)).all()
 
 
+def test_factories_make_bfloat16_values():
+    made = [minitorch.tensor([0.1, 0.2, 0.3], dtype=BF16), minitorch.full((3,), 0.1, dtype=BF16),
+            minitorch.randn(50, dtype=BF16), minitorch.arange(0, 1, 0.1, dtype=BF16),
+            minitorch.linspace(0, 1, 7, dtype=BF16), minitorch.rand(50, dtype=BF16)]
+    for t in made:
+        assert t.dtype is BF16
+        np.testing.assert_array_equal(_values(t), _bf16_array(_values(t)))
+    np.testing.assert_array_equal(_values(made[0]), _bf16_array([0.1, 0.2, 0.3]))
+
+
 def test_random_values_round_as_the_scalar_reference():
     x = np.random.default_rng(0).standard_normal(500).astype(np.float32) * 1000
     np.testing.assert_array_equal(_values(minitorch.from_numpy(x).bfloat16()), _bf16_array(x))
