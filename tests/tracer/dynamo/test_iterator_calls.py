@@ -85,7 +85,15 @@ def sorted_reversed(x):
         [3, 1, 2], key=lambda k: -k), list(reversed(d))
 
 
-CASES = [maps, filters, any_all, next_and_iter, live_list_iterator, lazy_map, reduce_,
+def tensor_protocols(x):
+    m = minitorch.stack([x, x * 2, x * 3])
+    rows = [r + 1 for r in m]  # a tensor iterates over its rows
+    a, _, c = m
+    return rows, a * c, m.is_cuda, list(m.shape), len(m), getattr(m, "is_cuda")  # noqa: B009 - the builtin
+
+
+CASES = [tensor_protocols, maps, filters, any_all, next_and_iter, live_list_iterator, lazy_map,
+         reduce_,
          itertools_products, itertools_lazy, sorted_reversed]
 
 

@@ -126,8 +126,10 @@ def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list
     """The items a loop over `iterable` would see, which must be known while tracing."""
     from tracer.dynamo.variables.dicts import DictViewVariable
     from tracer.dynamo.variables.sets import SetVariable
+    from tracer.dynamo.variables.tensor import TensorVariable
 
-    if isinstance(iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable)):
+    if isinstance(iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable,
+                             TensorVariable)):  # a tensor's rows: x[0], x[1], ...
         return iterable.unpack_sequence(tx)
     if isinstance(iterable, ListIteratorVariable):  # what is left of it, used up
         return iterable.remaining(tx)

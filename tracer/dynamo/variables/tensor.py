@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from tracer.fx import Node
 
 # Attributes the fake value knows exactly; anything else (.grad, .data, ...) is not traced.
-_METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad")
+_METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_cpu",
+                   "is_xpu", "is_mps", "is_meta", "is_sparse", "is_quantized", "is_nested",
+                   "itemsize", "layout")
 # Properties written in minitorch ops (x.T is a permute): their getter is inlined.
 _VIEW_PROPERTIES = ("T", "mT", "H", "mH")
 # Methods that only read metadata: folded into constants.
@@ -78,7 +80,7 @@ class TensorVariable(VariableTracker):
         return self._example
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
-        if name in _METADATA_ATTRS:
+        if name in _METADATA_ATTRS and hasattr(type(self._example), name):
             if name == "shape":
                 tx.output.specialize(self, None, "read by .shape")
             source = None if self.source is None else AttrSource(self.source, name)
@@ -105,7 +107,16 @@ class TensorVariable(VariableTracker):
             "call_function", setitem, [self, key, value], {}))
 
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
-        raise Unsupported("iterating over a tensor")
+        """`for row in x`, `a, b = x`: its rows, `x[0]`, `x[1]`, ... (as Tensor.__iter__)."""
+        import operator
+
+        from tracer.dynamo.variables.functions import BuiltinVariable
+
+        if self._example.ndim == 0:
+            raise Unsupported("iterating over a 0-d tensor (a TypeError)")
+        rows = self.example.shape[0]  # the count of rows is fixed by the trace
+        getitem = BuiltinVariable(operator.getitem)
+        return [getitem.call_function(tx, [self, constant(i)], {}) for i in range(rows)]
 
     def describe(self) -> str:
         shape = list(self._example.shape)
