@@ -217,3 +217,19 @@ def test_a_graph_compiled_for_float32_is_not_reused_for_bfloat16():
     out = f(x.bfloat16())
     assert out.dtype is BF16
     np.testing.assert_array_equal(_values(out), _bf16_array(_bf16_array([1, 2, 3]) * 1.01))
+
+
+@pytest.mark.parametrize("dtype", [F16, BF16])
+def test_the_compiler_records_why_half_ops_run_eagerly(dtype):
+    """The half ops run as extern steps (the eager kernels), with the reason in the report."""
+
+    def f(x):
+        return (x * 2.5).sin() + 1
+
+    x = minitorch.randn(3, 4).to(dtype)
+    minitorch._dynamo.reset()
+    with minitorch._logging.Recorder() as recorder:
+        out = minitorch.compile(f, fullgraph=True)(x)
+    text = "\n".join(a.text for a in recorder.artifacts if a.stage == "loop_ir")
+    assert f"the code generator does not compile {dtype.name}" in text
+    np.testing.assert_array_equal(_values(out), _values(f(x)))
