@@ -17,9 +17,11 @@ An in-place op is its out-of-place op followed by a write:
    there explains how nodes made before the write keep computing the right gradients.
 
 Writes (`x[key] = v`, `fill_`, `zero_`, `copy_`) use the op `index_scatter` (base with a region
-replaced) as their out-of-place op. mul_, div_ and clamp_ compute `result` from a copy of x's
-old values when autograd records them, because their derivatives read the values that the write
-replaces.
+replaced) as their out-of-place op. mul_, div_, clamp_, pow_, sqrt_, abs_, ... compute `result`
+from a copy of x's old values when autograd records them, because their derivatives read the
+values that the write replaces. Each in-place op's values and derivative are its out-of-place
+twin's, even where a derivative is a convention (relu'(0) = 0, clamp' = 1 at a bound):
+tests/minitorch/test_inplace_boundaries.py holds every method to it, eager and compiled.
 
     >>> x = minitorch.zeros(2, 3)
     >>> x[0] = 1; x += 1; x
@@ -70,6 +72,33 @@ class InPlaceMethods:
     def clamp_(self, min=None, max=None) -> Tensor:
         return self._in_place("clamp_", lambda t: F.clamp(t, min, max),
                               _recording(self, min, max))
+
+    def relu_(self) -> Tensor:
+        """max(self, 0) in place; relu'(0) = 0, as the out-of-place relu's (clamp_(min=0)'s
+        derivative at 0 is 1: not the same op)."""
+        return self._in_place("relu_", F.relu, _recording(self))
+
+    def pow_(self, exponent) -> Tensor:
+        return self._in_place("pow_", lambda t: F.pow(t, exponent),
+                              _recording(self, exponent))
+
+    def exp_(self) -> Tensor:
+        return self._in_place("exp_", F.exp, _recording(self))
+
+    def sqrt_(self) -> Tensor:
+        return self._in_place("sqrt_", F.sqrt, _recording(self))
+
+    def sigmoid_(self) -> Tensor:
+        return self._in_place("sigmoid_", F.sigmoid, _recording(self))
+
+    def tanh_(self) -> Tensor:
+        return self._in_place("tanh_", F.tanh, _recording(self))
+
+    def neg_(self) -> Tensor:
+        return self._in_place("neg_", F.neg)
+
+    def abs_(self) -> Tensor:
+        return self._in_place("abs_", F.abs, _recording(self))
 
     def masked_fill_(self, mask, value) -> Tensor:
         """self[mask] = value, where mask broadcasts to self's shape."""

@@ -167,8 +167,8 @@ def _pool_dim(x, dim: int, out: int):
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
     check_tensor("relu", input)
-    # clamp_ keeps the values it overwrites for the derivative, which a copy_ would not.
-    return input.clamp_(min=0) if inplace else ops.relu(input)
+    # NOTE: relu_, not clamp_(min=0): clamp's derivative at x == 0 is 1, relu's is 0.
+    return input.relu_() if inplace else ops.relu(input)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

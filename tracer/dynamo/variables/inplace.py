@@ -27,7 +27,7 @@ value still exists. So we functionalize only when eager cannot raise either:
 
 That covers the idioms of real models: `out = bn(conv(x)); out += identity`,
 `F.relu(bn(x), inplace=True)`, `y = x @ w; y.mul_(2)`. `F.relu(x, inplace=True)` is
-`x.clamp_(min=0)` in eager, so it is recorded as `clamp(x, min=0)` (INPLACE_FUNCTIONS).
+`x.relu_()` in eager, so it is recorded as `relu(x)` (INPLACE_FUNCTIONS).
 
 An *input* of the frame (`x.add_(1)`, `x += y` on an argument) is recorded the same way, and
 the transformed code then writes the result back into the caller's tensor with `copy_`
@@ -64,11 +64,13 @@ if TYPE_CHECKING:
 # writes of every element, which eager computes as `ops.index_scatter(x, value, ())`.
 INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
                    "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow",
+                   "relu_": "relu", "exp_": "exp", "sqrt_": "sqrt", "sigmoid_": "sigmoid",
+                   "tanh_": "tanh", "neg_": "neg", "abs_": "abs",
                    "fill_": None, "zero_": None, "copy_": None}
 # Functions whose inplace=True writes their first argument: the method eager calls then, and
-# its arguments (F.relu(x, inplace=True) is x.clamp_(min=0)).
+# its arguments (F.relu(x, inplace=True) is x.relu_()).
 INPLACE_FUNCTIONS = {
-    nn_functional.relu: ("clamp", {"min": 0}),
+    nn_functional.relu: ("relu", {}),
     # eager's x.mul_(where(x > 0, 1, slope)) has the values and gradient of the function
     # itself, out of place: None records the call without `inplace`
     nn_functional.leaky_relu: (None, {}),
