@@ -133,7 +133,7 @@ def contains(tx: InstructionTranslator, container: VariableTracker,
     if isinstance(container, ConstDictVariable):
         return container.contains(item.as_python_constant())
     if isinstance(container, DictViewVariable):
-        return container.contains(item)
+        return container.contains(tx, item)
     if isinstance(container, SetVariable):
         return set_values([item])[0] in container.values
     from tracer.dynamo.variables.iterators import sequence_items

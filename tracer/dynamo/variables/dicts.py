@@ -157,11 +157,20 @@ class DictViewVariable(VariableTracker):
     def as_python_constant(self) -> Any:
         return getattr(self.dict.as_python_constant(), self.kind)()
 
-    def contains(self, item: VariableTracker) -> bool:
-        """`k in d.keys()`; `(k, v) in d.items()` and `v in d.values()` on constants."""
+    def contains(self, tx: InstructionTranslator, item: VariableTracker) -> bool:
+        """`k in d.keys()`; `(k, v) in d.items()` (the key looked up, then its value compared
+        as CPython compares it: identity first); `v in d.values()`."""
+        from tracer.dynamo.variables.tuples import same_item
+
         if self.kind == "keys":
             return self.dict.contains(item.as_python_constant())
-        return item.as_python_constant() in self.as_python_constant()
+        if self.kind == "values":
+            return any(same_item(v, item) for v in self.dict.items)
+        pair = item.unpack_sequence(tx) if isinstance(item, TupleVariable) else None
+        if pair is None or len(pair) != 2:
+            return False  # only a (key, value) pair can be an item
+        key = pair[0].as_python_constant()
+        return self.dict.contains(key) and same_item(self.dict.getitem(key), pair[1])
 
     def describe(self) -> str:
         return f"the view dict.{self.kind}() of {self.dict.describe()}"
