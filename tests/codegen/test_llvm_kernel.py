@@ -413,7 +413,7 @@ def test_mixing_dtypes_without_conversion_is_a_compile_error():
 def test_unsupported_dtype_and_reduction_are_named():
     x = np.zeros(8, np.float16)
     (kernel,) = schedule(unary_program(ops.neg, x.astype(np.float32)))
-    float16 = dt.DType("float16", np.dtype(np.float16), 2)  # a dtype minitorch does not have
+    float16 = dt.DType("float16", np.dtype(np.float16), 2)  # LLVM does not compile it
     with pytest.raises(DTypeError, match="float16"):
         BACKEND.compile_kernel(kernel, {"x": float16, "buf0": float16})
     y = np.zeros((2, 4), np.float32)

@@ -400,7 +400,7 @@ def test_wrong_tensor_sizes_are_refused(saved_mlp):
     (lambda h: h["nodes"][1].update(target="__class__"), "not one of the file's tensors"),
     (lambda h: h["nodes"][0].update(op="call_module"), "op 'call_module' is not one of"),
     (lambda h: h["tensors"][0].update(name="__dict__"), "not a dotted path"),
-    (lambda h: h["tensors"][0].update(dtype="float16"), "unknown dtype"),
+    (lambda h: h["tensors"][0].update(dtype="float8"), "unknown dtype"),
     (lambda h: h.update(kind="something"), "unknown kind"),
     (lambda h: h["nodes"].pop(), "no output node"),
     (lambda h: h["signature"]["inputs"].pop(0), "do not match the graph's placeholders"),
