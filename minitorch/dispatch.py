@@ -75,6 +75,8 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
     eager kernel call inlined.
     """
     if op.decomposition is not None:
+        if _has_numpy_scalar(args, kwargs):  # [Note: numpy scalars]
+            args, kwargs = _python_scalars(args, kwargs)
         return op.decomposition(*args, **kwargs)
 
     # One pass over the arguments: the arrays the kernel takes, the meta-cache key, and
@@ -99,6 +101,9 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         key = tuple(key)
         meta = _meta_cache.get(key)
     except _Unkeyable:  # tensors inside a list (cat), an unknown object: run the rule each time
+        if _has_numpy_scalar(args, kwargs):  # [Note: numpy scalars]
+            args, kwargs = _python_scalars(args, kwargs)
+            return dispatch(op, *args, **kwargs)
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
         requires_grad = any(isinstance(a, Tensor) and a.requires_grad for a in args)
         key = meta = None
@@ -174,6 +179,38 @@ def _value_key(v) -> object:
     if v is Ellipsis or kind is DType or kind is device:
         return v
     raise _Unkeyable
+
+
+# [Note: numpy scalars]
+# PyTorch takes a numpy scalar (np.float32(2), np.int64(3), np.bool_(True)) wherever it takes a
+# Python number, and promotes it as one: float32 tensor * np.float64(2) is float32. Dispatch
+# does the same by turning it into the Python number (`item()`) before the rule runs. For a
+# primitive it costs the common call nothing: a numpy scalar is no key of the meta cache
+# (np.float64, a float subclass, has its own type), so it is looked for on the slow path only
+# (_Unkeyable); a composite looks before its decomposition, whose checks want Python numbers.
+# A 0-d numpy *array* is not a scalar to PyTorch, nor here.
+
+
+def _has_numpy_scalar(args: tuple, kwargs: dict) -> bool:
+    # NOTE: a plain loop: a generator expression costs ~0.5 us, on every composite op's call
+    for a in args:
+        if isinstance(a, np.generic):
+            return True
+    if kwargs:
+        for a in kwargs.values():
+            if isinstance(a, np.generic):
+                return True
+    return False
+
+
+def _python_scalars(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    return (tuple(map(python_scalar, args)),
+            {name: python_scalar(v) for name, v in kwargs.items()})
+
+
+def python_scalar(value):
+    """`value`, with a numpy scalar turned into the Python number it holds."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _remember_meta(key: tuple | None, meta) -> None:

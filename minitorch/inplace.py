@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from minitorch import functional as F
 from minitorch import ops
 from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.dispatch import python_scalar
 from minitorch.errors import (
     AutogradError,
     CompileError,
@@ -105,7 +106,7 @@ class InPlaceMethods:
         return self._in_place("masked_fill_", lambda t: F.masked_fill(t, mask, value))
 
     def zero_(self) -> Tensor:
-        return self.fill_(0)
+        return self._write("zero_", (), 0)
 
     def fill_(self, value) -> Tensor:
         """Every element set to `value`, a Python number or a 0-d tensor."""
@@ -151,6 +152,7 @@ class InPlaceMethods:
 
     def _write(self, op: str, key: tuple, value) -> Tensor:
         """self[key] = value, for a canonical key (() is everything)."""
+        value = python_scalar(value)  # np.float32(2) is the number 2.0
         if _is_tensor(value) and value.device != self.device:
             value = value.to(self.device)
         check_value_fits(op, self, value, key)
@@ -171,6 +173,14 @@ class InPlaceMethods:
             raise MinitorchError(at_user_line(
                 f"{op}: unsupported operation: more than one element of the written-to tensor "
                 "refers to a single memory location (an expanded tensor); clone() it first"
+            ))
+        if not _writeable(self._data):
+            # NOTE: numpy makes every view of a broadcast read-only, even one element of it
+            # (x.expand(3)[0]), which PyTorch would write into x; we refuse instead.
+            raise MinitorchError(at_user_line(
+                f"{op}: unsupported operation: more than one element of the written-to tensor "
+                "refers to a single memory location (this is a view of an expanded tensor, "
+                "whose memory is read-only); clone() it first"
             ))
         result = compute(self._with_copied_values() if keep_old_values else self)
         if tuple(result.shape) != tuple(self.shape):
@@ -224,6 +234,13 @@ class InPlaceMethods:
 
 def _is_tensor(x) -> bool:
     return getattr(x, "_data", None) is not None
+
+
+def _writeable(array) -> bool:
+    """May this array's memory be written? (numpy's views of a broadcast may not; cupy's flags
+    do not say, and every cupy array may.)"""
+    flags = getattr(array, "flags", None)
+    return getattr(flags, "writeable", True)
 
 
 def _recording(*args) -> bool:

