@@ -377,6 +377,16 @@ class Module:
 
         return self.to(float64)
 
+    def half(self) -> Module:
+        from minitorch.dtype import float16
+
+        return self.to(float16)
+
+    def bfloat16(self) -> Module:
+        from minitorch.dtype import bfloat16
+
+        return self.to(bfloat16)
+
     # ---- printing ------------------------------------------------------------------------
 
     def extra_repr(self) -> str:

@@ -233,3 +233,36 @@ def test_the_compiler_records_why_half_ops_run_eagerly(dtype):
     text = "\n".join(a.text for a in recorder.artifacts if a.stage == "loop_ir")
     assert f"the code generator does not compile {dtype.name}" in text
     np.testing.assert_array_equal(_values(out), _values(f(x)))
+
+
+@pytest.mark.parametrize("dtype", [F16, BF16])
+def test_a_half_model_trains_the_same_compiled_and_eager(dtype):
+    def make():
+        minitorch.manual_seed(0)
+        return minitorch.nn.Sequential(minitorch.nn.Linear(4, 8), minitorch.nn.ReLU(),
+                                       minitorch.nn.Linear(8, 2)).to(dtype)
+
+    def step(model, x):
+        loss = model(x).float().pow(2).mean()
+        loss.backward()
+        return loss
+
+    eager, compiled = make(), make()
+    assert eager[0].weight.dtype is dtype and compiled[2].bias.dtype is dtype
+    spare = make().float()
+    assert spare.half() is spare and spare[0].weight.dtype is F16
+    assert spare.bfloat16() is spare and spare[2].bias.dtype is BF16
+    x = minitorch.randn(5, 4).to(dtype)
+    compiled_step = minitorch.compile(step)
+    for _ in range(2):
+        for model, run in ((eager, step), (compiled, compiled_step)):
+            model.zero_grad()
+            run(model, x)
+            minitorch.optim.SGD(model.parameters(), lr=0.1).step()
+    for pe, pc in zip(eager.parameters(), compiled.parameters()):
+        assert pc.dtype is dtype and pc.grad.dtype is dtype
+        np.testing.assert_array_equal(_values(pc.grad), _values(pe.grad))
+        np.testing.assert_array_equal(_values(pc), _values(pe))
+    if dtype is BF16:
+        w = _values(eager[0].weight)
+        np.testing.assert_array_equal(w, _bf16_array(w))  # the step's writes were rounded
