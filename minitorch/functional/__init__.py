@@ -5,14 +5,29 @@ the op table (`minitorch.ops`). Bytecode capture records these public functions 
 builds (`minitorch.sin`), as Dynamo records `torch.sin`; AOT autograd then records the op-table
 calls underneath (`minitorch.ops.sin`), as AOTAutograd records aten ops.
 
-One file per family of ops, each with the functions and a mixin of the matching Tensor methods.
+One file per family of ops, each with the functions and a mixin of the matching Tensor methods
+(einstein.py holds `einsum`, a composition of the others).
 """
 
-from minitorch.functional import indexing, linalg, pointwise, reductions, views
+from minitorch.functional import (
+           einstein,
+           extra,
+           indexing,
+           linalg,
+           logical,
+           pointwise,
+           reductions,
+           views,
+)
+from minitorch.functional.einstein import *  # noqa: F403
+from minitorch.functional.extra import *  # noqa: F403
+from minitorch.functional.extra import ExtraMethods
 from minitorch.functional.indexing import *  # noqa: F403
 from minitorch.functional.indexing import IndexingMethods
 from minitorch.functional.linalg import *  # noqa: F403 - each family lists its functions
 from minitorch.functional.linalg import LinalgMethods
+from minitorch.functional.logical import *  # noqa: F403
+from minitorch.functional.logical import LogicalMethods
 from minitorch.functional.pointwise import *  # noqa: F403
 from minitorch.functional.pointwise import PointwiseMethods
 from minitorch.functional.reductions import *  # noqa: F403
@@ -21,5 +36,6 @@ from minitorch.functional.views import *  # noqa: F403
 from minitorch.functional.views import ViewMethods
 
 __all__ = [*indexing.__all__, *linalg.__all__, *pointwise.__all__, *reductions.__all__,
-           *views.__all__]
-METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, IndexingMethods, LinalgMethods)
+           *views.__all__, *einstein.__all__, *extra.__all__, *logical.__all__]
+METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, IndexingMethods, LinalgMethods,
+                 ExtraMethods, LogicalMethods)

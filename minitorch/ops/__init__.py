@@ -10,14 +10,18 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
     linalg.py      mm, bmm, matmul
     nn.py          what only layers need: im2col/col2im (conv, pools), embedding, dropout
     factories.py   tensors made from a shape: full, arange, and the random uniform, normal, randint
+    extra.py       outer, diag, repeat, flip, std, any/all, and the scans cumsum, cumprod
+    logical.py     logical_* and bitwise_* ops, isnan, isinf, isfinite
 
 docs/primitives.md lists the primitives, with why each one is not a composite.
 """
 
 # Each family lists the ops it registers in its __all__.
+from minitorch.ops.extra import *  # noqa: F403
 from minitorch.ops.factories import *  # noqa: F403
 from minitorch.ops.indexing import *  # noqa: F403
 from minitorch.ops.linalg import *  # noqa: F403
+from minitorch.ops.logical import *  # noqa: F403
 from minitorch.ops.nn import *  # noqa: F403
 from minitorch.ops.pointwise import *  # noqa: F403
 from minitorch.ops.reductions import *  # noqa: F403
