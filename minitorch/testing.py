@@ -9,6 +9,8 @@ satisfies |actual - expected| <= atol + rtol * |expected| (NaNs match only with
 (of the less precise of the two, when `check_dtype=False` lets them differ):
 
     dtype     rtol     atol
+    float16   1e-3     1e-5
+    bfloat16  1.6e-2   1e-5
     float32   1.3e-6   1e-5      (about 10 ulps: enough for a different order of summation)
     float64   1e-7     1e-7
     integers  0        0         (equal)
@@ -26,11 +28,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from minitorch.device import to_host
-from minitorch.dtype import DType, float32, float64
+from minitorch.dtype import DType, bfloat16, float16, float32, float64
 from minitorch.errors import ArgumentTypeError, MinitorchError
 from minitorch.tensor import Tensor
 
-_TOLERANCES = {float32: (1.3e-6, 1e-5), float64: (1e-7, 1e-7)}  # (rtol, atol); others: exact
+# (rtol, atol), PyTorch's; others: exact
+_TOLERANCES = {float16: (1e-3, 1e-5), bfloat16: (1.6e-2, 1e-5), float32: (1.3e-6, 1e-5),
+               float64: (1e-7, 1e-7)}
 
 __all__ = ["CloseError", "assert_close"]
 

@@ -266,3 +266,20 @@ def test_a_half_model_trains_the_same_compiled_and_eager(dtype):
     if dtype is BF16:
         w = _values(eager[0].weight)
         np.testing.assert_array_equal(w, _bf16_array(w))  # the step's writes were rounded
+
+
+def test_assert_close_uses_pytorchs_half_tolerances():
+    a = minitorch.tensor([1.0, 100.0])
+    b = minitorch.tensor([1.0078125, 100.5])  # one bfloat16 ulp apart at 1
+    minitorch.testing.assert_close(a.bfloat16(), b.bfloat16())  # rtol 1.6e-2
+    with pytest.raises(AssertionError, match="not close"):
+        minitorch.testing.assert_close(a.half(), b.half())  # rtol 1e-3
+    minitorch.testing.assert_close(a.half(), (a * (1 + 5e-4)).half())
+
+
+def test_grad_scaler_refuses_float16_gradients_as_pytorch():
+    p = minitorch.nn.Parameter(minitorch.ones(2, dtype=F16))
+    scaler = minitorch.amp.GradScaler("cpu")
+    scaler.scale(p.sum()).backward()
+    with pytest.raises(minitorch.DTypeError, match="unscale float16 gradients"):
+        scaler.step(minitorch.optim.SGD([p], lr=0.1))
