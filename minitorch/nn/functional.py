@@ -19,9 +19,11 @@ from minitorch.autograd.grad_mode import no_grad
 from minitorch.dtype import DType
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.functional._common import check_tensor
-from minitorch.nn import functional_losses
+from minitorch.nn import functional_extra, functional_losses, functional_shape
 from minitorch.nn._data import update_running_stats
+from minitorch.nn.functional_extra import *  # noqa: F403 - more layers, re-exported
 from minitorch.nn.functional_losses import *  # noqa: F403 - the losses, re-exported
+from minitorch.nn.functional_shape import *  # noqa: F403 - pad, interpolate, re-exported
 from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.nn_meta import check_param_shape, pair
 from minitorch.overrides import make_overridable
@@ -31,7 +33,7 @@ __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "conv2d", "dropout", "embedding", "fold",
     "gelu", "group_norm", "layer_norm", "leaky_relu", "linear", "log_softmax", "max_pool2d",
     "relu", "sigmoid", "softmax", "tanh", "unfold",
-    *functional_losses.__all__,
+    *functional_losses.__all__, *functional_extra.__all__, *functional_shape.__all__,
 ]
 
 # ---- linear and convolution --------------------------------------------------------------
