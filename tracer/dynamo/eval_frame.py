@@ -159,6 +159,7 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
         return entry.transformed.fn(f_locals, f_globals)
 
     optimized._dynamo_code = code
+    optimized._dynamo_options = (compiler, fullgraph, dynamic)  # for module_dispatcher
     return optimized
 
 
@@ -253,9 +254,7 @@ def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
     if isinstance(fn, OptimizedModule):  # compiled already: it captures itself
         return None
     if isinstance(fn, Module):  # m(x) is Module.__call__, which calls m.forward(x)
-        if type(fn).__call__ is not Module.__call__ or "forward" in fn.__dict__:
-            return None
-        return _python_function(type(fn).forward, fn)
+        return module_call_target(fn)
     if hasattr(fn, "_dynamo_code"):  # already compiled: it captures itself
         return None
     if isinstance(fn, MethodType):
@@ -266,6 +265,49 @@ def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
         return None
     package = (getattr(target[0], "__module__", None) or "").split(".")[0]
     return None if package in _SKIPPED_PACKAGES else target
+
+
+def module_call_target(module: Module) -> tuple[FunctionType, object | None] | None:
+    """(function, bound self) that `module(*args)` runs now, read as CPython reads it on
+    every call ([Note: a module's call is looked up on every call]); None when that is not
+    a plain Python function (a builtin, a partial, a generator): call the module as it is."""
+    cls = type(module)
+    if cls.__call__ is not Module.__call__:  # type(m).__call__, never the instance's
+        call = inspect.getattr_static(cls, "__call__")
+        return _python_function(call, module)
+    forward = module.__dict__.get("forward", _NO_FORWARD)
+    if forward is _NO_FORWARD:  # the class's forward, bound to the module
+        return _python_function(inspect.getattr_static(cls, "forward", None), module)
+    if isinstance(forward, MethodType):  # m.forward = other.method
+        return _python_function(forward.__func__, forward.__self__)
+    return _python_function(forward, None)  # m.forward = a function: called without self
+
+
+_NO_FORWARD = object()
+
+
+def module_dispatcher(compiled_forward: Callable) -> Callable:
+    """`call(module, args, kwargs)`: what a compiled module (optimized_module.py) runs.
+
+    `compiled_forward` is `optimize(model.forward)`; a call runs it while the model's call
+    still runs that function on that model, and otherwise captures what the call runs now,
+    with the same backend ([Note: a module's call is looked up on every call]).
+    """
+    traced_function, traced_self = _function_of(compiled_forward.__wrapped__)
+    compiler, fullgraph, dynamic = compiled_forward._dynamo_options
+
+    def call(module: Module, args: tuple, kwargs: dict) -> Any:
+        target = module_call_target(module)
+        if target is None:
+            return module(*args, **kwargs)
+        function, bound_self = target
+        if function is traced_function and bound_self is traced_self:
+            return compiled_forward(*args, **kwargs)  # the common case
+        if bound_self is not None:
+            args = (bound_self, *args)
+        return _optimized(function, compiler, dynamic, fullgraph)(*args, **kwargs)
+
+    return call
 
 
 def _python_function(fn: Any, bound_self: object | None):
@@ -284,11 +326,11 @@ _optimized_callees: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _optimized(function: FunctionType, compiler: GraphCompiler,
-               dynamic: bool | None) -> Callable:
+               dynamic: bool | None, fullgraph: bool = False) -> Callable:
     wrappers = _optimized_callees.setdefault(function, {})
-    key = (compiler, dynamic)
+    key = (compiler, dynamic, fullgraph)
     if key not in wrappers:
-        wrappers[key] = optimize(function, compiler, dynamic=dynamic)
+        wrappers[key] = optimize(function, compiler, fullgraph=fullgraph, dynamic=dynamic)
     return wrappers[key]
 
 

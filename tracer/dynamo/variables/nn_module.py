@@ -30,6 +30,7 @@ from minitorch.nn.module import Module
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.functions import UserFunctionVariable
 from tracer.dynamo.variables.user_object import method_of, property_of
 
 if TYPE_CHECKING:
@@ -76,15 +77,26 @@ class NNModuleVariable(VariableTracker):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        from tracer.dynamo.variables.builder import wrap
+
         m = self.module
-        # m(x) is type(m).__call__(m, x): Module.__call__, which calls self.forward.
-        tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), "__call__"),
-                            "ID_MATCH")
-        if type(m).__call__ is not Module.__call__:
-            raise Unsupported(f"{self.describe()} overrides __call__")
-        if "forward" in m.__dict__:
-            raise Unsupported(f"{self.describe()} has a forward set on the instance")
+        # m(x) is type(m).__call__(m, x): Module.__call__, which calls self.forward. Each
+        # step of that lookup is guarded ([Note: a module's call is looked up on every call]
+        # in optimized_module.py).
+        call = AttrSource(AttrSource(self.source, "__class__"), "__call__")
+        tx.output.add_guard(call, "ID_MATCH")
+        if type(m).__call__ is not Module.__call__:  # the class's own __call__, inlined
+            static = inspect.getattr_static(type(m), "__call__")
+            if not isinstance(static, FunctionType):
+                raise Unsupported(f"{self.describe()} has a __call__ that is not a function")
+            method = UserFunctionVariable(static, bound_self=self, fn_source=call)
+            return method.call_function(tx, args, kwargs)
+        if "forward" in m.__dict__:  # m.forward = f: f, called without self
+            forward = wrap(tx, m.__dict__["forward"], AttrSource(self.source, "forward"))
+            return forward.call_function(tx, args, kwargs)
         forward = inspect.getattr_static(type(m), "forward")
+        if not isinstance(forward, FunctionType):
+            raise Unsupported(f"the forward of {self.describe()} is not a function")
         return method_of(tx, self, "forward", forward).call_function(tx, args, kwargs)
 
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
