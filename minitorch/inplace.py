@@ -183,6 +183,8 @@ class InPlaceMethods:
                 "whose memory is read-only); clone() it first"
             ))
         result = compute(self._with_copied_values() if keep_old_values else self)
+        if recording and result.requires_grad:  # a value that requires grad, into a no_grad view
+            self._check_writable_by_autograd(op, result_requires_grad=True)
         if tuple(result.shape) != tuple(self.shape):
             raise ShapeError(at_user_line(
                 f"{op}: output with shape {tuple(self.shape)} doesn't match the broadcast "
@@ -201,25 +203,26 @@ class InPlaceMethods:
             rebase_history(self, result)
         return self
 
-    def _check_writable_by_autograd(self, op: str) -> None:
-        """PyTorch's rules for writing a tensor that autograd may need (grad mode on)."""
+    def _check_writable_by_autograd(self, op: str, result_requires_grad: bool = False) -> None:
+        """PyTorch's rules for writing a tensor that autograd may need (grad mode on), in
+        PyTorch's order (check_inplace). `result_requires_grad`: will the written values?"""
+        base = self._base
+        if base is not None and not self._view_differentiable and (
+                self.requires_grad or base.requires_grad or result_requires_grad):
+            raise AutogradError(at_user_line(
+                f"{op}: a view was created in no_grad mode and is being modified in place "
+                "with grad mode enabled; move both the view and the in-place op inside the "
+                "no_grad block, or both outside, or clone() the view first"
+            ))
         if self.requires_grad and self.is_leaf:
             raise AutogradError(at_user_line(
                 f"{op}: a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             ))
-        base = self._base
-        if base is None or not base.requires_grad:
-            return
-        if base.is_leaf:
+        if base is not None and base.requires_grad and base.is_leaf:
             raise AutogradError(at_user_line(
                 f"{op}: a view of a leaf Variable that requires grad is being used in an "
                 "in-place operation."
-            ))
-        if not self._view_differentiable:
-            raise AutogradError(at_user_line(
-                f"{op}: a view was created in no_grad mode and is being modified in place "
-                "with grad mode enabled; clone() it first"
             ))
 
     def _with_copied_values(self) -> Tensor:

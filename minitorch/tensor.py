@@ -25,6 +25,24 @@ views, so that when a write gives it a history, its views start requiring grad t
     buf = minitorch.zeros(3);  head = buf[:2]
     buf[1:] = w                 # w requires grad: buf gets a history, and so does head
     head.grad_fn                # <IndexBackward0>, of buf's new history
+
+[Note: views made under no_grad]
+PyTorch's rule (DifferentiableViewMeta): a view requires grad when its base does, even when it
+was made in no_grad mode, but such a view gets no history: it has no grad_fn, and no gradient
+edge either (its own requires_grad flag, the one a leaf's AccumulateGrad needs, is off):
+
+    with minitorch.no_grad():
+        v = x[0]              # x requires grad: v.requires_grad is True, v.grad_fn is None
+    y = v * 2                 # recorded (v requires grad): y.grad_fn is MulBackward0 ...
+    y.backward()              # ... but the gradient stops at v: neither v.grad nor x.grad
+    v.mul_(2)                 # AutogradError: a view made in no_grad mode, written in place
+                              # with grad mode on (its history would be ambiguous)
+
+So a gradient can never leak into x through v: the engine delivers nothing to a view made
+under no_grad (minitorch/autograd/engine.py), and `next_functions` shows no AccumulateGrad for
+it. Written under no_grad, v is an ordinary write into x's memory (no history to rebase).
+NOTE: PyTorch remakes such a view's grad_fn from its base after a write into the base; here it
+stays None (nothing is recorded through it either way).
 """
 
 from __future__ import annotations
@@ -38,7 +56,7 @@ from minitorch import functional as F
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.conversions import ConversionMethods
 from minitorch.device import copy_in_order, device, device_of, module_of, to_host
-from minitorch.dtype import DType, from_numpy_dtype
+from minitorch.dtype import DType, bfloat16, from_numpy_dtype
 from minitorch.errors import (
     ArgumentTypeError,
     AutogradError,
@@ -145,9 +163,14 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
         return strides if dim is None else strides[dim]
 
-    def is_contiguous(self) -> bool:
-        """Are the elements laid out row-major, with no gaps (dims of size 1 ignored)?"""
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Are the elements laid out row-major, with no gaps (dims of size 1 ignored)? With
+        `memory_format=`, in that format's order (minitorch/memory_format.py)."""
+        if memory_format is None:
+            return self._data.flags.c_contiguous
+        from minitorch.memory_format import is_contiguous_as
+
+        return is_contiguous_as(tuple(self.shape), self.stride(), memory_format)
 
     def data_ptr(self) -> int:
         """The address of the first element: views of one base point inside the same memory."""
@@ -208,7 +231,9 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         self._version_counter = source._shared_version_counter()
         self._view_version = self._version_counter.value
         self._view_differentiable = is_grad_enabled()  # no_grad views never get a history
-        if self._view_differentiable and not self._base.requires_grad:
+        if not self._view_differentiable:  # [Note: views made under no_grad]
+            self.requires_grad = self._base.requires_grad
+        if not self._base.requires_grad:
             self._base._remember_view(self)  # to be told if the base gains a history
         node = self._grad_fn
         if node is not None and hasattr(node, "output_versions"):
@@ -256,7 +281,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
             raise DeviceError(at_user_line(
                 "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
             ))
-        if self.dtype.rounding is not None:  # numpy has no bfloat16 (nor has PyTorch's numpy())
+        if self.dtype is bfloat16:  # numpy has no bfloat16 (nor has PyTorch's numpy())
             raise DTypeError(at_user_line(
                 f"numpy(): numpy has no {self.dtype.name}; use tensor.float().numpy()"))
         return np.asarray(self._data)

@@ -72,6 +72,9 @@ def run_backward(
             if tensor.grad_fn is None:
                 return
         if tensor.grad_fn is None:
+            if tensor._base is not None and not tensor._view_differentiable:
+                return  # a view made under no_grad has no gradient edge: [Note: views made
+                #         under no_grad] in minitorch/tensor.py
             if wanted is None:
                 memory = _memory(grad)
                 tensor._accumulate_grad(grad, shared=memory in held)

@@ -71,7 +71,7 @@ class Node:
             if edge is None:
                 continue  # not a tensor: a dim, a scalar
             grad_fn, output_nr, _ = edge
-            if grad_fn is None and x.requires_grad:
+            if grad_fn is None and x.requires_grad and not _made_under_no_grad(x):
                 grad_fn, output_nr = AccumulateGrad(x), 0
             out.append((grad_fn, output_nr))
         return tuple(out)
@@ -125,6 +125,12 @@ class AccumulateGrad:
 
     def __repr__(self) -> str:
         return "<AccumulateGrad>"
+
+
+def _made_under_no_grad(x) -> bool:
+    """A view made in no_grad mode: no gradient edge, though it may require grad
+    ([Note: views made under no_grad] in minitorch/tensor.py)."""
+    return x._base is not None and not x._view_differentiable
 
 
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports autograd)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.errors import MinitorchError
+from minitorch.errors import AutogradError, MinitorchError
 
 BACKENDS = ["eager", "aot_eager", "inductor"]
 
@@ -88,3 +88,74 @@ def test_write_into_an_expanded_view_compiled(backend):
 
     with pytest.raises(MinitorchError, match="single memory location"):
         minitorch.compile(program, backend=backend)(minitorch.zeros(1))
+
+
+# ---- views made under no_grad ([Note: views made under no_grad] in minitorch/tensor.py) ----
+
+
+def _made_under_no_grad(x):
+    with minitorch.no_grad():
+        return x[0], x[1:].reshape(2), x * 2, x.detach()
+
+
+def test_a_view_made_under_no_grad_requires_grad_but_has_no_history():
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v, reshaped, product, detached = _made_under_no_grad(x)
+    assert v.requires_grad and v.grad_fn is None and v.is_leaf and v._base is x
+    assert reshaped.requires_grad and reshaped.grad_fn is None
+    assert not product.requires_grad  # not a view
+    assert not detached.requires_grad  # detach() is no differentiable view
+
+
+def test_a_view_made_under_no_grad_of_a_tensor_without_grad_does_not_require_grad():
+    with minitorch.no_grad():
+        v = minitorch.ones(3)[0]
+    assert not v.requires_grad
+
+
+def test_no_gradient_reaches_the_base_through_a_no_grad_view():
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v, reshaped, _, _ = _made_under_no_grad(x)
+    y = v * 2 + (reshaped * x[1:]).sum()  # recorded: v and reshaped require grad
+    assert y.grad_fn is not None
+    assert y.grad_fn.next_functions[0][0].next_functions == ((None, 0),)
+    y.backward()
+    assert v.grad is None and reshaped.grad is None
+    assert x.grad.tolist() == [0.0, 2.0, 3.0]  # only through x[1:], made with grad on
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_no_grad_view_compiled(backend):
+    def program(x):
+        with minitorch.no_grad():
+            v = x[0]
+        return v * 2, v
+
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y, v = minitorch.compile(program, backend=backend)(x)
+    assert y.requires_grad and v.requires_grad and v.grad_fn is None
+    y.backward()
+    assert x.grad is None
+
+
+@pytest.mark.parametrize("write", [lambda v: v.mul_(2), lambda v: v.copy_(v + 1),
+                                   lambda v: v.__setitem__(0, 1.0)])
+def test_writing_a_no_grad_view_with_grad_on_is_an_error(write):
+    x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    with minitorch.no_grad():
+        v = x[1:]
+    with pytest.raises(AutogradError, match="created in no_grad mode"):
+        write(v)
+    with minitorch.no_grad():
+        write(v)  # both in no_grad: an ordinary write, seen by x
+    assert x[1:].tolist() != [2.0, 3.0]
+
+
+def test_writing_a_value_that_requires_grad_into_a_no_grad_view_is_an_error():
+    buf = minitorch.zeros(3)
+    with minitorch.no_grad():
+        head = buf[:2]
+    w = minitorch.ones(2, requires_grad=True)
+    with pytest.raises(AutogradError, match="created in no_grad mode"):
+        head.copy_(w)
+    assert buf.tolist() == [0.0, 0.0, 0.0] and not buf.requires_grad
