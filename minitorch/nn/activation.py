@@ -1,5 +1,5 @@
 """The activation layers: `ReLU`, `LeakyReLU`, `GELU`, `Sigmoid`, `Tanh`, `Softmax`,
-`LogSoftmax`."""
+`LogSoftmax`, `ELU`, `SiLU`."""
 
 from __future__ import annotations
 
@@ -94,3 +94,37 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class ELU(Module):
+    """x where x > 0, else alpha * (exp(x) - 1).
+
+        >>> ELU(alpha=0.5)
+        ELU(alpha=0.5)
+    """
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"alpha={self.alpha}{inplace}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
