@@ -28,7 +28,9 @@ from minitorch import (
     nn,
     ops,
     optim,
+    tensor_types,
     testing,
+    unsupported,
     utils,
 )
 from minitorch import config as _config
@@ -74,9 +76,18 @@ from minitorch.factories import (
 from minitorch.functional import *  # noqa: F403 - every public op function
 from minitorch.generator import Generator
 from minitorch.heap import keep_freed_memory_mapped
+from minitorch.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from minitorch.random import multinomial, randperm
 from minitorch.serialization import load, save
 from minitorch.tensor import Size, Tensor
+from minitorch.tensor_types import *  # noqa: F403 - FloatTensor, ..., as_tensor
+from minitorch.unsupported import *  # noqa: F403 - complex64, polar, sparse_coo_tensor, ...
 
 if _config.keep_freed_memory_mapped:  # [Note: the C heap's page faults] in heap.py
     keep_freed_memory_mapped()
@@ -105,6 +116,9 @@ __all__ = [
     "accelerator", "amp", "autocast", "backends", "bfloat16", "cpu", "float16",
     "get_autocast_dtype", "get_float32_matmul_precision", "half", "is_autocast_enabled",
     "set_float32_matmul_precision",
+    # issue 24, section 3: tensor functions (the functions themselves are in functional's list)
+    "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
+    *tensor_types.__all__, *unsupported.__all__,
 ]
 
 

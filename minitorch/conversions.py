@@ -105,10 +105,15 @@ def _parse_type_name(name: str) -> tuple[DType, str]:
 
 def to_arguments(args: tuple, kwargs: dict) -> tuple[DType | None, device | None]:
     """Sort `to()`'s arguments (Tensor.to and Module.to) into a dtype and a device:
-    to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords."""
+    to(dtype), to(device), to(device, dtype), to(tensor), dtype=/device= keywords.
+    `memory_format=` is checked, and the layout stays row-major (minitorch/memory_format.py)."""
     dtype, dev = kwargs.get("dtype"), kwargs.get("device")
     if dtype is not None:
         check_dtype("to()", dtype)
+    if kwargs.get("memory_format") is not None:
+        from minitorch.memory_format import check_memory_format
+
+        check_memory_format("to()", kwargs["memory_format"])
     for a in args:
         if isinstance(a, DType):
             dtype = a

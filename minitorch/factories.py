@@ -6,7 +6,7 @@ allowed`, `Unable to allocate 364. TiB`, `Python int too large to convert to C l
 not fail at all: `randn(3, dtype=int64)` would round normal samples to integers. So each
 factory checks its arguments before numpy sees them, as PyTorch does, and names itself:
 
-    the size     integers, none negative                      _size
+    the size     integers, none negative; or size= (a tuple)   _size, _sizes
     the dtype    a minitorch dtype; a float one for rand/randn  _dtype, _float_dtype
     the memory   an allocation that fails is an OutOfMemoryError naming the shape and the bytes
     the data     tensor(data): numbers, nested as a box, ints that fit in int64
@@ -37,6 +37,7 @@ from minitorch.errors import (
 )
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.generator import Generator, check_seed, numpy_rng
+from minitorch.memory_format import check_optional_format
 from minitorch.ops.meta import check_dtype, check_sizes
 from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
@@ -83,6 +84,17 @@ def _size(op: str, size: tuple) -> tuple[int, ...]:
     return check_sizes(f"{op}()", shape_arg(size), new_tensor=True)
 
 
+def _sizes(op: str, sizes: tuple, size) -> tuple:
+    """zeros(2, 3), zeros((2, 3)) or PyTorch's keyword form zeros(size=(2, 3)): one of them."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise ArgumentTypeError(at_user_line(
+            f"{op}(): got the sizes {sizes} and size={size!r}; pass one of them"
+        ))
+    return (size,)  # one tuple, or one int: shape_arg reads both
+
+
 def _dtype(op: str, dtype) -> DType:
     return check_dtype(f"{op}()", dtype)
 
@@ -126,7 +138,7 @@ def tensor(data, dtype: DType | None = None, device=None, requires_grad: bool = 
     dtype = from_numpy_dtype(array.dtype) if dtype is None else _dtype("tensor", dtype)
     if dtype.category == 1 and array.dtype.kind in "iu" and array.size:
         _check_fits("tensor", int(array.min()), int(array.max()), dtype)
-    if dtype.rounding is not None:  # bfloat16: [Note: bfloat16] in dtype.py
+    if dtype.rounding is not None:  # float16, bfloat16: [Note: half precision] in dtype.py
         array = dtype.rounding(array)
     else:
         array = np.array(array, dtype=dtype.np)
@@ -219,20 +231,23 @@ def from_numpy(array: np.ndarray) -> Tensor:
 # ---- filled tensors ------------------------------------------------------------------------
 
 
-def zeros(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    shape, dtype = _size("zeros", size), _dtype("zeros", dtype)
+def zeros(*sizes, size=None, dtype: DType = float32, device=None,
+          requires_grad: bool = False) -> Tensor:
+    shape, dtype = _size("zeros", _sizes("zeros", sizes, size)), _dtype("zeros", dtype)
     t = _allocate("zeros", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
     return _finish(t, requires_grad, device)
 
 
-def ones(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    shape, dtype = _size("ones", size), _dtype("ones", dtype)
+def ones(*sizes, size=None, dtype: DType = float32, device=None,
+         requires_grad: bool = False) -> Tensor:
+    shape, dtype = _size("ones", _sizes("ones", sizes, size)), _dtype("ones", dtype)
     t = _allocate("ones", shape, dtype, lambda: ops.full(shape, 1, dtype=dtype))
     return _finish(t, requires_grad, device)
 
 
-def empty(*size, dtype: DType = float32, device=None, requires_grad: bool = False) -> Tensor:
-    shape, dtype = _size("empty", size), _dtype("empty", dtype)
+def empty(*sizes, size=None, dtype: DType = float32, device=None,
+          requires_grad: bool = False) -> Tensor:
+    shape, dtype = _size("empty", _sizes("empty", sizes, size)), _dtype("empty", dtype)
     t = _allocate("empty", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
     return _finish(t, requires_grad, device)
 
@@ -258,16 +273,18 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
 # ---- random tensors ------------------------------------------------------------------------
 
 
-def rand(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
-         requires_grad: bool = False) -> Tensor:
+def rand(*sizes, size=None, generator: Generator | None = None, dtype: DType = float32,
+         device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    return _random("rand", ops.uniform, size, dtype, device, requires_grad, generator)
+    return _random("rand", ops.uniform, _sizes("rand", sizes, size), dtype, device,
+                   requires_grad, generator)
 
 
-def randn(*size, generator: Generator | None = None, dtype: DType = float32, device=None,
-          requires_grad: bool = False) -> Tensor:
+def randn(*sizes, size=None, generator: Generator | None = None, dtype: DType = float32,
+          device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
-    return _random("randn", ops.normal, size, dtype, device, requires_grad, generator)
+    return _random("randn", ops.normal, _sizes("randn", sizes, size), dtype, device,
+                   requires_grad, generator)
 
 
 def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool,
@@ -409,52 +426,65 @@ def _diagonal(n: int, m: int, dtype: DType) -> Tensor:
 # ---- like another tensor -------------------------------------------------------------------
 
 
-def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
+               device=None, memory_format=None) -> Tensor:
     check_tensor("zeros_like", t)
-    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=t.device,
+    check_optional_format("zeros_like", memory_format)  # row-major all the same
+    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
                  requires_grad=requires_grad)
 
 
-def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
+              device=None, memory_format=None) -> Tensor:
     check_tensor("ones_like", t)
-    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=t.device,
+    check_optional_format("ones_like", memory_format)
+    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad)
 
 
-def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
+              device=None, memory_format=None) -> Tensor:
     check_tensor("rand_like", t)
-    return _random("rand_like", ops.uniform, tuple(t.shape), dtype or t.dtype, t.device,
-                   requires_grad)
+    check_optional_format("rand_like", memory_format)
+    return _random("rand_like", ops.uniform, tuple(t.shape), dtype or t.dtype,
+                   device or t.device, requires_grad)
 
 
-def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False) -> Tensor:
+def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
+               device=None, memory_format=None) -> Tensor:
     check_tensor("randn_like", t)
+    check_optional_format("randn_like", memory_format)
     return _random("randn_like", ops.normal, tuple(t.shape), dtype or t.dtype,
-                   t.device, requires_grad)
+                   device or t.device, requires_grad)
 
 
 def empty_like(t: Tensor, *, dtype: DType | None = None, device=None,
-               requires_grad: bool = False) -> Tensor:
-    """Uninitialised memory of t's shape (and dtype and device, unless given)."""
+               requires_grad: bool = False, memory_format=None) -> Tensor:
+    """Uninitialised memory of t's shape (and dtype and device, unless given); row-major
+    whatever `memory_format` says."""
     check_tensor("empty_like", t)
+    check_optional_format("empty_like", memory_format)
     return empty(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
                  requires_grad=requires_grad)
 
 
 def full_like(t: Tensor, fill_value, *, dtype: DType | None = None, device=None,
-              requires_grad: bool = False) -> Tensor:
+              requires_grad: bool = False, memory_format=None) -> Tensor:
     """t's shape filled with `fill_value`, in t's dtype unless given (2.7 in an int64 tensor
     is 2)."""
     check_tensor("full_like", t)
+    check_optional_format("full_like", memory_format)
     return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad)
 
 
 def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = None,
-                 dtype: DType | None = None, device=None, requires_grad: bool = False) -> Tensor:
+                 dtype: DType | None = None, device=None, requires_grad: bool = False,
+                 memory_format=None) -> Tensor:
     """Integers uniform on [low, high) in t's shape (and dtype): randint_like(t, 10) or
     randint_like(t, -5, 5)."""
     check_tensor("randint_like", t)
+    check_optional_format("randint_like", memory_format)
     if high is None:  # randint_like(t, high)
         low, high = 0, low
     dtype = _dtype("randint_like", dtype or t.dtype)

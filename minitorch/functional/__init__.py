@@ -10,15 +10,16 @@ One file per family of ops, each with the functions and a mixin of the matching 
 """
 
 from minitorch.functional import (
-           einstein,
-           extra,
-           indexing,
-           linalg,
-           logical,
-           pointwise,
-           reductions,
-           views,
+    einstein,
+    extra,
+    indexing,
+    linalg,
+    logical,
+    pointwise,
+    reductions,
+    views,
 )
+from minitorch.functional.creation import CreationMethods
 from minitorch.functional.einstein import *  # noqa: F403
 from minitorch.functional.extra import *  # noqa: F403
 from minitorch.functional.extra import ExtraMethods
@@ -34,8 +35,9 @@ from minitorch.functional.reductions import *  # noqa: F403
 from minitorch.functional.reductions import ReductionMethods
 from minitorch.functional.views import *  # noqa: F403
 from minitorch.functional.views import ViewMethods
+from minitorch.unsupported import UnsupportedMethods
 
 __all__ = [*indexing.__all__, *linalg.__all__, *pointwise.__all__, *reductions.__all__,
            *views.__all__, *einstein.__all__, *extra.__all__, *logical.__all__]
 METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, IndexingMethods, LinalgMethods,
-                 ExtraMethods, LogicalMethods)
+                 ExtraMethods, LogicalMethods, CreationMethods, UnsupportedMethods)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from minitorch import ops
 from minitorch.device import module_of
-from minitorch.errors import DTypeError, ShapeError, at_user_line
+from minitorch.errors import DTypeError, InvalidArgumentError, ShapeError, at_user_line
 from minitorch.fake import MetaArray, is_fake
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.ops.views_meta import normalize_dim, normalize_index
@@ -264,12 +264,27 @@ class ViewMethods:
     def roll(self, shifts, dims=None):
         return roll(self, shifts, dims)
 
-    def contiguous(self):
-        """`self` if its elements are already in row-major order, else a row-major copy."""
+    def contiguous(self, memory_format=None):
+        """`self` if its elements are already in row-major order, else a row-major copy.
+
+        `memory_format=` is accepted and checked; the copy is row-major whatever it says (the
+        values are the same: minitorch/memory_format.py).
+        """
+        if memory_format is not None:
+            _check_contiguous_format(memory_format)
         return self if self.is_contiguous() else ops.clone(self)
 
     def clone(self):
         return clone(self)
+
+
+def _check_contiguous_format(fmt) -> None:
+    from minitorch.memory_format import check_memory_format, preserve_format
+
+    if check_memory_format("contiguous()", fmt) is preserve_format:
+        raise InvalidArgumentError(at_user_line(
+            "contiguous(): preserve_format is not supported by the contiguous operator"
+        ))
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

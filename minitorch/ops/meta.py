@@ -20,6 +20,7 @@ from minitorch.errors import (
     at_user_line,
 )
 from minitorch.ops.registry import TensorMeta
+from minitorch.unsupported import UnsupportedDType
 
 
 def operand_shape(op: str, x) -> tuple[int, ...]:
@@ -69,6 +70,8 @@ def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def check_dtype(op: str, dtype) -> DType:
     """A dtype argument: a minitorch dtype (a str or a numpy dtype is refused by name)."""
+    if isinstance(dtype, UnsupportedDType):  # complex64, ...: names what is missing
+        raise dtype.refuse(op)
     if not isinstance(dtype, DType):
         raise ArgumentTypeError(at_user_line(
             f"{op}: argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
