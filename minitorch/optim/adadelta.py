@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from minitorch.device import module_of
 from minitorch.errors import InvalidArgumentError, at_user_line
-from minitorch.optim.optimizer import Optimizer, check_nonnegative
+from minitorch.optim.optimizer import Optimizer, check_nonnegative, implementation_flags
 from minitorch.tensor import Tensor
 
 
@@ -33,10 +33,16 @@ class Adadelta(Optimizer):
         rho: float = 0.9,
         eps: float = 1e-6,
         weight_decay: float = 0,
+        foreach: bool | None = None,
         *,
+        capturable: bool = False,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+        flags = implementation_flags("Adadelta", foreach, None, capturable, differentiable)
+        del flags["fused"]  # not one of Adadelta's arguments
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        **flags)
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:

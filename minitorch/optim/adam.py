@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from minitorch.device import module_of
 from minitorch.errors import InvalidArgumentError, at_user_line
-from minitorch.optim.optimizer import Optimizer, check_nonnegative
+from minitorch.optim.optimizer import Optimizer, check_nonnegative, implementation_flags
 from minitorch.tensor import Tensor
 
 
@@ -41,10 +41,16 @@ class Adam(Optimizer):
         weight_decay: float = 0,
         amsgrad: bool = False,
         *,
+        foreach: bool | None = None,
         maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
+        flags = implementation_flags(type(self).__name__, foreach, fused, capturable,
+                                     differentiable)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize)
+                        amsgrad=amsgrad, maximize=maximize, **flags)
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:

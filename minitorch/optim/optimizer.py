@@ -43,7 +43,7 @@ from typing import Any
 
 from minitorch.autograd import enable_grad
 from minitorch.device import module_of, move
-from minitorch.dtype import round_bfloat16_
+from minitorch.dtype import bfloat16, round_bfloat16_
 from minitorch.errors import InvalidArgumentError, MinitorchError, at_user_line
 from minitorch.tensor import Tensor
 
@@ -131,7 +131,7 @@ class Optimizer:
                 if p.grad is None:
                     continue  # not used by this loss: no update, and no state is made
                 self._update(p, self.state.setdefault(p, {}), group)
-                if p.dtype.rounding is not None:  # bfloat16: [Note: bfloat16] in dtype.py
+                if p.dtype is bfloat16:  # [Note: half precision] in minitorch/dtype.py
                     round_bfloat16_(p._data)
                 p._shared_version_counter().value += 1  # [Note: updating in place]
         return loss
@@ -205,6 +205,31 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines += [f"    {k}: {group[k]}" for k in sorted(group) if k != "params"]
         return "\n".join(lines) + "\n)"
+
+
+def implementation_flags(name: str, foreach: bool | None = None, fused: bool | None = None,
+                         capturable: bool = False, differentiable: bool = False) -> dict:
+    """PyTorch's choice-of-implementation keywords, checked, as a group's defaults.
+
+    foreach (one kernel per list of tensors), fused (one kernel for the whole step) and
+    capturable (a step CUDA graphs can record) pick how PyTorch runs the same update; here
+    every step is one loop over numpy arrays, so each is accepted and gives the same values.
+    differentiable=True asks for a step autograd records, which this update (outside autograd,
+    [Note: updating in place]) cannot give: it is refused by name.
+    """
+    if fused and foreach:
+        raise MinitorchError(at_user_line(
+            f"{name}: `fused` and `foreach` cannot be `True` together."
+        ))
+    if fused and differentiable:
+        raise MinitorchError(at_user_line(f"{name}: `fused` does not support `differentiable`"))
+    if differentiable:
+        raise MinitorchError(at_user_line(
+            f"{name}: differentiable=True is not supported here: minitorch's optimizer step "
+            f"runs outside autograd, so no gradient can flow through it"
+        ))
+    return dict(foreach=foreach, fused=fused, capturable=capturable,
+                differentiable=differentiable)
 
 
 def check_nonnegative(group: dict, key: str, what: str) -> None:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from minitorch.device import module_of
 from minitorch.errors import InvalidArgumentError, at_user_line
-from minitorch.optim.optimizer import Optimizer, check_nonnegative
+from minitorch.optim.optimizer import Optimizer, check_nonnegative, implementation_flags
 from minitorch.tensor import Tensor
 
 
@@ -37,11 +37,15 @@ class RMSprop(Optimizer):
         weight_decay: float = 0,
         momentum: float = 0,
         centered: bool = False,
-        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
         maximize: bool = False,
+        differentiable: bool = False,
     ) -> None:
+        flags = implementation_flags("RMSprop", foreach, None, capturable, differentiable)
+        del flags["fused"]  # not one of RMSprop's arguments
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered, maximize=maximize)
+                        momentum=momentum, centered=centered, maximize=maximize, **flags)
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from minitorch.device import module_of
 from minitorch.errors import MinitorchError, at_user_line
-from minitorch.optim.optimizer import Optimizer, check_nonnegative
+from minitorch.optim.optimizer import Optimizer, check_nonnegative, implementation_flags
 from minitorch.tensor import Tensor
 
 
@@ -36,9 +36,15 @@ class SGD(Optimizer):
         nesterov: bool = False,
         *,
         maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
     ) -> None:
+        flags = implementation_flags("SGD", foreach, fused, differentiable=differentiable)
+        del flags["capturable"]  # not one of SGD's arguments
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize)
+                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+                        **flags)
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:

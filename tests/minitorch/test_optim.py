@@ -150,7 +150,8 @@ def test_adam_and_adamw_match_their_formulas(problem, method, formula, hyper):
 def test_adamw_defaults_and_decay_is_not_adams():
     opt = AdamW([Parameter(minitorch.zeros(2))])
     assert opt.defaults == dict(
-        lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False)
+        lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False,
+        foreach=None, fused=None, capturable=False, differentiable=False)
     # With weight decay the two methods differ; without it they are the same method.
     theta, grads = np.ones((2, 2)), [np.full((2, 2), 0.5)] * 3
 
@@ -423,6 +424,9 @@ def test_repr():
         "SGD (\n"
         "Parameter Group 0\n"
         "    dampening: 0\n"
+        "    differentiable: False\n"
+        "    foreach: None\n"
+        "    fused: None\n"
         "    lr: 0.1\n"
         "    maximize: False\n"
         "    momentum: 0.9\n"
