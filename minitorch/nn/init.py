@@ -21,6 +21,7 @@ from minitorch.tensor import Tensor
 
 __all__ = [
     "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
+    "orthogonal_",
     "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
 ]
 
@@ -148,3 +149,36 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    """A (semi-)orthogonal matrix times gain (Saxe et al. 2013), as PyTorch makes it.
+
+    The tensor is seen as (rows, numel / rows); a matrix of N(0, 1) values of that shape
+    (transposed if it is wide) is factored Q R, and Q's columns, each with the sign of R's
+    diagonal entry (so that Q is uniformly distributed), fill the tensor: rows orthonormal if
+    the tensor is wide, columns if it is tall.
+    """
+    import numpy as np
+
+    from minitorch.factories import randn
+    from minitorch.factories import tensor as make_tensor
+
+    if tensor.dim() < 2:
+        raise ShapeError(at_user_line(
+            f"Only tensors with 2 or more dimensions are supported (got shape "
+            f"{tuple(tensor.shape)})"
+        ))
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = randn(rows, cols, dtype=tensor.dtype).numpy()
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)  # reduced: q (max, min), r (min, min)
+    q = q * np.sign(np.diag(r))  # each column times the sign of its R diagonal entry
+    if rows < cols:
+        q = q.T
+    values = make_tensor(np.ascontiguousarray(q) * gain, dtype=tensor.dtype)
+    return copy_into(tensor, values.reshape(tuple(tensor.shape)))

@@ -1,5 +1,5 @@
 """Learning-rate schedules, as torch.optim.lr_scheduler: `StepLR`, `LambdaLR`,
-`CosineAnnealingLR`, and their base `LRScheduler`.
+`CosineAnnealingLR`, `ReduceLROnPlateau` (driven by a metric), and their base `LRScheduler`.
 
     opt = minitorch.optim.SGD(model.parameters(), lr=0.1)
     sched = StepLR(opt, step_size=30, gamma=0.1)
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from minitorch.errors import InvalidArgumentError, at_user_line
 from minitorch.optim.optimizer import Optimizer
 
-__all__ = ["CosineAnnealingLR", "LRScheduler", "LambdaLR", "StepLR"]
+__all__ = ["CosineAnnealingLR", "LRScheduler", "LambdaLR", "ReduceLROnPlateau", "StepLR"]
 
 
 class LRScheduler:
@@ -184,3 +184,100 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self) -> list[float]:
         cosine = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
         return [self.eta_min + (base - self.eta_min) * cosine for base in self.base_lrs]
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Divide the lr when a metric stops improving: `step(val_loss)` once per epoch.
+
+        >>> sched = ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=2)
+        >>> for epoch in range(epochs):
+        ...     sched.step(validate(model))
+
+    A metric is better than the best so far when (threshold_mode 'rel', mode 'min') it is
+    below best * (1 - threshold), or ('abs') below best - threshold; mode 'max' mirrors it.
+    After more than `patience` epochs without a better one, every group's lr becomes
+    max(lr * factor, min_lr) (a change smaller than eps is skipped), and the count waits
+    `cooldown` epochs before it starts again. Unlike the other schedules it reads a metric,
+    so it takes no step at construction and has no get_lr(); get_last_lr() is the groups' lr
+    after the last step (their lr before any).
+    """
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
+        if factor >= 1.0:
+            raise InvalidArgumentError(at_user_line("Factor should be < 1.0."))
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != groups:
+                raise InvalidArgumentError(at_user_line(
+                    f"expected {groups} min_lrs, got {len(min_lr)}"
+                ))
+            self.min_lrs = list(min_lr)
+        else:
+            self.min_lrs = [min_lr] * groups
+        if mode not in ("min", "max"):
+            raise InvalidArgumentError(at_user_line(f"mode {mode} is unknown!"))
+        if threshold_mode not in ("rel", "abs"):
+            raise InvalidArgumentError(at_user_line(
+                f"threshold mode {threshold_mode} is unknown!"
+            ))
+        self.optimizer = optimizer
+        self.mode, self.factor, self.patience = mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.last_epoch = 0
+        self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget the best metric, the cooldown and the count of bad epochs."""
+        self.best = math.inf if self.mode == "min" else -math.inf
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def is_better(self, a: float, best: float) -> bool:
+        """Is metric `a` better than `best` by more than the threshold?"""
+        if self.mode == "min" and self.threshold_mode == "rel":
+            return a < best * (1.0 - self.threshold)
+        if self.mode == "min":
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    def step(self, metrics, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Record this epoch's metric (a number or a one-element tensor); reduce if stuck."""
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is "
+                          "being deprecated where possible. Please use `scheduler.step()` to "
+                          "step the scheduler.", UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+        if self.is_better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0  # bad epochs in cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _reduce_lr(self) -> None:
+        for group, low in zip(self.optimizer.param_groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, low)
+            if old - new > self.eps:
+                group["lr"] = new
