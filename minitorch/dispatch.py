@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from minitorch.autograd.grad_mode import is_grad_enabled
-from minitorch.autograd.graph import OpBackward
+from minitorch.autograd.graph import OpBackward, keep_output
 from minitorch.device import device, module_of
-from minitorch.dtype import DType
+from minitorch.dtype import HALF_STORAGE, DType
 
 if TYPE_CHECKING:
     from minitorch.ops.registry import OpDef, TensorMeta
@@ -77,6 +77,8 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
     if op.decomposition is not None:
         if _has_numpy_scalar(args, kwargs):  # [Note: numpy scalars]
             args, kwargs = _python_scalars(args, kwargs)
+        if op.saves_output:
+            return keep_output(op, op.decomposition(*args, **kwargs))
         return op.decomposition(*args, **kwargs)
 
     # One pass over the arguments: the arrays the kernel takes, the meta-cache key, and
@@ -120,15 +122,23 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
             _modes.set(modes)
     else:  # eager: the kernel on the arrays, wrapped as tensors of the rule's dtype
         xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
+        # float16 and bfloat16 results: computed in float32, then rounded ([Note: half
+        # precision] in minitorch/dtype.py); not a view's, which must share the memory it reads
+        rounded = (type(meta) is not tuple and meta.dtype.rounding is not None
+                   and op.kind != "view")
         try:
-            result = op.impl(xp, *arrays, **kwargs)
+            if rounded:
+                result = op.impl(xp, *_in_float32(arrays), **kwargs)
+            else:
+                result = op.impl(xp, *arrays, **kwargs)
         except MemoryError as e:  # numpy's: name the op and what it was making
             raise _out_of_memory(op, meta) from e
         if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
             out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
         else:
-            if (type(result) is not np.ndarray or result.dtype is not meta.dtype.np
-                    or meta.dtype.rounding is not None):
+            if rounded:
+                result = _rounded(result, meta.dtype)
+            elif type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
                 result = _as_dtype(result, meta)
             out = Tensor.__new__(Tensor)  # Tensor._from_array(result), inlined
             out._data = result
@@ -232,14 +242,25 @@ def _array_module(arrays: list):
 
 def _as_dtype(result, meta: TensorMeta):
     """`result` as an array of the dtype the op's rule decided (PyTorch's promotion): numpy
-    returns scalars for 0-d results and keeps float64 for float32 + 0-d float64. A bfloat16
-    result is rounded to bfloat16 ([Note: bfloat16] in minitorch/dtype.py)."""
-    dtype = meta.dtype
-    if dtype.rounding is not None:
-        return dtype.rounding(result)
-    if type(result) is not np.ndarray or result.dtype != dtype.np:
-        result = module_of(result).asarray(result, dtype=dtype.np)
+    returns scalars for 0-d results and keeps float64 for float32 + 0-d float64."""
+    if type(result) is not np.ndarray or result.dtype != meta.dtype.np:
+        result = module_of(result).asarray(result, dtype=meta.dtype.np)
     return result
+
+
+def _rounded(result, dtype: DType):
+    """A float16 or bfloat16 op's float32 `result`, rounded ([Note: half precision])."""
+    if module_of(result) is np:
+        return dtype.rounding(result)
+    return result.astype(dtype.np)  # a cupy array (float16: bfloat16 stays on the CPU)
+
+
+def _in_float32(arrays: list) -> list:
+    """The kernel's arguments with float16 and bfloat16 arrays as float32 ones, for an op whose
+    result is rounded to half precision after (PyTorch's CPU kernels compute so: a float16 sum
+    or cumsum accumulates in float32, where numpy's would in float16)."""
+    return [a.astype(np.float32) if getattr(a, "dtype", None) in HALF_STORAGE else a
+            for a in arrays]
 
 
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports this module)

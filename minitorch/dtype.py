@@ -7,19 +7,25 @@
     >>> promote_types(float16, bfloat16)    # neither holds the other: both fit in float32
     minitorch.float32
 
+[Note: half precision]
+PyTorch's CPU kernels compute a float16 or bfloat16 op in float32 and round its result once
+(a float16 sum or cumsum accumulates in float32). The dispatcher does the same: for an op whose
+result dtype has a `rounding`, it hands the kernel float32 copies of its half-precision arrays
+and rounds what comes back (`round_float16`, numpy's correctly rounded cast; `round_bfloat16`).
+Left to itself, numpy would accumulate a float16 cumsum in float16 (0.1 summed 5000 times
+stops at 256). The one other place that writes computed values into a half-precision array,
+an optimizer's step, rounds a bfloat16 parameter after it (`round_bfloat16_`).
+
 [Note: bfloat16]
 numpy has float16 but no bfloat16 (float32's 8 exponent bits, 7 of mantissa). A bfloat16
-tensor's array holds float32 values that are all exactly bfloat16 numbers: every op that makes
-one computes in float32 and rounds its result to bfloat16 as PyTorch does (round to nearest,
-ties to even, on the top 16 bits; any NaN becomes the quiet NaN 0x7FC0), in the dispatcher
-(`round_bfloat16`), and the few places that write into an existing array (in-place ops,
-optimizer steps) round what they wrote (`round_bfloat16_`). The array's numpy dtype,
-`BFLOAT16_NP`, is a *big-endian* float32 tagged by metadata: numpy computes with it as with
-float32, and views and copies keep it, but it is never equal to float32 itself, so nothing that
-compares or hashes numpy dtypes (the meta cache, compiled code's guards) can take a bfloat16
-array for a float32 one. (The metadata alone would not do: a dtype with metadata equals and
-hashes as the dtype without.) Its `itemsize` is 2, and `minitorch.save` writes 2 bytes per
-element, as PyTorch stores it.
+tensor's array holds float32 values that are all exactly bfloat16 numbers, rounded as PyTorch
+rounds (to nearest, ties to even, on the top 16 bits; any NaN becomes the quiet NaN 0x7FC0).
+The array's numpy dtype, `BFLOAT16_NP`, is a *big-endian* float32 tagged by metadata: numpy
+computes with it as with float32, and views and copies keep it, but it is never equal to float32
+itself, so nothing that compares or hashes numpy dtypes (the meta cache, compiled code's
+guards) can take a bfloat16 array for a float32 one. (The metadata alone would not do: a dtype
+with metadata equals and hashes as the dtype without.) Its `itemsize` is 2, and
+`minitorch.save` writes 2 bytes per element, as PyTorch stores it.
 """
 
 from __future__ import annotations
@@ -65,7 +71,7 @@ _BF16_NAN = 0x7FC00000  # PyTorch's NaN for every NaN rounded to bfloat16
 def round_bfloat16(values) -> np.ndarray:
     """A new array of `values` (numbers, an array) rounded to bfloat16, dtype BFLOAT16_NP."""
     x = np.array(values, dtype=np.float32)  # a copy: the result owns its memory
-    _round_bits(x.reshape(-1).view(np.uint32), np.isnan(x).reshape(-1))
+    _round_bits(x)
     return x.astype(BFLOAT16_NP)
 
 
@@ -73,14 +79,16 @@ def round_bfloat16_(x: np.ndarray) -> None:
     """Round a bfloat16 tensor's array in place, after something wrote float32 values in."""
     if x.dtype != BFLOAT16_NP:
         raise TypeError(f"round_bfloat16_ needs a bfloat16 array, not {x.dtype}")
-    values = x.astype(np.float32)  # native, row-major: `x` may be any view
-    _round_bits(values.reshape(-1).view(np.uint32), np.isnan(values).reshape(-1))
+    values = x.astype(np.float32)  # native byte order
+    _round_bits(values)
     x[...] = values
 
 
-def _round_bits(bits: np.ndarray, nan: np.ndarray) -> None:
-    """Round float32 bit patterns to bfloat16's in place: to nearest, ties to even, as
+def _round_bits(x: np.ndarray) -> None:
+    """Round a native float32 array to bfloat16 in place: to nearest, ties to even, as
     c10::BFloat16's round_to_nearest_even (add 0x7FFF plus the lowest kept bit, cut 16 bits)."""
+    nan = np.isnan(x)
+    bits = x.view(np.uint32)  # NOTE: a view in any layout (a reshape could be a copy)
     bits += ((bits >> 16) & 1) + np.uint32(0x7FFF)  # wraps only for NaNs, replaced below
     bits &= np.uint32(0xFFFF0000)
     bits[nan] = _BF16_NAN
@@ -88,8 +96,17 @@ def _round_bits(bits: np.ndarray, nan: np.ndarray) -> None:
 
 float32 = DType("float32", np.dtype(np.float32), _FLOAT)
 float64 = DType("float64", np.dtype(np.float64), _FLOAT)
-float16 = DType("float16", np.dtype(np.float16), _FLOAT)
+def round_float16(values) -> np.ndarray:
+    """A new array of float32 `values` rounded to float16 (numpy's cast: to nearest, ties to
+    even, overflowing to inf, as PyTorch's; without numpy's overflow warning, as PyTorch)."""
+    with np.errstate(over="ignore"):
+        return np.array(values, dtype=np.float16)
+
+
+float16 = DType("float16", np.dtype(np.float16), _FLOAT, rounding=round_float16)
 bfloat16 = DType("bfloat16", BFLOAT16_NP, _FLOAT, element_size=2, rounding=round_bfloat16)
+# The storage dtypes of the half-precision dtypes, whose kernels compute in float32
+HALF_STORAGE = (float16.np, BFLOAT16_NP)
 int32 = DType("int32", np.dtype(np.int32), _INT)
 int64 = DType("int64", np.dtype(np.int64), _INT)
 bool_ = DType("bool", np.dtype(np.bool_), _BOOL)

@@ -283,3 +283,45 @@ def test_grad_scaler_refuses_float16_gradients_as_pytorch():
     scaler.scale(p.sum()).backward()
     with pytest.raises(minitorch.DTypeError, match="unscale float16 gradients"):
         scaler.step(minitorch.optim.SGD([p], lr=0.1))
+
+
+def test_float16_reductions_accumulate_in_float32_as_pytorch():
+    """numpy would accumulate a float16 cumsum in float16: 0.1 added 5000 times stops at 256."""
+    c = np.full(5000, 0.1, np.float16)
+    got = minitorch.from_numpy(c).cumsum(0)
+    expected = np.cumsum(c.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(got.numpy(), expected)
+    assert got.dtype is F16
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((16, 300)).astype(np.float16), rng.standard_normal(
+        (300, 8)).astype(np.float16)
+    mm = (minitorch.from_numpy(a) @ minitorch.from_numpy(b)).numpy()
+    np.testing.assert_array_equal(mm, (a.astype(np.float32) @ b.astype(np.float32)).astype(
+        np.float16))
+    assert minitorch.from_numpy(a).sum().item() == float(np.float16(a.astype(np.float32).sum()))
+
+
+def test_tensor_of_a_float16_array_is_a_copy():
+    a = np.ones(3, np.float16)
+    t = minitorch.tensor(a)
+    a[0] = 5
+    assert t.dtype is F16 and t.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", [F16, BF16])
+def test_views_share_memory_and_writes_through_them_round(dtype):
+    """A view of a half tensor is its base's memory (no rounding copy), and a write into a
+    transposed or strided view is rounded like any other."""
+    base = minitorch.zeros(2, 3, dtype=dtype)
+    head = base[0]
+    head.fill_(5.0)
+    assert base.tolist() == [[5.0, 5.0, 5.0], [0.0, 0.0, 0.0]]
+    base.t()[0] = 1.3  # a non-contiguous view
+    expected = float(np.float16(1.3)) if dtype is F16 else _bf16(1.3)
+    assert base[:, 0].tolist() == [expected, expected]
+    assert base.t().dtype is dtype and base.view(6).data_ptr() == base.data_ptr()
+    out = base.t() * 1.1  # an op on a transposed view rounds every element
+    np.testing.assert_array_equal(_values(out), _values(base.t().contiguous() * 1.1))
+    if dtype is BF16:
+        exact = _values(base).T * np.float32(1.1)
+        np.testing.assert_array_equal(_values(out), _bf16_array(exact))
