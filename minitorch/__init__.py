@@ -22,6 +22,7 @@ from minitorch import (
     backends,
     cpu,
     cuda,
+    distributions,
     export,
     functional,
     jit,
@@ -119,6 +120,8 @@ __all__ = [
     # issue 24, section 3: tensor functions (the functions themselves are in functional's list)
     "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
     *tensor_types.__all__, *unsupported.__all__,
+    # issue 24, section 3: nn, optim and distributions that real programs need
+    "distributions",
 ]
 
 

@@ -1,0 +1,50 @@
+"""Conversions between probabilities and logits, and broadcasting a distribution's
+parameters, as torch.distributions.utils."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minitorch import factories, ops
+from minitorch.errors import ArgumentTypeError, at_user_line
+from minitorch.tensor import Tensor
+
+
+def broadcast_all(*values) -> tuple[Tensor, ...]:
+    """Every value a tensor of one broadcast shape; numbers take the tensors' float dtype
+    (float32 if there is none)."""
+    tensors = [v for v in values if isinstance(v, Tensor)]
+    for v in values:
+        if not isinstance(v, (Tensor, int, float)) or isinstance(v, bool):
+            raise ArgumentTypeError(at_user_line(
+                f"Input arguments must all be instances of numbers or Tensors, got "
+                f"{type(v).__name__}"
+            ))
+    like = tensors[0] if tensors else None
+    made = [v if isinstance(v, Tensor) else
+            factories.tensor(float(v), dtype=like.dtype if like is not None
+                             and like.dtype.is_floating_point else None,
+                             device=like.device if like is not None else None)
+            for v in values]
+    shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in made)))
+    return tuple(ops.expand(t, shape) if tuple(t.shape) != shape else t for t in made)
+
+
+def clamp_probs(probs: Tensor) -> Tensor:
+    """probs clamped into [eps, 1 - eps], eps the dtype's machine epsilon, so their logs
+    stay finite."""
+    eps = float(np.finfo(probs.dtype.np).eps)
+    return ops.clamp(probs, eps, 1.0 - eps)
+
+
+def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
+    """log p (categorical) or log p - log(1 - p) (binary), of the clamped probabilities."""
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return ops.sub(ops.log(clamped), ops.log1p(ops.neg(clamped)))
+    return ops.log(clamped)
+
+
+def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
+    """sigmoid(logits) (binary) or softmax(logits) over the last dim (categorical)."""
+    return ops.sigmoid(logits) if is_binary else ops.softmax(logits, -1)
