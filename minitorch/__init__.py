@@ -88,6 +88,7 @@ from minitorch.random import multinomial, randperm
 from minitorch.serialization import load, save
 from minitorch.tensor import Size, Tensor
 from minitorch.tensor_types import *  # noqa: F403 - FloatTensor, ..., as_tensor
+from minitorch.type_info import finfo, iinfo
 from minitorch.unsupported import *  # noqa: F403 - complex64, polar, sparse_coo_tensor, ...
 
 if _config.keep_freed_memory_mapped:  # [Note: the C heap's page faults] in heap.py
@@ -115,8 +116,8 @@ __all__ = [
     "utils",  # utils.data: Dataset, DataLoader
     # issue 24, section 3: framework flags, precision
     "accelerator", "amp", "autocast", "backends", "bfloat16", "cpu", "float16",
-    "get_autocast_dtype", "get_float32_matmul_precision", "half", "is_autocast_enabled",
-    "set_float32_matmul_precision",
+    "finfo", "get_autocast_dtype", "get_float32_matmul_precision", "half", "iinfo",
+    "is_autocast_enabled", "set_float32_matmul_precision",
     # issue 24, section 3: tensor functions (the functions themselves are in functional's list)
     "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
     *tensor_types.__all__, *unsupported.__all__,

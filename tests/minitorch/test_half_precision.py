@@ -325,3 +325,24 @@ def test_views_share_memory_and_writes_through_them_round(dtype):
     if dtype is BF16:
         exact = _values(base).T * np.float32(1.1)
         np.testing.assert_array_equal(_values(out), _bf16_array(exact))
+
+
+def test_finfo_and_iinfo_report_pytorchs_limits():
+    h, b = minitorch.finfo(F16), minitorch.finfo(BF16)
+    assert (h.bits, h.eps, h.max, h.min, h.tiny, h.resolution) == (
+        16, 2.0**-10, 65504.0, -65504.0, 2.0**-14, 0.001)
+    assert (b.bits, b.eps, b.tiny, b.resolution, b.dtype) == (16, 2.0**-7, 2.0**-126, 0.01,
+                                                              "bfloat16")
+    assert b.max == 3.3895313892515355e38 and b.min == -b.max
+    # the limits are bfloat16 numbers: max survives rounding, 1 + eps is the next one after 1
+    assert _bf16(b.max) == b.max and _bf16(1 + b.eps) == 1 + b.eps and _bf16(1 + b.eps / 2) == 1
+    assert minitorch.tensor([b.max]).bfloat16().item() == b.max
+    assert minitorch.finfo().eps == float(np.finfo(np.float32).eps)
+    assert minitorch.finfo(F64).max == float(np.finfo(np.float64).max)
+    assert minitorch.iinfo(minitorch.int32).min == -(2**31)
+    assert minitorch.iinfo(minitorch.int64).max == 2**63 - 1
+    with pytest.raises(minitorch.DTypeError, match="use iinfo"):
+        minitorch.finfo(minitorch.int64)
+    with pytest.raises(minitorch.DTypeError, match="use finfo"):
+        minitorch.iinfo(F16)
+    assert "dtype=float16" in repr(h)
