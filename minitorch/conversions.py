@@ -82,12 +82,17 @@ class ConversionMethods:
 
     def type(self, dtype: DType | str | None = None, non_blocking: bool = False):
         """With no argument, the type's name ('torch.FloatTensor', 'torch.cuda.LongTensor');
-        with a dtype or such a name, the tensor converted to it."""
+        with a dtype, such a name or a legacy type (minitorch.FloatTensor), the tensor
+        converted to it."""
+        from minitorch.tensor_types import LegacyTensorType
+
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + _TYPE_NAMES[self.dtype]
         if isinstance(dtype, str):
             return self.to(*_parse_type_name(dtype))
+        if isinstance(dtype, LegacyTensorType):  # x.type(minitorch.FloatTensor): on the cpu
+            return self.to(dtype.dtype, "cpu")
         return self.to(check_dtype("type()", dtype))
 
 

@@ -8,16 +8,18 @@
 
 [Note: legacy tensor types]
 Before dtypes, PyTorch had one class per element type, and old programs still call them and
-test `isinstance(t, torch.FloatTensor)`. In PyTorch these are not classes of the tensors they
-make (`type(torch.FloatTensor([1]))` is `torch.Tensor`), and `isinstance` asks their type
-whether a tensor is "one of them": a float32 tensor on the cpu. We do the same, in the open:
-`LegacyTensorType` is the type of FloatTensor and its siblings, and its two methods are the
-whole trick:
+test `isinstance(t, torch.FloatTensor)`. In PyTorch these are not the classes of the tensors
+they make (`type(torch.FloatTensor([1]))` is `torch.Tensor`); `isinstance` asks them whether a
+tensor is "one of them": a float32 tensor on the cpu. Python lets any object answer that
+question through the `__instancecheck__` method of its class, so each legacy type here is a
+plain object, a `LegacyTensorType`, whose two methods are the whole trick:
 
     LegacyTensorType.__call__          FloatTensor(...) makes a float32 tensor
     LegacyTensorType.__instancecheck__ isinstance(t, FloatTensor): t.dtype is float32, on cpu
 
-`issubclass(FloatTensor, Tensor)` is False here (it is True in PyTorch).
+NOTE: they are not classes (PyTorch's are): `issubclass(x, FloatTensor)` is a TypeError here.
+Not being classes also keeps capture honest: it answers `isinstance(t, cls)` for a class from
+the tensor's type alone, which would say False; for these objects it asks them (or breaks).
 """
 
 from __future__ import annotations
@@ -34,33 +36,35 @@ __all__ = [
 ]
 
 
-class LegacyTensorType(type):
-    """The type of FloatTensor, LongTensor, ...: see [Note: legacy tensor types]."""
+class LegacyTensorType:
+    """FloatTensor, LongTensor, ...: see [Note: legacy tensor types]."""
 
-    dtype: DType  # each legacy type's element type
+    def __init__(self, name: str, dtype: DType) -> None:
+        self.__name__ = name
+        self.dtype = dtype  # the element type of its tensors
 
-    def __call__(cls, *args, device=None):
+    def __call__(self, *args, device=None):
         """FloatTensor(data), FloatTensor(*sizes), FloatTensor(size) or FloatTensor()."""
         from minitorch import factories
 
         if len(args) == 1 and not _is_sizes(args[0]):
-            return factories.tensor(args[0], dtype=cls.dtype, device=device)
+            return factories.tensor(args[0], dtype=self.dtype, device=device)
         sizes = args[0] if len(args) == 1 else args
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
             raise ArgumentTypeError(at_user_line(
-                f"{cls.__name__}(): expected data (a list, a tensor) or sizes (ints), got "
+                f"{self.__name__}(): expected data (a list, a tensor) or sizes (ints), got "
                 f"{args!r}"
             ))
-        return factories.zeros(tuple(sizes) or (0,), dtype=cls.dtype, device=device)
+        return factories.zeros(tuple(sizes) or (0,), dtype=self.dtype, device=device)
 
-    def __instancecheck__(cls, instance) -> bool:
+    def __instancecheck__(self, instance) -> bool:
         from minitorch.tensor import Tensor
 
-        return (isinstance(instance, Tensor) and instance.dtype is cls.dtype
+        return (isinstance(instance, Tensor) and instance.dtype is self.dtype
                 and instance.device.type == "cpu")
 
-    def __repr__(cls) -> str:
-        return f"<class 'minitorch.{cls.__name__}'>"
+    def __repr__(self) -> str:
+        return f"<class 'minitorch.{self.__name__}'>"
 
 
 def _is_sizes(arg) -> bool:
@@ -70,17 +74,13 @@ def _is_sizes(arg) -> bool:
     return isinstance(arg, Size) or (isinstance(arg, int) and not isinstance(arg, bool))
 
 
-def _legacy(name: str, dtype: DType) -> LegacyTensorType:
-    return LegacyTensorType(name, (), {"dtype": dtype, "__module__": "minitorch"})
-
-
-FloatTensor = _legacy("FloatTensor", float32)
-DoubleTensor = _legacy("DoubleTensor", float64)
-HalfTensor = _legacy("HalfTensor", float16)
-BFloat16Tensor = _legacy("BFloat16Tensor", bfloat16)
-IntTensor = _legacy("IntTensor", int32)
-LongTensor = _legacy("LongTensor", int64)
-BoolTensor = _legacy("BoolTensor", bool_)
+FloatTensor = LegacyTensorType("FloatTensor", float32)
+DoubleTensor = LegacyTensorType("DoubleTensor", float64)
+HalfTensor = LegacyTensorType("HalfTensor", float16)
+BFloat16Tensor = LegacyTensorType("BFloat16Tensor", bfloat16)
+IntTensor = LegacyTensorType("IntTensor", int32)
+LongTensor = LegacyTensorType("LongTensor", int64)
+BoolTensor = LegacyTensorType("BoolTensor", bool_)
 
 
 def as_tensor(data, dtype: DType | None = None, device=None):

@@ -434,3 +434,20 @@ def test_sparse_tensors_are_an_error_naming_the_op():
     with pytest.raises(InvalidArgumentError, match="sparse_coo_tensor"):
         minitorch.sparse_coo_tensor(minitorch.tensor([[0]]), minitorch.tensor([1.0]), (2,))
     assert x.is_sparse is False
+
+
+def test_legacy_types_convert_with_type():
+    x = minitorch.arange(3)
+    assert x.type(minitorch.FloatTensor).dtype is minitorch.float32
+    assert x.type(minitorch.DoubleTensor).tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isinstance_of_a_legacy_type_in_compiled_code_is_eager_answer(backend):
+    # capture answers isinstance(t, cls) for classes from the tensor's type; a legacy type
+    # asks the dtype, so it must not be folded as a class (it was: False for a float32 x)
+    def fn(x):
+        return x + 1 if isinstance(x, minitorch.FloatTensor) else x - 1
+
+    for x in (minitorch.ones(2), minitorch.ones(2, dtype=minitorch.float64)):
+        assert_compiled_equals_eager(fn, x, backend=backend, fullgraph=False)
