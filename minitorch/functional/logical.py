@@ -194,6 +194,17 @@ class LogicalMethods:
     def __invert__(self):
         return bitwise_not(self)
 
+    # m &= b writes into m, as PyTorch's does (every alias of m sees it): the in-place
+    # machinery of minitorch/inplace.py, as for +=.
+    def __iand__(self, other):
+        return self._in_place("bitwise_and_", lambda t: bitwise_and(t, other))
+
+    def __ior__(self, other):
+        return self._in_place("bitwise_or_", lambda t: bitwise_or(t, other))
+
+    def __ixor__(self, other):
+        return self._in_place("bitwise_xor_", lambda t: bitwise_xor(t, other))
+
 
 def _is_tensor(x) -> bool:
     return isinstance(x, LogicalMethods)  # every Tensor mixes it in

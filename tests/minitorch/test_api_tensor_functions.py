@@ -451,3 +451,35 @@ def test_isinstance_of_a_legacy_type_in_compiled_code_is_eager_answer(backend):
 
     for x in (minitorch.ones(2), minitorch.ones(2, dtype=minitorch.float64)):
         assert_compiled_equals_eager(fn, x, backend=backend, fullgraph=False)
+
+
+def test_in_place_operators_write_into_the_tensor_as_pytorch():
+    m = minitorch.tensor([True, False, False])
+    alias = m
+    m |= minitorch.tensor([False, False, True])
+    assert m is alias and alias.tolist() == [True, False, True]
+    i = minitorch.tensor([1, 2])
+    i &= 3
+    i ^= 1
+    assert i.tolist() == [0, 3]
+    b = minitorch.tensor([True])
+    with pytest.raises(DTypeError, match="can't be cast"):
+        b |= minitorch.tensor([2])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_place_mask_operators_compile_with_the_aliases_eager_has(backend):
+    def fn(x, m):
+        seen = m
+        m |= x > 0
+        m &= x < 3
+        return seen * 1, m * 1
+
+    x = minitorch.tensor([1.0, -1.0, 5.0])
+    compiled_mask, eager_mask = minitorch.tensor([False, True, True]), minitorch.tensor(
+        [False, True, True])
+    reset()
+    got = minitorch.compile(fn, backend=backend)(x, compiled_mask)
+    want = fn(x, eager_mask)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    assert compiled_mask.tolist() == eager_mask.tolist() == [True, True, False]
