@@ -35,7 +35,7 @@ import numpy as np
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.autograd.graph import OpBackward, keep_output
 from minitorch.device import device, module_of
-from minitorch.dtype import HALF_STORAGE, DType
+from minitorch.dtype import HALF_STORAGE, DType, float16
 
 if TYPE_CHECKING:
     from minitorch.ops.registry import OpDef, TensorMeta
@@ -128,7 +128,7 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
                    and op.kind != "view")
         try:
             if rounded:
-                result = op.impl(xp, *_in_float32(arrays), **kwargs)
+                result = _in_float32(op, xp, arrays, kwargs, meta.dtype)
             else:
                 result = op.impl(xp, *arrays, **kwargs)
         except MemoryError as e:  # numpy's: name the op and what it was making
@@ -136,9 +136,8 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
             out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
         else:
-            if rounded:
-                result = _rounded(result, meta.dtype)
-            elif type(result) is not np.ndarray or result.dtype is not meta.dtype.np:
+            if not rounded and (type(result) is not np.ndarray
+                                or result.dtype is not meta.dtype.np):
                 result = _as_dtype(result, meta)
             out = Tensor.__new__(Tensor)  # Tensor._from_array(result), inlined
             out._data = result
@@ -248,19 +247,22 @@ def _as_dtype(result, meta: TensorMeta):
     return result
 
 
-def _rounded(result, dtype: DType):
-    """A float16 or bfloat16 op's float32 `result`, rounded ([Note: half precision])."""
-    if module_of(result) is np:
-        return dtype.rounding(result)
-    return result.astype(dtype.np)  # a cupy array (float16: bfloat16 stays on the CPU)
+def _in_float32(op: OpDef, xp, arrays: list, kwargs: dict, dtype: DType):
+    """The result of an op whose result is float16 or bfloat16: its kernel run on float32
+    copies of the half-precision arrays, and what it returns rounded to `dtype` once, as
+    PyTorch's CPU kernels compute ([Note: half precision] in minitorch/dtype.py): a float16
+    sum or cumsum accumulates in float32, where numpy's would in float16."""
+    if xp is not np and dtype is not float16:
+        from minitorch.errors import DTypeError, at_user_line
 
-
-def _in_float32(arrays: list) -> list:
-    """The kernel's arguments with float16 and bfloat16 arrays as float32 ones, for an op whose
-    result is rounded to half precision after (PyTorch's CPU kernels compute so: a float16 sum
-    or cumsum accumulates in float32, where numpy's would in float16)."""
-    return [a.astype(np.float32) if getattr(a, "dtype", None) in HALF_STORAGE else a
-            for a in arrays]
+        raise DTypeError(at_user_line(f"{op.name}: {dtype.name} tensors live on the CPU only "
+                                      "in minitorch (cupy has no bfloat16)"))
+    arrays = [a.astype(np.float32) if getattr(a, "dtype", None) in HALF_STORAGE else a
+              for a in arrays]
+    result = op.impl(xp, *arrays, **kwargs)
+    if xp is not np:
+        return result.astype(dtype.np)  # cupy's cast rounds to nearest even too
+    return dtype.rounding(result)
 
 
 _Tensor = None  # minitorch.tensor.Tensor, looked up once (tensor.py imports this module)
