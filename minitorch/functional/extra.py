@@ -244,8 +244,13 @@ class ExtraMethods:
     def unbind(self, dim: int = 0) -> tuple:
         return unbind(self, dim)
 
-    def flip(self, *dims):
-        return flip(self, shape_arg(dims))
+    def flip(self, *dims, **keyword):
+        """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
+        if set(keyword) - {"dims"} or (keyword and dims):
+            raise ArgumentTypeError(at_user_line(
+                f"flip(): expected dims, positionally or as dims=, got {dims} and {keyword}"
+            ))
+        return flip(self, keyword["dims"] if keyword else shape_arg(dims))
 
     def fliplr(self):
         return fliplr(self)
