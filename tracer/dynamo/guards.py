@@ -101,7 +101,8 @@ class GuardBuilder:
         self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
                                           "sys": sys, "___alias_pattern": alias_pattern,
                                           "___identity_pattern": identity_pattern,
-                                          "___tensor_key": tensor_key}
+                                          "___tensor_key": tensor_key,
+                                          "___class_defines": class_defines}
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -274,6 +275,14 @@ class GuardBuilder:
         else:  # an AttrSource: obj.name
             self._part(f"{source.member!r} not in {source.base.name()}.__dict__")
 
+    def NOT_ON_CLASS(self, guard: Guard) -> None:
+        """An attribute that no class of the object's MRO defines (`obj.b` went to the
+        class's __getattr__): `'b'` not in any of their __dict__s."""
+        source = guard.source  # an AttrSource: obj.name
+        x = source.base.name()
+        self._part(f"not ___class_defines(type({x}), {source.member!r})",
+                   f"___class_defines(type({x}), {source.member!r})")
+
     def GRAD_MODE(self, guard: Guard) -> None:
         """Autograd records (or not) depending on the global grad mode at call time."""
         enabled = minitorch.is_grad_enabled()
@@ -359,6 +368,12 @@ def _first_failure(parts: list[GuardPart], scope: dict[str, Any]) -> str | None:
         actual = eval(part.subject, scope)  # noqa: S307
         return f"{part.code} failed: {part.subject} was {actual!r}"
     return None
+
+
+def class_defines(cls: type, name: str) -> bool:
+    """Does a class of `cls`'s MRO define `name` (what instance lookup searches after the
+    instance's __dict__; not the metaclass, unlike hasattr(cls, name))?"""
+    return any(name in vars(k) for k in cls.__mro__)
 
 
 def tensor_key(t: Any) -> tuple:

@@ -65,6 +65,10 @@ if TYPE_CHECKING:
 # Unrolling a loop whose condition is a constant is just following its jumps; this bounds it.
 MAX_INSTRUCTIONS = 100_000
 
+# Trackers that hold the very object (a constant, a builtin function or class): `is` on two
+# of them is known.
+KNOWN_OBJECTS = (ConstantVariable, BuiltinVariable)
+
 
 class InstructionTranslator:
     """Symbolically interprets one frame, building its graph in `output`."""
@@ -312,6 +316,8 @@ class InstructionTranslator:
             same = True
         elif isinstance(left, ConstantVariable) and isinstance(right, ConstantVariable):
             same = left.value is right.value
+        elif isinstance(left, KNOWN_OBJECTS) and isinstance(right, KNOWN_OBJECTS):
+            same = left.as_python_constant() is right.as_python_constant()  # type(v) is int
         elif _is_none(left) or _is_none(right):
             same = False  # only ConstantVariables hold None
         elif isinstance(left, MUTABLE) or isinstance(right, MUTABLE):

@@ -73,6 +73,9 @@ _PURE_BUILTINS = frozenset({
     dict, set, frozenset, sorted, reversed, iter,
     # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
     is_grad_enabled,
+    # Answered by the tracker when not folded ([Note: introspection is answered by the
+    # tracker] in functions.py); a partial made in the frame is held as its parts.
+    type, callable, hasattr, slice, functools.partial,
 })
 
 
@@ -164,6 +167,11 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if isinstance(value, FunctionType):
         install("FUNCTION_MATCH")
         return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
+    if isinstance(value, functools._lru_cache_wrapper) and source is not None:
+        from tracer.dynamo.variables.functions import LruCacheVariable
+
+        install("ID_MATCH")
+        return LruCacheVariable(value, source)
     if source is not None and type(value) is functools.partial:
         install("TYPE_MATCH")  # its func and arguments are guarded when it is called
         return PartialVariable(value, source)

@@ -61,6 +61,7 @@ from tracer.dynamo.source import (
 from tracer.dynamo.symbolic_convert import InstructionTranslator
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
+from tracer.dynamo.variables.dicts import ConstDictVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
 if TYPE_CHECKING:
@@ -107,9 +108,9 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     # The code's own names: a 3.11 comprehension's `.0` is `implicit0` to inspect.
     local_names = dict(zip(signature.parameters, code.co_varnames))
     for param, parameter in signature.parameters.items():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            raise Unsupported(f"inlining {name}: **{param} is not traced yet")
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:  # a new dict on every call
+            value = ConstDictVariable(dict(bound.arguments.get(param, {})))
+        elif parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             value = TupleVariable(list(bound.arguments.get(param, ())))
         elif param in bound.arguments:
             value = bound.arguments[param]

@@ -9,20 +9,34 @@
       scaled.args/keywords   wrapped                their length/keys and each value's guard
 
 A plain object is an instance of a class defined outside minitorch whose attribute lookup is
-the default one (no __getattr__, __getattribute__ or __setattr__ of its own, no metaclass):
-then `obj.name` is its __dict__ entry or the class's attribute, which is what we read.
+the default one (no __getattribute__ or __setattr__ of its own, no metaclass): then
+`obj.name` is its __dict__ entry, its slot (`__slots__`), or the class's attribute, which is
+what we read; and when none has it, the class's `__getattr__(obj, name)`, inlined, if it
+defines one ([Note: the lookup a plain object gets]).
+
+[Note: the lookup a plain object gets]
+CPython's `object.__getattribute__` looks `name` up in this order, and so do we, guarding each
+step whose answer the trace used:
+
+    a data descriptor on the class   a property: its getter, inlined   L['o'].__class__.p is ...
+                                     a slot: the value in it            L['o'].__class__.k is ...
+    the instance's __dict__          its value                          wrapped, guarded by kind
+    the class's attribute            a method, bound; else its value    ID_MATCH / by value
+    nothing: type(o).__getattr__     inlined with the name              'b' not in L['o'].__dict__
+                                                                        and on no class of its MRO
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from types import FunctionType
+from types import FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.functions import UserFunctionVariable
 
 if TYPE_CHECKING:
@@ -37,11 +51,16 @@ def is_plain_object(value: Any) -> bool:
     module = getattr(cls, "__module__", "") or ""
     if type(cls) is not type or module.split(".")[0] in _OWN_MODULES:
         return False
-    if not isinstance(getattr(value, "__dict__", None), dict):
+    has_dict = isinstance(getattr(value, "__dict__", None), dict)
+    if not has_dict and not hasattr(cls, "__slots__"):
         return False
     return (cls.__getattribute__ is object.__getattribute__
-            and cls.__setattr__ is object.__setattr__
-            and not hasattr(cls, "__getattr__"))
+            and cls.__setattr__ is object.__setattr__)
+
+
+def instance_dict(value: Any) -> dict:
+    """The instance's own attributes: empty for an object with only slots."""
+    return getattr(value, "__dict__", None) or {}
 
 
 def is_data_descriptor(value: Any) -> bool:
@@ -70,10 +89,13 @@ class UserObjectVariable(VariableTracker):
             return stored
         source = AttrSource(self.source, name)
         static = inspect.getattr_static(type(self.value), name, _MISSING)
-        if name in self.value.__dict__ and not is_data_descriptor(static):  # Python's order
-            return wrap(tx, self.value.__dict__[name], source)
+        own = instance_dict(self.value)
+        if isinstance(static, MemberDescriptorType):  # a slot ([Note: the lookup ...])
+            return self._slot(tx, name, source)
+        if name in own and not is_data_descriptor(static):  # Python's order
+            return wrap(tx, own[name], source)
         if static is _MISSING:
-            raise Unsupported(f"{self.describe()} has no attribute {name!r}")
+            return self._getattr_hook(tx, name)
         if isinstance(static, FunctionType):  # a method: inlined with self when called
             return method_of(tx, self, name, static)
         if isinstance(static, property) and isinstance(static.fget, FunctionType):
@@ -82,6 +104,30 @@ class UserObjectVariable(VariableTracker):
             raise Unsupported(f"attribute {name!r} of {self.describe()} is a "
                               f"{type(static).__name__} (descriptors are not traced)")
         return wrap(tx, static, source)  # a class attribute: guarded by value
+
+    def _slot(self, tx: InstructionTranslator, name: str, source: AttrSource) -> VariableTracker:
+        """`obj.k` of a class with `__slots__ = ("k",)`: the value in the slot, while the
+        class's descriptor for it is the same (`Cls.k = 5` replaces it)."""
+        from tracer.dynamo.variables.builder import wrap
+
+        tx.output.add_guard(AttrSource(AttrSource(self.source, "__class__"), name), "ID_MATCH")
+        try:
+            value = getattr(self.value, name)
+        except AttributeError as e:  # an empty slot (or __getattr__'s turn): eager decides
+            raise Unsupported(f"the empty slot {name!r} of {self.describe()}") from e
+        return wrap(tx, value, source)
+
+    def _getattr_hook(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        """Normal lookup found nothing: `type(obj).__getattr__(obj, name)`, inlined, while
+        neither the instance nor a class of its MRO gains `name`."""
+        hook = inspect.getattr_static(type(self.value), "__getattr__", None)
+        if not isinstance(hook, FunctionType):
+            raise Unsupported(f"{self.describe()} has no attribute {name!r}")
+        if isinstance(getattr(self.value, "__dict__", None), dict):
+            tx.output.add_guard(AttrSource(self.source, name), "NOT_SHADOWED")
+        tx.output.add_guard(AttrSource(self.source, name), "NOT_ON_CLASS")
+        method = method_of(tx, self, "__getattr__", hook)
+        return method.call_function(tx, [constant(name)], {})
 
     def describe(self) -> str:
         return f"a {type(self.value).__name__} object ({self.source.name()})"
@@ -102,7 +148,9 @@ def guard_method(tx: InstructionTranslator, obj: VariableTracker, name: str) -> 
     """Guard a method lookup `obj.name` (see method_of); returns the class attribute's source."""
     attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
     tx.output.add_guard(attribute, "ID_MATCH")
-    tx.output.add_guard(AttrSource(obj.source, name), "NOT_SHADOWED")
+    value = getattr(obj, "value", getattr(obj, "module", None))
+    if isinstance(getattr(value, "__dict__", None), dict):  # not an object with only slots
+        tx.output.add_guard(AttrSource(obj.source, name), "NOT_SHADOWED")
     return attribute
 
 
@@ -145,3 +193,37 @@ class PartialVariable(VariableTracker):
     def describe(self) -> str:
         return f"the partial of {getattr(self.value.func, '__qualname__', '?')} " \
                f"({self.source.name()})"
+
+
+class FramePartialVariable(VariableTracker):
+    """`functools.partial(f, *args, **kwargs)` made in the frame: the function's tracker and
+    the arguments' trackers; calling it calls `f` with them first, as partial does."""
+
+    def __init__(self, func: VariableTracker, args: list[VariableTracker],
+                 keywords: dict[str, VariableTracker]) -> None:
+        super().__init__()
+        self.func, self.args, self.keywords = func, args, keywords
+
+    def python_type(self) -> type:
+        return functools.partial
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        return self.func.call_function(tx, [*self.args, *args], {**self.keywords, **kwargs})
+
+    def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
+        from tracer.dynamo.variables.dicts import ConstDictVariable
+        from tracer.dynamo.variables.tuples import TupleVariable
+
+        if name == "func":
+            return self.func
+        if name == "args":
+            return TupleVariable(list(self.args))
+        if name == "keywords":
+            return ConstDictVariable(dict(self.keywords))
+        return super().var_getattr(tx, name)
+
+    def describe(self) -> str:
+        return f"a partial of {self.func.describe()} made in the frame"
