@@ -31,7 +31,7 @@ from minitorch.dtype import int64
 from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops.indexing import index_tensor
-from minitorch.ops.pointwise import eq, mul, ne, pow, where
+from minitorch.ops.pointwise import eq, mul, ne, sqrt, where
 from minitorch.ops.reductions import sum, var
 from minitorch.ops.registry import OpDef, TensorMeta, register
 from minitorch.ops.views import cat, clone, expand, permute, reshape
@@ -147,15 +147,11 @@ def _repeat_interleave(x, repeats: int, dim: int | None = None):
 def _flip(x, dims):
     """Reverse the order of the elements along each of `dims`."""
     dims = m.normalize_dims("flip", dims, len(x.shape))
-    key = [None] * len(x.shape)
-    for d in dims:
-        key[d] = _constant(np.arange(x.shape[d])[::-1], x)
-    if builtins.all(k is None for k in key):
+    if not dims:
         return clone(x)  # nothing to flip: a copy all the same, as PyTorch's
     # NOTE: one index per flipped dim would broadcast them together; read one dim at a time.
-    for d, positions in enumerate(key):
-        if positions is not None:
-            x = index_tensor(x, *(None,) * d, positions)
+    for d in dims:
+        x = index_tensor(x, *(None,) * d, _constant(np.arange(x.shape[d])[::-1], x))
     return x
 
 
@@ -166,12 +162,13 @@ flip = register(OpDef("flip", "composite", None, decomposition=_flip))
 
 # ---- std, any, all -----------------------------------------------------------------------
 
+
 def _std(x, dim=None, correction=1, keepdim: bool = False):
     if not x.dtype.is_floating_point:
         raise DTypeError(at_user_line(
             f"std: expected a floating point input, got dtype {x.dtype.name}"
         ))
-    return pow(var(x, dim=dim, correction=correction, keepdim=keepdim), 0.5)
+    return sqrt(var(x, dim=dim, correction=correction, keepdim=keepdim))
 
 
 def _any(x, dim=None, keepdim: bool = False):
