@@ -15,7 +15,9 @@ frame ran wholly eagerly. TorchDynamo instead *breaks* the graph there, and so d
                                                # its own graph computes y.cos()
 
 A tensor `if` compiles the condition as a graph output and branches in the transformed code,
-calling one of two resume functions (the jump target, or the next instruction). Each break
+calling one of two resume functions (the jump target, or the next instruction); 3.11's
+`a or b` on a tensor (JUMP_IF_TRUE_OR_POP) breaks the same way, `a` staying on the stack only
+on the jump, as bool(a) then is the expression's value. Each break
 adds one graph, and resume functions are cached per resume point, so n breaks in a row give
 n + 1 graphs, whichever way the branches go.
 
@@ -67,6 +69,8 @@ JUMP_IF = {
     "POP_JUMP_FORWARD_IF_TRUE": True, "POP_JUMP_FORWARD_IF_FALSE": False,  # 3.11
     "POP_JUMP_BACKWARD_IF_TRUE": True, "POP_JUMP_BACKWARD_IF_FALSE": False,  # 3.11
 }
+# 3.11's `a or b` / `a and b`: the value decides, and stays on the stack when the jump is taken.
+JUMP_OR_POP = {"JUMP_IF_TRUE_OR_POP": True, "JUMP_IF_FALSE_OR_POP": False}
 _CALLS = ("CALL", "CALL_KW")
 _NOT_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
@@ -131,7 +135,7 @@ def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
     if inst.opname == "TO_BOOL":  # 3.13: TO_BOOL, then the jump
         following = tx.instructions[index + 1]
         return following.opname in JUMP_IF and _is_tensor(stack)
-    return inst.opname in JUMP_IF and _is_tensor(stack)
+    return (inst.opname in JUMP_IF or inst.opname in JUMP_OR_POP) and _is_tensor(stack)
 
 
 def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
@@ -158,6 +162,8 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
                          run_call=_call_runner(tx))
         plan.resume = [_resume(tx, index + 1, _nulls(stack) + (False,), live)]
         return plan
+    if inst.opname in JUMP_OR_POP:
+        return _plan_or_pop(tx, inst, index, stack, live)
     jump_index = index if inst.opname in JUMP_IF else index + 1  # 3.13: TO_BOOL, then the jump
     jump = tx.instructions[jump_index]
     condition = stack.pop()
@@ -165,6 +171,29 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
     plan.resume = [_resume(tx, jump.target, _nulls(stack), live),
                    _resume(tx, jump_index + 1, _nulls(stack), live)]
     return plan
+
+
+def _plan_or_pop(tx: InstructionTranslator, inst: Instruction, index: int,
+                 stack: list[VariableTracker], live: dict) -> BreakPlan:
+    """3.11's `a or b` on a tensor `a`: both resume functions are handed the stack with `a` on
+    top; the jump target keeps it (it is the expression's value), the next instruction is
+    resumed without it (JUMP_IF_TRUE_OR_POP pops it there)."""
+    condition = stack[-1]
+    plan = BreakPlan(stack, live, None, condition, jump_if=JUMP_OR_POP[inst.opname])
+    nulls = _nulls(stack)
+    position = len([v for v in stack[:-1] if v is not NULL])  # `a`'s place among the arguments
+    after_pop = _resume(tx, index + 1, nulls[:-1], live)
+    plan.resume = [_resume(tx, inst.target, nulls, live), _without_argument(after_pop, position)]
+    return plan
+
+
+def _without_argument(fn: Callable, position: int) -> Callable:
+    """`fn`, called with its positional argument at `position` left out."""
+
+    def resume(*args):
+        return fn(*args[:position], *args[position + 1:])
+
+    return resume
 
 
 def _pop_call(inst: Instruction, stack: list[VariableTracker], kw_names: tuple[str, ...]):

@@ -333,3 +333,42 @@ def test_or_and_on_values_that_are_not_tensors():
         return y * (k and 2) + (1 if (name or "relu") == "relu" else 0)
 
     check_one_graph(f, _x())
+
+
+# ---- `a or b` on a tensor: bool() of its value, a graph break as in TorchDynamo ----------------
+
+
+def _or(x):
+    a = x[0, 0:1] * 2
+    return (a or x.sum()) + 1
+
+
+def _and_in_a_call(x):
+    a = x[0, 0:1] * 2
+    return minitorch.relu(a and x.sum() - 10) + x.sum()  # a callable under `a` on the stack
+
+
+@pytest.mark.parametrize("fn", [_or, _and_in_a_call])
+@pytest.mark.parametrize("first", [1.0, 0.0])
+def test_or_and_on_a_tensor_break_once(fn, first):
+    """bool() of a one-element tensor decides: one break, a graph before it and one after,
+    whichever way it goes (not the whole frame run eagerly)."""
+    x = minitorch.tensor([[first, 2.0, 3.0]])
+    report = _dynamo.explain(fn)(x)
+    assert (report.graph_count, report.graph_break_count) == (2, 1)
+    assert "tensor's value" in str(report.break_reasons[0])
+    for backend in ("eager", "aot_eager", "inductor"):
+        _dynamo.reset()
+        assert_same(minitorch.compile(fn, backend=backend)(x), fn(x))
+
+
+def test_or_on_a_tensor_of_many_elements_raises_eagers_error():
+    def f(t):
+        return (t * 2 or t) + 1
+
+    x = _x()
+    with pytest.raises(Exception) as eager:
+        f(x)
+    with pytest.raises(type(eager.value)) as compiled:
+        minitorch.compile(f, backend="eager")(x)
+    assert str(compiled.value) == str(eager.value)
