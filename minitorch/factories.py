@@ -195,8 +195,9 @@ def _plain(data, where: tuple[int, ...]):
         return float(data)
     if isinstance(data, (list, tuple, range, np.ndarray)):
         return _plain_sequence(data, where)
+    missing = "; complex tensors are not supported" if isinstance(data, numbers.Complex) else ""
     raise DTypeError(at_user_line(
-        f"tensor(): could not infer dtype of {type(data).__name__}{_at(where)}"
+        f"tensor(): could not infer dtype of {type(data).__name__}{_at(where)}{missing}"
     ))
 
 

@@ -420,6 +420,7 @@ def test_is_contiguous_reads_the_strides_in_the_format_order():
     (lambda x: minitorch.zeros(2, dtype=minitorch.complex64), "zeros"),
     (lambda x: x.to(dtype=minitorch.cfloat), "to"),
     (lambda x: minitorch.tensor([1.0], dtype=minitorch.complex128), "tensor"),
+    (lambda x: minitorch.tensor([1.0, 2j]), "tensor"),
 ])
 def test_complex_tensors_are_a_dtype_error_naming_the_op(call, op):
     with pytest.raises(DTypeError, match=rf"{op}\(\).*complex tensors are not supported"):
