@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from minitorch import factories, ops
+from minitorch.dtype import int64
 from minitorch.errors import MinitorchError, ShapeError, at_user_line
 from minitorch.functional._common import check_tensor
 from minitorch.tensor import Tensor
@@ -274,8 +275,8 @@ def _output_size(x: Tensor, size, scale_factor, recompute) -> tuple[list[int], l
     return sizes, [1.0 / float(f) for f in factors]
 
 
-def _take(x: Tensor, dim: int, index: list[int]) -> Tensor:
-    """x.index_select(dim, index) with a Python list: x[..., index, ...]."""
+def _take(x: Tensor, dim: int, index: list[int] | Tensor) -> Tensor:
+    """x.index_select(dim, index), index a Python list or a 1-d int64 tensor."""
     return x[(slice(None),) * dim + (index,)]
 
 
@@ -286,18 +287,23 @@ def _nearest_index(n_in: int, n_out: int, scale: float, mode: str) -> list[int]:
 
 def _linear_dim(x: Tensor, dim: int, n_in: int, n_out: int, scale: float,
                 align_corners: bool) -> Tensor:
-    """Linear interpolation along one dim: (1 - w) * x[i0] + w * x[i1]."""
+    """Linear interpolation along one dim: x[i0] + (x[i1] - x[i0]) * w.
+
+    The source coordinates are computed as tensors, in x's dtype as PyTorch's kernels do, so
+    that i0 = floor(src) and w = src - i0 come from the same rounded value (and tracing reads
+    no data).
+    """
     if align_corners:
         scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-    low, high, weights = [], [], []
-    for i in range(n_out):
-        src = i * scale if align_corners else max((i + 0.5) * scale - 0.5, 0.0)
-        i0 = min(int(src), n_in - 1)
-        low.append(i0)
-        high.append(min(i0 + 1, n_in - 1))
-        weights.append(src - i0)
+    dst = factories.arange(n_out, dtype=x.dtype, device=x.device)
+    if align_corners:
+        src = ops.mul(dst, scale)
+    else:
+        src = ops.clamp(ops.sub(ops.mul(ops.add(dst, 0.5), scale), 0.5), 0.0, None)
+    low = ops.clamp(ops.to_copy(src, dtype=int64), 0, n_in - 1)  # floor: src >= 0
+    high = ops.clamp(ops.add(low, 1), 0, n_in - 1)
     shape = [1] * x.ndim
     shape[dim] = n_out
-    w = factories.tensor(weights, dtype=x.dtype, device=x.device).reshape(shape)
+    w = ops.reshape(ops.sub(src, ops.to_copy(low, dtype=x.dtype)), tuple(shape))
     a, b = _take(x, dim, low), _take(x, dim, high)
     return ops.add(a, ops.mul(ops.sub(b, a), w))  # a + (b - a) * w
