@@ -9,7 +9,9 @@ Python parts), and its graph and break counts are pinned with explain().
 
 from __future__ import annotations
 
+import collections
 import functools
+import typing
 
 import numpy as np
 import pytest
@@ -372,3 +374,46 @@ def test_or_on_a_tensor_of_many_elements_raises_eagers_error():
     with pytest.raises(type(eager.value)) as compiled:
         minitorch.compile(f, backend="eager")(x)
     assert str(compiled.value) == str(eager.value)
+
+
+# ---- named tuples ------------------------------------------------------------------------------
+
+_Pair = collections.namedtuple("_Pair", ["a", "b"])
+
+
+class _Scaled(typing.NamedTuple):
+    value: minitorch.Tensor
+    scale: float = 2.0
+
+
+def test_named_tuple_class_from_the_globals():
+    def f(x):
+        p = _Pair(x, b=x + 1)
+        s = _Scaled(x)
+        return p.a * p.b + s.value * s.scale, p, isinstance(p, _Pair)
+
+    report = check_one_graph(f, _x())
+    assert report.graph_count == 1
+    out = minitorch.compile(f, backend="eager")(_x())[1]
+    assert type(out) is _Pair and out._fields == ("a", "b")
+
+
+def test_named_tuple_made_in_the_frame():
+    def f(x):
+        Point = collections.namedtuple("Point", "x y", defaults=[3.0])
+        p = Point(x)
+        return p.x * p.y + p[0], p
+
+    report = _dynamo.explain(f)(_x())
+    assert (report.graph_count, report.graph_break_count) == (1, 0)
+    x = _x()
+    total, p = f(x)
+    for backend in ("eager", "aot_eager", "inductor"):
+        _dynamo.reset()
+        out_total, out = minitorch.compile(f, backend=backend)(x)
+        assert_same(out_total, total)
+        # NOTE: eager makes a new class on every call, so the classes are never the same
+        # object; everything else about them is (named_tuples.py).
+        assert type(out).__name__ == "Point" and type(out).__module__ == type(p).__module__
+        assert out._fields == p._fields and out.y == p.y
+        assert_same(out.x, p.x)

@@ -25,6 +25,9 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     UserObjectVariable      an instance of a user class         user_object.py
     OptimizerVariable       an optimizer: opt.zero_grad()       optimizer.py
     PartialVariable         a functools.partial (inlined)       user_object.py
+    FramePartialVariable    a partial made in the frame         user_object.py
+    LruCacheVariable        an lru_cache'd function             functions.py
+    NamedTupleClassVariable  a named tuple's class              named_tuples.py
     OpaqueVariable          anything else: held, never used     opaque.py
 
 A tracker that came from the frame (an argument, a global, an attribute of one) carries its

@@ -26,6 +26,7 @@ graph break) safe to cache under them.
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from types import FunctionType, ModuleType
@@ -58,6 +59,7 @@ from tracer.dynamo.variables.functions import (
     UserFunctionVariable,
 )
 from tracer.dynamo.variables.modules import PythonModuleVariable
+from tracer.dynamo.variables.named_tuples import is_named_tuple_class
 from tracer.dynamo.variables.opaque import OpaqueVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 from tracer.dynamo.variables.user_object import PartialVariable, UserObjectVariable, is_plain_object
@@ -164,6 +166,16 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if _is_pure_builtin(value):
         install("NOT_SHADOWED" if isinstance(source, BuiltinSource) else "ID_MATCH")
         return BuiltinVariable(value, source)
+    if is_named_tuple_class(value) or value is collections.namedtuple:
+        from tracer.dynamo.variables.named_tuples import (
+            NamedTupleClassVariable,
+            NamedTupleFactoryVariable,
+        )
+
+        install("ID_MATCH")
+        if value is collections.namedtuple:
+            return NamedTupleFactoryVariable(source)
+        return NamedTupleClassVariable(value, source)
     if isinstance(value, FunctionType):
         install("FUNCTION_MATCH")
         return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
