@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from minitorch import factories, ops
 from minitorch.distributions.distribution import Distribution
-from minitorch.distributions.utils import broadcast_all, logits_to_probs, probs_to_logits
+from minitorch.distributions.utils import (
+    broadcast_all,
+    logits_to_probs,
+    probs_to_logits,
+    softplus,
+)
 from minitorch.errors import InvalidArgumentError, at_user_line
 from minitorch.tensor import Tensor
-
-
-def _softplus(x: Tensor) -> Tensor:
-    """log(1 + exp(x)), without overflow: max(x, 0) + log1p(exp(-|x|))."""
-    return ops.add(ops.relu(x), ops.log1p(ops.exp(ops.neg(ops.abs(x)))))
 
 
 class Bernoulli(Distribution):
@@ -66,11 +66,11 @@ class Bernoulli(Distribution):
         binary = ops.logical_or(ops.eq(value, 0), ops.eq(value, 1))
         self._check_value(value, binary, "Boolean()")
         # -binary_cross_entropy_with_logits(logits, value): x * l - softplus(l)
-        return ops.sub(ops.mul(value, self.logits), _softplus(self.logits))
+        return ops.sub(ops.mul(value, self.logits), softplus(self.logits))
 
     def entropy(self) -> Tensor:
         # binary_cross_entropy_with_logits(logits, probs): softplus(l) - p * l
-        return ops.sub(_softplus(self.logits), ops.mul(self.probs, self.logits))
+        return ops.sub(softplus(self.logits), ops.mul(self.probs, self.logits))
 
     def _parameter_names(self) -> tuple[str, ...]:
         return (self._given,)

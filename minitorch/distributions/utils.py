@@ -48,3 +48,17 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     """sigmoid(logits) (binary) or softmax(logits) over the last dim (categorical)."""
     return ops.sigmoid(logits) if is_binary else ops.softmax(logits, -1)
+
+
+def softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)), finite for any x, with the exact gradient sigmoid(x) everywhere.
+
+    NOTE: not max(x, 0) + log1p(exp(-|x|)): that is the same value, but relu and abs have
+    derivative 0 at x = 0, which gives softplus'(0) = 0 instead of 1/2. Each branch reads only
+    the x it is right for (the other gets 0), so neither overflows, in value or gradient.
+    """
+    positive = ops.gt(x, 0)
+    right = ops.where(positive, x, 0.0)  # x > 0: x + log(1 + exp(-x))
+    left = ops.where(positive, 0.0, x)  # x <= 0: log(1 + exp(x))
+    return ops.where(positive, ops.add(right, ops.log1p(ops.exp(ops.neg(right)))),
+                     ops.log1p(ops.exp(left)))
