@@ -31,7 +31,7 @@ from minitorch.errors import (
 from minitorch.fake import is_fake
 from minitorch.functional._common import check_tensor, shape_arg
 from minitorch.functional.reductions import _converted, _dims, _one_dim
-from minitorch.functional.views import split, squeeze
+from minitorch.functional.views import flatten, index, permute, split, squeeze
 from minitorch.overrides import make_overridable
 
 # the public functions of this family
@@ -58,13 +58,30 @@ def diag(input, diagonal: int = 0):
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
-    """The diagonal of the (dim1, dim2) planes, as the last dim.
+    """The diagonal of the (dim1, dim2) planes, as the last dim: a view, as in PyTorch, so a
+    write into it (x.diagonal().fill_(0)) reaches the input.
 
-    NOTE: PyTorch returns a view; this is a copy (a gather), so writing into it does not
+    The view is a strided read of the two dims flattened: element i of the diagonal of an
+    (n, m) plane stored row-major is at i * (m + 1) + start. NOTE: that needs the plane's
+    elements dense in row-major order (any tensor made here, and its transpose's permute back);
+    otherwise the diagonal is a copy (a gather, ops.diagonal), and writing into it does not
     reach the input.
     """
     check_tensor("diagonal", input)
-    return ops.diagonal(input, offset, dim1, dim2)
+    if input.ndim < 2:
+        return ops.diagonal(input, offset, dim1, dim2)  # which names the error
+    d1, d2 = _one_dim("diagonal", dim1, input), _one_dim("diagonal", dim2, input)
+    if d1 == d2:
+        return ops.diagonal(input, offset, dim1, dim2)  # which names the error
+    rest = tuple(d for d in range(input.ndim) if d not in (d1, d2))
+    planes = permute(input, rest + (d1, d2))  # (..., n, m), a view
+    n, m = planes.shape[-2:]
+    if planes.stride(-1) != 1 or planes.stride(-2) != m:
+        return ops.diagonal(input, offset, dim1, dim2)
+    length = max(min(n, m - offset) if offset >= 0 else min(n + offset, m), 0)
+    start = offset if offset >= 0 else -offset * m
+    flat = flatten(planes, -2)  # (..., n * m), a view: the plane is dense
+    return index(flat, (..., slice(start, start + length * (m + 1), m + 1)))  # (..., length)
 
 
 def unbind(input, dim: int = 0) -> tuple:

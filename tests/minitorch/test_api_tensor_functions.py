@@ -484,3 +484,40 @@ def test_in_place_mask_operators_compile_with_the_aliases_eager_has(backend):
     want = fn(x, eager_mask)
     assert [g.tolist() for g in got] == [w.tolist() for w in want]
     assert compiled_mask.tolist() == eager_mask.tolist() == [True, True, False]
+
+
+def test_diagonal_is_a_view_writes_reach_the_input():
+    x = minitorch.zeros(3, 4)
+    x.diagonal().add_(1)
+    x.diagonal(1).fill_(5)
+    minitorch.diagonal(x, -1).add_(2)
+    expected = np.eye(3, 4) + 5 * np.eye(3, 4, 1) + 2 * np.eye(3, 4, -1)
+    np.testing.assert_array_equal(x.numpy(), expected)
+    a = np.arange(60.0).reshape(3, 4, 5)
+    for args in [(0, 0, 1), (1, 1, 2), (-1, 2, 0), (2, -1, -2), (9, 0, 1), (0, 2, 1)]:
+        np.testing.assert_array_equal(minitorch.tensor(a).diagonal(*args).numpy(),
+                                      np.diagonal(a, *args))
+        strided = minitorch.tensor(a).transpose(0, 2)  # planes not dense: a copy, same values
+        np.testing.assert_array_equal(strided.diagonal(*args).numpy(),
+                                      np.diagonal(a.transpose(2, 1, 0), *args))
+    w = minitorch.randn(3, 4, requires_grad=True)
+    (w.diagonal(1) * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.diag([1.0, 2.0, 3.0], 1)[:3])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_diagonal_compiles_and_a_write_through_it_is_eager_write(backend):
+    assert_compiled_equals_eager(lambda x: x.diagonal(1, 0, 1) * 2 + minitorch.diagonal(x, -1),
+                                 minitorch.randn(4, 4), backend=backend)
+
+    def write(x):
+        d = x.diagonal()
+        d.add_(1)
+        return x * 1, d * 1
+
+    compiled_x, eager_x = minitorch.zeros(3, 3), minitorch.zeros(3, 3)
+    reset()
+    got = minitorch.compile(write, backend=backend)(compiled_x)
+    want = write(eager_x)
+    assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    assert compiled_x.tolist() == eager_x.tolist() == np.eye(3).tolist()
