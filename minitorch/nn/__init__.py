@@ -51,7 +51,13 @@ from minitorch.nn.parallel import DataParallel
 from minitorch.nn.parameter import Parameter
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from minitorch.nn.sparse import Embedding
-from minitorch.nn.upsampling import PixelShuffle, PixelUnshuffle, Upsample
+from minitorch.nn.upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ = [
     "AdaptiveAvgPool2d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d",
@@ -61,6 +67,6 @@ __all__ = [
     "Parameter", "ReLU", "Sequential", "Sigmoid", "SmoothL1Loss", "Softmax", "Tanh",
     "functional", "init", "utils",
     "ConstantPad2d", "ConvTranspose2d", "DataParallel", "ELU", "InstanceNorm2d", "PixelShuffle",
-    "PixelUnshuffle", "ReflectionPad2d", "ReplicationPad2d", "SiLU", "Upsample", "ZeroPad2d",
-    "parallel",
+    "PixelUnshuffle", "ReflectionPad2d", "ReplicationPad2d", "SiLU", "Upsample",
+    "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad2d", "parallel",
 ]

@@ -1,4 +1,5 @@
-"""`Upsample`, `PixelShuffle` and `PixelUnshuffle`: resizing layers around F.interpolate and
+"""`Upsample` (and its older names `UpsamplingNearest2d`, `UpsamplingBilinear2d`),
+`PixelShuffle` and `PixelUnshuffle`: resizing layers around F.interpolate and
 F.pixel_shuffle."""
 
 from __future__ import annotations
@@ -34,6 +35,21 @@ class Upsample(Module):
         what = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None \
             else f"size={self.size!r}"
         return f"{what}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """Upsample(mode='nearest') of a 4-d input (PyTorch's older name)."""
+
+    def __init__(self, size=None, scale_factor=None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Upsample(mode='bilinear', align_corners=True) (PyTorch's older name; note the
+    corners, unlike Upsample's default)."""
+
+    def __init__(self, size=None, scale_factor=None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class PixelShuffle(Module):

@@ -221,6 +221,10 @@ def test_interpolate_matches_pytorchs_documented_examples():
     np.testing.assert_allclose(aligned.numpy(), [
         [1.0, 1.3333, 1.6667, 2.0], [1.6667, 2.0, 2.3333, 2.6667],
         [2.3333, 2.6667, 3.0, 3.3333], [3.0, 3.3333, 3.6667, 4.0]], atol=1e-4)
+    np.testing.assert_array_equal(nn.UpsamplingBilinear2d(scale_factor=2)(x)[0, 0].numpy(),
+                                  aligned.numpy())
+    np.testing.assert_array_equal(nn.UpsamplingNearest2d(size=(4, 4))(x).numpy(),
+                                  nn.Upsample(scale_factor=2)(x).numpy())
 
 
 def _source(i, n_in, n_out, scale, align_corners):
