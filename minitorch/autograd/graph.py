@@ -30,6 +30,19 @@ gives the tensor a new `grad_fn`. Two things must then stay right for nodes made
        AutogradError: one of the variables needed for gradient computation has been modified by
        an inplace operation: [float32 [3]], output 0 of ExpBackward0, is at version 1; expected
        version 0 instead. Hint: ... clone() ...
+
+[Note: outputs PyTorch saves]
+PyTorch's derivatives of relu, softmax, log_softmax, sqrt, rsqrt and reciprocal read the op's
+*output*, so writing that output in place before backward() is the error above. Ours are
+composites whose primitives read other values (relu's `where` reads only its mask), so they
+would compute a right gradient where PyTorch refuses, and a program that runs here would fail
+there. Such a composite has `saves_output=True` in the op table; dispatch hands its result to
+`keep_output`, which makes the node that produced it check the output's version when it runs,
+naming the composite (`output 0 of ReluBackward0`). Compiled code checks the same: dynamo does
+not rewrite such an output functionally (tracer/dynamo/variables/inplace.py), and AOT
+autograd's node checks the versions of the outputs a composite kept (tracer/aot/joint.py,
+`JointSpec.kept_outputs`). NOTE: a view of such an output written in place is caught eagerly
+(a view shares the version counter); compiled, only the output itself is checked.
 """
 
 from __future__ import annotations
@@ -165,6 +178,8 @@ class OpBackward(Node):
         self.output = None  # the forward output(s), set by attach (some formulas reuse it)
         self.freed = False
         self.output_versions: list[int] = []  # the outputs' versions when made
+        self.kept_by: str | None = None  # the composite whose output this is, if PyTorch's
+        #                                  derivative of it reads it ([Note: outputs PyTorch saves])
 
     def attach(self, outputs: tuple) -> None:
         super().attach(outputs)
@@ -177,6 +192,8 @@ class OpBackward(Node):
                 f"{self.name()}: trying to backward through the graph a second time; "
                 "pass retain_graph=True to the first backward() to keep it"
             )
+        if self.kept_by is not None:
+            self._check_kept_outputs()
         self._store_retained(grads)
         inputs = tuple(self._saved(x, None if e is None else e[2], f"input {i}")
                        for i, (x, e) in enumerate(zip(self._inputs, self._edges)))
@@ -190,6 +207,13 @@ class OpBackward(Node):
 
     def _outputs(self) -> tuple:
         return self.output if self.num_outputs != 1 else (self.output,)
+
+    def _check_kept_outputs(self) -> None:
+        """PyTorch's error if an output a composite kept was written in place since."""
+        for i, (out, version) in enumerate(zip(self._outputs(), self.output_versions)):
+            if out._version != version:
+                raise AutogradError(at_user_line(overwritten_message(
+                    out, f"output {i} of {backward_name(self.kept_by)}", version)))
 
     def _saved(self, x, version: int | None, what: str):
         """`x`, or, if an in-place op wrote it since, a stand-in whose values cannot be read."""
@@ -206,7 +230,21 @@ class OpBackward(Node):
         self.output = None
 
     def name(self) -> str:
-        return "".join(p.capitalize() for p in self.op.name.split("_")) + "Backward0"
+        return backward_name(self.op.name)
+
+
+def backward_name(op_name: str) -> str:
+    """PyTorch's name for the backward node of an op: log_softmax -> LogSoftmaxBackward0."""
+    return "".join(p.capitalize() for p in op_name.split("_")) + "Backward0"
+
+
+def keep_output(op, out):
+    """`out`, the result of the composite `op`, whose node now checks that it is not written in
+    place before backward() ([Note: outputs PyTorch saves])."""
+    node = getattr(out, "_grad_fn", None)
+    if isinstance(node, OpBackward) and node.num_outputs == 1:
+        node.kept_by = op.name
+    return out
 
 
 class CopySlices(Node):
@@ -250,6 +288,12 @@ def rebase_history(tensor, result) -> None:
     For a view, the write also changed its base: the base gets a `CopySlices` node, and the
     view becomes a view of the new base (minitorch/tensor.py, [Note: views]).
     """
+    node = result._grad_fn
+    if isinstance(node, OpBackward) and node.num_outputs == 1 and node.output is result:
+        # The op's output is now `tensor` itself, as PyTorch's in-place op saves `self`: a
+        # later write into it is caught if the formula reads it (x.exp_().add_(1)) or a
+        # composite kept it (x.relu_(): [Note: outputs PyTorch saves]).
+        node.output, node.output_versions = tensor, [tensor._version]
     base = tensor._base
     if base is None:
         if result.requires_grad:

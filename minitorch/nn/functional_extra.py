@@ -193,7 +193,8 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (the swish)."""
     check_tensor("silu", input)
-    out = ops.silu(input)
+    # NOTE: in place, silu's derivative must read the values the write replaces: a clone
+    out = ops.silu(input.clone() if inplace else input)
     return input.copy_(out) if inplace else out
 
 

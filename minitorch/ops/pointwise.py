@@ -160,9 +160,12 @@ pow = register(OpDef(
     backward=_pow_backward,
     lowering="lowered",
 ))
-sqrt = register(OpDef("sqrt", "composite", None, decomposition=lambda x: pow(x, 0.5)))
-rsqrt = register(OpDef("rsqrt", "composite", None, decomposition=lambda x: div(1.0, sqrt(x))))
-reciprocal = register(OpDef("reciprocal", "composite", None, decomposition=lambda x: div(1.0, x)))
+sqrt = register(OpDef("sqrt", "composite", None, decomposition=lambda x: pow(x, 0.5),
+                     saves_output=True))
+rsqrt = register(OpDef("rsqrt", "composite", None, decomposition=lambda x: div(1.0, sqrt(x)),
+                      saves_output=True))
+reciprocal = register(OpDef("reciprocal", "composite", None, decomposition=lambda x: div(1.0, x),
+                           saves_output=True))
 
 # ---- elementwise functions ---------------------------------------------------------------
 
@@ -324,7 +327,7 @@ def _relu(x):
     return where(le(x, 0), 0, x)
 
 
-relu = register(OpDef("relu", "composite", None, decomposition=_relu))
+relu = register(OpDef("relu", "composite", None, decomposition=_relu, saves_output=True))
 
 
 def _clamp(x, min=None, max=None):

@@ -284,9 +284,11 @@ def _log_softmax_decomposition(x, dim: int):
     return sub(shifted, log(sum(exp(shifted), dim=dim, keepdim=True)))
 
 
-softmax = register(OpDef("softmax", "composite", None, decomposition=_softmax_decomposition))
+softmax = register(OpDef("softmax", "composite", None, decomposition=_softmax_decomposition,
+                        saves_output=True))
 log_softmax = register(OpDef(
     "log_softmax", "composite", None, decomposition=_log_softmax_decomposition,
+    saves_output=True,
 ))
 
 # ---- two outputs: (values, indices) ------------------------------------------------------

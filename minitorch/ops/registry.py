@@ -62,6 +62,10 @@ class OpDef:
     # numpy's order 'K': [Note: the layout of pointwise results] in minitorch/fake.py), like
     # its first argument alone ("first"), or "row_major" whatever they are.
     layout: str = "operands"
+    # A composite whose PyTorch derivative reads its output (relu, softmax, sqrt, ...): writing
+    # that output in place before backward() is then PyTorch's error, though the primitives it
+    # decomposes into read other values ([Note: outputs PyTorch saves] in autograd/graph.py).
+    saves_output: bool = False
 
     @property
     def is_primitive(self) -> bool:

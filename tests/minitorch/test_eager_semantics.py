@@ -159,3 +159,84 @@ def test_writing_a_value_that_requires_grad_into_a_no_grad_view_is_an_error():
     with pytest.raises(AutogradError, match="created in no_grad mode"):
         head.copy_(w)
     assert buf.tolist() == [0.0, 0.0, 0.0] and not buf.requires_grad
+
+
+# ---- an output PyTorch saves for backward, written in place ([Note: outputs PyTorch saves]) -
+
+SAVE_THEIR_OUTPUT = {
+    "relu": minitorch.relu, "sqrt": minitorch.sqrt, "rsqrt": minitorch.rsqrt,
+    "reciprocal": minitorch.reciprocal, "exp": minitorch.exp, "tanh": minitorch.tanh,
+    "sigmoid": minitorch.sigmoid, "softmax": lambda x: minitorch.softmax(x, 0),
+    "log_softmax": lambda x: minitorch.log_softmax(x, 0),
+}
+NAMES = {"log_softmax": "LogSoftmax"}
+
+
+def _overwrite_output(program, write=lambda y: y.mul_(3)):
+    x = minitorch.tensor([0.5, 1.5, 2.0], requires_grad=True)
+    y = program(x)
+    z = y * 1.0
+    write(y)
+    z.sum().backward()
+
+
+@pytest.mark.parametrize("backend", [None, *BACKENDS])
+@pytest.mark.parametrize("name", SAVE_THEIR_OUTPUT)
+def test_writing_an_output_saved_for_backward_fails_backward(name, backend):
+    fn = SAVE_THEIR_OUTPUT[name]
+
+    def program(x):
+        return fn(x * 2 + 1)
+
+    if backend is not None:
+        program = minitorch.compile(program, backend=backend)
+    saved = "output 0 of " + NAMES.get(name, name.capitalize()) + "Backward0"
+    if backend in ("aot_eager", "inductor"):  # a compiled node may name its own saved tensor
+        saved = f"({saved}|saved tensor \\d+ of CompiledFunctionBackward)"
+    with pytest.raises(AutogradError, match=(
+            rf"modified by an inplace operation: \[float32 \[3\]\], {saved}, "
+            "is at version 1; expected version 0")):
+        _overwrite_output(program)
+
+
+@pytest.mark.parametrize("write", [lambda y: y[1:].add_(1), lambda y: y.__setitem__(0, 2.0)])
+def test_writing_a_saved_output_through_a_view_fails_backward(write):
+    with pytest.raises(AutogradError, match="output 0 of ReluBackward0"):
+        _overwrite_output(minitorch.relu, write)
+
+
+def test_an_output_written_after_backward_is_fine():
+    x = minitorch.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    y = minitorch.relu(x)
+    y.sum().backward()
+    y.mul_(3)  # after backward: nothing reads it any more
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_a_composite_that_saves_no_output_still_takes_the_write():
+    """gelu's derivative reads its input, in PyTorch too: writing its output is fine."""
+    x = minitorch.tensor([0.5, -1.5], requires_grad=True)
+    y = minitorch.nn.functional.gelu(x)
+    z = y * 2
+    y.mul_(3)
+    z.sum().backward()
+    reference = minitorch.tensor([0.5, -1.5], requires_grad=True)
+    (minitorch.nn.functional.gelu(reference) * 2).sum().backward()
+    assert x.grad.tolist() == reference.grad.tolist()
+
+
+@pytest.mark.parametrize("backend", [None, *BACKENDS])
+def test_writing_a_saved_output_inside_a_compiled_frame_fails_backward(backend):
+    """Dynamo may not rewrite the write functionally (which would hide it): see
+    [Note: in-place on a tensor that requires grad] in tracer/dynamo/variables/inplace.py."""
+    def program(x):
+        y = minitorch.relu(x * 2 - 1)
+        z = y * 1.0
+        y.mul_(3)
+        return z
+
+    if backend is not None:
+        program = minitorch.compile(program, backend=backend)
+    x = minitorch.tensor([0.5, 1.5, -2.0], requires_grad=True)
+    with pytest.raises(AutogradError, match="modified by an inplace operation"):
+        program(x).sum().backward()

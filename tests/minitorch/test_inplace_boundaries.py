@@ -174,6 +174,8 @@ def test_compiled_in_place_matches_eager(name, index, backend):
 FUNCTIONS = {
     "relu": {},
     "leaky_relu": {"negative_slope": 0.2},
+    "elu": {"alpha": 1.5},
+    "silu": {},
     "dropout": {"p": 0.0},
     "dropout p=1": {"p": 1.0},
 }

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from minitorch import _logging
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
-from minitorch.autograd.graph import Node, overwritten_message
+from minitorch.autograd.graph import Node, backward_name, overwritten_message
 from minitorch.factories import zeros
 from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases, saved_aliases
@@ -190,6 +190,8 @@ class CompiledFunction:
         if is_grad_enabled():
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
+            node.kept_outputs = [(outs[i], outs[i]._version, composite)
+                                 for i, composite in self.spec.kept_outputs]
         return outs
 
 
@@ -204,6 +206,8 @@ class CompiledFunctionBackward(Node):
         self.saved_versions = [x._version for x in saved]
         self.fn = fn
         self.output_dtypes: list = []
+        # (output, its version, composite): outputs PyTorch's derivative would read
+        self.kept_outputs: list = []
 
     def attach(self, outputs: tuple) -> None:
         super().attach(outputs)
@@ -215,6 +219,10 @@ class CompiledFunctionBackward(Node):
         if self.saved is None:
             raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
                                 "a second time; pass retain_graph=True to the first backward()")
+        for out, version, composite in self.kept_outputs:  # [Note: outputs PyTorch saves]
+            if out._version != version:
+                raise AutogradError(overwritten_message(
+                    out, f"output 0 of {backward_name(composite)}", version))
         read_by = self.fn.spec.saved_read_by
         for i, (x, version) in enumerate(zip(self.saved, self.saved_versions)):
             if x._version != version and any(grads[t] is not None for t in read_by[i]):
@@ -233,6 +241,7 @@ class CompiledFunctionBackward(Node):
 
     def release(self) -> None:
         self.saved = None
+        self.kept_outputs = ()
 
 
 __all__ = ["AOTGraphs", "CompiledFunction", "aot_autograd", "aot_module", "aot_trace",

@@ -41,6 +41,9 @@ class JointSpec:
     saved_read_by: tuple[tuple[int, ...], ...] = ()
     # for each saved value, the outputs sharing its memory in eager (aliasing.saved_aliases)
     saved_aliases: tuple[tuple[int, ...], ...] = ()
+    # (output, composite) for each output whose maker's derivative in PyTorch reads it (relu):
+    # its node checks that it was not written in place ([Note: outputs PyTorch saves])
+    kept_outputs: tuple[tuple[int, str], ...] = ()
 
 
 def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:
@@ -69,7 +72,9 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
     eliminate_common_subexpressions(graph, keep_apart=escaping_nodes(
         [mode.to_node(o) for o in outs]))
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
-    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs)
+    kept = tuple((i, o._grad_fn.kept_by) for i, o in enumerate(outs)
+                 if getattr(o._grad_fn, "kept_by", None) is not None)
+    spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, kept_outputs=kept)
     return GraphModule(mode.constants, graph), spec
 
 

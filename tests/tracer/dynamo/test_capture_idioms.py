@@ -78,7 +78,7 @@ RELU = nn.ReLU(inplace=True)
 
 
 def relu_module(x):
-    y = RELU(x @ x.t())
+    y = RELU(x @ x.t()) * 1  # relu saves its output: writing RELU's own would fail backward()
     y.add_(1).mul_(2)
     return y
 
@@ -135,8 +135,14 @@ def masks_a_saved_output(x):
     return y
 
 
+def overwrites_a_relu_output(x):
+    y = F.relu(x * 2, inplace=True)  # PyTorch's relu saves its output, though ours reads its
+    y.add_(1)                        # mask ([Note: outputs PyTorch saves])
+    return y
+
+
 @pytest.mark.parametrize("fn", [overwrites_a_saved_output, overwrites_a_read_value,
-                                masks_a_saved_output])
+                                masks_a_saved_output, overwrites_a_relu_output])
 def test_a_write_autograd_may_need_is_not_functionalized(fn):
     report = explain(fn)(minitorch.randn(3, requires_grad=True))
     assert report.graph_break_count >= 1

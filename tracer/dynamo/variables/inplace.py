@@ -244,7 +244,8 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     if not makes_fresh_tensor(target.node):
         return "it requires grad and may share memory with another tensor (a view)"
     maker = old.grad_fn
-    if not isinstance(maker, OpBackward) or _reads_output(maker.op.backward):
+    if (not isinstance(maker, OpBackward) or maker.kept_by is not None  # relu's: PyTorch's
+            or _reads_output(maker.op.backward)):                         # derivative reads it
         return "it requires grad and the op that made it saved it for its derivative"
     return None
 
