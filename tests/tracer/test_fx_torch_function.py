@@ -56,7 +56,9 @@ def _unwrap(a):
 
 
 # Not functions of tensors in PyTorch either (torch.overrides.get_ignored_functions()).
-NOT_OVERRIDABLE = {"compile", "is_grad_enabled", "load", "save"}
+NOT_OVERRIDABLE = {"compile", "is_grad_enabled", "load", "save", "is_autocast_enabled",
+                   "get_autocast_dtype", "get_float32_matmul_precision",
+                   "set_float32_matmul_precision"}
 
 
 def test_every_public_function_hands_the_call_over():
