@@ -417,3 +417,110 @@ def test_named_tuple_made_in_the_frame():
         assert type(out).__name__ == "Point" and type(out).__module__ == type(p).__module__
         assert out._fields == p._fields and out.y == p.y
         assert_same(out.x, p.x)
+
+
+# ---- operators on plain objects call their dunders ---------------------------------------------
+
+
+class _Wrapped:
+    """Holds a tensor; its operators return tensors (or NotImplemented)."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __add__(self, other):
+        if isinstance(other, (int, float)):
+            return self.t + other
+        return NotImplemented
+
+    def __radd__(self, other):
+        return self.t * 0 + other + 100
+
+    def __mul__(self, other):
+        return self.t * other
+
+    def __rmul__(self, other):
+        return self.t * other * 2
+
+    def __neg__(self):
+        return -self.t
+
+
+class _WrappedChild(_Wrapped):
+    def __radd__(self, other):
+        return self.t - 1000
+
+
+_CHILD = _WrappedChild(minitorch.tensor([5.0, 6.0]))
+
+
+@pytest.mark.parametrize("expression", [
+    lambda w, x: w + 1,            # __add__
+    lambda w, x: 2.0 + w,          # float's __add__ knows nothing: __radd__
+    lambda w, x: w * x,            # __mul__ with a tensor
+    lambda w, x: x * w,            # Tensor.__mul__ returns NotImplemented: __rmul__
+    lambda w, x: 3 * w,
+    lambda w, x: -w,
+    lambda w, x: w + _CHILD,       # the subclass's __radd__ goes first
+])
+def test_operators_on_an_object_call_its_dunders(expression):
+    w = _Wrapped(minitorch.tensor([1.0, 2.0]))
+
+    def f(x):
+        return expression(w, x) + x
+
+    check_one_graph(f, minitorch.tensor([3.0, 4.0]))
+
+
+@pytest.mark.parametrize("expression", [
+    lambda w, x: w - x,  # no __sub__, and Tensor has no __rsub__ for it
+    lambda w, x: w + w,  # NotImplemented, and one type never tries its own __radd__
+])
+def test_an_operator_the_object_lacks_is_eagers_type_error(expression):
+    w = _Wrapped(minitorch.tensor([1.0, 2.0]))
+
+    def f(x):
+        return expression(w, x)
+
+    with pytest.raises(TypeError) as eager:
+        f(minitorch.tensor([3.0, 4.0]))
+    with pytest.raises(TypeError) as compiled:
+        minitorch.compile(f, backend="eager")(minitorch.tensor([3.0, 4.0]))
+    assert str(compiled.value) == str(eager.value)
+
+
+def test_a_dunder_patched_on_the_class_retraces():
+    class Num:
+        def __init__(self, k):
+            self.k = k
+
+        def __mul__(self, other):
+            return other * self.k
+
+    n = Num(2.0)
+
+    def f(x):
+        return n * x
+
+    compiled, x = minitorch.compile(f, backend="eager"), _x()
+    assert_same(compiled(x), f(x))
+    Num.__mul__ = lambda self, other: other + self.k
+    assert_same(compiled(x), f(x))
+
+
+def test_isinstance_of_objects_and_modules():
+    lin = nn.Linear(3, 3)
+
+    def f(x):
+        r = x * 1.0
+        if isinstance(lin, nn.Linear):
+            r = r + 1
+        if isinstance(lin, (nn.ReLU, nn.Module)):
+            r = r * 2
+        if isinstance(_CONFIG, _Config):
+            r = r - 3
+        if isinstance(_CONFIG, (int, _Pair)):
+            r = r * 100
+        return r
+
+    check_one_graph(f, _x())

@@ -180,7 +180,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         install("FUNCTION_MATCH")
         return UserFunctionVariable(value, source, inline=True)  # a helper: inlined when called
     if isinstance(value, functools._lru_cache_wrapper) and source is not None:
-        from tracer.dynamo.variables.functions import LruCacheVariable
+        from tracer.dynamo.variables.user_object import LruCacheVariable
 
         install("ID_MATCH")
         return LruCacheVariable(value, source)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
@@ -28,6 +27,7 @@ from tracer.dynamo.variables.container_calls import (
     shares_mutable,
 )
 from tracer.dynamo.variables.factories import check_factory_call, is_factory
+from tracer.dynamo.variables.introspection import introspection
 from tracer.dynamo.variables.tensor import TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 
@@ -162,7 +162,7 @@ class BuiltinVariable(_FunctionVariable):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
-        introspect = _introspection(self.fn)
+        introspect = introspection(self.fn)
         if introspect is not None:  # type(v), callable(v), hasattr(x, n), partial(f, ...)
             result = introspect(tx, args, kwargs)
             if result is not None:
@@ -202,6 +202,10 @@ class BuiltinVariable(_FunctionVariable):
             plain, dunder = INPLACE_OPERATORS[self.fn]
             return functionalize(tx, args[0], dunder, lambda: tx.output.record_call(
                 "call_function", plain, args, kwargs))
+        if _on_user_object(self.fn, args):  # v + 1, 1.0 + v, -v: the class's dunders
+            from tracer.dynamo.variables.user_object import operator_on_objects
+
+            return operator_on_objects(tx, self.fn, args)
         fn = INPLACE_OPERATORS[self.fn][0] if self.fn in INPLACE_OPERATORS else self.fn
         if fn is operator.getitem and isinstance(args[0], TupleVariable):
             return args[0].getitem(args[1].as_python_constant())
@@ -288,154 +292,11 @@ class UserFunctionVariable(_FunctionVariable):
         return f"the function {_qualname(self.fn)}"
 
 
-# ---- questions about a value that its tracker answers ------------------------------------------
-#
-# [Note: introspection is answered by the tracker]
-# `type(v)`, `callable(v)`, `hasattr(x, name)` and `getattr(x, name, default)` on a value that
-# is not a constant are still known while tracing: a tracker knows its value's type (pinned
-# by the value's guard: TENSOR_MATCH, TYPE_MATCH, NN_MODULE), and a tensor's attributes are its
-# class's, unless the instance has one of its own (guarded absent: NOT_SHADOWED). Each helper
-# returns None when it cannot tell; the call then goes the usual way (a fold, or Unsupported).
+def _on_user_object(fn: Any, args: list[VariableTracker]) -> bool:
+    """An operator with a plain object among its operands?"""
+    from tracer.dynamo.variables.user_object import OBJECT_OPERATORS, UserObjectVariable
 
-
-def _python_type(value: VariableTracker) -> type | None:
-    try:
-        return value.python_type()
-    except (NotImplementedError, Unsupported):
-        return None
-
-
-def _type_of(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`type(v)`: a builtin class (int, tuple, NoneType, ...), which `is` compares and calls
-    fold on; another class (a user's) is not a value tracing can hold yet."""
-    if len(args) != 1 or kwargs:
-        return None
-    cls = _python_type(args[0])
-    if cls is None or cls.__module__ != "builtins":
-        return None
-    return BuiltinVariable(cls)
-
-
-def _callable(tx: InstructionTranslator, args: list[VariableTracker],
-              kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`callable(v)` is whether type(v) defines __call__ (in its MRO: `hasattr(int,
-    "__call__")` is True, from int's own type, while callable(3) is False)."""
-    if len(args) != 1 or kwargs:
-        return None
-    cls = _python_type(args[0])
-    if cls is None:
-        return None
-    return constant(any("__call__" in vars(k) for k in cls.__mro__))
-
-
-def _tensor_has(tx: InstructionTranslator, tensor: TensorVariable, name: str) -> bool:
-    """Does the tensor have attribute `name`? Its class's, or one set on the instance, which
-    is guarded absent when the answer is no (`'name' not in L['x'].__dict__`)."""
-    from tracer.dynamo.source import AttrSource
-
-    if hasattr(type(tensor.example), name):
-        return True
-    if tensor.source is None:
-        return False  # made in the frame: no attribute was set on it here
-    tx.output.add_guard(AttrSource(tensor.source, name), "NOT_SHADOWED")
-    frame = tx.output.frame  # the real tensor, not the fake one tracing computes with
-    return name in vars(tensor.source.get_value(frame.f_locals, frame.f_globals))
-
-
-def _hasattr(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`hasattr(x, "shape")` on a tensor."""
-    if len(args) != 2 or kwargs or not isinstance(args[0], TensorVariable) \
-            or not args[1].is_python_constant():
-        return None
-    return constant(_tensor_has(tx, args[0], args[1].as_python_constant()))
-
-
-def _getattr(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`getattr(x, name, default)` on a tensor: the attribute, or the default."""
-    if len(args) != 3 or kwargs or not isinstance(args[0], TensorVariable) \
-            or not args[1].is_python_constant():
-        return None
-    name = args[1].as_python_constant()
-    if _tensor_has(tx, args[0], name):
-        return args[0].var_getattr(tx, name)
-    return args[2]
-
-
-def _partial(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`functools.partial(f, *args, **kwargs)` made in the frame: held as its parts."""
-    from tracer.dynamo.variables.user_object import FramePartialVariable
-
-    if not args:
-        return None
-    return FramePartialVariable(args[0], list(args[1:]), dict(kwargs))
-
-
-_INTROSPECTION = {type: _type_of, callable: _callable, hasattr: _hasattr, getattr: _getattr,
-                  functools.partial: _partial}
-
-
-def _introspection(fn: Any):
-    """The helper above for `fn`, if any (by identity: a method of a constant may not hash)."""
-    for builtin, helper in _INTROSPECTION.items():
-        if fn is builtin:
-            return helper
-    return None
-
-
-@dataclass(frozen=True)
-class CachedCallSource(Source):
-    """The result of a call of an lru_cache'd function with constant arguments: G['f'](3).
-
-    [Note: a cached call is read, not inlined]
-    `@functools.lru_cache def f(n)` returns, for arguments it has seen, the object it
-    computed the first time, even if what f reads has changed since. Inlining f's body (what
-    TorchDynamo does, with a warning) would compute afresh: another answer whenever the cache
-    holds a stale one. So a call with constant arguments is *read*, like an attribute: while
-    tracing it runs for real (a cache hit, or the very call eager would make) and its result
-    is wrapped under this source, so its guard (`G['f'](3) == 6`) and, for a tensor, its
-    reload as a graph input ask the cache again on every call (a hit: a dict lookup). The
-    result is the cache's own object, as in eager. Other arguments (a tensor) run the call
-    for real at a graph break.
-    """
-
-    base: Source  # the cached function
-    args: tuple  # constants whose repr is themselves (dicts.is_key)
-    kwargs: tuple  # (name, constant) pairs, in the call's order
-
-    def name(self) -> str:
-        arguments = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
-        return f"{self.base.name()}({', '.join(arguments)})"
-
-
-class LruCacheVariable(_FunctionVariable):
-    """A function wrapped by functools.lru_cache or functools.cache, read from the frame
-    ([Note: a cached call is read, not inlined])."""
-
-    def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
-        kwargs: dict[str, VariableTracker],
-    ) -> VariableTracker:
-        from tracer.dynamo.variables.builder import wrap
-        from tracer.dynamo.variables.dicts import is_key
-
-        if not all(a.is_python_constant() and is_key(a.as_python_constant())
-                   for a in [*args, *kwargs.values()]):
-            raise Unsupported(f"calling {self.describe()} with arguments that are not "
-                              "constants (the cached call runs for real)")
-        values = tuple(a.as_python_constant() for a in args)
-        keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
-        try:
-            result = self.fn(*values, **dict(keywords))
-        except Exception as e:  # eager raises it again, at the user's line
-            raise Unsupported(f"{self.describe()} raised {type(e).__name__}: {e}") from e
-        return wrap(tx, result, CachedCallSource(self.source, values, keywords))
-
-    def describe(self) -> str:
-        return f"the cached function {_qualname(self.fn)}"
+    return fn in OBJECT_OPERATORS and any(isinstance(a, UserObjectVariable) for a in args)
 
 
 def _is_module_container(value: VariableTracker) -> bool:

@@ -1,4 +1,5 @@
-"""Plain Python objects of the frame and `functools.partial` objects: looked into, not held.
+"""Plain Python objects of the frame, and functools' partial and lru_cache objects: looked
+into, not held.
 
     SCALER.apply(x)        UserObjectVariable    inline Scaler.apply(SCALER, x)
       self.k  (3.0)          wrapped                G['SCALER'].k == 3.0        CONSTANT_MATCH
@@ -7,6 +8,9 @@
     scaled(x)              PartialVariable       inline helper(x, k=4)
       scaled.func            wrapped                G['scaled'].func            ID_MATCH
       scaled.args/keywords   wrapped                their length/keys and each value's guard
+    partial(F.relu, x)     FramePartialVariable  made in the frame: its trackers
+    v + 1, 2.0 * v, -v     inline V.__add__ &c.  [Note: operators on objects call their dunders]
+    cached(3)  (lru_cache) LruCacheVariable      read: G['cached'](3) == 6  [Note: a cached ...]
 
 A plain object is an instance of a class defined outside minitorch whose attribute lookup is
 the default one (no __getattribute__ or __setattr__ of its own, no metaclass): then
@@ -30,6 +34,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
+from dataclasses import dataclass
 from types import FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any
 
@@ -227,3 +233,162 @@ class FramePartialVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"a partial of {self.func.describe()} made in the frame"
+
+
+# ---- operators on plain objects ----------------------------------------------------------------
+#
+# [Note: operators on objects call their dunders]
+# `a + b` is CPython's binary protocol: type(a).__add__(a, b), and if that is missing or
+# returns NotImplemented, type(b).__radd__(b, a); a subclass of type(a) that overrides the
+# reflected method goes first, and operands of one type try only __add__. Constants and
+# tensors never know a user's class here (a number's or a Tensor's __add__ returns
+# NotImplemented for it), so with a plain object on either side that is the object's
+# dunders, inlined, each looked up on the type and guarded there. `a += b` tries __iadd__
+# first; `-a` is __neg__. A class deriving from a builtin (a float subclass) is refused:
+# the builtin's own operators may accept it.
+
+_BINARY_DUNDERS = {
+    operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
+    operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),
+    operator.floordiv: ("__floordiv__", "__rfloordiv__"), operator.mod: ("__mod__", "__rmod__"),
+    operator.pow: ("__pow__", "__rpow__"), operator.matmul: ("__matmul__", "__rmatmul__"),
+    operator.and_: ("__and__", "__rand__"), operator.or_: ("__or__", "__ror__"),
+    operator.xor: ("__xor__", "__rxor__"),
+}
+_UNARY_DUNDERS = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__",
+                  abs: "__abs__"}
+_INPLACE_DUNDERS = {
+    operator.iadd: (operator.add, "__iadd__"), operator.isub: (operator.sub, "__isub__"),
+    operator.imul: (operator.mul, "__imul__"),
+    operator.itruediv: (operator.truediv, "__itruediv__"),
+}
+
+OBJECT_OPERATORS = frozenset({*_BINARY_DUNDERS, *_UNARY_DUNDERS, *_INPLACE_DUNDERS})
+
+
+def operator_on_objects(tx: InstructionTranslator, fn: Any,
+                        args: list[VariableTracker]) -> VariableTracker:
+    """`fn(*args)` for an operator with a plain object among its operands ([Note: operators
+    on objects call their dunders])."""
+    for a in args:  # a float or tuple subclass: the builtin's own operators may accept it
+        if isinstance(a, UserObjectVariable) and any(
+                k.__module__ == "builtins" for k in type(a.value).__mro__[:-1]):
+            raise Unsupported(f"an operator on {a.describe()}, whose class derives from "
+                              "a builtin type")
+    if fn in _UNARY_DUNDERS and len(args) == 1:
+        result = _call_dunder(tx, args[0], _UNARY_DUNDERS[fn], [])
+        if result is not None:
+            return result
+    elif fn in _INPLACE_DUNDERS and len(args) == 2:
+        plain, dunder = _INPLACE_DUNDERS[fn]
+        result = _call_dunder(tx, args[0], dunder, [args[1]])
+        return result if result is not None else operator_on_objects(tx, plain, args)
+    elif fn in _BINARY_DUNDERS and len(args) == 2:
+        return _binary(tx, fn, *args)
+    described = ", ".join(a.describe() for a in args)
+    raise Unsupported(f"operator {getattr(fn, '__name__', fn)} on {described}")
+
+
+def _binary(tx: InstructionTranslator, fn: Any, left: VariableTracker,
+            right: VariableTracker) -> VariableTracker:
+    forward, reflected = _BINARY_DUNDERS[fn]
+    tries = [(left, forward, right), (right, reflected, left)]
+    lt, rt = left.python_type(), right.python_type()
+    if rt is lt:
+        tries = tries[:1]  # one type: its reflected method is never tried
+    elif issubclass(rt, lt) and _overrides(rt, lt, reflected):
+        tries.reverse()  # the subclass's reflected method first
+    for obj, name, other in tries:
+        if not isinstance(obj, UserObjectVariable):
+            continue  # a constant or a tensor: NotImplemented for a user's class
+        result = _call_dunder(tx, obj, name, [other])
+        if result is not None:
+            return result
+    raise Unsupported(f"unsupported operand types for {getattr(fn, '__name__', fn)}: "
+                      f"{left.describe()} and {right.describe()} (eager raises TypeError)")
+
+
+def _overrides(sub: type, base: type, name: str) -> bool:
+    return getattr(sub, name, None) is not getattr(base, name, None)
+
+
+def _call_dunder(tx: InstructionTranslator, obj: VariableTracker, name: str,
+                 args: list[VariableTracker]) -> VariableTracker | None:
+    """type(obj).name(obj, *args), inlined; None if the class has no such method or it
+    returned NotImplemented."""
+    from tracer.dynamo.variables.opaque import OpaqueVariable
+
+    if not isinstance(obj, UserObjectVariable):
+        return None
+    static = inspect.getattr_static(type(obj.value), name, _MISSING)
+    attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
+    if static is _MISSING:
+        tx.output.add_guard(AttrSource(obj.source, name), "NOT_ON_CLASS")
+        return None
+    if not isinstance(static, FunctionType):
+        raise Unsupported(f"{name} of {obj.describe()} is not a plain function")
+    tx.output.add_guard(attribute, "ID_MATCH")  # dunders are looked up on the type only
+    method = UserFunctionVariable(static, bound_self=obj, fn_source=attribute)
+    result = method.call_function(tx, args, {})
+    if isinstance(result, OpaqueVariable) and result.value is NotImplemented:
+        return None
+    return result
+
+
+@dataclass(frozen=True)
+class CachedCallSource(Source):
+    """The result of a call of an lru_cache'd function with constant arguments: G['f'](3).
+
+    [Note: a cached call is read, not inlined]
+    `@functools.lru_cache def f(n)` returns, for arguments it has seen, the object it
+    computed the first time, even if what f reads has changed since. Inlining f's body (what
+    TorchDynamo does, with a warning) would compute afresh: another answer whenever the cache
+    holds a stale one. So a call with constant arguments is *read*, like an attribute: while
+    tracing it runs for real (a cache hit, or the very call eager would make) and its result
+    is wrapped under this source, so its guard (`G['f'](3) == 6`) and, for a tensor, its
+    reload as a graph input ask the cache again on every call (a hit: a dict lookup). The
+    result is the cache's own object, as in eager. Other arguments (a tensor) run the call
+    for real at a graph break.
+    """
+
+    base: Source  # the cached function
+    args: tuple  # constants whose repr is themselves (dicts.is_key)
+    kwargs: tuple  # (name, constant) pairs, in the call's order
+
+    def name(self) -> str:
+        arguments = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs]
+        return f"{self.base.name()}({', '.join(arguments)})"
+
+
+class LruCacheVariable(VariableTracker):
+    """A function wrapped by functools.lru_cache or functools.cache, read from the frame
+    ([Note: a cached call is read, not inlined])."""
+
+    def __init__(self, fn: Any, source: Source) -> None:
+        super().__init__(source)
+        self.fn = fn  # the wrapper: calling it asks the cache
+
+    def python_type(self) -> type:
+        return type(self.fn)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from tracer.dynamo.variables.builder import wrap
+        from tracer.dynamo.variables.dicts import is_key
+
+        if not all(a.is_python_constant() and is_key(a.as_python_constant())
+                   for a in [*args, *kwargs.values()]):
+            raise Unsupported(f"calling {self.describe()} with arguments that are not "
+                              "constants (the cached call runs for real)")
+        values = tuple(a.as_python_constant() for a in args)
+        keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
+        try:
+            result = self.fn(*values, **dict(keywords))
+        except Exception as e:  # eager raises it again, at the user's line
+            raise Unsupported(f"{self.describe()} raised {type(e).__name__}: {e}") from e
+        return wrap(tx, result, CachedCallSource(self.source, values, keywords))
+
+    def describe(self) -> str:
+        return f"the cached function {getattr(self.fn, '__qualname__', '?')}"
