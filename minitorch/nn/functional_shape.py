@@ -67,6 +67,14 @@ def _check_pad(x: Tensor, amounts: tuple, mode: str, value) -> tuple[int, ...]:
             f"pad: Padding length should be less than or equal to two times the input "
             f"dimension but got padding length {len(amounts)} and input of dimension {x.ndim}"
         ))
+    for k in range(len(amounts) // 2):
+        dim = x.ndim - 1 - k
+        if x.shape[dim] + amounts[2 * k] + amounts[2 * k + 1] < 0:
+            raise ShapeError(at_user_line(
+                f"pad: The input size {x.shape[dim]}, plus negative padding "
+                f"{amounts[2 * k]} and {amounts[2 * k + 1]} resulted in a negative output "
+                f"size, which is invalid. Check dimension {dim} of your input."
+            ))
     if mode == "constant":
         return amounts
     if value is not None and value != 0:
@@ -106,13 +114,11 @@ def _pad_dim(x: Tensor, dim: int, before: int, after: int, mode: str, value) -> 
     size = x.shape[dim]
     if before < 0 or after < 0:  # constant mode only: crop first
         x = _slice(x, dim, max(-before, 0), size - max(-after, 0))
-        before, after, size = max(before, 0), max(after, 0), x.shape[dim]
-    pieces = [_edge(x, dim, n, mode, value, at_start) for n, at_start in
-              ((before, True), (after, False)) if n > 0]
-    if not pieces:
+        before, after = max(before, 0), max(after, 0)
+    if before == 0 and after == 0:
         return x
-    head = pieces[:1] if before > 0 else []
-    tail = pieces[-1:] if after > 0 else []
+    head = [_edge(x, dim, before, mode, value, at_start=True)] if before else []
+    tail = [_edge(x, dim, after, mode, value, at_start=False)] if after else []
     return ops.cat(*head, x, *tail, dim=dim)
 
 

@@ -155,6 +155,8 @@ def test_pad_errors_are_pytorchs():
         F.pad(x, (1, 2, 3))
     with pytest.raises(minitorch.ShapeError, match="less than or equal to two times"):
         F.pad(x, (1,) * 10)
+    with pytest.raises(minitorch.ShapeError, match="resulted in a negative output size"):
+        F.pad(x, (-2, -2))
     with pytest.raises(minitorch.ShapeError, match="at most 2"):
         F.pad(x, (3, 0, 0, 0), mode="reflect")
     with pytest.raises(minitorch.MinitorchError, match="last 1, 2 or 3 dims"):
