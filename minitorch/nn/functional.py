@@ -6,8 +6,10 @@
 Each function is written in the op table's ops (minitorch/ops), so autograd, fake tensors and
 graph capture see ordinary ops: convolution and pooling are `im2col` plus a matmul or a
 reduction (see [Note: convolution as im2col] in minitorch/ops/nn.py); the normalisations are
-means, variances and pointwise arithmetic. The losses live in functional_losses.py and are
-re-exported here. Layers (minitorch/nn/*.py) hold parameters and call these.
+means, variances and pointwise arithmetic. The losses live in functional_losses.py, pad,
+pixel_shuffle and interpolate in functional_shape.py, conv_transpose2d, instance_norm, elu,
+silu, one_hot and scaled_dot_product_attention in functional_extra.py; all are re-exported
+here. Layers (minitorch/nn/*.py) hold parameters and call these.
 """
 
 from __future__ import annotations
