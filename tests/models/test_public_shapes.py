@@ -1,0 +1,203 @@
+"""Eight kinds of real model, written from their public shape, run unchanged (tests/models/public).
+
+Three checks per program, each able to fail on its own:
+- its training script (`main()`: a few steps, evaluation under no_grad, logging with .item())
+  runs with `minitorch.compile` as written and again with `compile` made the identity, from
+  the same seeds, and logs the same losses; the compiled run really compiled (its step has a
+  cache entry with a graph) and warned of no fallback;
+- its step, compiled, matches eager's loss, every gradient and every buffer
+  (harness.py's `check_compiles_whole`), which also asks for one graph and no break;
+- `minitorch._dynamo.explain` of its step shows one graph and no break.
+Where capture still breaks a graph PyTorch's Dynamo keeps whole, the test is a strict xfail
+that names why (and /tmp/team/model_findings.md says where).
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch
+from minitorch import _dynamo
+from tests.models.harness import check_compiles_whole
+from tests.models.public import a2c, dcgan, espcn, gat, llama, reinforce, style, unet
+from tracer.dynamo import cache_entries
+
+PROGRAMS = {"llama": llama, "dcgan": dcgan, "espcn": espcn, "reinforce": reinforce, "a2c": a2c,
+            "gat": gat, "style": style, "unet": unet}
+
+COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
+    "llama": [llama.step],
+    "dcgan": [dcgan.Generator.forward, dcgan.discriminator_step, dcgan.generator_step],
+    "espcn": [espcn.step],
+    "reinforce": [reinforce.select_action],
+    "a2c": [a2c.act, a2c.a2c_loss],
+    "gat": [gat.step],
+    "style": [style.step],
+    "unet": [unet.step],
+}
+
+_NEW_TENSOR = ("style: `batch.new_tensor([0.485, ...])` in normalize_batch breaks the graph "
+               "(tensor factories from Python data are not captured); PyTorch makes one graph")
+_DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'calling a type "
+                 "object', and its methods then break again; PyTorch's Dynamo inlines them")
+BREAKS = {  # program: why its step is not one graph yet
+    "style": _NEW_TENSOR,
+    "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
+    "a2c": _DISTRIBUTION.format("a2c", "Normal"),
+}
+
+
+SLOW = {"llama", "dcgan", "style", "unet"}  # over 3 s alone: compiling their steps cold
+
+
+def _marks(name: str, slow: bool = False, whole: bool = False) -> list:
+    """pytest marks: slow where it compiles cold for long; a strict xfail where the check asks
+    for one graph (`whole`) and capture still breaks it."""
+    marks = [pytest.mark.slow] if slow and name in SLOW else []
+    if whole and name in BREAKS:
+        marks.append(pytest.mark.xfail(strict=True, raises=AssertionError, reason=BREAKS[name]))
+    return marks
+
+
+# ---- 1. the script, compiled and eager ----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, slow=True)) for n in PROGRAMS])
+def test_training_compiled_equals_eager(name, monkeypatch, capsys):
+    program = PROGRAMS[name]
+    _dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback, nothing run eagerly unannounced
+        compiled = _seeded(program.main)
+    for fn in COMPILED_IN_MAIN[name]:  # the compiled run went through capture
+        entries = cache_entries(fn)
+        assert any(e.graph_module is not None for e in entries), fn.__qualname__
+    monkeypatch.setattr(minitorch, "compile", lambda model=None, **options: model)
+    eager = _seeded(program.main)
+    assert len(eager) >= 3 and len(set(eager)) > 1  # it trained: the losses moved
+    np.testing.assert_allclose(compiled, eager, rtol=1e-4, atol=1e-6)
+    assert capsys.readouterr().out  # the script logged its progress
+
+
+def _seeded(main) -> list[float]:
+    minitorch.manual_seed(0)
+    random.seed(0)
+    return main()
+
+
+# ---- 2. the step, compiled whole: loss, gradients and buffers ------------------------------
+
+
+def _gat_case():
+    features, adj, labels, idx_train, _ = gat.random_graph()
+
+    def make():
+        return gat.GAT(nfeat=6, nhid=4, nclass=3, dropout=0.6, alpha=0.2, nheads=2)
+
+    def step(model, x, y):
+        return gat.step(model, x, adj, y, idx_train)
+
+    return make, step, [(features, labels), (features * 0.5, labels)]
+
+
+def _dcgan_case():
+    netG = dcgan.Generator().apply(dcgan.weights_init)
+    with minitorch.no_grad():
+        fakes = [netG(minitorch.randn(4, dcgan.nz, 1, 1)) for _ in range(2)]
+
+    def make():
+        return dcgan.Discriminator().apply(dcgan.weights_init)
+
+    return make, dcgan.discriminator_step, [(minitorch.rand(4, 1, 16, 16), f) for f in fakes]
+
+
+def _style_case():
+    vgg = style.LossNet()
+    grams = style.style_grams(vgg, minitorch.rand(1, 3, 16, 16), 2)
+
+    def step(transformer, x, _):
+        return style.step(transformer, vgg, x, grams)
+
+    return style.TransformerNet, step, [(minitorch.rand(2, 3, 16, 16), None) for _ in range(2)]
+
+
+def _reinforce_case():
+    def step(policy, states, actions):  # the REINFORCE loss of one episode's states, actions
+        m = reinforce.Categorical(policy(states))
+        return -m.log_prob(actions).sum()
+
+    states = minitorch.eye(5)[[2, 3, 2, 1]]
+    return reinforce.Policy, step, [(states, minitorch.tensor([1, 0, 0, 1]))] * 2
+
+
+def _a2c_case():
+    _, (_, states, actions, returns) = a2c.example()
+
+    def step(model, s, a):
+        return a2c.a2c_loss(model, s, a, returns)
+
+    return a2c.ActorCritic, step, [(states, actions), (states * 0.5, actions)]
+
+
+def _pairs(make_pair, n=2) -> list[tuple]:
+    return [make_pair() for _ in range(n)]
+
+
+STEP_CASES = {  # name: () -> (make_model, step(model, x, y), batches)
+    "llama": lambda: (lambda: llama.Llama(llama.ModelArgs()), llama.step,
+                      _pairs(lambda: (minitorch.randint(0, 37, (2, 8)),
+                                      minitorch.randint(0, 37, (2, 8))))),
+    "dcgan": _dcgan_case,
+    "espcn": lambda: (lambda: espcn.ESPCN(2), espcn.step,
+                      _pairs(lambda: espcn.make_pairs(2, 2))),
+    "espcn upsample": lambda: (lambda: espcn.UpsampleResidual(2), espcn.step,
+                               _pairs(lambda: espcn.make_pairs(2, 2))),
+    "reinforce": _reinforce_case,
+    "a2c": _a2c_case,
+    "gat": _gat_case,
+    "style": _style_case,
+    "unet": lambda: (unet.UNet, unet.step, _pairs(lambda: unet.make_data(2))),
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, slow=True, whole=True))
+                                  for n in STEP_CASES])
+def test_step_compiles_whole(name):
+    minitorch.manual_seed(0)
+    make_model, step, batches = STEP_CASES[name]()
+    check_compiles_whole(make_model, step, batches)
+
+
+# ---- 3. explain: graphs and breaks ---------------------------------------------------------
+
+
+def _upsample_example():
+    low, high = espcn.make_pairs(2, 2)
+    return espcn.step, (espcn.UpsampleResidual(2), low, high)
+
+
+EXAMPLES = {name: program.example for name, program in PROGRAMS.items()}
+EXAMPLES["espcn upsample"] = _upsample_example
+
+
+def explain_summary(name: str) -> str:
+    """`explain`'s counts and break reasons for a program's step: the report for the lead."""
+    minitorch.manual_seed(0)
+    fn, args = EXAMPLES[name]()
+    _dynamo.reset()
+    report = _dynamo.explain(fn)(*args)
+    lines = [f"{name}: {report.graph_count} graph(s), {report.graph_break_count} break(s)"]
+    lines += [f"  {b.reason} ({b.filename}:{b.lineno})" for b in report.break_reasons]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, whole=True))
+                                  for n in EXAMPLES])
+def test_explain_one_graph_no_break(name):
+    summary = explain_summary(name)
+    print(summary)
+    assert summary.splitlines()[0] == f"{name}: 1 graph(s), 0 break(s)", summary
