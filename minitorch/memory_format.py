@@ -17,13 +17,14 @@ from minitorch.errors import ArgumentTypeError, at_user_line
 
 
 class memory_format:  # noqa: N801 - PyTorch's name, `torch.memory_format`
-    """One memory format: compared by identity, printed as PyTorch prints it."""
+    """One memory format: compared by identity, printed as a dtype prints
+    (`minitorch.channels_last`: the name it is reached by, so a graph's code can name it)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def __repr__(self) -> str:
-        return f"torch.{self.name}"
+        return f"minitorch.{self.name}"
 
     # one object per format, shared by copies (a module's deepcopy keeps the same one)
     def __copy__(self) -> memory_format:

@@ -394,7 +394,7 @@ def test_memory_formats_are_accepted_and_keep_values():
     assert x.contiguous(memory_format=minitorch.channels_last).tolist() == x.tolist()
     assert minitorch.empty_like(x, memory_format=minitorch.preserve_format).shape == x.shape
     assert minitorch.zeros_like(x, memory_format=minitorch.contiguous_format).shape == x.shape
-    assert repr(minitorch.channels_last) == "torch.channels_last"
+    assert repr(minitorch.channels_last) == "minitorch.channels_last"  # as dtypes print
     with pytest.raises(MinitorchError, match="memory_format"):
         x.to(memory_format="channels_last")
     with pytest.raises(InvalidArgumentError, match="preserve_format"):

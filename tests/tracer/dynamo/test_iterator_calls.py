@@ -107,3 +107,15 @@ def test_one_graph_and_cpythons_values(fn):
     got = minitorch.compile(fn, backend="inductor")(X)
     _same(got, expected)
     assert _identities(got) == _identities(expected)
+
+
+def memory_formats(x):
+    m = x.reshape(1, 2, 1, 1).to(memory_format=minitorch.channels_last) * 2
+    return m.contiguous(memory_format=minitorch.contiguous_format), minitorch.empty_like(
+        m, memory_format=minitorch.preserve_format).shape
+
+
+def test_memory_formats_are_constants():
+    reset()
+    assert explain(memory_formats)(X).graph_count == 1
+    _same(minitorch.compile(memory_formats)(X), memory_formats(X))

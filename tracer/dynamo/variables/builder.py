@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from minitorch.autograd import is_grad_enabled
 from minitorch.dtype import DType
 from minitorch.fake import is_fake
+from minitorch.memory_format import memory_format
 from minitorch.nn._data import copy_into
 from minitorch.nn.module import Module
 from minitorch.ops import OpDef
@@ -109,7 +110,7 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if value is None or type(value) in (bool, int, float, str):
         install("CONSTANT_MATCH")
         return ConstantVariable(value, source)
-    if isinstance(value, DType):
+    if isinstance(value, (DType, memory_format)):
         install("ID_MATCH")
         return ConstantVariable(value, source)
     if type(value) in (list, dict) and id(value) in tx.output.containers:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from minitorch.device import device
 from minitorch.dtype import DType
+from minitorch.memory_format import memory_format
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 # Immutable values: calling their methods cannot change them, so folding is safe.
 CONSTANT_TYPES = (
     type(None), bool, int, float, complex, str, bytes, slice, range, frozenset, type(...), DType,
-    device,
+    device, memory_format,
 )
 
 
