@@ -248,8 +248,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         (*, L, E) x (*, S, E) x (*, S, Ev) -> (*, L, Ev), scale = 1 / sqrt(E) by default.
 
     bias is -inf where a boolean attn_mask is False (or above the diagonal with is_causal),
-    a float attn_mask itself; dropout_p drops attention weights (always, as PyTorch's
-    function does: it has no training flag).
+    a float attn_mask itself; a query whose every key is masked gets zeros, as in PyTorch.
+    dropout_p drops attention weights (always, as PyTorch's function does: it has no
+    training flag).
     """
     for t in (query, key, value):
         check_tensor("scaled_dot_product_attention", t)
@@ -267,10 +268,22 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         scores = ops.masked_fill(scores, ops.logical_not(attn_mask), float("-inf"))
     elif attn_mask is not None:
         scores = ops.add(scores, attn_mask)
-    weights = ops.softmax(scores, -1)
+    weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         weights = ops.dropout(weights, dropout_p, True)
     return ops.matmul(weights, value)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """softmax over the last dim, but 0 (not NaN) on a row whose every score is -inf.
+
+    A query that may attend to no key has no meaningful output; PyTorch's attention (its math
+    backend's _safe_softmax, and every fused kernel) returns zeros there. Such a row is
+    softmaxed as zeros and then zeroed, so that its gradient is 0 too, not NaN.
+    """
+    dead = ops.all(ops.eq(scores, float("-inf")), dim=-1, keepdim=True)  # (*, L, 1)
+    weights = ops.softmax(ops.masked_fill(scores, dead, 0.0), -1)
+    return ops.masked_fill(weights, dead, 0.0)
 
 
 def _check_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal) -> None:

@@ -48,7 +48,9 @@ CASES = {  # name -> (function, a maker of its arguments)
             q, k, v, attn_mask=m, scale=0.5) + F.scaled_dot_product_attention(
             q, k, v, attn_mask=f),
         lambda: (_x(2, 3, 4), _x(2, 5, 4), _x(2, 5, 2),
-                 minitorch.tensor([[True, False, True, True, False]] * 3), minitorch.randn(3, 5))),
+                 minitorch.tensor([[True, False, True, True, False], [False] * 5,
+                                   [False, True, False, False, False]]),  # row 1: no key
+                 minitorch.randn(3, 5))),
 }
 
 
