@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minitorch import factories, ops
 from minitorch.dtype import int64
 from minitorch.errors import MinitorchError, ShapeError, at_user_line
@@ -287,8 +289,15 @@ def _take(x: Tensor, dim: int, index: list[int] | Tensor) -> Tensor:
 
 
 def _nearest_index(n_in: int, n_out: int, scale: float, mode: str) -> list[int]:
-    offset = 0.5 if mode == "nearest-exact" else 0.0
-    return [min(int(math.floor((i + offset) * scale)), n_in - 1) for i in range(n_out)]
+    """The input index each output index reads.
+
+    NOTE: in float32, as PyTorch's kernels compute it (`floorf(i * scale)`, scale a float),
+    so that an index on the edge of a rounding rounds the same way.
+    """
+    offset = np.float32(0.5 if mode == "nearest-exact" else 0.0)
+    scale32 = np.float32(scale)
+    return [min(int(np.floor((np.float32(i) + offset) * scale32)), n_in - 1)
+            for i in range(n_out)]
 
 
 def _linear_dim(x: Tensor, dim: int, n_in: int, n_out: int, scale: float,
