@@ -350,6 +350,13 @@ def test_elu_and_silu_values_gradients_and_layers():
     inplace = t(x)
     assert F.elu(inplace, 0.7, inplace=True) is inplace
     np.testing.assert_allclose(inplace.numpy(), elu, rtol=1e-12)
+    for fn in (lambda a, inplace: F.elu(a, 0.7, inplace), F.silu):
+        leaf = t(y, requires_grad=True)
+        fn(leaf * 2, inplace=True).sum().backward()  # in place on a non-leaf: same gradient
+        in_place = leaf.grad.numpy()
+        leaf.grad = None
+        fn(leaf * 2, inplace=False).sum().backward()
+        np.testing.assert_allclose(in_place, leaf.grad.numpy(), rtol=1e-12)
     with pytest.raises(minitorch.DTypeError, match="elu"):
         F.elu(minitorch.tensor([1, 2]))
 
