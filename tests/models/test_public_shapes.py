@@ -51,7 +51,8 @@ BREAKS = {  # program: why its step is not one graph yet
 }
 
 
-SLOW = {"llama", "dcgan", "style", "unet"}  # over 3 s alone: compiling their steps cold
+# over 3 s alone: compiling their steps cold
+SLOW = {"llama", "llama written-out attention", "dcgan", "style", "unet"}
 
 
 def _marks(name: str, slow: bool = False, whole: bool = False) -> list:
@@ -151,6 +152,9 @@ STEP_CASES = {  # name: () -> (make_model, step(model, x, y), batches)
     "llama": lambda: (lambda: llama.Llama(llama.ModelArgs()), llama.step,
                       _pairs(lambda: (minitorch.randint(0, 37, (2, 8)),
                                       minitorch.randint(0, 37, (2, 8))))),
+    "llama written-out attention": lambda: (
+        lambda: llama.Llama(llama.ModelArgs(use_sdpa=False)), llama.step,
+        _pairs(lambda: (minitorch.randint(0, 37, (2, 8)), minitorch.randint(0, 37, (2, 8))))),
     "dcgan": _dcgan_case,
     "espcn": lambda: (lambda: espcn.ESPCN(2), espcn.step,
                       _pairs(lambda: espcn.make_pairs(2, 2))),

@@ -26,6 +26,7 @@ class ModelArgs:
     norm_eps: float = 1e-5
     max_seq_len: int = 16
     rope_theta: float = 10000.0
+    use_sdpa: bool = True  # False: attention written out, with an additive causal mask
 
 
 class RMSNorm(nn.Module):
@@ -70,8 +71,9 @@ class Attention(nn.Module):
         self.wk = nn.Linear(args.dim, args.n_kv_heads * self.head_dim, bias=False)
         self.wv = nn.Linear(args.dim, args.n_kv_heads * self.head_dim, bias=False)
         self.wo = nn.Linear(args.n_heads * self.head_dim, args.dim, bias=False)
+        self.use_sdpa = args.use_sdpa
 
-    def forward(self, x, cos, sin):
+    def forward(self, x, cos, sin, mask=None):
         B, T, _ = x.shape
         q = self.wq(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
         k = self.wk(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)
@@ -80,7 +82,13 @@ class Attention(nn.Module):
         # each key/value head serves n_rep query heads
         k = k.repeat_interleave(self.n_rep, dim=1)
         v = v.repeat_interleave(self.n_rep, dim=1)
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if self.use_sdpa:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            scores = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(self.head_dim)  # (B, H, T, T)
+            scores = scores + mask
+            scores = F.softmax(scores.float(), dim=-1).type_as(q)
+            out = torch.matmul(scores, v)  # (B, H, T, head_dim)
         out = out.transpose(1, 2).contiguous().view(B, T, -1)
         return self.wo(out)
 
@@ -106,8 +114,8 @@ class TransformerBlock(nn.Module):
         self.attention_norm = RMSNorm(args.dim, eps=args.norm_eps)
         self.ffn_norm = RMSNorm(args.dim, eps=args.norm_eps)
 
-    def forward(self, x, cos, sin):
-        h = x + self.attention(self.attention_norm(x), cos, sin)
+    def forward(self, x, cos, sin, mask=None):
+        h = x + self.attention(self.attention_norm(x), cos, sin, mask)
         return h + self.feed_forward(self.ffn_norm(h))
 
 
@@ -133,8 +141,13 @@ class Llama(nn.Module):
 
     def forward(self, tokens, targets=None):
         h = self.tok_embeddings(tokens)
+        mask = None
+        if not self.args.use_sdpa:  # -inf above the diagonal: no position sees a later one
+            T = tokens.shape[1]
+            mask = torch.full((T, T), float("-inf"), device=tokens.device)
+            mask = torch.triu(mask, diagonal=1)
         for layer in self.layers:
-            h = layer(h, self.rope_cos, self.rope_sin)
+            h = layer(h, self.rope_cos, self.rope_sin, mask)
         logits = self.output(self.norm(h))
         if targets is None:
             return logits, None
