@@ -46,7 +46,23 @@ from minitorch.nn.loss import (
 )
 from minitorch.nn.module import Module
 from minitorch.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
-from minitorch.nn.padding import ConstantPad2d, ReflectionPad2d, ReplicationPad2d, ZeroPad2d
+from minitorch.nn.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from minitorch.nn.parallel import DataParallel
 from minitorch.nn.parameter import Parameter
 from minitorch.nn.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
@@ -69,4 +85,7 @@ __all__ = [
     "ConstantPad2d", "ConvTranspose2d", "DataParallel", "ELU", "InstanceNorm2d", "PixelShuffle",
     "PixelUnshuffle", "ReflectionPad2d", "ReplicationPad2d", "SiLU", "Upsample",
     "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad2d", "parallel",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad3d", "ZeroPad1d",
+    "ZeroPad3d",
 ]

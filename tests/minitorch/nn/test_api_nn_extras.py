@@ -177,6 +177,24 @@ def test_padding_layers():
         np.testing.assert_array_equal(layer(t(x)).numpy(), want)
         np.testing.assert_array_equal(layer(t(x[0])).numpy(), want[0])  # unbatched
     assert repr(nn.ReflectionPad2d(1)) == "ReflectionPad2d((1, 1, 1, 1))"
+    one, three = RNG.standard_normal((2, 3, 5)), RNG.standard_normal((1, 2, 3, 4, 5))
+    for name, mode in (("Zero", "constant"), ("Reflection", "reflect"),
+                       ("Replication", "replicate"), ("Circular", "circular")):
+        layer1 = getattr(nn, f"{name}Pad1d")((2, 1))
+        np.testing.assert_array_equal(layer1(t(one)).numpy(), np_pad(one, (2, 1), mode))
+        layer3 = getattr(nn, f"{name}Pad3d")((1, 2, 0, 1, 2, 0))
+        np.testing.assert_array_equal(layer3(t(three)).numpy(),
+                                      np_pad(three, (1, 2, 0, 1, 2, 0), mode))
+        np.testing.assert_array_equal(getattr(nn, f"{name}Pad2d")(1)(t(x)).numpy(),
+                                      np_pad(x, (1,) * 4, mode))
+    np.testing.assert_array_equal(nn.ConstantPad1d(2, -1.0)(t(one)).numpy(),
+                                  np_pad(one, (2, 2), "constant", -1.0))
+    np.testing.assert_array_equal(nn.ConstantPad3d(1, 0.5)(t(three)).numpy(),
+                                  np_pad(three, (1,) * 6, "constant", 0.5))
+    with pytest.raises(minitorch.ShapeError, match="expected 2D or 3D input"):
+        nn.ZeroPad1d(1)(t(x))
+    with pytest.raises(minitorch.ShapeError, match="6-tuple"):
+        nn.ReflectionPad3d((1, 2))
 
 
 # ---- pixel shuffle -----------------------------------------------------------------------
