@@ -32,7 +32,7 @@ from minitorch.nn.conv import Conv2d
 from minitorch.nn.conv_transpose import ConvTranspose2d
 from minitorch.nn.dropout import Dropout
 from minitorch.nn.flatten import Flatten
-from minitorch.nn.instancenorm import InstanceNorm2d
+from minitorch.nn.instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from minitorch.nn.linear import Identity, Linear
 from minitorch.nn.loss import (
     BCELoss,
@@ -87,5 +87,5 @@ __all__ = [
     "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad2d", "parallel",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad3d", "ZeroPad1d",
-    "ZeroPad3d",
+    "ZeroPad3d", "InstanceNorm1d", "InstanceNorm3d",
 ]

@@ -345,6 +345,11 @@ def test_instance_norm_values_gradients_and_running_statistics():
     shape = (1, 2, 1, 1)
     np.testing.assert_allclose(y, (x - want_mean.reshape(shape))
                                / np.sqrt(want_var.reshape(shape) + 1e-5), rtol=1e-4, atol=1e-5)
+    for layer, shape in ((nn.InstanceNorm1d(2), (3, 2, 5)), (nn.InstanceNorm3d(2), (2, 3, 4, 2))):
+        z = RNG.standard_normal(shape)
+        batched = z if z.ndim == layer.dims + 2 else z[None]
+        want = np_instance_norm(batched, np.ones(2), np.zeros(2))
+        np.testing.assert_allclose(layer(t(z)).numpy(), want.reshape(z.shape), rtol=1e-9)
     with pytest.raises(minitorch.ShapeError, match="more than 1 spatial element"):
         F.instance_norm(minitorch.randn(2, 3, 1, 1))
     with pytest.raises(minitorch.ShapeError, match="to match num_features"):
