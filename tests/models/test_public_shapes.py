@@ -46,6 +46,9 @@ _DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'callin
                  "object', and its methods then break again; PyTorch's Dynamo inlines them")
 BREAKS = {  # program: why its step is not one graph yet
     "style": _NEW_TENSOR,
+    "unet autocast": ("unet: `with torch.autocast('cpu', enabled=amp):` in the step is a call "
+                      "of a type object and BEFORE_WITH: two breaks; PyTorch's Dynamo keeps "
+                      "autocast regions in the graph"),
     "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
     "a2c": _DISTRIBUTION.format("a2c", "Normal"),
 }
@@ -186,6 +189,7 @@ def _upsample_example():
 
 EXAMPLES = {name: program.example for name, program in PROGRAMS.items()}
 EXAMPLES["espcn upsample"] = _upsample_example
+EXAMPLES["unet autocast"] = lambda: (unet.autocast_step, unet.example()[1])
 
 
 def explain_summary(name: str) -> str:

@@ -4,9 +4,9 @@ The paper's shape as tutorials write it: (Conv2d 3x3 -> BatchNorm2d -> ReLU) twi
 MaxPool2d(2) on the way down; ConvTranspose2d(kernel 2, stride 2) on the way up, the upsampled
 map padded with F.pad to the skip connection's size (odd sizes lose a row when pooled) and
 joined to it with torch.cat; a 1x1 output convolution. Trained with BCEWithLogitsLoss plus a
-soft Dice loss on random images of odd size, RMSprop and ReduceLROnPlateau as in common
-training scripts (StepLR where ReduceLROnPlateau is missing is not an option: the name is the
-user's).
+soft Dice loss on random images of odd size, RMSprop, ReduceLROnPlateau, and the mixed-precision
+scaffolding of common training scripts (torch.autocast around the step, GradScaler's
+scale/unscale_/step/update; amp=False by default, as those scripts have it).
 """
 
 import minitorch as torch
@@ -108,13 +108,21 @@ def example():
     return step, (UNet(), images, masks)
 
 
-def main(epochs=2):
+def autocast_step(model, images, true_masks, amp=False):
+    """The step as training scripts write it with mixed precision: forward and loss under
+    torch.autocast (enabled=amp)."""
+    with torch.autocast("cpu", enabled=amp):
+        return step(model, images, true_masks)
+
+
+def main(epochs=2, amp=False):
     torch.manual_seed(0)
     torch.backends.cudnn.benchmark = True
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = UNet().to(device=device, memory_format=torch.channels_last)
     optimizer = optim.RMSprop(model.parameters(), lr=1e-3, weight_decay=1e-8, momentum=0.9)
     scheduler = optim.lr_scheduler.ReduceLROnPlateau(optimizer, "max", patience=2)
+    grad_scaler = torch.amp.GradScaler(device.type, enabled=amp)
     images, masks = make_data(4)
     compiled_step = torch.compile(step)
     losses = []
@@ -124,17 +132,21 @@ def main(epochs=2):
             x = images[i:i + 2].to(device=device, dtype=torch.float32,
                                    memory_format=torch.channels_last)
             y = masks[i:i + 2].to(device=device, dtype=torch.long)
+            with torch.autocast(device.type if device.type != "mps" else "cpu", enabled=amp):
+                loss = compiled_step(model, x, y)
             optimizer.zero_grad(set_to_none=True)
-            loss = compiled_step(model, x, y)
-            loss.backward()
+            grad_scaler.scale(loss).backward()
+            grad_scaler.unscale_(optimizer)
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
+            grad_scaler.step(optimizer)
+            grad_scaler.update()
             losses.append(loss.item())
         model.eval()
         with torch.no_grad():
             pred = (F.sigmoid(model(images)) > 0.5).float()
             val_score = 1 - dice_loss(pred.squeeze(1), masks.float()).item()
         scheduler.step(val_score)
-        print(f"epoch {epoch}: train loss {losses[-1]:.4f}, validation Dice {val_score:.4f}")
+        print(f"epoch {epoch}: train loss {losses[-1]:.4f}, validation Dice {val_score:.4f}, "
+              f"lr {optimizer.param_groups[0]['lr']:.1e}")
         losses.append(val_score)
     return losses
