@@ -189,7 +189,7 @@ def _check_shuffle(op: str, x: Tensor, r) -> None:
 
 # ---- interpolate -------------------------------------------------------------------------
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2}
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
@@ -197,8 +197,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dims of (N, C, *spatial) by `size` or `scale_factor`.
 
-    Modes: 'nearest' and 'nearest-exact' (1, 2 or 3 spatial dims), 'linear' (1) and
-    'bilinear' (2). Output pixel i reads input coordinate src(i):
+    Modes: 'nearest' and 'nearest-exact' (1, 2 or 3 spatial dims), 'linear' (1),
+    'bilinear' (2), 'trilinear' (3), 'area' (1 or 2: adaptive average pooling to the output
+    size). Output pixel i reads input coordinate src(i):
 
         nearest        floor(i * scale)                      scale = in / out,
         nearest-exact  floor((i + 0.5) * scale)              or 1 / scale_factor when given
@@ -211,6 +212,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     spatial = input.ndim - 2
     _check_interpolate(input, mode, align_corners, antialias)
     out_size, scales = _output_size(input, size, scale_factor, recompute_scale_factor)
+    if mode == "area":
+        return _area(input, out_size)
     out = input
     for k in range(spatial):
         dim, n_in, n_out = 2 + k, input.shape[2 + k], out_size[k]
@@ -229,10 +232,11 @@ def _check_interpolate(x: Tensor, mode: str, align_corners, antialias: bool) -> 
                 f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode] + 2}D input, got "
                 f"shape {tuple(x.shape)}"
             ))
-    elif mode in ("nearest", "nearest-exact"):
-        if spatial not in (1, 2, 3):
+    elif mode in ("nearest", "nearest-exact", "area"):
+        if spatial not in ((1, 2) if mode == "area" else (1, 2, 3)):
             raise ShapeError(at_user_line(
-                f"interpolate: expected a 3D, 4D or 5D input, got shape {tuple(x.shape)}"
+                f"interpolate: mode {mode!r} expects a 3D or 4D{'' if mode == 'area' else ' or 5D'}"
+                f" input here, got shape {tuple(x.shape)}"
             ))
         if align_corners is not None:
             raise MinitorchError(at_user_line(
@@ -242,7 +246,7 @@ def _check_interpolate(x: Tensor, mode: str, align_corners, antialias: bool) -> 
     else:
         raise MinitorchError(at_user_line(
             f"interpolate: mode {mode!r} is not supported here (nearest, nearest-exact, "
-            f"linear, bilinear are)"
+            f"linear, bilinear, trilinear, area are)"
         ))
     if antialias:
         raise MinitorchError(at_user_line("interpolate: antialias=True is not supported here"))
@@ -281,6 +285,17 @@ def _output_size(x: Tensor, size, scale_factor, recompute) -> tuple[list[int], l
     if recompute:
         return sizes, [n / o for n, o in zip(in_size, sizes)]
     return sizes, [1.0 / float(f) for f in factors]
+
+
+def _area(x: Tensor, out_size: list[int]) -> Tensor:
+    """Mode 'area': each output pixel the mean of the input pixels its bin covers, which is
+    adaptive average pooling to the output size (as PyTorch computes it)."""
+    from minitorch.nn.functional import adaptive_avg_pool2d  # it imports this module
+
+    if x.ndim == 4:
+        return adaptive_avg_pool2d(x, tuple(out_size))
+    rows = ops.unsqueeze(x, -2)  # (N, C, 1, L)
+    return ops.squeeze(adaptive_avg_pool2d(rows, (1, out_size[0])), -2)
 
 
 def _take(x: Tensor, dim: int, index: list[int] | Tensor) -> Tensor:

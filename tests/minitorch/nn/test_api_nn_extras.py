@@ -303,6 +303,26 @@ def test_nearest_in_one_two_and_three_spatial_dims(mode):
         0.0, 0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0]
 
 
+def test_trilinear_is_linear_along_each_dim_and_area_is_adaptive_pooling():
+    x = RNG.standard_normal((1, 2, 3, 4, 5))
+    got = F.interpolate(t(x), size=(5, 2, 7), mode="trilinear", align_corners=True)
+    step = x
+    for dim, size in zip((2, 3, 4), (5, 2, 7)):  # align_corners: src = i * (n - 1) / (m - 1)
+        n = step.shape[dim]
+        src = np.arange(size) * (n - 1) / (size - 1)
+        low = np.minimum(src.astype(int), n - 1)
+        high = np.minimum(low + 1, n - 1)
+        w = (src - low).reshape([-1 if d == dim else 1 for d in range(5)])
+        step = np.take(step, low, dim) * (1 - w) + np.take(step, high, dim) * w
+    np.testing.assert_allclose(got.numpy(), step, rtol=1e-12, atol=1e-12)
+    image = RNG.standard_normal((2, 3, 6, 4))
+    np.testing.assert_allclose(F.interpolate(t(image), size=(3, 2), mode="area").numpy(),
+                               image.reshape(2, 3, 3, 2, 2, 2).mean((3, 5)), rtol=1e-12)
+    signal = RNG.standard_normal((2, 3, 6))
+    np.testing.assert_allclose(F.interpolate(t(signal), scale_factor=0.5, mode="area").numpy(),
+                               signal.reshape(2, 3, 3, 2).mean(-1), rtol=1e-12)
+
+
 def test_interpolate_errors():
     x = minitorch.randn(1, 1, 2, 2)
     with pytest.raises(minitorch.MinitorchError, match="only one of size or scale_factor"):
