@@ -41,9 +41,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """
     check_tensor("conv_transpose2d", input)
     check_tensor("conv_transpose2d", weight)
+    _check_conv_transpose(input, weight, groups)
     batched = input.ndim == 4
     x = input if batched else ops.reshape(input, (1, *input.shape))
-    _check_conv_transpose(x, weight, groups)
     stride = pair("conv_transpose2d", "stride", stride)
     padding = pair("conv_transpose2d", "padding", padding)
     dilation = pair("conv_transpose2d", "dilation", dilation)
@@ -71,21 +71,22 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 
 def _check_conv_transpose(x: Tensor, weight: Tensor, groups: int) -> None:
-    if x.ndim != 4 or weight.ndim != 4:
+    if x.ndim not in (3, 4) or weight.ndim != 4:
         raise ShapeError(at_user_line(
             f"conv_transpose2d: expected a 3D or 4D input and a 4D weight (C_in, C_out/groups, "
             f"kh, kw), got shapes {tuple(x.shape)} and {tuple(weight.shape)}"
         ))
-    if not isinstance(groups, int) or groups < 1 or x.shape[1] % groups:
+    channels = x.shape[-3]
+    if not isinstance(groups, int) or groups < 1 or channels % groups:
         raise ShapeError(at_user_line(
             f"conv_transpose2d: groups must be a positive int dividing the input's channels "
-            f"{x.shape[1]}, got {groups!r}"
+            f"{channels}, got {groups!r}"
         ))
-    if weight.shape[0] != x.shape[1]:
+    if weight.shape[0] != channels:
         raise ShapeError(at_user_line(
             f"conv_transpose2d: Given transposed=1, weight of size {tuple(weight.shape)}, "
             f"expected input{tuple(x.shape)} to have {weight.shape[0]} channels, but got "
-            f"{x.shape[1]} channels instead"
+            f"{channels} channels instead"
         ))
 
 
