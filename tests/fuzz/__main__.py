@@ -26,7 +26,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="also list every failure, one line each")
     parser.add_argument("--no-minimize", action="store_true",
                         help="print the failures' programs as found, unshrunk (faster)")
+    parser.add_argument("--containers", action="store_true",
+                        help="fuzz Python containers instead (container_runner.py; "
+                             "backends eager,inductor unless --backends is given)")
     args = parser.parse_args(argv)
+    if args.containers:
+        from tests.fuzz.container_runner import main as containers_main
+
+        return containers_main(args, argv)
     backends = tuple(b for b in args.backends.split(",") if b)
 
     def progress(summary: Summary) -> None:
