@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from minitorch.errors import MinitorchError, ShapeError, at_user_line
 from minitorch.nn._data import copy_into, replace_data
+from minitorch.nn.hooks import RemovableHandle, call_with_hooks, has_hooks, register
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
 
@@ -59,6 +60,8 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_pre_hooks", {})  # id -> (hook, with_kwargs): hooks.py
+        object.__setattr__(self, "_forward_hooks", {})
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -68,7 +71,20 @@ class Module:
         hook = call_hook.get()
         if hook is not None:
             return hook(self, args, kwargs)
+        if has_hooks(self):  # register_forward_hook & co. (hooks.py)
+            return call_with_hooks(self, self.forward, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """`hook(module, args)` before each forward; a value it returns replaces the args."""
+        return register(self._forward_pre_hooks, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
+                              with_kwargs: bool = False) -> RemovableHandle:
+        """`hook(module, args, output)` after each forward; a value it returns replaces
+        the output."""
+        return register(self._forward_hooks, hook, prepend, with_kwargs)
 
     # ---- registration --------------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from minitorch import config
 from minitorch._logging import compiled_call, log
 from minitorch.dispatch import current_mode
 from minitorch.errors import CompileError
+from minitorch.nn.hooks import call_with_hooks, has_hooks
 from minitorch.nn.module import Module, call_hook
 from tracer.dynamo import cache as _cache
 from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
@@ -270,7 +271,20 @@ def _captured_target(fn: Callable) -> tuple[FunctionType, object | None] | None:
 def module_call_target(module: Module) -> tuple[FunctionType, object | None] | None:
     """(function, bound self) that `module(*args)` runs now, read as CPython reads it on
     every call ([Note: a module's call is looked up on every call]); None when that is not
-    a plain Python function (a builtin, a partial, a generator): call the module as it is."""
+    a plain Python function (a builtin, a partial, a generator), or when the call runs forward
+    hooks around it: call the module as it is."""
+    if _runs_hooks(module):
+        return None
+    return _forward_target(module)
+
+
+def _runs_hooks(module: Module) -> bool:
+    """Does `module(...)` run forward hooks? Module.__call__ does; an overridden one not."""
+    return type(module).__call__ is Module.__call__ and has_hooks(module)
+
+
+def _forward_target(module: Module) -> tuple[FunctionType, object | None] | None:
+    """module_call_target, hooks aside: type(m).__call__ if overridden, else m.forward."""
     cls = type(module)
     if cls.__call__ is not Module.__call__:  # type(m).__call__, never the instance's
         call = inspect.getattr_static(cls, "__call__")
@@ -297,8 +311,15 @@ def module_dispatcher(compiled_forward: Callable) -> Callable:
     compiler, fullgraph, dynamic = compiled_forward._dynamo_options
 
     def call(module: Module, args: tuple, kwargs: dict) -> Any:
-        target = module_call_target(module)
-        if target is None:
+        if _runs_hooks(module):  # Module.__call__'s hooks, around the compiled forward
+            return call_with_hooks(module, functools.partial(run, module), args, kwargs)
+        return run(module, *args, **kwargs)
+
+    def run(module: Module, /, *args, **kwargs) -> Any:
+        target = _forward_target(module)
+        if target is None:  # not a plain function: run as it is
+            if type(module).__call__ is Module.__call__:
+                return module.forward(*args, **kwargs)
             return module(*args, **kwargs)
         function, bound_self = target
         if function is traced_function and bound_self is traced_self:

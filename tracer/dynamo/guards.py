@@ -63,6 +63,7 @@ import numpy as np
 
 import minitorch
 from minitorch.dtype import DType
+from minitorch.nn.hooks import has_hooks
 from tracer.dynamo.source import BuiltinSource, Source
 
 
@@ -102,7 +103,8 @@ class GuardBuilder:
                                           "sys": sys, "___alias_pattern": alias_pattern,
                                           "___identity_pattern": identity_pattern,
                                           "___tensor_key": tensor_key,
-                                          "___class_defines": class_defines}
+                                          "___class_defines": class_defines,
+                                          "___has_hooks": has_hooks}
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -275,9 +277,13 @@ class GuardBuilder:
         else:  # an AttrSource: obj.name
             self._part(f"{source.member!r} not in {source.base.name()}.__dict__")
 
+    def NO_HOOKS(self, guard: Guard) -> None:
+        """An inlined module call had no forward hooks: one added later retraces (hooks.py)."""
+        x = guard.source.name()
+        self._part(f"not ___has_hooks({x})", f"___has_hooks({x})")
+
     def NOT_ON_CLASS(self, guard: Guard) -> None:
-        """An attribute that no class of the object's MRO defines (`obj.b` went to the
-        class's __getattr__): `'b'` not in any of their __dict__s."""
+        """No class of the object's MRO defines the name (`obj.b` went to __getattr__)."""
         source = guard.source  # an AttrSource: obj.name
         x = source.base.name()
         self._part(f"not ___class_defines(type({x}), {source.member!r})",
@@ -371,8 +377,7 @@ def _first_failure(parts: list[GuardPart], scope: dict[str, Any]) -> str | None:
 
 
 def class_defines(cls: type, name: str) -> bool:
-    """Does a class of `cls`'s MRO define `name` (what instance lookup searches after the
-    instance's __dict__; not the metaclass, unlike hasattr(cls, name))?"""
+    """Does a class of `cls`'s MRO define `name`? (Not its metaclass, unlike hasattr.)"""
     return any(name in vars(k) for k in cls.__mro__)
 
 

@@ -217,3 +217,95 @@ def test_gradients_flow_through_a_patched_forward():
     expected = (x * 2).sum(0).numpy()[None, :].repeat(2, axis=0)
     np.testing.assert_allclose(lin.weight.grad.numpy(), expected, rtol=1e-6)
     assert lin.bias.grad is None or np.all(lin.bias.grad.numpy() == 0)
+
+
+# ---- forward hooks (minitorch/nn/hooks.py) ------------------------------------------------------
+
+
+def _double_output(module, args, output):
+    return output * 2
+
+
+def _shift_input(module, args):
+    return (args[0] + 100,)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hooks_added_after_compiling_run(backend):
+    M, _ = _classes()
+    m, x = M(), _x()
+    cm = minitorch.compile(m, backend=backend)
+    _same(cm, m, x)
+    post = m.register_forward_hook(_double_output)
+    np.testing.assert_allclose(cm(x).numpy(), ((x + 1) * 2).numpy())
+    pre = m.register_forward_pre_hook(_shift_input)
+    np.testing.assert_allclose(cm(x).numpy(), ((x + 101) * 2).numpy())
+    post.remove()
+    pre.remove()
+    np.testing.assert_allclose(cm(x).numpy(), (x + 1).numpy())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_submodule_hooks_added_after_compiling_run(backend):
+    _, Outer = _nested()
+    m, x = Outer(), _x()
+    cm = minitorch.compile(m, backend=backend)
+    _same(cm, m, x)
+    with m.inner.register_forward_hook(_double_output):
+        np.testing.assert_allclose(cm(x).numpy(), (x.relu() * 2 + 1).numpy())
+        _same(cm, m, x)
+    np.testing.assert_allclose(cm(x).numpy(), (x.relu() + 1).numpy())
+
+
+def test_a_submodule_with_hooks_is_called_at_a_graph_break():
+    _, Outer = _nested()
+    m, x = Outer(), _x()
+    m.inner.register_forward_pre_hook(_shift_input)
+    report = minitorch._dynamo.explain(m)(x)
+    assert report.graph_break_count == 1
+    assert "forward hooks" in str(report.break_reasons[0])
+    _same(minitorch.compile(m, backend="eager"), m, x)
+
+
+def test_hooks_with_kwargs_and_prepend():
+    calls = []
+
+    class Scale(nn.Module):
+        def forward(self, x, scale=1.0):
+            return x * scale
+
+    def pre(module, args, kwargs):
+        calls.append("pre")
+        return args, {**kwargs, "scale": 3.0}
+
+    def first(module, args, output):
+        calls.append("first")
+
+    def post(module, args, kwargs, output):
+        calls.append("post")
+        return output + kwargs["scale"]
+
+    m, x = Scale(), _x()
+    m.register_forward_pre_hook(pre, with_kwargs=True)
+    m.register_forward_hook(post, with_kwargs=True)
+    m.register_forward_hook(first, prepend=True)
+    np.testing.assert_allclose(m(x).numpy(), (x * 3 + 3).numpy())
+    assert calls == ["pre", "first", "post"]
+    calls.clear()
+    cm = minitorch.compile(m, backend="aot_eager")
+    np.testing.assert_allclose(cm(x).numpy(), (x * 3 + 3).numpy())
+    assert calls == ["pre", "first", "post"]
+
+
+def test_an_overridden_call_skips_hooks_as_in_pytorch():
+    class Direct(nn.Module):
+        def __call__(self, x):
+            return self.forward(x)
+
+        def forward(self, x):
+            return x + 1
+
+    m, x = Direct(), _x()
+    m.register_forward_hook(_double_output)
+    _same(minitorch.compile(m, backend="eager"), m, x)
+    np.testing.assert_allclose(m(x).numpy(), (x + 1).numpy())

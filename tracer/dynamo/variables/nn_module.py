@@ -26,6 +26,7 @@ from types import FunctionType
 from typing import TYPE_CHECKING
 
 from minitorch.nn.container import ModuleDict, ModuleList, Sequential
+from minitorch.nn.hooks import has_hooks
 from minitorch.nn.module import Module
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import AttrSource, GetItemSource, Source
@@ -91,6 +92,9 @@ class NNModuleVariable(VariableTracker):
                 raise Unsupported(f"{self.describe()} has a __call__ that is not a function")
             method = UserFunctionVariable(static, bound_self=self, fn_source=call)
             return method.call_function(tx, args, kwargs)
+        if has_hooks(m):  # Module.__call__ runs them: the call runs for real, at a break
+            raise Unsupported(f"{self.describe()} has forward hooks (the call runs eagerly)")
+        tx.output.add_guard(self.source, "NO_HOOKS")  # one registered later: a retrace
         if "forward" in m.__dict__:  # m.forward = f: f, called without self
             forward = wrap(tx, m.__dict__["forward"], AttrSource(self.source, "forward"))
             return forward.call_function(tx, args, kwargs)
