@@ -130,6 +130,12 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue  # not used by this loss: no update, and no state is made
+                if group.get("capturable") and p.device.type != "cuda":
+                    raise MinitorchError(at_user_line(
+                        f"{type(self).__name__}: If capturable=True, params and state_steps "
+                        f"must be on supported devices: ['cuda'] (got a parameter on "
+                        f"{p.device.type}; PyTorch refuses this step too)"
+                    ))
                 self._update(p, self.state.setdefault(p, {}), group)
                 if p.dtype is bfloat16:  # [Note: half precision] in minitorch/dtype.py
                     round_bfloat16_(p._data)
@@ -214,6 +220,7 @@ def implementation_flags(name: str, foreach: bool | None = None, fused: bool | N
     foreach (one kernel per list of tensors), fused (one kernel for the whole step) and
     capturable (a step CUDA graphs can record) pick how PyTorch runs the same update; here
     every step is one loop over numpy arrays, so each is accepted and gives the same values.
+    As in PyTorch, a capturable step refuses parameters that are not on cuda (step()).
     differentiable=True asks for a step autograd records, which this update (outside autograd,
     [Note: updating in place]) cannot give: it is refused by name.
     """

@@ -75,12 +75,12 @@ def test_plateau_errors_are_pytorchs():
 
 # ---- implementation keywords -------------------------------------------------------------
 
-KEYWORDS = {  # the keywords each optimizer's PyTorch signature has
+KEYWORDS = {  # the keywords each optimizer's PyTorch signature has (capturable: see below)
     SGD: dict(foreach=True, differentiable=False, fused=None),
-    Adam: dict(foreach=None, capturable=True, differentiable=False, fused=True),
+    Adam: dict(foreach=None, capturable=False, differentiable=False, fused=True),
     AdamW: dict(foreach=False, capturable=False, differentiable=False, fused=True),
-    Adadelta: dict(foreach=True, capturable=True, differentiable=False),
-    RMSprop: dict(foreach=True, capturable=True, differentiable=False),
+    Adadelta: dict(foreach=True, capturable=False, differentiable=False),
+    RMSprop: dict(foreach=True, capturable=False, differentiable=False),
 }
 
 
@@ -108,6 +108,12 @@ def test_every_optimizer_takes_its_implementation_keywords_with_the_same_steps(m
 
 def test_implementation_keyword_errors():
     p = [Parameter(minitorch.zeros(1))]
+    for method in (Adam, AdamW, Adadelta, RMSprop):
+        opt = method(p, capturable=True)  # accepted, as in PyTorch; a CPU step is refused
+        assert opt.param_groups[0]["capturable"] is True
+        p[0].grad = minitorch.ones(1)
+        with pytest.raises(minitorch.MinitorchError, match="capturable=True"):
+            opt.step()
     with pytest.raises(minitorch.MinitorchError, match="`fused` and `foreach` cannot"):
         Adam(p, fused=True, foreach=True)
     with pytest.raises(minitorch.MinitorchError, match="differentiable=True is not supported"):
