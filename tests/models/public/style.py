@@ -7,8 +7,13 @@ convolution (F.interpolate(scale_factor=2, mode="nearest"), which avoids transpo
 convolutions' checkerboards). The loss network is a fixed convolutional feature extractor
 (VGG-16 in the paper; a tiny random one here, frozen with requires_grad_(False)): a content
 loss on one layer's features and a style loss on the Gram matrices (computed with bmm) of
-every layer's features against the style image's.
+every layer's features against the style image's. The trained net is saved with torch.save
+of its state_dict and loaded back to stylize an image, as the example script's two modes do.
 """
+
+import os
+import re
+import tempfile
 
 import minitorch as torch
 import minitorch.nn as nn
@@ -158,9 +163,26 @@ def main(steps=3):
         optimizer.step()
         losses.append(loss.item())
         print(f"batch {i}: total {loss.item():.2f}")
-    transformer.eval()
-    with torch.no_grad():
-        output = transformer(content_images[:1]).clamp(0, 255)
-        print(f"stylized image mean {output.mean().item():.4f}")
-        losses.append(output.mean().item())
+    transformer.eval().cpu()
+    with tempfile.TemporaryDirectory() as save_model_dir:
+        save_model_path = os.path.join(save_model_dir, "style_epoch_1.model")
+        torch.save(transformer.state_dict(), save_model_path)
+        print(f"Done, trained model saved at {save_model_path}")
+        losses.append(stylize(save_model_path, content_images[:1]))
     return losses
+
+
+def stylize(model_path, content_image):
+    """Load a saved transformer and stylize one image, as the script's eval mode does."""
+    with torch.no_grad():
+        style_model = TransformerNet()
+        state_dict = torch.load(model_path)
+        # remove saved deprecated running_* keys in InstanceNorm from the checkpoint
+        for k in list(state_dict.keys()):
+            if re.search(r"in\d+\.running_(mean|var)$", k):
+                del state_dict[k]
+        style_model.load_state_dict(state_dict)
+        style_model.eval()
+        output = style_model(content_image).clamp(0, 255)
+    print(f"stylized image mean {output.mean().item():.4f}")
+    return output.mean().item()
