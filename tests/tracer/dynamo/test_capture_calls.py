@@ -283,6 +283,14 @@ def test_type_isinstance_and_callable_on_arguments(v):
     check_one_graph(f, _x(), v)
 
 
+@pytest.mark.parametrize("v", [3, 2.5, "s", None, (1, 2)])
+def test_type_name_of_an_argument(v):
+    def f(x, v):
+        return x * 2, type(v).__name__, type(v).__qualname__, len.__name__
+
+    check_one_graph(f, _x(), v)
+
+
 def test_callable_on_functions_modules_and_tensors():
     lin = nn.Linear(3, 3)
 

@@ -237,6 +237,8 @@ class BuiltinVariable(_FunctionVariable):
         if isinstance(self.fn, type) and callable(attr) and (
                 attr in CONTAINER_BUILTINS or self.fn in (dict, str, int, float, tuple)):
             return BuiltinVariable(attr)
+        if name in ("__name__", "__qualname__", "__module__"):  # type(v).__name__
+            return constant(attr)
         return super().var_getattr(tx, name)
 
     def _fold(self, fn: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]):
