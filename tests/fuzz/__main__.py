@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--containers", action="store_true",
                         help="fuzz Python containers instead (container_runner.py; "
                              "backends eager,inductor unless --backends is given)")
+    parser.add_argument("--frozen-arguments", action="store_true",
+                        help="with --containers: programs never change the caller's list "
+                             "and dict (to look past argument-mutation failures)")
     args = parser.parse_args(argv)
     if args.containers:
         from tests.fuzz.container_runner import main as containers_main

@@ -141,14 +141,15 @@ class ContainerSummary:
 
 
 def fuzz_containers(n: int, seed: int = 0, backends: tuple[str, ...] = BACKENDS,
-                    progress=None) -> ContainerSummary:
+                    progress=None, frozen_arguments: bool = False) -> ContainerSummary:
     """Run programs seed .. seed + n - 1 and collect every failure."""
     summary = ContainerSummary()
     start = time.perf_counter()
     for s in range(seed, seed + n):
         minitorch._dynamo.reset()
         breaks: list[str] = []
-        for failure in run_container_program(generate_containers(s), backends, breaks):
+        for failure in run_container_program(generate_containers(s, None, frozen_arguments),
+                                             backends, breaks):
             summary.failures[failure.backend, failure.kind] += 1
             summary.every.append(failure)
         summary.breaks.update(breaks)
@@ -168,7 +169,11 @@ def minimize_first_of_each(summary: ContainerSummary, limit: int = 5) -> list[Co
 
 
 def main(args, argv: list[str] | None) -> int:
-    """`python -m tests.fuzz --containers --n N --seed S [--backends ...] [--no-minimize]`."""
+    """`python -m tests.fuzz --containers --n N --seed S [--backends ...] [--no-minimize]`.
+
+    `--frozen-arguments` keeps the caller's list and dict unchanged, to find failures of
+    other causes than finding 6 (argument items re-read after the argument was mutated).
+    """
     import sys
 
     given = argv if argv is not None else sys.argv[1:]
@@ -181,6 +186,6 @@ def main(args, argv: list[str] | None) -> int:
                   f"{sum(summary.failures.values())} failures, {summary.seconds:.0f} s",
                   file=sys.stderr, flush=True)
 
-    summary = fuzz_containers(args.n, args.seed, backends, progress)
+    summary = fuzz_containers(args.n, args.seed, backends, progress, args.frozen_arguments)
     print(summary.report([] if args.no_minimize else minimize_first_of_each(summary)))
     return 1 if summary.every else 0
