@@ -47,6 +47,7 @@ from tracer.dynamo.cache import CacheEntry, cache_for, existing_cache
 from tracer.dynamo.compiler import EAGER, GraphCompiler, as_compiler
 from tracer.dynamo.convert_frame import convert_frame, frame_title
 from tracer.dynamo.optimized_module import OptimizedModule
+from tracer.dynamo.variables.nn_module import MODULE_CALL
 
 
 @dataclass
@@ -280,13 +281,13 @@ def module_call_target(module: Module) -> tuple[FunctionType, object | None] | N
 
 def _runs_hooks(module: Module) -> bool:
     """Does `module(...)` run forward hooks? Module.__call__ does; an overridden one not."""
-    return type(module).__call__ is Module.__call__ and has_hooks(module)
+    return type(module).__call__ is MODULE_CALL and has_hooks(module)
 
 
 def _forward_target(module: Module) -> tuple[FunctionType, object | None] | None:
     """module_call_target, hooks aside: type(m).__call__ if overridden, else m.forward."""
     cls = type(module)
-    if cls.__call__ is not Module.__call__:  # type(m).__call__, never the instance's
+    if cls.__call__ is not MODULE_CALL:  # type(m).__call__, never the instance's
         call = inspect.getattr_static(cls, "__call__")
         return _python_function(call, module)
     forward = module.__dict__.get("forward", _NO_FORWARD)
@@ -318,7 +319,7 @@ def module_dispatcher(compiled_forward: Callable) -> Callable:
     def run(module: Module, /, *args, **kwargs) -> Any:
         target = _forward_target(module)
         if target is None:  # not a plain function: run as it is
-            if type(module).__call__ is Module.__call__:
+            if type(module).__call__ is MODULE_CALL:
                 return module.forward(*args, **kwargs)
             return module(*args, **kwargs)
         function, bound_self = target

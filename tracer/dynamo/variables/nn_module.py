@@ -38,6 +38,11 @@ if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 
+# NOTE: Module.__call__ as defined, kept before anyone can assign `nn.Module.__call__ = f`:
+# after that, a module's call runs f, and comparing with the attribute would miss it.
+MODULE_CALL = Module.__call__
+
+
 class NNModuleVariable(VariableTracker):
     """An nn.Module with a source: attribute reads are wrapped, calls inline `forward`."""
 
@@ -86,7 +91,7 @@ class NNModuleVariable(VariableTracker):
         # in optimized_module.py).
         call = AttrSource(AttrSource(self.source, "__class__"), "__call__")
         tx.output.add_guard(call, "ID_MATCH")
-        if type(m).__call__ is not Module.__call__:  # the class's own __call__, inlined
+        if type(m).__call__ is not MODULE_CALL:  # the class's own __call__, inlined
             static = inspect.getattr_static(type(m), "__call__")
             if not isinstance(static, FunctionType):
                 raise Unsupported(f"{self.describe()} has a __call__ that is not a function")
