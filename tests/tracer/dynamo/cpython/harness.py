@@ -301,6 +301,8 @@ def pytest_tests(cases: list[Case]):
     def marks(case: Case, reason: str) -> list:
         if case.hangs:
             return [pytest.mark.xfail(run=False, reason=f"hangs: {case.hangs}")]
+        if case.wrong and not reason:  # the graph count of a wrong answer means little
+            return [pytest.mark.xfail(strict=False, reason=f"wrong today: {case.wrong}")]
         return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
 
     def params(reason_of: Callable[[Case], str]) -> list:

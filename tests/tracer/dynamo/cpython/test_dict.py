@@ -194,6 +194,26 @@ def dict_argument_read(d, x):
     return x * d["scale"] + len(d), sorted(d)
 
 
+def _callers_dict() -> tuple:
+    return {"a": tensor() * 2, "b": 3}, tensor()
+
+
+@cases.add(make_args=_callers_dict, wrong="values copied out of an argument dict are re-read "
+                                           "from it after it changed (findings 6)")
+def copy_of_callers_dict_then_update(d, x):
+    kept = dict(d)
+    d.update(a=x)
+    return x + 1, kept
+
+
+@cases.add(make_args=_callers_dict, wrong="pairs listed from an argument dict's items() are "
+                                           "re-read after d.pop (findings 5, 6)")
+def items_of_callers_dict_then_pop(d, x):
+    pairs = list(d.items())
+    d.pop("a")
+    return x + 1, pairs
+
+
 @cases.add
 def iteration_order(x):
     d = {"z": 1, "a": 2, "m": 3}

@@ -58,6 +58,34 @@ def methods_on_callers_list(lst, y):
     return y * len(lst)
 
 
+def _callers_list() -> tuple:
+    return [tensor() * 2, 2], tensor()
+
+
+@cases.add(make_args=_callers_list, wrong="items copied out of an argument list are re-read "
+                                           "from it after it changed (findings 3, 6)")
+def copy_of_callers_list_then_mutated(lst, x):
+    kept = tuple(lst)
+    head = lst[:1]
+    lst.pop(0)
+    return x + 1, kept, head
+
+
+@cases.add(make_args=_callers_list, wrong="unpacked items of an argument list are re-read "
+                                           "after lst.clear() (findings 4, 6)")
+def unpack_callers_list_then_clear(lst, x):
+    first, *rest = lst
+    lst.clear()
+    return x + 1, first, rest
+
+
+@cases.add(make_args=_callers_list, wrong="an item that moved keeps its old source "
+                                           "L['lst'][i] (findings 7)")
+def callers_list_mutated_then_copied(lst, x):
+    lst.insert(0, x)
+    return x + 1, tuple(lst), lst
+
+
 @cases.add
 def repeat(x):
     rows = [[]] * 3
