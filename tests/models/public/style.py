@@ -107,15 +107,14 @@ def gram_matrix(y):
 def normalize_batch(batch):
     mean = batch.new_tensor([0.485, 0.456, 0.406]).view(-1, 1, 1)
     std = batch.new_tensor([0.229, 0.224, 0.225]).view(-1, 1, 1)
+    batch = batch.div_(255.0)  # NOTE: in place: the caller's images are scaled too
     return (batch - mean) / std
 
 
-content_weight = 1e5
-style_weight = 1e10
 mse_loss = nn.MSELoss()
 
 
-def step(transformer, vgg, x, gram_style):
+def step(transformer, vgg, x, gram_style, content_weight=1e5, style_weight=1e10):
     """content + style loss of one batch; gram_style: the style image's Gram matrices."""
     n_batch = x.size(0)
     y = transformer(x)
@@ -131,17 +130,26 @@ def step(transformer, vgg, x, gram_style):
     return content_loss + style_loss
 
 
+def load_images(n, size=16):
+    """n random RGB "images" with values in [0, 255], as the script's ToTensor + mul(255)."""
+    return torch.rand(n, 3, size, size).mul(255)
+
+
 def style_grams(vgg, style, batch_size):
-    style = style.repeat(batch_size, 1, 1, 1)
+    """The style image's Gram matrices, one copy per image of a batch."""
+    return grams_of(vgg, style.repeat(batch_size, 1, 1, 1))
+
+
+def grams_of(vgg, images):
     with torch.no_grad():
-        return [gram_matrix(y) for y in vgg(normalize_batch(style))]
+        return [gram_matrix(y) for y in vgg(normalize_batch(images))]
 
 
 def example():
     torch.manual_seed(0)
     vgg = LossNet()
-    grams = style_grams(vgg, torch.rand(1, 3, 16, 16), 2)
-    return step, (TransformerNet(), vgg, torch.rand(2, 3, 16, 16), grams)
+    grams = grams_of(vgg, load_images(2))  # two style images
+    return step, (TransformerNet(), vgg, load_images(2), grams)
 
 
 def main(steps=3):
@@ -150,8 +158,8 @@ def main(steps=3):
     transformer = TransformerNet().to(device)
     vgg = LossNet().to(device)
     optimizer = torch.optim.Adam(transformer.parameters(), 1e-3)
-    gram_style = style_grams(vgg, torch.rand(1, 3, 16, 16, device=device), 2)
-    content_images = torch.rand(2 * steps, 3, 16, 16)
+    gram_style = style_grams(vgg, load_images(1).to(device), 2)
+    content_images = load_images(2 * steps)
     compiled_step = torch.compile(step)
     losses = []
     transformer.train()
