@@ -78,12 +78,12 @@ fake_label = 0.0
 def discriminator_step(netD, real, fake):
     """errD = BCE(D(real), 1) + BCE(D(G(z).detach()), 0)."""
     b_size = real.size(0)
-    label = torch.full((b_size,), real_label, dtype=torch.float)
+    label = torch.full((b_size,), real_label, dtype=torch.float, device=real.device)
     output = netD(real).view(-1)
     errD_real = criterion(output, label)
     # NOTE: a new label tensor, not label.fill_(fake_label): BCELoss saved `label` for the
     # backward, which runs after both halves here (PyTorch raises on the fill_ too).
-    label = torch.full((b_size,), fake_label, dtype=torch.float)
+    label = torch.full((b_size,), fake_label, dtype=torch.float, device=real.device)
     output = netD(fake.detach()).view(-1)
     errD_fake = criterion(output, label)
     return errD_real + errD_fake
@@ -91,7 +91,8 @@ def discriminator_step(netD, real, fake):
 
 def generator_step(netD, fake):
     """errG = BCE(D(G(z)), 1): the generator wants its fakes called real."""
-    label = torch.full((fake.size(0),), real_label, dtype=torch.float)
+    label = torch.full((fake.size(0),), real_label, dtype=torch.float,
+                       device=fake.device)
     output = netD(fake).view(-1)
     return criterion(output, label)
 

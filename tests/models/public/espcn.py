@@ -95,7 +95,7 @@ def main(epochs=3):
             scheduler.step()
             model.eval()
             with torch.no_grad():
-                mse = F.mse_loss(model(low), high).item()
+                mse = F.mse_loss(model(low.to(device)), high.to(device)).item()
             print(f"{type(model).__name__} epoch {epoch}: PSNR {psnr(mse):.2f} dB")
             losses.append(mse)
     with torch.no_grad():

@@ -109,7 +109,7 @@ def main(episodes=4):
             ep_reward += reward
         running_reward = 0.05 * ep_reward + (1 - 0.05) * running_reward
         optimizer.zero_grad(set_to_none=True)
-        loss = policy_loss(log_probs, discounted_returns(rewards))
+        loss = policy_loss(log_probs, discounted_returns(rewards).to(device))
         loss.backward()
         optimizer.step()
         losses.append(loss.item())

@@ -143,8 +143,8 @@ def main(epochs=2, amp=False):
             losses.append(loss.item())
         model.eval()
         with torch.no_grad():
-            pred = (F.sigmoid(model(images)) > 0.5).float()
-            val_score = 1 - dice_loss(pred.squeeze(1), masks.float()).item()
+            pred = (F.sigmoid(model(images.to(device))) > 0.5).float()
+            val_score = 1 - dice_loss(pred.squeeze(1), masks.to(device).float()).item()
         scheduler.step(val_score)
         print(f"epoch {epoch}: train loss {losses[-1]:.4f}, validation Dice {val_score:.4f}, "
               f"lr {optimizer.param_groups[0]['lr']:.1e}")
