@@ -1,15 +1,20 @@
 """Eight kinds of real model, written from their public shape, run unchanged (tests/models/public).
 
-Three checks per program, each able to fail on its own:
-- its training script (`main()`: a few steps, evaluation under no_grad, logging with .item())
-  runs with `minitorch.compile` as written and again with `compile` made the identity, from
-  the same seeds, and logs the same losses; the compiled run really compiled (its step has a
-  cache entry with a graph) and warned of no fallback;
-- its step, compiled, matches eager's loss, every gradient and every buffer
-  (harness.py's `check_compiles_whole`), which also asks for one graph and no break;
-- `minitorch._dynamo.explain` of its step shows one graph and no break.
-Where capture still breaks a graph PyTorch's Dynamo keeps whole, the test is a strict xfail
-that names why (and /tmp/team/model_findings.md says where).
+The checks, each able to fail on its own:
+1. each training script (`main()`: a few steps, evaluation under no_grad, logging with .item())
+   runs with `minitorch.compile` as written and again with `compile` made the identity, from
+   the same seeds, and logs the same losses; the compiled run really compiled (its step has a
+   cache entry with a graph) and warned of no fallback;
+2. each step, compiled, matches eager's loss, every gradient and every buffer
+   (harness.py's `check_compiles_whole`), which also asks for one graph and no break;
+3. `minitorch._dynamo.explain` of each step shows one graph and no break (`explain_summary`
+   gives the counts and the reasons, for a report);
+4. the whole training step compiled (zero_grad, forward, backward, clip_grad_norm_, the
+   optimizer's step) trains to eager's losses and parameters, breaks and all;
+5. bad input to a compiled step raises eager's minitorch error;
+6. DCGAN's fake batch returned from a compiled step and backed through twice (a known limit).
+Where capture still breaks a graph PyTorch's Dynamo keeps whole, or a program meets a bug, the
+test is a strict xfail that names why (/tmp/team/model_findings.md says where).
 """
 
 from __future__ import annotations
