@@ -10,8 +10,9 @@ paper's or the common tutorial's structure.
 The map:
 
 - llama.py         a tiny Llama: RMSNorm, rotary embeddings from torch.outer cos/sin tables,
-                   SwiGLU MLP, grouped-query attention through F.scaled_dot_product_attention,
-                   tied embeddings; AdamW, cosine schedule, gradient clipping
+                   SwiGLU MLP, grouped-query attention through F.scaled_dot_product_attention
+                   (or written out with a torch.triu mask: use_sdpa=False), tied embeddings;
+                   AdamW, cosine schedule, gradient clipping
 - dcgan.py         DCGAN: ConvTranspose2d + BatchNorm2d + ReLU + Tanh generator, Conv2d +
                    LeakyReLU discriminator, BCELoss, two Adams (betas=(0.5, 0.999)), alternating
 - espcn.py         super-resolution: ESPCN (Conv2d + PixelShuffle) against a bilinear
@@ -22,8 +23,10 @@ The map:
 - gat.py           a graph attention network: dense adjacency mask, LeakyReLU scores,
                    masked_fill(-inf), softmax, ELU, dropout, on a small random graph
 - style.py         Johnson-style fast style transfer: ReflectionPad2d, Conv2d, InstanceNorm2d,
-                   residual blocks, nearest upsampling; content loss and Gram-matrix style loss
-- unet.py          U-Net: MaxPool2d encoder, ConvTranspose2d decoder, F.pad and torch.cat skips
+                   residual blocks, nearest upsampling; content loss and Gram-matrix style loss;
+                   torch.save / torch.load of the trained state_dict
+- unet.py          U-Net: MaxPool2d encoder, ConvTranspose2d decoder, F.pad and torch.cat skips;
+                   RMSprop, ReduceLROnPlateau, autocast and GradScaler as training scripts use
 
 Every module has `main()` (the training script, compiling its step with `torch.compile`, which
 returns the losses it logged) and `example()` (the compiled step and one call's arguments, for
