@@ -45,8 +45,9 @@ COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
     "unet": [unet.step],
 }
 
-_NEW_TENSOR = ("style: `batch.new_tensor([0.485, ...])` in normalize_batch breaks the graph "
-               "(tensor factories from Python data are not captured); PyTorch makes one graph")
+_NEW_TENSOR = ("style: normalize_batch breaks the graph at `batch.new_tensor([0.485, ...])` "
+               "(a tensor factory from Python data) and at `batch.div_(255.0)` (in place on an "
+               "input that ReflectionPad2d took views of); PyTorch makes one graph")
 _DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'calling a type "
                  "object', and its methods then break again; PyTorch's Dynamo inlines them")
 BREAKS = {  # program: why its step is not one graph yet
