@@ -86,6 +86,14 @@ def callers_list_mutated_then_copied(lst, x):
     return x + 1, tuple(lst), lst
 
 
+@cases.add(wrong="sorted()'s items are named by position in the list it returns (findings 8)")
+def sorted_pairs_copied_then_mutated(x):
+    ordered = sorted([("b", x), ("a", 3)])
+    kept = tuple(ordered)
+    ordered.pop(0)
+    return x + 1, kept, ordered
+
+
 @cases.add
 def repeat(x):
     rows = [[]] * 3
