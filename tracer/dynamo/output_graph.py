@@ -66,6 +66,7 @@ from tracer.dynamo.transformed_code import (
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.dicts import DictViewVariable
+from tracer.dynamo.variables.factories import DATA_FACTORIES
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node
@@ -221,6 +222,16 @@ class OutputGraph:
                     self.views_of_written[item] = self.views_of_written[node]
                 items.append(TensorVariable(item, r, output=self))
             return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
+        if isinstance(result, Tensor) and node.target in DATA_FACTORIES \
+                and not result.requires_grad:  # (a new leaf of autograd: not a graph's)
+            # tensor([0.5, 0.25]), x.new_tensor([1, 2]) of constant data: a node of the graph
+            # like any factory, described by a fake of the real tensor (variables/factories.py)
+            fake = fake_like(result)
+            node.meta["val"] = fake
+            # ... copied, as eager makes a new tensor on every call: AOT autograd keeps the
+            # constant in the graph, and a caller writing into it would change every later call
+            made = TensorVariable(node, fake, output=self)
+            return self.record_call("call_method", "clone", [made], {})
         is_check = result is None and node.op == "call_function"  # check_tensor(x) & co
         self.graph.erase_node(node)
         if is_check:  # it raised nothing on the fakes: nothing to keep

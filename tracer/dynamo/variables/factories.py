@@ -16,9 +16,13 @@ are guarded exactly ([Note: dynamic shapes] in output_graph.py): the graph holds
 constant. A random factory draws when the compiled graph runs, from the generator
 `manual_seed` seeds, in the program's order: compiled equals eager value for value.
 
-Not captured, and so a graph break: `tensor(data)` and `from_numpy` (their values are data, not
-a shape), `manual_seed` (it changes the generator), and a factory asked for requires_grad=True
-(a new leaf of autograd, which a graph cannot return).
+`tensor(data)` and `x.new_tensor(data)` are captured when the data is Python numbers known
+while tracing (`minitorch.tensor([0.485, 0.456, 0.406])`): the node makes the same constant on
+every call, and AOT autograd keeps it as a constant of the graph.
+
+Not captured, and so a graph break: `tensor(data)` of anything else and `from_numpy` (their
+values are data, not a shape), `manual_seed` (it changes the generator), and a factory asked
+for requires_grad=True (a new leaf of autograd, which a graph cannot return).
 """
 
 from __future__ import annotations
@@ -43,6 +47,11 @@ NOT_CAPTURED = {
 }
 
 
+# Made from data, but captured when the data is Python numbers known while tracing: a
+# constant of the graph (node targets: the function, or the method's name).
+DATA_FACTORIES = frozenset({factories.tensor, "new_tensor"})
+
+
 def is_factory(value: Any) -> bool:
     """A public factory of minitorch.factories that capture records as a graph node."""
     return (isinstance(value, FunctionType) and value.__module__ == factories.__name__
@@ -63,6 +72,10 @@ class UncapturedFactoryVariable(VariableTracker):
         self, tx: InstructionTranslator, args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
+        if self.fn is factories.tensor and _constant_data(args, kwargs):
+            # tensor([0.5, 0.25]): data known while tracing is a constant of the graph
+            check_factory_call(tx, self.fn, args, kwargs)
+            return tx.output.record_call("call_function", self.fn, args, kwargs)
         raise Unsupported(f"minitorch.{self.fn.__name__}() {NOT_CAPTURED[self.fn]}")
 
     def describe(self) -> str:
@@ -79,3 +92,15 @@ def check_factory_call(tx: InstructionTranslator, fn: FunctionType,
     for a in args:
         if isinstance(a, TensorVariable):
             tx.output.specialize(a, None, f"read by {fn.__name__}()")
+
+
+def _constant_data(args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> bool:
+    """Is `tensor(data, ...)` made of Python numbers only (no tensor, no array)?"""
+    def numbers(value: Any) -> bool:
+        if isinstance(value, (list, tuple)):
+            return all(numbers(v) for v in value)
+        return type(value) in (bool, int, float)
+
+    if len(args) != 1 or not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
+        return False
+    return numbers(args[0].as_python_constant())
