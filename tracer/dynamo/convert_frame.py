@@ -25,6 +25,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from minitorch._logging import artifact, enabled, log, log_enabled
+from minitorch.autograd import is_grad_enabled, set_grad_enabled
 from minitorch.errors import CompileError
 from tracer.dynamo.cache import CacheEntry, GraphBreak
 from tracer.dynamo.compiler import GraphCompiler
@@ -47,9 +48,20 @@ def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
     """
     start = time.perf_counter()
     output = OutputGraph(frame, compiler, fullgraph, dynamic, auto_dynamic)
+    grad_mode = is_grad_enabled()  # a `with no_grad():` traced sets it (variables/grad_mode.py)
     try:
-        InstructionTranslator(frame, output).run()
+        try:
+            InstructionTranslator(frame, output).run()
+        except Unsupported as e:
+            if not e.in_with_block:
+                raise
+            # Nothing can break inside the block: trace again, breaking at the block.
+            set_grad_enabled(grad_mode)
+            output = OutputGraph(frame, compiler, fullgraph, dynamic, auto_dynamic)
+            output.trace_with_blocks = False
+            InstructionTranslator(frame, output).run()
     except Unsupported as e:
+        set_grad_enabled(grad_mode)  # before the guards read it
         if fullgraph:
             raise CompileError(_fullgraph_message(frame, e)) from None
         reason = f"{e.reason} (at {e.where()})" if e.where() else e.reason
@@ -59,6 +71,8 @@ def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
         return _finish(frame, output, CacheEntry(guard, None, None, compiler, fullgraph,
                                          fallback_reason=reason, graph_breaks=[graph_break]))
+    finally:
+        set_grad_enabled(grad_mode)
     guard = _guard(frame, output)
     _report(frame, output, guard, time.perf_counter() - start)
     if output.graph_module is not None:

@@ -21,6 +21,9 @@ class Unsupported(Exception):
         self.filename: str | None = None
         self.lineno: int | None = None
         self.opname: str | None = None
+        # Raised inside a traced `with no_grad():` block, where no break can go: convert_frame
+        # traces the frame again, breaking the graph at the block instead (grad_mode.py).
+        self.in_with_block = False
 
     def where(self) -> str:
         """'file.py:12' of the instruction that failed, or '' if unknown."""

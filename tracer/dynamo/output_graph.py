@@ -104,6 +104,8 @@ class OutputGraph:
         self.graph_inputs: list[GraphInput] = []
         self.guards: dict[Guard, None] = {Guard(None, "GRAD_MODE"): None}  # an ordered set
         self.wrapped: dict[Source, VariableTracker] = {}
+        # False on a second trace: the first met something untraceable inside a with block
+        self.trace_with_blocks = True
         # id of each list and dict of the frame -> its one tracker, whatever its source
         self.containers: dict[int, VariableTracker] = {}
         self.side_effects = SideEffects()  # writes to the caller's objects, replayed after

@@ -55,6 +55,7 @@ from tracer.dynamo.variables import (
 )
 from tracer.dynamo.variables.container_calls import MUTABLE
 from tracer.dynamo.variables.dicts import DictViewVariable
+from tracer.dynamo.variables.grad_mode import GradModeVariable
 from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
 
@@ -86,6 +87,7 @@ class InstructionTranslator:
         self.kw_names: tuple[str, ...] = ()  # set by KW_NAMES for the next CALL
         self.next_index = 0  # the instruction pointer, an index into `instructions`
         self.done = False
+        self.with_blocks: list[VariableTracker] = []  # grad mode blocks entered, innermost last
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -106,7 +108,7 @@ class InstructionTranslator:
         stack, kw_names = list(self.stack), self.kw_names  # for a graph break: the state before
         mutations = self.output.side_effects.version  # an inlined call that wrote cannot break
         try:
-            if inst.protected:
+            if inst.protected and not self.with_blocks:  # (a grad mode block: traced)
                 raise Unsupported("code inside a try or with block (exception handling is not "
                                   "traced yet)")
             if handler is None:
@@ -115,6 +117,7 @@ class InstructionTranslator:
             handler(inst)
         except Unsupported as e:
             e = self._located(e, inst)
+            e.in_with_block = e.in_with_block or bool(self.with_blocks)
             if self.output.side_effects.version == mutations and try_graph_break(
                     self, inst, self.next_index - 1, e, stack, kw_names):
                 return  # the graph so far is compiled; a resume function does the rest
@@ -325,6 +328,15 @@ class InstructionTranslator:
         else:
             raise Unsupported(f"`is` between {left.describe()} and {right.describe()}")
         self.push(ConstantVariable(same != bool(inst.arg)))
+
+    def BEFORE_WITH(self, inst: Instruction) -> None:
+        """`with no_grad():`: enter the block (variables/grad_mode.py); push its __exit__
+        and what __enter__ returned (None)."""
+        manager = self.pop()
+        if not isinstance(manager, GradModeVariable):
+            raise Unsupported(f"a with block over {manager.describe()} (only no_grad, "
+                              "enable_grad and set_grad_enabled blocks are traced)")
+        self.push(manager.enter(self), ConstantVariable(None))
 
     CONTAINS_OP = containers.contains_op
     BINARY_SUBSCR = containers.binary_subscr

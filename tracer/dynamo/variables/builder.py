@@ -59,6 +59,7 @@ from tracer.dynamo.variables.functions import (
     MinitorchFunctionVariable,
     UserFunctionVariable,
 )
+from tracer.dynamo.variables.grad_mode import GradModeManagerClassVariable, is_grad_mode_manager
 from tracer.dynamo.variables.modules import PythonModuleVariable
 from tracer.dynamo.variables.named_tuples import is_named_tuple_class
 from tracer.dynamo.variables.opaque import OpaqueVariable
@@ -110,6 +111,9 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if value is None or type(value) in (bool, int, float, str):
         install("CONSTANT_MATCH")
         return ConstantVariable(value, source)
+    if is_grad_mode_manager(value):  # no_grad, enable_grad, set_grad_enabled
+        install("ID_MATCH")
+        return GradModeManagerClassVariable(value, source)
     if isinstance(value, (DType, memory_format)):
         install("ID_MATCH")
         return ConstantVariable(value, source)
