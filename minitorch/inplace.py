@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from minitorch import functional as F
 from minitorch import ops
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -174,13 +176,11 @@ class InPlaceMethods:
                 f"{op}: unsupported operation: more than one element of the written-to tensor "
                 "refers to a single memory location (an expanded tensor); clone() it first"
             ))
-        if not _writeable(self._data):
-            # NOTE: numpy makes every view of a broadcast read-only, even one element of it
-            # (x.expand(3)[0]), which PyTorch would write into x; we refuse instead.
+        target = self._data if _writeable(self._data) else _writeable_alias(self._data)
+        if target is None:
             raise MinitorchError(at_user_line(
-                f"{op}: unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location (this is a view of an expanded tensor, "
-                "whose memory is read-only); clone() it first"
+                f"{op}: the written-to tensor's memory is read-only (it was made from a "
+                "read-only numpy array); clone() it first"
             ))
         result = compute(self._with_copied_values() if keep_old_values else self)
         if recording and result.requires_grad:  # a value that requires grad, into a no_grad view
@@ -197,7 +197,7 @@ class InPlaceMethods:
             ))
         if result.dtype is not self.dtype:
             result = result.to(self.dtype)  # float64 into float32: differentiable
-        self._data[...] = result._data
+        target[...] = result._data
         self._shared_version_counter().value += 1
         if recording:
             rebase_history(self, result)
@@ -244,6 +244,26 @@ def _writeable(array) -> bool:
     do not say, and every cupy array may.)"""
     flags = getattr(array, "flags", None)
     return getattr(flags, "writeable", True)
+
+
+def _writeable_alias(array):
+    """A writeable numpy array over `array`'s memory, or None if that memory is read-only.
+
+    numpy makes every view of a broadcast read-only, even one whose own elements do not
+    overlap (`x.expand(3)[0]`, `x.expand(3, 2)[1]`), which PyTorch writes into x's memory: so
+    do we, through an array made over the memory's owner at the view's offset and strides.
+    """
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.writeable:
+        return None
+    offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    try:
+        return np.ndarray(array.shape, array.dtype, buffer=root, offset=offset,
+                          strides=array.strides)
+    except (TypeError, ValueError):  # an owner numpy cannot take as a buffer
+        return None
 
 
 def _recording(*args) -> bool:

@@ -64,30 +64,58 @@ def test_numpy_scalar_compiled(backend):
 
 
 # ---- a write into a view of an expanded tensor -------------------------------------------
+# PyTorch refuses a write only where the written tensor's own elements overlap; one row of an
+# expanded tensor does not, and the write reaches the expanded tensor's memory (numpy's view is
+# read-only: minitorch/inplace.py, _writeable_alias).
 
-WRITES = {
-    "zero_": lambda v: v.zero_(), "fill_": lambda v: v.fill_(1.0),
-    "copy_": lambda v: v.copy_(minitorch.ones(())), "add_": lambda v: v.add_(1.0),
-    "setitem": lambda v: v.__setitem__((), 2.0),
+WRITES = {  # write -> x's values after it, from x = [5.]
+    "zero_": (lambda v: v.zero_(), 0.0), "fill_": (lambda v: v.fill_(1.0), 1.0),
+    "copy_": (lambda v: v.copy_(minitorch.ones(())), 1.0), "add_": (lambda v: v.add_(1.0), 6.0),
+    "setitem": (lambda v: v.__setitem__((), 2.0), 2.0),
 }
 
 
 @pytest.mark.parametrize("write", WRITES)
-def test_write_into_an_element_of_an_expanded_tensor_is_a_minitorch_error(write):
-    x = minitorch.zeros(1)
+def test_write_into_one_element_of_an_expanded_tensor_reaches_its_memory(write):
+    x = minitorch.tensor([5.0])
+    expanded = x.expand(3)
+    fn, value = WRITES[write]
+    fn(expanded[0])
+    assert x.tolist() == [value] and expanded.tolist() == [value] * 3
+    assert x._version == 1
+
+
+def test_write_into_a_row_of_an_expanded_matrix():
+    x = minitorch.zeros(2)
+    x.expand(3, 2)[1].copy_(minitorch.tensor([1.0, 2.0]))
+    x.expand(3, 2)[2][1] = 7.0
+    assert x.tolist() == [1.0, 7.0]
+
+
+@pytest.mark.parametrize("write", [lambda v: v.zero_(), lambda v: v.add_(1.0)])
+def test_write_into_overlapping_elements_is_a_minitorch_error(write):
+    x = minitorch.zeros(2)
     with pytest.raises(MinitorchError, match="single memory location.*clone"):
-        WRITES[write](x.expand(3)[0])
-    assert x.tolist() == [0.0]
+        write(x.expand(3, 2)[:2])
+    assert x.tolist() == [0.0, 0.0]
+
+
+def test_write_into_read_only_memory_is_a_minitorch_error():
+    array = np.zeros(3, np.float32)
+    array.flags.writeable = False
+    with pytest.raises(MinitorchError, match="add_: .*read-only"):
+        minitorch.from_numpy(array).add_(1)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_write_into_an_expanded_view_compiled(backend):
     def program(x):
-        x.expand(3)[0].zero_()
+        x.expand(3)[0].fill_(2.0)
         return x + 1
 
-    with pytest.raises(MinitorchError, match="single memory location"):
-        minitorch.compile(program, backend=backend)(minitorch.zeros(1))
+    x = minitorch.zeros(1)
+    assert minitorch.compile(program, backend=backend)(x).tolist() == [3.0]
+    assert x.tolist() == [2.0]
 
 
 # ---- views made under no_grad ([Note: views made under no_grad] in minitorch/tensor.py) ----
