@@ -206,6 +206,66 @@ def set_read(rng, p, fresh):
            f"sum(sorted({rng.choice(p.sets)}))"
 
 
+# ---- nesting, identity, loops that mutate ---------------------------------------------------
+
+
+def nest(rng, p, fresh):
+    """Put one container inside another: a later mutation of the inner one must show."""
+    inner = p.lists + p.dicts + p.sets
+    if not inner or not p.lists + p.dicts:
+        return None
+    outer, item = rng.choice(p.lists + p.dicts), rng.choice(inner)
+    if outer in p.dicts:
+        return f"{outer}[{_key(rng)}] = {item}"
+    return f"{outer}.append({item})"
+
+
+def identity(rng, p, fresh):
+    if len(p.sized) < 2:
+        return None
+    a, b = rng.sample(p.sized, 2)
+    return f"{fresh('n')} = {a} is {b}"
+
+
+def item_augmented(rng, p, fresh):
+    """`lst[i] += v`: on a tensor item, an in-place add seen by every holder of the tensor."""
+    if not p.lists + p.dicts:
+        return None
+    name = rng.choice(p.lists + p.dicts)
+    where = _key(rng) if name in p.dicts else _index(rng)
+    return f"{name}[{where}] {rng.choice(['+=', '*='])} {_value(rng, p)}"
+
+
+def loop_mutating(rng, p, fresh):
+    """A loop that reads one container and writes another (or the same: a view stays live)."""
+    if not p.iterables or not p.lists + p.dicts:
+        return None
+    source, target = rng.choice(p.iterables), rng.choice(p.lists + p.dicts)
+    if target in p.dicts:
+        return f"for i, v in enumerate({source}):\n    if i > 12:\n        break\n" \
+               f"    {target}[str(i)] = v"
+    return f"for v in {source}:\n    if len({target}) > 12:\n        break  # {source} may be " \
+           f"{target}: live, it would grow forever\n    if not isinstance(v, int):\n" \
+           f"        {target}.append(v)"
+
+
+def dict_get(rng, p, fresh):
+    if not p.dicts:
+        return None
+    return f"{fresh('t')} = {rng.choice(p.dicts)}.get({_key(rng)}, {rng.choice(p.tensors)})"
+
+
+def filtered(rng, p, fresh):
+    if not p.iterables:
+        return None
+    return f"{fresh('l')} = [v * 2 for v in {rng.choice(p.iterables)} " \
+           f"if not isinstance(v, (str, tuple))]"
+
+
+def global_alias(rng, p, fresh):
+    return f"{fresh('l')} = GL"
+
+
 # ---- globals --------------------------------------------------------------------------------
 
 
@@ -227,7 +287,8 @@ TEMPLATES = (
     dict_literal, dict_alias, dict_view, dict_view, dict_mutate, dict_mutate, dict_mutate,
     view_contains,
     tuple_make, unpack, set_make, set_mutate, set_read,
-    global_mutate, global_read,
+    global_mutate, global_read, global_alias,
+    nest, identity, item_augmented, loop_mutating, dict_get, filtered,
 )
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import minitorch
 from tests.fuzz.container_templates import TEMPLATES, raising
+from tests.tracer.dynamo.cpython.harness import time_limit
 
 VIEWS = ("dict_keys", "dict_values", "dict_items")
 MAX_LEN = 8  # lists longer than this do not grow (n * [x] and += would explode)
@@ -90,7 +91,8 @@ def _probe(body: list[str]) -> dict | None:
     namespace = {"GL": [], "minitorch": minitorch}
     try:
         exec(compile(source, "<probe>", "exec"), namespace)
-        return namespace["program"](*make_args())
+        with time_limit(5):  # a loop that grows what it iterates: dropped
+            return namespace["program"](*make_args())
     except Exception:  # noqa: BLE001 (a statement CPython rejects is simply not kept)
         return None
 
@@ -141,7 +143,23 @@ def _plain(value: object) -> object:
 
 
 def _small(state: dict) -> bool:
-    return all(len(v) <= MAX_LEN * 2 for v in state.values() if isinstance(v, (list, tuple)))
+    """Lists stay short, and no container holds itself (CPython's repr copes; comparing
+    recursively would not)."""
+    return all(len(v) <= MAX_LEN * 2 for v in state.values() if isinstance(v, (list, tuple))) \
+        and not any(_cyclic(v, set()) for v in state.values())
+
+
+def _cyclic(value: object, open_ids: set[int]) -> bool:
+    """Whether `value` reaches itself through the containers inside it."""
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    if id(value) in open_ids:
+        return True
+    open_ids.add(id(value))
+    items = value.values() if isinstance(value, dict) else value
+    found = any(_cyclic(v, open_ids) for v in items)
+    open_ids.discard(id(value))
+    return found
 
 
 class _Pools:
