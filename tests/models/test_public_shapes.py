@@ -47,16 +47,12 @@ COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
     "unet": [unet.step],
 }
 
-_NEW_TENSOR = ("style: normalize_batch breaks the graph at `batch.new_tensor([0.485, ...])` "
-               "(a tensor factory from Python data) and at `batch.div_(255.0)` (in place on an "
+_NEW_TENSOR = ("style: normalize_batch breaks the graph at `batch.div_(255.0)` (in place on an "
                "input that ReflectionPad2d took views of); PyTorch makes one graph")
 _DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'calling a type "
                  "object', and its methods then break again; PyTorch's Dynamo inlines them")
 BREAKS = {  # program: why its step is not one graph yet
     "style": _NEW_TENSOR,
-    "unet autocast": ("unet: `with torch.autocast('cpu', enabled=amp):` in the step is a call "
-                      "of a type object and BEFORE_WITH: two breaks; PyTorch's Dynamo keeps "
-                      "autocast regions in the graph"),
     "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
     "a2c": _DISTRIBUTION.format("a2c", "Normal"),
 }

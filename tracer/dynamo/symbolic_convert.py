@@ -55,7 +55,7 @@ from tracer.dynamo.variables import (
 )
 from tracer.dynamo.variables.container_calls import MUTABLE
 from tracer.dynamo.variables.dicts import DictViewVariable
-from tracer.dynamo.variables.grad_mode import GradModeVariable
+from tracer.dynamo.variables.grad_mode import AutocastVariable, GradModeVariable
 from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
 
@@ -333,10 +333,12 @@ class InstructionTranslator:
         """`with no_grad():`: enter the block (variables/grad_mode.py); push its __exit__
         and what __enter__ returned (None)."""
         manager = self.pop()
-        if not isinstance(manager, GradModeVariable):
+        if not isinstance(manager, (GradModeVariable, AutocastVariable)):
             raise Unsupported(f"a with block over {manager.describe()} (only no_grad, "
-                              "enable_grad and set_grad_enabled blocks are traced)")
-        self.push(manager.enter(self), ConstantVariable(None))
+                              "enable_grad, set_grad_enabled and autocast blocks are traced)")
+        entered = ConstantVariable(None) if isinstance(manager, GradModeVariable) \
+            else OpaqueVariable(manager.manager)  # `with autocast(...) as ac`: the manager
+        self.push(manager.enter(self), entered)
 
     CONTAINS_OP = containers.contains_op
     BINARY_SUBSCR = containers.binary_subscr

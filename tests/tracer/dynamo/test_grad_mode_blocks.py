@@ -94,3 +94,23 @@ def test_a_break_inside_a_block_breaks_at_the_block_and_restores_the_mode(capsys
     reasons = [b.reason for b in explain(break_inside)(x).break_reasons]
     assert any("no_grad() around code that cannot be traced" in r for r in reasons), reasons
     np.testing.assert_allclose(out.detach().numpy(), break_inside(x).detach().numpy())
+
+
+def autocast_blocks(x, w):
+    with minitorch.autocast(device_type="cpu", dtype=minitorch.bfloat16):
+        y = x * w  # autocast changes no value here: the block is its body
+    with minitorch.autocast("cpu", enabled=False):
+        z = y + 1
+    return z.sum()
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_autocast_blocks_are_their_body(backend):
+    reset()
+    x, w = minitorch.randn(3, requires_grad=True), minitorch.randn(3)
+    report = explain(autocast_blocks)(x, w)
+    assert report.graph_count == 1 and report.graph_break_count == 0
+    reset()
+    got = minitorch.compile(autocast_blocks, backend=backend)(x, w)
+    np.testing.assert_allclose(got.item(), autocast_blocks(x, w).item(), rtol=1e-6)
+    assert not minitorch.is_autocast_enabled("cpu")

@@ -59,7 +59,12 @@ from tracer.dynamo.variables.functions import (
     MinitorchFunctionVariable,
     UserFunctionVariable,
 )
-from tracer.dynamo.variables.grad_mode import GradModeManagerClassVariable, is_grad_mode_manager
+from tracer.dynamo.variables.grad_mode import (
+    AutocastClassVariable,
+    GradModeManagerClassVariable,
+    is_autocast_class,
+    is_grad_mode_manager,
+)
 from tracer.dynamo.variables.modules import PythonModuleVariable
 from tracer.dynamo.variables.named_tuples import is_named_tuple_class
 from tracer.dynamo.variables.opaque import OpaqueVariable
@@ -114,6 +119,9 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if is_grad_mode_manager(value):  # no_grad, enable_grad, set_grad_enabled
         install("ID_MATCH")
         return GradModeManagerClassVariable(value, source)
+    if is_autocast_class(value):
+        install("ID_MATCH")
+        return AutocastClassVariable(value, source)
     if isinstance(value, (DType, memory_format)):
         install("ID_MATCH")
         return ConstantVariable(value, source)

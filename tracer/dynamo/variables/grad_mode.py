@@ -81,11 +81,12 @@ class GradModeVariable(VariableTracker):
 
 
 class GradModeExitVariable(VariableTracker):
-    """The `__exit__` of a grad mode block, called with (None, None, None) when it ends."""
+    """The `__exit__` of a grad mode (or autocast) block, called with (None, None, None) when
+    it ends."""
 
-    def __init__(self, manager: GradModeVariable) -> None:
+    def __init__(self, manager: VariableTracker) -> None:
         super().__init__(None)
-        self.manager = manager
+        self.manager = manager  # a GradModeVariable, or an AutocastVariable
 
     def python_type(self) -> type:
         return type(print)
@@ -96,7 +97,8 @@ class GradModeExitVariable(VariableTracker):
     ) -> VariableTracker:
         if tx.with_blocks and tx.with_blocks[-1] is self.manager:
             tx.with_blocks.pop()
-        set_grad_mode(tx, self.manager.previous)
+        if isinstance(self.manager, GradModeVariable):
+            set_grad_mode(tx, self.manager.previous)
         return constant(None)
 
     def describe(self) -> str:
@@ -128,6 +130,56 @@ class GradModeManagerClassVariable(VariableTracker):
 
 def is_grad_mode_manager(value: Any) -> bool:
     return any(value is m for m in GRAD_MODE_MANAGERS)
+
+
+# [Note: autocast in compiled code]
+# minitorch's autocast changes no value (minitorch/amp/autocast_mode.py), so a block of it is
+# traced as its body alone: the manager is made for real while tracing (its argument checks and
+# warnings are eager's), and entering and leaving it are no nodes. Nothing in the graph can
+# read the autocast state: `is_autocast_enabled()` is not traced, and, inside a block, makes
+# the frame be traced again with a break at the block (convert_frame.py), like no_grad's.
+
+def is_autocast_class(value: Any) -> bool:
+    import minitorch
+
+    return isinstance(value, type) and issubclass(value, minitorch.amp.autocast)
+
+
+class AutocastClassVariable(GradModeManagerClassVariable):
+    """`minitorch.autocast` & co, read from the frame (see [Note: autocast in compiled code])."""
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        if not tx.output.trace_with_blocks or not all(
+                v.is_python_constant() for v in [*args, *kwargs.values()]):
+            raise Unsupported(f"{self.describe()}() around code that cannot be traced, or with "
+                              "arguments not known while tracing")
+        try:
+            manager = self.manager(*[a.as_python_constant() for a in args],
+                                   **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as e:  # eager raises it again, at the user's line
+            raise Unsupported(f"{self.describe()}() raised {type(e).__name__}: {e}") from e
+        return AutocastVariable(manager)
+
+
+class AutocastVariable(VariableTracker):
+    """An autocast manager made while tracing: its block is its body."""
+
+    def __init__(self, manager: Any) -> None:
+        super().__init__(None)
+        self.manager = manager
+
+    def python_type(self) -> type:
+        return type(self.manager)
+
+    def enter(self, tx: InstructionTranslator) -> VariableTracker:
+        tx.with_blocks.append(self)
+        return GradModeExitVariable(self)
+
+    def describe(self) -> str:
+        return f"an autocast block ({self.manager.device})"
 
 
 _IMPURE_TARGETS.add(_set)  # a mode change has no users; dead-code elimination keeps it
