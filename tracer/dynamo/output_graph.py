@@ -49,6 +49,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from minitorch.autograd import is_grad_enabled
 from minitorch.fake import FakeTensorMode, fake_like, is_fake
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
@@ -195,8 +196,22 @@ class OutputGraph:
         else:
             node = self.graph.call_method(target, node_args, node_kwargs)
         node.meta["val"] = result
+        self._refuse_no_grad_view(node, args)
         self._note_view_of_written_input(node, args)
         return self._wrap_result(node, result, _target_name(op, target))
+
+    def _refuse_no_grad_view(self, node: Node, args: list[VariableTracker]) -> None:
+        """A view made under no_grad of a tensor that requires grad requires grad, with no
+        grad_fn ([Note: views made under no_grad] in minitorch/tensor.py): a graph's output
+        cannot be that, so tracing stops there (a break, or a break at the `with` block)."""
+        from tracer.dynamo.variables.inplace import makes_fresh_tensor
+
+        if is_grad_enabled() or makes_fresh_tensor(node):
+            return
+        if any(isinstance(a, TensorVariable) and a.as_example().requires_grad for a in args):
+            self.graph.erase_node(node)
+            raise Unsupported(f"a view ({_target_name(node.op, node.target)}) made under "
+                              "no_grad of a tensor that requires grad")
 
     def _note_view_of_written_input(self, node: Node, args: list[VariableTracker]) -> None:
         """Remember a view of an input this graph mutates (or a view of such a view): made of
