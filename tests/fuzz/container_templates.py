@@ -245,7 +245,7 @@ def loop_mutating(rng, p, fresh):
         return f"for i, v in enumerate({source}):\n    if i > 12:\n        break\n" \
                f"    {target}[str(i)] = v"
     return f"for v in {source}:\n    if len({target}) > 12:\n        break  # {source} may be " \
-           f"{target}: live, it would grow forever\n    if not isinstance(v, int):\n" \
+           f"{target}: live, it would grow forever\n    if v is not None:\n" \
            f"        {target}.append(v)"
 
 
@@ -258,8 +258,7 @@ def dict_get(rng, p, fresh):
 def filtered(rng, p, fresh):
     if not p.iterables:
         return None
-    return f"{fresh('l')} = [v * 2 for v in {rng.choice(p.iterables)} " \
-           f"if not isinstance(v, (str, tuple))]"
+    return f"{fresh('l')} = [v * 2 for v in {rng.choice(p.iterables)} if v is not None]"
 
 
 def global_alias(rng, p, fresh):
