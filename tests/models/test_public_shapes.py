@@ -47,12 +47,13 @@ COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
     "unet": [unet.step],
 }
 
-_NEW_TENSOR = ("style: normalize_batch breaks the graph at `batch.div_(255.0)` (in place on an "
-               "input that ReflectionPad2d took views of); PyTorch makes one graph")
+_IN_PLACE_ON_INPUT = ("style: normalize_batch breaks the graph at `batch.div_(255.0)` (in "
+                      "place on an input that ReflectionPad2d took views of); PyTorch makes "
+                      "one graph")
 _DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'calling a type "
                  "object', and its methods then break again; PyTorch's Dynamo inlines them")
 BREAKS = {  # program: why its step is not one graph yet
-    "style": _NEW_TENSOR,
+    "style": _IN_PLACE_ON_INPUT,
     "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
     "a2c": _DISTRIBUTION.format("a2c", "Normal"),
 }
