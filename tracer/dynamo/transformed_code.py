@@ -80,8 +80,8 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
     """The source of the function that returns `value`; raises Unsupported if it cannot."""
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
     rebuild = Rebuilder(out_index, namespace, [value, *side_effects.values()])
-    result = rebuild(value)
     writes = side_effects.codegen(rebuild, out_index)
+    result = rebuild.before(writes, rebuild(value))
     lines += [*rebuild.lines, *writes, f"    return {result}"]
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
 
@@ -106,8 +106,13 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     """
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
     rebuild = Rebuilder(out_index, namespace, [*plan.values(), *side_effects.values()])
-    stack = [rebuild(v) for v in plan.stack if v is not NULL]
-    live = [f"L[{local!r}]" if v is None else rebuild(v) for local, v in plan.live_locals.items()]
+    writes = side_effects.codegen(rebuild, out_index)  # before the break runs for real
+
+    def read(v: VariableTracker) -> str:  # read before the writes (see Rebuilder.before)
+        return rebuild.before(writes, rebuild(v))
+
+    stack = [read(v) for v in plan.stack if v is not NULL]
+    live = [f"L[{local!r}]" if v is None else read(v) for local, v in plan.live_locals.items()]
     resume_names = []
     for k, fn in enumerate(plan.resume):
         resume_names.append(f"{name.replace('__transformed', '___resume')}_{k}")
@@ -116,10 +121,9 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     call_args = []
     if plan.call is not None:
         fn, args, kwargs = plan.call
-        call_args = [rebuild(a) for a in args] + [f"{k}={rebuild(v)}" for k, v in kwargs.items()]
-        call_args = [rebuild(fn), *call_args]
-    condition = rebuild(plan.condition) if plan.condition is not None else None
-    writes = side_effects.codegen(rebuild, out_index)  # before the break runs for real
+        call_args = [read(a) for a in args] + [f"{k}={read(v)}" for k, v in kwargs.items()]
+        call_args = [read(fn), *call_args]
+    condition = read(plan.condition) if plan.condition is not None else None
     lines += [*rebuild.lines, *writes]
     if plan.call is not None:
         namespace["___call_captured"] = plan.run_call
@@ -174,6 +178,18 @@ class Rebuilder:
         self.lines: list[str] = []  # the shared containers' assignments, before their uses
         self.names: dict[int, str | None] = {}
         self.shared = _shared_containers(roots)
+
+    def before(self, writes: list[str], expression: str) -> str:
+        """`expression`, read before the replayed writes run when there are any.
+
+        A value read from the frame is rebuilt from where it was read (`L['lst'][0]`,
+        `L['obj'].w`), which the writes may change (`L['lst'][:] = ...` after a pop): the
+        frame read it before its own mutations, so the transformed code does too."""
+        if not writes or expression.isidentifier():
+            return expression
+        name = f"___read_{len(self.lines)}"
+        self.lines.append(f"    {name} = {expression}")
+        return name
 
     def __call__(self, v: VariableTracker) -> str:
         if id(v) not in self.shared:

@@ -142,7 +142,9 @@ def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list
 
 def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTracker],
                      kwargs: dict[str, VariableTracker]) -> ListIteratorVariable:
-    """`enumerate(seq, start)` and `zip(a, b, ...)`: an iterator over tuples of trackers."""
+    """`enumerate(seq, start)` and `zip(a, b, ...)`: lazy iterators over tuples of trackers,
+    reading their arguments as CPython does (zip: left to right, stopping at the first that
+    is used up, so an iterator shared with later code keeps what zip did not read)."""
     from tracer.dynamo.variables.tuples import TupleVariable
 
     if fn is enumerate:
@@ -150,13 +152,35 @@ def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTra
         if kwargs or len(args) not in (1, 2) or not start.is_python_constant():
             raise Unsupported("enumerate() with arguments other than a sequence and a start")
         first = start.as_python_constant()
-        items = sequence_items(tx, args[0])
-        return ListIteratorVariable([TupleVariable([constant(first + i), v])
-                                     for i, v in enumerate(items)])
-    if kwargs:
+        it = iterate(tx, args[0])
+
+        def numbered():
+            count = first
+            while (item := it.next_item(tx)) is not None:
+                yield TupleVariable([constant(count), item])
+                count += 1
+
+        return LazyIteratorVariable(numbered(), "enumerate")
+    strict = kwargs.pop("strict", constant(False))
+    if kwargs or not strict.is_python_constant():
         raise Unsupported(f"zip() with keyword arguments {sorted(kwargs)}")
-    columns = [sequence_items(tx, a) for a in args]
-    return ListIteratorVariable([TupleVariable(list(row)) for row in zip(*columns)])
+    iterators = [iterate(tx, a) for a in args]
+
+    def rows():
+        while iterators:
+            row = []
+            for k, it in enumerate(iterators):
+                item = it.next_item(tx)
+                if item is None:
+                    if strict.as_python_constant() and (k > 0 or any(
+                            other.next_item(tx) is not None for other in iterators[1:])):
+                        raise Unsupported("zip(strict=True) of iterables of different lengths "
+                                          "(a ValueError)")
+                    return
+                row.append(item)
+            yield TupleVariable(row)
+
+    return LazyIteratorVariable(rows(), "zip")
 
 
 def for_iter(self: InstructionTranslator, inst: Instruction) -> None:

@@ -197,8 +197,31 @@ def _sorted_order(tx: InstructionTranslator, items: list[VariableTracker],
         key = None
     reverse = kwargs["reverse"].as_python_constant() if "reverse" in kwargs else False
     keys = [item if key is None else key.call_function(tx, [item], {}) for item in items]
-    values = [k.as_python_constant() for k in keys]
+    values = [_SortKey(k) for k in keys]
     try:
         return sorted(range(len(items)), key=values.__getitem__, reverse=bool(reverse))
     except TypeError as e:
         raise Unsupported(f"sorting a list raised TypeError: {e}") from e
+
+
+class _SortKey:
+    """A sort key that compares trackers as CPython compares the values: constants by value,
+    tuples item by item up to the first pair that differs (`("a", x) < ("b", y)` is decided
+    by the strings, the tensors never compared); anything else is not known while tracing."""
+
+    def __init__(self, tracker: VariableTracker) -> None:
+        self.tracker = tracker
+
+    def __lt__(self, other: _SortKey) -> bool:
+        return _less(self.tracker, other.tracker)
+
+
+def _less(a: VariableTracker, b: VariableTracker) -> bool:
+    if a.is_python_constant() and b.is_python_constant():
+        return a.as_python_constant() < b.as_python_constant()
+    if type(a) is TupleVariable and type(b) is TupleVariable:
+        for x, y in zip(a.items, b.items):
+            if not same_item(x, y):  # the first pair that differs decides
+                return _less(x, y)
+        return len(a.items) < len(b.items)
+    raise Unsupported(f"comparing {a.describe()} with {b.describe()} while sorting")
