@@ -12,7 +12,8 @@ they act on a call:
     symbolic_convert.py  the InstructionTranslator: one method per opname
     opcodes.py           its tables (BINARY_OP's operators, ...) and opcode-family factories
     container_opcodes.py tuples, lists, dicts, f-strings;  import_opcodes.py: `import` inside
-    variables/           the tracked values (tensors, constants, tuples, functions, ...)
+    variables/           the tracked values (tensors, constants, containers, functions, ...);
+                         container_calls.py and iterator_calls.py: builtins on containers
     source.py            where each value came from: L['x'], G['w'], L['x'].shape[0]
     output_graph.py      the fx graph being built; hands it to the compiler
     compiler.py          GraphCompiler: what a captured graph is handed to (EAGER: run it)

@@ -8,10 +8,17 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     kind                    tracks                              file
     ----------------------  ----------------------------------  ------------
     ConstantVariable        None, bool, int, float, str, dtype  constant.py
+                            (and builtins: BuiltinVariable)
     TupleVariable           a tuple, Size or named tuple        tuples.py
     ListVariable            a list (the caller's: replayed)     tuples.py
     ListMethodVariable      lst.append & co, before the call    tuples.py
-    ConstDictVariable       a dict with str/int keys            dicts.py
+    ConstDictVariable       a dict (OrderedDict, defaultdict)   dicts.py
+                            with constant keys
+    DictViewVariable        d.keys(), values(), items(): live   dicts.py
+    SetVariable             a set of constants                  sets.py
+    ListIteratorVariable    iter(seq), zip, map, itertools      iterators.py, iterator_calls.py
+    GradModeVariable        no_grad(), enable_grad(), ...       grad_mode.py
+    AutocastVariable        autocast(...): its block is its body  grad_mode.py
     TensorVariable          a graph node + its fake value       tensor.py
     TensorMethodVariable    x.sum, before it is called          tensor.py
     InPlaceMethodVariable   y.add_, recorded functionally       inplace.py
