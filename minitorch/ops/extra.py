@@ -126,7 +126,9 @@ def _repeat(x, repeats):
     spread = tuple(n for size in shape for n in (1, size))  # (1, s0, 1, s1, ...)
     tiled = tuple(n for r, size in zip(repeats, shape) for n in (r, size))  # (r0, s0, ...)
     out = expand(reshape(x, spread), tiled)
-    return reshape(out, tuple(r * size for r, size in zip(repeats, shape)))
+    # NOTE: a copy, as PyTorch's: reshaping an expanded tensor is a view of x when the
+    # repeated dims are 1 (x.repeat(2, 1) of a (1, 3) x), and a write into x must not show
+    return clone(reshape(out, tuple(r * size for r, size in zip(repeats, shape))))
 
 
 def _repeat_interleave(x, repeats: int, dim: int | None = None):
@@ -141,7 +143,7 @@ def _repeat_interleave(x, repeats: int, dim: int | None = None):
     shape = tuple(x.shape)
     out = expand(reshape(x, shape[:d + 1] + (1,) + shape[d + 1:]),
                  shape[:d + 1] + (repeats,) + shape[d + 1:])  # (..., n, repeats, ...)
-    return reshape(out, shape[:d] + (shape[d] * repeats,) + shape[d + 1:])
+    return clone(reshape(out, shape[:d] + (shape[d] * repeats,) + shape[d + 1:]))  # a copy
 
 
 def _flip(x, dims):

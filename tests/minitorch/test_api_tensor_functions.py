@@ -521,3 +521,17 @@ def test_diagonal_compiles_and_a_write_through_it_is_eager_write(backend):
     want = write(eager_x)
     assert [g.tolist() for g in got] == [w.tolist() for w in want]
     assert compiled_x.tolist() == eager_x.tolist() == np.eye(3).tolist()
+
+
+def test_repeat_and_repeat_interleave_copy():
+    # Reshaping an expanded tensor is a view when the repeated dims are 1: the result must
+    # still own its memory, as PyTorch's (found by the public style-transfer program)
+    x = minitorch.ones(1, 3)
+    y = x.repeat(2, 1)
+    z = x.repeat(1, 1)
+    w = x.repeat_interleave(1, dim=0)
+    x.mul_(0)
+    assert y.tolist() == [[1.0] * 3] * 2 and z.tolist() == [[1.0] * 3]
+    assert w.tolist() == [[1.0] * 3]
+    z.add_(1)  # writable, and x unchanged
+    assert x.tolist() == [[0.0] * 3]
