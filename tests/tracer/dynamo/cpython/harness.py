@@ -67,6 +67,7 @@ class Case:
     wrong: str = ""  # a known wrong answer the lead is fixing: the reason (xfail, strict)
     fallback: str = ""  # a known gap: equal, but not one graph (the one-graph test xfails)
     hangs: str = ""  # compiling it never returns today: the reason (not run by pytest)
+    flaky_wrong: str = ""  # wrong for some PYTHONHASHSEED values (set order): xfail, not strict
     inductor: bool = False  # also run with backend="inductor"
 
     @property
@@ -301,6 +302,8 @@ def pytest_tests(cases: list[Case]):
     def marks(case: Case, reason: str) -> list:
         if case.hangs:
             return [pytest.mark.xfail(run=False, reason=f"hangs: {case.hangs}")]
+        if case.flaky_wrong:
+            return [pytest.mark.xfail(strict=False, reason=case.flaky_wrong)]
         if case.wrong and not reason:  # the graph count of a wrong answer means little
             return [pytest.mark.xfail(strict=False, reason=f"wrong today: {case.wrong}")]
         return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
