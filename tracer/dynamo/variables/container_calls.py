@@ -46,7 +46,16 @@ _SET_BINARY = {operator.or_: "union", operator.and_: "intersection",
 
 
 # Builtins that always come here: their answer is an iterator or a container of the trackers.
-CONTAINER_BUILTINS = frozenset({list, tuple, dict, set, sorted, reversed, iter,
+# operator's functions of containers, and its getters (`itemgetter(1)` is made while tracing and
+# applied to the trackers: GETTERS)
+OPERATOR_FUNCTIONS = frozenset({
+    operator.contains, operator.not_, operator.truth, operator.concat, operator.iconcat,
+    operator.setitem, operator.delitem, operator.itemgetter, operator.attrgetter,
+    operator.methodcaller,
+})
+GETTERS = (operator.itemgetter, operator.attrgetter, operator.methodcaller)
+
+CONTAINER_BUILTINS = frozenset({*OPERATOR_FUNCTIONS, list, tuple, dict, set, sorted, reversed, iter,
                                 collections.OrderedDict, collections.defaultdict,
                                 *ITERATOR_CALLS})
 
@@ -97,6 +106,8 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
         return ListIteratorVariable(list(reversed(sequence_items(tx, args[0]))))
     if fn is iter and len(args) == 1 and not kwargs:
         return iterate(tx, args[0])
+    if fn in OPERATOR_FUNCTIONS or isinstance(fn, GETTERS):
+        return _operator_function(tx, fn, args, kwargs)
     if fn in ITERATOR_CALLS:
         return ITERATOR_CALLS[fn](tx, *args, **kwargs)
     if kwargs:
@@ -114,6 +125,69 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
     if len(args) == 2:
         return _binary(tx, fn, args[0], args[1])
     return None
+
+
+def _operator_function(tx: InstructionTranslator, fn: Any, args: list[VariableTracker],
+                       kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+    """operator.setitem(lst, i, v) & co as the statements they stand for; a getter made with
+    constants (`itemgetter(0, 2)`) is held as the real getter and applied to trackers."""
+    from tracer.dynamo.variables.functions import BuiltinVariable
+
+    if fn in GETTERS:  # the getter itself: its arguments must be known
+        if not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
+            raise Unsupported(f"operator.{fn.__name__}() of values not known while tracing")
+        return BuiltinVariable(fn(*[a.as_python_constant() for a in args],
+                                  **{k: v.as_python_constant() for k, v in kwargs.items()}))
+    if isinstance(fn, GETTERS):
+        return _apply_getter(tx, fn, args, kwargs)
+    if kwargs:
+        return None
+    if fn in (operator.not_, operator.truth) and len(args) == 1:
+        return constant(tx.truth(args[0]) is (fn is operator.truth))
+    if fn in (operator.setitem, operator.delitem) and len(args) == (3 if fn is operator.setitem
+                                                                    else 2):
+        tx.push(*reversed(args[2:]), args[0], args[1])  # as STORE_SUBSCR finds them
+        (tx.STORE_SUBSCR if fn is operator.setitem else tx.DELETE_SUBSCR)(None)
+        return constant(None)
+    if fn in (operator.concat, operator.iconcat) and len(args) == 2:
+        if not all(_is_sequence(a) for a in args):
+            raise Unsupported(f"operator.{fn.__name__}() of a non-sequence (a TypeError)")
+        return _binary(tx, operator.add if fn is operator.concat else operator.iadd, *args)
+    if fn is operator.contains and len(args) == 2:
+        return constant(contains(tx, args[0], args[1]))
+    return None
+
+
+def _apply_getter(tx: InstructionTranslator, getter: Any, args: list[VariableTracker],
+                  kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    """`itemgetter(1)(xs)`, `attrgetter("a.b")(obj)`, `methodcaller("m", 1)(obj)`, on the
+    trackers (the getter's arguments, as its __reduce__ gives them)."""
+    if len(args) != 1 or kwargs:
+        raise Unsupported(f"calling {getter!r} with these arguments")
+    target, parts = args[0], getter.__reduce__()[1]
+    if isinstance(getter, operator.methodcaller):
+        if not isinstance(parts, tuple) or not parts:  # keywords: a partial in __reduce__
+            raise Unsupported(f"{getter!r} with keyword arguments")
+        return target.var_getattr(tx, parts[0]).call_function(tx, [constant(a) for a in parts[1:]],
+                                                              {})
+    if isinstance(getter, operator.itemgetter):
+        found = [_getitem(tx, target, key) if isinstance(target, TupleVariable)
+                 else tx.call(_builtin(operator.getitem), [target, constant(key)])
+                 for key in parts]
+    else:
+        found = []
+        for dotted in parts:
+            value = target
+            for name in dotted.split("."):
+                value = value.var_getattr(tx, name)
+            found.append(value)
+    return found[0] if len(found) == 1 else TupleVariable(found)
+
+
+def _builtin(fn: Any) -> VariableTracker:
+    from tracer.dynamo.variables.functions import BuiltinVariable
+
+    return BuiltinVariable(fn)
 
 
 def _getitem(tx: InstructionTranslator, container: TupleVariable,

@@ -22,6 +22,7 @@ from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.container_calls import (
     CONTAINER_BUILTINS,
+    GETTERS,
     container_call,
     holds_mutable,
     shares_mutable,
@@ -171,8 +172,9 @@ class BuiltinVariable(_FunctionVariable):
             from tracer.dynamo.variables.iterators import enumerate_or_zip
 
             return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
-        if self.fn in CONTAINER_BUILTINS or any(isinstance(a, TupleVariable) or holds_mutable(a)
-                                                for a in [*args, *kwargs.values()]):
+        if self.fn in CONTAINER_BUILTINS or isinstance(self.fn, GETTERS) or any(
+                isinstance(a, TupleVariable) or holds_mutable(a)
+                for a in [*args, *kwargs.values()]):
             result = container_call(tx, self.fn, args, kwargs)  # on the trackers themselves
             if result is not None:
                 return result
