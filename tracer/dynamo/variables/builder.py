@@ -79,7 +79,7 @@ _PURE_BUILTINS = frozenset({
     abs, bool, divmod, enumerate, float, getattr, int, isinstance, len, list, max, min, pow, range,
     round, str, sum, tuple, zip,
     # Containers and their iterators (variables/container_calls.py)
-    dict, set, frozenset, sorted, reversed, iter,
+    dict, set, frozenset, sorted, reversed, iter, hash,
     # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
     is_grad_enabled,
     # Answered by the tracker when not folded ([Note: introspection is answered by the

@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 def is_key(key: Any) -> bool:
     """Can tracing hold `key` as a dict key? A constant whose repr is itself (the transformed
     code and the guards write keys as literals): str, int, bool, None, a finite float, or a
-    tuple of these. Keys are compared with ==, as dicts do (True == 1 is one key)."""
+    tuple or frozenset of these. Keys are compared with ==, as dicts do (True == 1 is one key)."""
     if type(key) is float:
         return math.isfinite(key)
-    if type(key) is tuple:
+    if type(key) in (tuple, frozenset):
         return all(is_key(k) for k in key)
     return key is None or type(key) in (str, int, bool)
 

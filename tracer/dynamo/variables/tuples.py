@@ -77,12 +77,46 @@ class TupleVariable(VariableTracker):
 
         if self.is_named() and name in self.tuple_type._fields:
             return self.items[self.tuple_type._fields.index(name)]
+        if self.is_named() and name in ("_replace", "_asdict"):
+            return NamedTupleMethodVariable(self, name)
+        if self.is_named() and name == "_fields":
+            return ConstantVariable(self.tuple_type._fields)
         if not self.is_python_constant():
             raise Unsupported(f"attribute .{name} of a tuple holding tensors")
         return ConstantVariable(self.as_python_constant()).var_getattr(tx, name)
 
     def describe(self) -> str:
         return f"a {self.tuple_type.__name__} of {len(self.items)} items"
+
+
+class NamedTupleMethodVariable(VariableTracker):
+    """`p._replace(y=v)` (a new named tuple of the same items but those given) and
+    `p._asdict()` (a dict of the fields), on the trackers."""
+
+    def __init__(self, tup: TupleVariable, name: str) -> None:
+        super().__init__(None)
+        self.tuple = tup
+        self.name = name
+
+    def python_type(self) -> type:
+        return type(print)
+
+    def call_function(
+        self, tx: InstructionTranslator, args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
+        from tracer.dynamo.variables.dicts import ConstDictVariable
+
+        fields = self.tuple.tuple_type._fields
+        if args or (self.name == "_asdict" and kwargs) or set(kwargs) - set(fields):
+            raise Unsupported(f"{self.name}() with these arguments (a TypeError or ValueError)")
+        if self.name == "_asdict":
+            return ConstDictVariable(dict(zip(fields, self.tuple.items)))
+        items = [kwargs.get(f, item) for f, item in zip(fields, self.tuple.items)]
+        return TupleVariable(items, tuple_type=self.tuple.tuple_type)
+
+    def describe(self) -> str:
+        return f"the method {self.tuple.tuple_type.__name__}.{self.name}"
 
 
 class ListVariable(TupleVariable):
