@@ -17,7 +17,7 @@ from tests.tracer.dynamo.cpython.harness import ERROR, GRADES, PASS, WRONG, comp
 from tracer.dynamo import reset
 
 MODULES = ("test_dict", "test_list", "test_tuple_set", "test_builtins_iter",
-           "test_functools_itertools", "test_operator_strings")
+           "test_functools_itertools", "test_operator_strings", "test_aliasing")
 
 
 def main(argv: list[str] | None = None) -> int:
