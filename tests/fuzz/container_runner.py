@@ -3,13 +3,14 @@
     python -m tests.fuzz --containers --n 500            # backends eager and inductor
 
 Each program (containers.py) runs plainly (CPython is the oracle) and through
-`minitorch.compile(program, backend=B)`, twice (capture, then the cached code), each call on
-fresh arguments and a fresh `GL`. What is compared is what the CPython suite compares
-(tests/tracer/dynamo/cpython/harness.py): the returned variables recursively (types, list
-versus tuple, dict key order, tensors by value), the caller's `lst` and `d` and the global
-`GL` after the call, which containers are one object, and the exception's class. A failure is
-shrunk by deleting statements while it keeps failing the same way (a statement CPython then
-rejects is not deleted), and printed as a script to paste into an issue.
+`minitorch.compile(program, backend=B)`, three times (capture, the cached code, longer
+arguments: see CALLS), each call on fresh arguments and a fresh `GL`. What is compared is
+what the CPython suite compares (tests/tracer/dynamo/cpython/harness.py): the returned
+variables recursively (types, list versus tuple, dict key order, tensors by value), the
+caller's `lst` and `d` and the global `GL` after the call, which containers are one object,
+and the exception's class. A failure is shrunk by deleting statements while it keeps failing
+the same way (a statement CPython then rejects is not deleted), and printed as a script to
+paste into an issue.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from tracer.dynamo.cache import private_caches
 
 BACKENDS = ("eager", "inductor")
 TIMEOUT = 60  # seconds for one compiled call: longer is a hang
+# Each compiled call and the arguments' variant (containers.make_args): capture, the cached
+# code, then longer containers (a guard must fail, or the code must hold for them too).
+CALLS = (("first call", 0), ("second call", 0), ("longer arguments", 1))
 
 
 @dataclass
@@ -38,14 +42,14 @@ class ContainerFailure:
     message: str
 
 
-def observe(function, namespace: dict) -> Call:
+def observe(function, namespace: dict, variant: int = 0) -> Call:
     """Call `function` (a program or its compiled form) on fresh arguments and a new GL.
 
     `namespace` holds the program's global list GL: a new one for every call (so a call's
     GL and what it returned stay as they were), joining the arguments, compared afterwards.
     """
     namespace["GL"] = []
-    args = make_args()
+    args = make_args(variant)
     seen = call(function, args)
     seen.args = (*args, namespace["GL"])
     return seen
@@ -60,14 +64,15 @@ def run_container_program(program: ContainerProgram, backends: tuple[str, ...] =
     failures = []
     for backend in backends:
         function = program.function()
-        expected = observe(function, function.__globals__)
+        expected = [observe(function, function.__globals__, v) for v in (0, 1)]
         with private_caches() as (_, journal), time_limit(TIMEOUT):
             compiled = minitorch.compile(function, backend=backend)
-            for attempt in ("first call", "second call"):
-                got = observe(compiled, function.__globals__)
-                found = difference(expected, got)
+            for attempt, variant in CALLS:
+                got = observe(compiled, function.__globals__, variant)
+                found = difference(expected[variant], got)
                 if found is not None:
-                    failures.append(ContainerFailure(program, backend, _kind(expected, got),
+                    failures.append(ContainerFailure(program, backend,
+                                                     _kind(expected[variant], got),
                                                      f"{attempt}: {found}"))
                     break
         if breaks is not None:

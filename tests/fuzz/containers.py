@@ -31,11 +31,18 @@ VIEWS = ("dict_keys", "dict_values", "dict_items")
 MAX_LEN = 8  # lists longer than this do not grow (n * [x] and += would explode)
 
 
-def make_args() -> tuple:
-    """The caller's arguments, fresh: a tensor, a list and a dict the program may mutate."""
+def make_args(variant: int = 0) -> tuple:
+    """The caller's arguments, fresh: a tensor, a list and a dict the program may mutate.
+
+    Variant 1 is a later call with longer containers (the compiled code's guards must see
+    that its lengths and keys changed); programs are generated against variant 0.
+    """
     x = minitorch.tensor([1.0, -2.0, 3.0])
     lst = [minitorch.tensor([0.5, 1.0, 2.0]), 2]
     d = {"a": minitorch.tensor([1.0, 1.0, -1.0]), "b": 3}
+    if variant == 1:
+        lst.append(minitorch.tensor([-1.0, 0.0, 4.0]))
+        d["c"] = 7
     return x, lst, d
 
 

@@ -1,15 +1,12 @@
 """The container fuzzer in CI: fixed seeds against CPython, and tests of the fuzzer itself.
 
 `test_container_programs_match_cpython` runs 60 seeded programs through the eager and
-inductor backends (a few seconds). The seeds in KNOWN_WRONG fail today for one known cause
-(/tmp/team/container_findings.md, 6: items copied out of an argument container are rebuilt
-from the argument after the frame mutated it); they are checked to still fail, strictly, so
-that the fix shows up as a test to update rather than silently.
+inductor backends (a few seconds), three calls each. A seed in KNOWN_WRONG (none today) is
+one that fails for a known cause being fixed: list it with the cause, and remove it with
+the fix.
 """
 
 from __future__ import annotations
-
-import pytest
 
 import minitorch
 from tests.fuzz.container_runner import (
@@ -22,7 +19,7 @@ from tests.fuzz.container_runner import (
 from tests.fuzz.containers import ContainerProgram, generate_containers
 
 SEEDS = range(60)
-KNOWN_WRONG = (24, 41)  # argument items copied, the argument mutated (findings 6, 7)
+KNOWN_WRONG: tuple[int, ...] = ()
 
 
 def test_container_programs_match_cpython():
@@ -30,13 +27,6 @@ def test_container_programs_match_cpython():
     unexpected = [f for f in summary.every if f.program.seed not in KNOWN_WRONG]
     if unexpected:
         raise AssertionError(summary.report([minimize_container(unexpected[0])]))
-
-
-@pytest.mark.xfail(strict=True, reason="items copied out of an argument container are "
-                                       "re-read from it after the frame mutated it")
-@pytest.mark.parametrize("seed", KNOWN_WRONG)
-def test_known_wrong_seeds(seed):
-    assert run_container_program(generate_containers(seed)) == []
 
 
 def test_generation_is_deterministic_and_runs_plainly():

@@ -215,8 +215,18 @@ def difference(want: Call, got: Call) -> str | None:
     return found
 
 
-def value_difference(want: object, got: object, where: str) -> str | None:
-    """Where `got` is not `want`: the same types all the way down, equal values, same order."""
+def value_difference(want: object, got: object, where: str,
+                     compared: set | None = None) -> str | None:
+    """Where `got` is not `want`: the same types all the way down, equal values, same order.
+
+    `compared` holds the pairs of containers already being compared: a container that holds
+    itself (lst.append(lst)) is compared once, not forever.
+    """
+    compared = set() if compared is None else compared
+    if isinstance(want, (list, tuple, dict)):
+        if (id(want), id(got)) in compared:
+            return None
+        compared.add((id(want), id(got)))
     if type(got) is not type(want):
         return f"{where}: {type(got).__name__} {_short(got)}, CPython " \
                f"{type(want).__name__} {_short(want)}"
@@ -230,11 +240,12 @@ def value_difference(want: object, got: object, where: str) -> str | None:
         if getattr(got, "default_factory", None) is not getattr(want, "default_factory", None):
             return f"{where}: default_factory {got.default_factory!r}, CPython " \
                    f"{want.default_factory!r}"
-        return _first(value_difference(want[k], got[k], f"{where}[{k!r}]") for k in want)
+        return _first(value_difference(want[k], got[k], f"{where}[{k!r}]", compared)
+                      for k in want)
     if isinstance(want, (list, tuple)):
         if len(got) != len(want):
             return f"{where}: length {len(got)} {_short(got)}, CPython {len(want)} {_short(want)}"
-        return _first(value_difference(w, g, f"{where}[{i}]")
+        return _first(value_difference(w, g, f"{where}[{i}]", compared)
                       for i, (w, g) in enumerate(zip(want, got)))
     if isinstance(want, float) and want != want:
         return None if got != got else f"{where}: {got!r}, CPython nan"
