@@ -266,10 +266,10 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
     shared: set[int] = set()
 
     def visit(v: VariableTracker) -> None:
-        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable)) \
-            and v.source is None
-        if mutable and id(v) in seen:
-            shared.add(id(v))
+        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable))
+        if mutable and id(v) in seen:  # (the caller's list holding its dict holding it: once)
+            if v.source is None:
+                shared.add(id(v))
             return
         if mutable:
             seen.add(id(v))
