@@ -41,7 +41,7 @@ from tracer.dynamo.variables import (
 from tracer.dynamo.variables.container_calls import contains
 from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable, _dict_key
 from tracer.dynamo.variables.iterators import sequence_items
-from tracer.dynamo.variables.sets import SetVariable, set_values
+from tracer.dynamo.variables.sets import SetVariable, set_operand, set_values
 
 if TYPE_CHECKING:
     from tracer.dynamo.instructions import Instruction
@@ -84,9 +84,9 @@ def set_add(self: InstructionTranslator, inst: Instruction) -> None:  # {k for k
     self.stack[-inst.arg].values.add(*set_values([item]))
 
 
-def set_update(self: InstructionTranslator, inst: Instruction) -> None:  # {*a, *b}
-    items = sequence_items(self, self.pop())
-    self.stack[-inst.arg].values.update(set_values(items))
+def set_update(self: InstructionTranslator, inst: Instruction) -> None:  # {*a}, {"a", "b", "c"}
+    operand = set_operand(self, self.pop())
+    self.stack[-inst.arg].values.update(operand)
 
 
 def unpack_sequence(self: InstructionTranslator, inst: Instruction) -> None:

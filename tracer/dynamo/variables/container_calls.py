@@ -30,7 +30,7 @@ from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable, dict_from
 from tracer.dynamo.variables.iterator_calls import ITERATOR_CALLS
-from tracer.dynamo.variables.sets import SetVariable, set_values
+from tracer.dynamo.variables.sets import SetVariable, set_operand, set_values
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable, _sorted_order, same_item
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
     if fn in (dict, collections.OrderedDict, collections.defaultdict):
         return dict_from(tx, args, kwargs, dict_type=fn)
     if fn in (set, frozenset) and len(args) == 1 and not kwargs:
-        values = set_values(sequence_items(tx, args[0]))
+        values = set_operand(tx, args[0])  # (filled as CPython fills it: sets.py)
         return SetVariable(set(values)) if fn is set else constant(frozenset(values))
     if fn is sorted and len(args) == 1:
         items = sequence_items(tx, args[0])

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.constant import constant
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -70,14 +71,13 @@ class SetMethodVariable(VariableTracker):
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.constant import constant
-        from tracer.dynamo.variables.iterators import sequence_items
 
         if kwargs:
             raise Unsupported(f"set.{self.name}() with keyword arguments")
         if self.name in ("add", "discard", "remove"):  # an item
             values = set_values(args)
         else:  # iterables: s.update(names), s.union(t, u)
-            values = [set_values(sequence_items(tx, v)) for v in args]
+            values = [set_operand(tx, v) for v in args]
         target = self.set.values if self.name in self.MUTATORS else frozenset(self.set.values)
         try:
             result = getattr(target, self.name)(*values)
@@ -89,6 +89,25 @@ class SetMethodVariable(VariableTracker):
 
     def describe(self) -> str:
         return f"the method set.{self.name}"
+
+
+def set_operand(tx: InstructionTranslator, iterable: VariableTracker) -> Any:
+    """What to hand a real set's update(), union() & co for `iterable`: an object of the same
+    kind as CPython would be handed, since a set's iteration order depends on its table, and
+    CPython fills the table differently from a set or frozenset (copied, `{"a", "b", "c"}` is
+    SET_UPDATE of a frozenset constant), from a dict (sized first) and from anything else (one
+    item at a time)."""
+    from tracer.dynamo.variables.dicts import ConstDictVariable
+    from tracer.dynamo.variables.iterators import sequence_items
+
+    if isinstance(iterable, SetVariable):
+        return iterable.values
+    if isinstance(iterable, ConstDictVariable) and iterable.python_type() is dict:
+        return dict.fromkeys(set_values([constant(k) for k in iterable.keys]))
+    if iterable.is_python_constant() and type(iterable.as_python_constant()) in (set,
+                                                                                  frozenset):
+        return iterable.as_python_constant()
+    return set_values(sequence_items(tx, iterable))
 
 
 def set_values(items: list[VariableTracker]) -> list[Any]:
