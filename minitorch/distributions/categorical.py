@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from minitorch import factories, ops
 from minitorch.distributions.distribution import Distribution
-from minitorch.distributions.utils import logits_to_probs, probs_to_logits
+from minitorch.distributions.utils import LOWEST, logits_to_probs, probs_to_logits
 from minitorch.dtype import int64
 from minitorch.errors import ArgumentTypeError, InvalidArgumentError, ShapeError, at_user_line
+from minitorch.ops.meta import broadcast_shapes
 from minitorch.tensor import Tensor
 
 
@@ -87,14 +86,14 @@ class Categorical(Distribution):
         self._check_value(value, ops.logical_and(inside, whole),
                           f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})")
         index = ops.unsqueeze(ops.to_copy(value, dtype=int64), -1)
-        shape = tuple(np.broadcast_shapes(tuple(index.shape), tuple(self.logits.shape[:-1])
-                                          + (1,)))
+        shape = broadcast_shapes("log_prob", tuple(index.shape),
+                                 tuple(self.logits.shape[:-1]) + (1,))
         log_pmf = ops.expand(self.logits, shape[:-1] + (self._num_events,))
         return ops.squeeze(ops.gather(log_pmf, -1, ops.expand(index, shape)), -1)
 
     def entropy(self) -> Tensor:
         """-sum p log p over the classes (a class of probability 0 adds 0, not NaN)."""
-        lowest = float(np.finfo(self.logits.dtype.np).min)
+        lowest = LOWEST[self.logits.dtype.name]
         logits = ops.clamp(self.logits, lowest, None)
         return ops.neg(ops.sum(ops.mul(logits, self.probs), dim=-1))
 

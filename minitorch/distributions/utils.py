@@ -3,11 +3,18 @@ parameters, as torch.distributions.utils."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from minitorch import factories, ops
+from minitorch.dtype import bfloat16, float16, float32, float64
 from minitorch.errors import ArgumentTypeError, at_user_line
+from minitorch.ops.meta import broadcast_shapes
 from minitorch.tensor import Tensor
+from minitorch.type_info import finfo
+
+# Each float dtype's limits by name, read once: a dict of constants that compiled code reads
+# (and guards) as it would any global, where a call of np.finfo would stop the trace.
+_FLOATS = (float16, bfloat16, float32, float64)
+EPS = {d.name: finfo(d).eps for d in _FLOATS}
+LOWEST = {d.name: finfo(d).min for d in _FLOATS}
 
 
 def broadcast_all(*values) -> tuple[Tensor, ...]:
@@ -26,14 +33,14 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
                              and like.dtype.is_floating_point else None,
                              device=like.device if like is not None else None)
             for v in values]
-    shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in made)))
+    shape = broadcast_shapes("broadcast_all", *(tuple(t.shape) for t in made))
     return tuple(ops.expand(t, shape) if tuple(t.shape) != shape else t for t in made)
 
 
 def clamp_probs(probs: Tensor) -> Tensor:
     """probs clamped into [eps, 1 - eps], eps the dtype's machine epsilon, so their logs
     stay finite."""
-    eps = float(np.finfo(probs.dtype.np).eps)
+    eps = EPS[probs.dtype.name]
     return ops.clamp(probs, eps, 1.0 - eps)
 
 

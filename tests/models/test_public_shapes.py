@@ -50,8 +50,10 @@ COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
 _IN_PLACE_ON_INPUT = ("style: normalize_batch breaks the graph at `batch.div_(255.0)` (in "
                       "place on an input that ReflectionPad2d took views of); PyTorch makes "
                       "one graph")
-_DISTRIBUTION = ("{}: constructing torch.distributions.{} in the step is 'calling a type "
-                 "object', and its methods then break again; PyTorch's Dynamo inlines them")
+_DISTRIBUTION = ("{}: torch.distributions.{} checks its parameters and log_prob's value by "
+                 "reading them (validate_args, on by default), a break at each, as in "
+                 "PyTorch; without the checks the step is one graph "
+                 "(test_distributions_unvalidated_are_one_graph)")
 BREAKS = {  # program: why its step is not one graph yet
     "style": _IN_PLACE_ON_INPUT,
     "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
@@ -244,6 +246,18 @@ def test_explain_one_graph_no_break(name):
     summary = explain_summary(name)
     print(summary)
     assert summary.splitlines()[0] == f"{name}: 1 graph(s), 0 break(s)", summary
+
+
+@pytest.mark.parametrize("name", ["reinforce", "a2c"])
+def test_distributions_unvalidated_are_one_graph(name):
+    """The objects a step makes (the distribution) are traced: only the value checks break."""
+    Distribution = minitorch.distributions.Distribution
+    Distribution.set_default_validate_args(False)
+    try:
+        summary = explain_summary(name)
+    finally:
+        Distribution.set_default_validate_args(True)
+    assert summary == f"{name}: 1 graph(s), 0 break(s)", summary
 
 
 # ---- 4. the whole training step compiled, backward and optimizer step included ----------------

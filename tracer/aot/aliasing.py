@@ -110,6 +110,7 @@ class OutputAliases:
                 found.append(node.meta["val"])
             return tuple(found)
 
+        graph_outputs.__wrapped__ = flat
         return graph_outputs
 
 

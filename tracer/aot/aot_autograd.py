@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from minitorch import _logging
-from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
+from minitorch.autograd.grad_mode import _set as set_grad_mode
+from minitorch.autograd.grad_mode import is_grad_enabled, no_grad, set_grad_enabled
 from minitorch.autograd.graph import Node, backward_name, overwritten_message
 from minitorch.factories import zeros
 from minitorch.tensor import Tensor
@@ -87,9 +88,18 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
 
 def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
            ) -> tuple[AOTGraphs, list[float | None]]:
-    """The graphs of `flat` and the seconds each took (see aot_trace)."""
+    """The graphs of `flat` and the seconds each took (see aot_trace), in the grad mode it is
+    called in (a graph that ends inside a `no_grad` block, at a graph break, leaves the
+    mode it set: not the tracing's to change)."""
+    with set_grad_enabled(is_grad_enabled()):
+        return _trace_graphs(flat, example_inputs, name)
+
+
+def _trace_graphs(flat: Callable, example_inputs: Sequence[Tensor], name: str
+                  ) -> tuple[AOTGraphs, list[float | None]]:
     start = time.perf_counter()
-    if not (is_grad_enabled() and any(x.requires_grad for x in example_inputs)):
+    grad_on = is_grad_enabled() or turns_grad_on(flat)
+    if not (grad_on and any(x.requires_grad for x in example_inputs)):
         inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
             *example_inputs)
         inference.meta["name"] = f"{name}, inference"
@@ -100,11 +110,23 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
     parts = partition_joint(joint, spec)
     grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
     spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read,
-                   saved_aliases=saved_aliases(parts.forward, spec.num_outputs))
+                   saved_aliases=saved_aliases(parts.forward, spec.num_outputs),
+                   turns_grad_on=turns_grad_on(flat))
     parts.forward.meta["name"] = f"{name}, forward ({describe_saved(joint, spec, parts)})"
     parts.backward.meta["name"] = f"{name}, backward"
     return (AOTGraphs(parts.forward, parts.backward, spec, joint),
             [traced - start, time.perf_counter() - traced, None])
+
+
+def turns_grad_on(fn: Callable) -> bool:
+    """Does the graph enable grad somewhere (a `with enable_grad():` block that capture traced
+    as a `_set(True)` node)? Then what it computes inside needs autograd even when it is
+    called under no_grad, as in eager (the mode it is called in is one of its guards)."""
+    while getattr(fn, "graph", None) is None and hasattr(fn, "__wrapped__"):
+        fn = fn.__wrapped__  # _as_tuple's, and the aliases' wrapper
+    graph = getattr(fn, "graph", None)
+    return graph is not None and any(n.op == "call_function" and n.target is set_grad_mode
+                                     and n.args[0] for n in graph.nodes)
 
 
 def _logged(graphs: AOTGraphs) -> list[GraphModule]:
@@ -153,6 +175,7 @@ def _as_tuple(fn: Callable) -> Callable:
         return out
 
     flat.seen = []
+    flat.__wrapped__ = fn
     return flat
 
 
@@ -187,7 +210,7 @@ class CompiledFunction:
         outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
         for j, i in self._saved_aliases:  # a write into output i is one into saved value j
             saved[j]._version_counter = outs[i]._shared_version_counter()
-        if is_grad_enabled():
+        if is_grad_enabled() or self.spec.turns_grad_on:
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
             node.kept_outputs = [(outs[i], outs[i]._version, composite)

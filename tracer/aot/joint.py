@@ -44,6 +44,9 @@ class JointSpec:
     # (output, composite) for each output whose maker's derivative in PyTorch reads it (relu):
     # its node checks that it was not written in place ([Note: outputs PyTorch saves])
     kept_outputs: tuple[tuple[int, str], ...] = ()
+    # the graph turns grad on (a traced `with enable_grad():`): its outputs may need grad
+    # even when it is called under no_grad (aot_autograd.turns_grad_on)
+    turns_grad_on: bool = False
 
 
 def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphModule, JointSpec]:

@@ -62,7 +62,7 @@ def build_list(self: InstructionTranslator, inst: Instruction) -> None:
 
 
 def list_extend(self: InstructionTranslator, inst: Instruction) -> None:
-    items = self.pop().unpack_sequence(self)
+    items = sequence_items(self, self.pop())  # any iterable: `[*gen]`, `f(a, *gen)`
     self.stack[-inst.arg].items.extend(items)  # a list built by BUILD_LIST in this frame
 
 
@@ -184,7 +184,7 @@ def dict_merge(self: InstructionTranslator, inst: Instruction) -> None:
 def call_function_ex(self: InstructionTranslator, inst: Instruction) -> None:
     """`f(*args)`, `f(*args, **kwargs)`: below them, the callable's two slots as for CALL."""
     kwargs = _building(self.pop()).entries if inst.arg & 1 else {}
-    args = self.pop().unpack_sequence(self)
+    args = sequence_items(self, self.pop())  # 3.11 passes `f(*gen)`'s iterable as it is
     first, second = self.popn(2)
     fn, self_arg = compat.split_call_slots(first, second, lambda v: v is NULL)
     if self_arg is not None:

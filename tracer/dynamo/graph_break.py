@@ -41,10 +41,31 @@ A break needs every value the rest of the frame can see: the stack below the ins
 the live locals are rebuilt in the transformed code (a tensor the graph computed is one of its
 outputs) and passed to the resume function. When that is impossible the frame runs eagerly, as
 before: inside a loop (the resume function would re-enter the loop from the middle on every
-iteration; TorchDynamo does the same), inside a try block, in a generator, in an inlined
+iteration; TorchDynamo does the same), inside a try block or a with block other than a grad
+mode's ([Note: a break inside a grad mode block]), in a generator, in an inlined
 function (the break moves out to the call of it, above), with `fullgraph=True` (an error instead),
 when a value cannot be rebuilt, or when the failed call had already mutated something while
 being inlined (running it for real would do that write a second time).
+
+[Note: a break inside a grad mode block]
+A break inside `with no_grad():` leaves the block and enters it again, as TorchDynamo's does:
+
+    def f(x):                          def __transformed_f_0(L, G):
+        with minitorch.no_grad():          graph_out = __compiled_fn_f_0(L['x'])  # _set(False)
+            y = x * 2                      ___set_grad_mode(False)      # the block's mode
+            print(y)     # break           try:
+            z = y + 1                          ___call = ___call_captured(builtins.print, ...)
+        return z * x                       except BaseException:
+                                               ___set_grad_mode(True)   # as __exit__ would
+                                               raise
+                                           return ___resume_f_0_0(___grad_mode_exit(True),
+                                                                  ___call, graph_out[0], ...)
+
+The resume function is the function's own bytecode, exception table included, so the rest of
+the block is still protected by it; the block's `__exit__`, on the stack, is rebuilt as a
+GradModeExit that sets the mode back (grad_mode.py). Capturing the resume function, the
+translator starts inside the block that exit belongs to, and traces its end as a mode change.
+A with statement of another kind, or a try, around the break still runs the frame eagerly.
 """
 
 from __future__ import annotations
@@ -55,10 +76,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from minitorch.autograd import is_grad_enabled
 from tracer.dynamo import compat
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.instructions import Instruction
 from tracer.dynamo.variables import NULL, TensorMethodVariable, TensorVariable, VariableTracker
+from tracer.dynamo.variables.grad_mode import GradModeVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
@@ -90,6 +113,8 @@ class BreakPlan:
     # runs the call: call_captured (eval_frame.py) with the frame's compiler and settings
     run_call: Callable | None = None
     where: str | None = None  # 'file.py:12', the user's line of the breaking instruction
+    # inside grad mode blocks: (the mode in the innermost, the mode before the outermost)
+    grad_mode: tuple[bool, bool] | None = None
 
     def values(self) -> list[VariableTracker]:
         """Every tracker the transformed code rebuilds (to find the graph's outputs)."""
@@ -113,6 +138,8 @@ def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
         return False
     try:
         plan = _plan(tx, inst, index, stack, kw_names)
+        if tx.with_blocks:  # [Note: a break inside a grad mode block]
+            plan.grad_mode = (is_grad_enabled(), tx.with_blocks[0].previous)
         where = plan.where = f"{tx.frame.code.co_filename}:{inst.lineno}"
         tx.output.compile_subgraph_with_break(plan, f"graph break: {error.reason} ({where})")
     except (Unsupported, ValueError):
@@ -124,7 +151,9 @@ def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
 
 def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
                stack: list[VariableTracker]) -> bool:
-    if tx.depth > 0 or not tx.output.allow_graph_breaks or inst.protected:
+    if tx.depth > 0 or not tx.output.allow_graph_breaks:
+        return False
+    if inst.protected and not in_grad_mode_blocks(tx, inst):
         return False
     if tx.frame.code.co_flags & _NOT_RESUMABLE or _in_loop(tx.instructions, index):
         return False
@@ -136,6 +165,12 @@ def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
         following = tx.instructions[index + 1]
         return following.opname in JUMP_IF and _is_tensor(stack)
     return (inst.opname in JUMP_IF or inst.opname in JUMP_OR_POP) and _is_tensor(stack)
+
+
+def in_grad_mode_blocks(tx: InstructionTranslator, inst: Instruction) -> bool:
+    """Is `inst` protected by grad mode blocks alone, each traced in this frame?"""
+    return inst.with_only and bool(tx.with_blocks) and all(
+        isinstance(block, GradModeVariable) for block in tx.with_blocks)
 
 
 def _plan(tx: InstructionTranslator, inst: Instruction, index: int,

@@ -42,6 +42,7 @@ class Instruction:
     lineno: int | None  # the source line this instruction belongs to
     target: int | None = None  # jumps only: index of the destination in the instruction list
     protected: bool = False  # inside a try (or with) block: an exception would jump elsewhere
+    with_only: bool = False  # protected by with statements alone, no try: a break may be here
 
     def __str__(self) -> str:
         shown = "" if self.arg is None else f" {self.argval!r}"
@@ -80,6 +81,32 @@ def _try_ranges(raw: list[dis.Instruction], entries: list) -> list[tuple[int, in
     return ranges
 
 
+def _with_blocks_only(raw: list[dis.Instruction], entries: list, offset: int) -> bool:
+    """Is every handler an exception at `offset` would reach a with statement's cleanup
+    (PUSH_EXC_INFO, WITH_EXCEPT_START: it calls __exit__ and re-raises), none a try's?
+    Each with's cleanup is protected by one more handler, which re-raises to whatever
+    encloses the with statement; a comprehension's handler (3.12+) re-raises too."""
+    def handler_of(at: int) -> int | None:
+        return next((e.target for e in entries if e.start <= at < e.end), None)
+
+    opnames = {inst.offset: k for k, inst in enumerate(raw)}
+    target = handler_of(offset)
+    for _ in range(len(entries) + 1):  # each step leaves one handler: no cycle is possible
+        if target is None:
+            return True
+        if _restores_comprehension_locals(raw, target):
+            target = handler_of(target)
+            continue
+        k = opnames[target]
+        if [i.opname for i in raw[k:k + 2]] != ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+            return False
+        cleanup = handler_of(target)
+        if cleanup is None:
+            return False
+        target = handler_of(cleanup)
+    return False
+
+
 def read_instructions(code: CodeType) -> list[Instruction]:
     """The normalised instruction list of `code` (see the module docstring)."""
     raw = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
@@ -92,7 +119,8 @@ def read_instructions(code: CodeType) -> list[Instruction]:
             kept += 1
 
     # 3.11+ keeps try blocks in an exception table: (start, end) byte ranges, end exclusive.
-    protected = _try_ranges(raw, dis.Bytecode(code).exception_entries)
+    entries = dis.Bytecode(code).exception_entries
+    protected = _try_ranges(raw, entries)
     result: list[Instruction] = []
     lineno = code.co_firstlineno
     for inst in raw:
@@ -107,6 +135,7 @@ def read_instructions(code: CodeType) -> list[Instruction]:
             argval = inst.argrepr  # '+', '**=', 'INTRINSIC_UNARY_POSITIVE'
         target = index_of_offset[inst.argval] if inst.opcode in _JUMPS else None
         is_protected = any(start <= inst.offset < end for start, end in protected)
+        with_only = is_protected and _with_blocks_only(raw, entries, inst.offset)
         result.append(Instruction(inst.opname, inst.arg, argval, inst.offset, lineno, target,
-                                  is_protected))
+                                  is_protected, with_only))
     return result

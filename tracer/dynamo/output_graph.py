@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from minitorch.autograd import is_grad_enabled
+from minitorch.autograd.grad_mode import _set as set_grad_enabled_now
 from minitorch.fake import FakeTensorMode, fake_like, is_fake
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
@@ -93,6 +94,8 @@ class OutputGraph:
                  dynamic: bool | None = None,
                  auto_dynamic: dict[Source, set[int]] | None = None) -> None:
         self.frame = frame
+        self.grad_mode = is_grad_enabled()  # the mode the frame starts in (a guard)
+        self.mode_changes: list[Node] = []  # the graph's grad mode nodes (grad_mode.py)
         self.dynamic = dynamic  # see [Note: dynamic shapes]
         self.auto_dynamic = auto_dynamic or {}  # dims the code cache saw change (dynamic=None)
         self.dynamic_dims: dict[Source, set[int]] = {}  # source -> dims left unguarded
@@ -261,6 +264,20 @@ class OutputGraph:
 
     # ---- finishing ---------------------------------------------------------------------------
 
+    def begin_instruction(self) -> tuple[bool, int]:
+        """The root frame starts an instruction: what undo_mode_changes goes back to."""
+        self.side_effects.begin_instruction()
+        return is_grad_enabled(), len(self.mode_changes)
+
+    def undo_mode_changes(self, start: tuple[bool, int]) -> None:
+        """An instruction failed (a call inlined into it): the grad mode blocks it entered
+        are left, in the graph and in tracing, as if it had not run."""
+        mode, count = start
+        for node in self.mode_changes[count:]:
+            self.graph.erase_node(node)
+        del self.mode_changes[count:]
+        set_grad_enabled_now(mode)
+
     def compile_subgraph(self, value: VariableTracker, reason: str) -> None:
         """Finish the graph that computes the tensors of `value`, and the code around it.
 
@@ -269,8 +286,11 @@ class OutputGraph:
         """
         computed, sources, has_graph = self._finish_graph([value])
         # Raises Unsupported for a value it cannot rebuild (then no backend compiles anything).
+        # The mode the frame leaves, if it changed it (set_grad_enabled(False), or the end of
+        # a block a resume function started in): a compiled graph does not leave it.
+        mode = is_grad_enabled() if is_grad_enabled() != self.grad_mode else None
         self.transformed = generate_transformed_code(
-            self.frame.code, value, computed, sources, has_graph, self.side_effects
+            self.frame.code, value, computed, sources, has_graph, self.side_effects, mode
         )
         self._make_graph_module(has_graph, reason)
 

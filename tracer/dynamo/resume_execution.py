@@ -57,7 +57,8 @@ def resume_function(code: types.CodeType, point: ResumePoint,
     """A function of (stack values that are not NULL, then live locals) continuing `code` at
     `point.offset`; every free variable of `code` must be among the live locals.
 
-    Raises ValueError for code it cannot continue (a write to a free variable)."""
+    Raises ValueError for code it cannot continue (a write to a free variable, a with block
+    whose end cannot be reached)."""
     key = (code, point)
     resumed = _cache.get(key)
     if resumed is None:
@@ -129,7 +130,10 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
     program.name = f"__resume_at_{point.offset}_{code.co_name}"
     if hasattr(program, "qualname"):
         program.qualname = program.name
-    resumed = program.to_code()
+    try:
+        resumed = program.to_code()
+    except RuntimeError as e:  # the `bytecode` package found no consistent stack depth
+        raise ValueError(f"cannot resume {code.co_name} at {point.offset}: {e}") from e
 
     # Remember where each instruction came from (the prologue's came from nowhere).
     final = [item for item in program if isinstance(item, bc.Instr)]

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.variables.base import VariableTracker
+from tracer.dynamo.variables.base import VariableTracker, next_birth
 from tracer.dynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
@@ -43,13 +43,26 @@ class SideEffects:
     def __init__(self) -> None:
         # key -> (kind, target, name, value); kind: 'container', 'attr', 'tensor' or 'call'
         self.writes: dict[tuple, tuple] = {}
-        # Counts every mutation a tracker saw, the frame's own containers included: a call
-        # that mutated something and then failed cannot become a graph break (graph_break.py).
+        # Counts the mutations trackers saw, the frame's own containers included: a call that
+        # mutated something it did not make and then failed cannot become a graph break
+        # (graph_break.py), which would run it again.
         self.version = 0
+        self.instruction_start = 0  # the first birth of a tracker the running instruction made
+
+    def begin_instruction(self) -> None:
+        """The root frame starts an instruction: trackers made from here on are its own."""
+        self.instruction_start = next_birth()
+
+    def mutated(self, tracker: VariableTracker) -> None:
+        """Count a mutation of `tracker`, unless the instruction now running made it: if that
+        instruction fails, what it made is dropped with it, and the graph break there runs
+        it again from the state before it, so such a mutation is not done twice."""
+        if getattr(tracker, "birth", -1) < self.instruction_start:
+            self.version += 1
 
     def mutate_container(self, container: VariableTracker) -> None:
         """A list or dict changed (its tracker holds the new items); the caller's is replayed."""
-        self.version += 1
+        self.mutated(container)
         if container.source is not None:
             self.writes.setdefault(("container", id(container)), ("container", container,
                                                                    None, None))
@@ -123,11 +136,15 @@ def rebuild_items(container: VariableTracker, rebuild: Callable[[VariableTracker
 def store_attr(self: InstructionTranslator, inst: Instruction) -> None:
     """STORE_ATTR `obj.name = value`: recorded on a plain object or an nn.Module of the frame."""
     from tracer.dynamo.variables.nn_module import NNModuleVariable
+    from tracer.dynamo.variables.user_class import NewObjectVariable
     from tracer.dynamo.variables.user_object import UserObjectVariable, is_data_descriptor
 
     obj = self.pop()
     value = self.pop()
     name = inst.argval
+    if isinstance(obj, NewObjectVariable):
+        obj.store_attr(self, name, value)
+        return
     if isinstance(obj, NNModuleVariable):
         m = obj.module
         if name == "training" or any(name in t for t in (m._parameters, m._buffers, m._modules)):

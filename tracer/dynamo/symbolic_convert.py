@@ -51,6 +51,7 @@ from tracer.dynamo.variables import (
     VariableTracker,
     constant,
     nested,
+    user_class,
     wrap,
 )
 from tracer.dynamo.variables.container_calls import MUTABLE
@@ -58,6 +59,7 @@ from tracer.dynamo.variables.dicts import DictViewVariable
 from tracer.dynamo.variables.grad_mode import AutocastVariable, GradModeVariable
 from tracer.dynamo.variables.inplace import INPLACE_METHODS, InPlaceMethodVariable
 from tracer.dynamo.variables.iterators import end_for, for_iter, get_iter
+from tracer.dynamo.variables.user_class import NewObjectVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
@@ -68,7 +70,7 @@ MAX_INSTRUCTIONS = 100_000
 
 # Trackers that hold the very object (a constant, a builtin function or class): `is` on two
 # of them is known.
-KNOWN_OBJECTS = (ConstantVariable, BuiltinVariable)
+KNOWN_OBJECTS = (ConstantVariable, BuiltinVariable, user_class.UserClassVariable)
 
 
 class InstructionTranslator:
@@ -107,6 +109,7 @@ class InstructionTranslator:
         handler = getattr(self, inst.opname, None)
         stack, kw_names = list(self.stack), self.kw_names  # for a graph break: the state before
         mutations = self.output.side_effects.version  # an inlined call that wrote cannot break
+        start = self.output.begin_instruction() if self.depth == 0 else None
         try:
             if inst.protected and not self.with_blocks:  # (a grad mode block: traced)
                 raise Unsupported("code inside a try or with block (exception handling is not "
@@ -118,6 +121,8 @@ class InstructionTranslator:
         except Unsupported as e:
             e = self._located(e, inst)
             e.in_with_block = e.in_with_block or bool(self.with_blocks)
+            if start is not None:  # it runs for real at a break, in the mode it started in
+                self.output.undo_mode_changes(start)
             if self.output.side_effects.version == mutations and try_graph_break(
                     self, inst, self.next_index - 1, e, stack, kw_names):
                 return  # the graph so far is compiled; a resume function does the rest
@@ -325,6 +330,8 @@ class InstructionTranslator:
             same = False  # only ConstantVariables hold None
         elif isinstance(left, MUTABLE) or isinstance(right, MUTABLE):
             same = False  # one list, dict or set is one tracker (builder.py, container_calls.py)
+        elif isinstance(left, NewObjectVariable) or isinstance(right, NewObjectVariable):
+            same = False  # one object made in the frame is one tracker (user_class.py)
         else:
             raise Unsupported(f"`is` between {left.describe()} and {right.describe()}")
         self.push(ConstantVariable(same != bool(inst.arg)))
@@ -388,6 +395,8 @@ class InstructionTranslator:
     SET_ADD = containers.set_add
     SET_UPDATE = containers.set_update
     STORE_ATTR = side_effects.store_attr
+    LOAD_BUILD_CLASS = user_class.load_build_class
+    LOAD_SUPER_ATTR = user_class.load_super_attr  # 3.12+
     BUILD_STRING = containers.build_string
     FORMAT_VALUE = containers.format_value
     FORMAT_SIMPLE = containers.format_value

@@ -30,6 +30,7 @@ from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 import minitorch
+from minitorch.autograd.grad_mode import _set as set_grad_mode  # the mode, set now
 from minitorch.dtype import DType
 from minitorch.errors import register_generated_lines
 from tracer.dynamo.exc import Unsupported
@@ -38,10 +39,12 @@ from tracer.dynamo.variables.base import NULL, VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.dicts import ConstDictVariable, DictViewVariable
 from tracer.dynamo.variables.functions import BuiltinVariable, UserFunctionVariable
+from tracer.dynamo.variables.grad_mode import GradModeExit, GradModeExitVariable, GradModeVariable
 from tracer.dynamo.variables.nested import NestedUserFunctionVariable
 from tracer.dynamo.variables.sets import SetVariable
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
+from tracer.dynamo.variables.user_class import NewObjectVariable, UserClassVariable, new_object
 
 if TYPE_CHECKING:
     from tracer.dynamo.graph_break import BreakPlan
@@ -76,9 +79,14 @@ class TransformedCode:
 def generate_transformed_code(code: CodeType, value: VariableTracker,
                               graph_outputs: list[TensorVariable],
                               input_sources: list[Source], has_graph: bool,
-                              side_effects: SideEffects) -> TransformedCode:
-    """The source of the function that returns `value`; raises Unsupported if it cannot."""
+                              side_effects: SideEffects,
+                              grad_mode: bool | None = None) -> TransformedCode:
+    """The source of the function that returns `value`; raises Unsupported if it cannot.
+    `grad_mode`: the mode the frame leaves set, if it changed it."""
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
+    if grad_mode is not None:
+        namespace["___set_grad_mode"] = set_grad_mode
+        lines.append(f"    ___set_grad_mode({grad_mode})")
     rebuild = Rebuilder(out_index, namespace, [value, *side_effects.values()])
     writes = side_effects.codegen(rebuild, out_index)
     result = rebuild.before(writes, rebuild(value))
@@ -125,10 +133,20 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         call_args = [read(fn), *call_args]
     condition = read(plan.condition) if plan.condition is not None else None
     lines += [*rebuild.lines, *writes]
+    if plan.grad_mode is not None:  # [Note: a break inside a grad mode block]
+        namespace["___set_grad_mode"] = set_grad_mode
+        lines.append(f"    ___set_grad_mode({plan.grad_mode[0]})")
     if plan.call is not None:
         namespace["___call_captured"] = plan.run_call
-        lines.append(f"    ___call = ___call_captured({', '.join(call_args)})")
-        breaking_line = len(lines)
+        call = f"___call = ___call_captured({', '.join(call_args)})"
+        if plan.grad_mode is None:
+            lines.append(f"    {call}")
+            breaking_line = len(lines)
+        else:  # an exception leaves the blocks, as their __exit__ would
+            lines += ["    try:", f"        {call}"]
+            breaking_line = len(lines)
+            lines += ["    except BaseException:",
+                      f"        ___set_grad_mode({plan.grad_mode[1]})", "        raise"]
         lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
     else:
         # A tensor's truth decides; the resume functions are (jump target, next instruction).
@@ -165,7 +183,7 @@ def _namespace() -> dict[str, Any]:
 class Rebuilder:
     """Python expressions for trackers at the end of the frame: `rebuild(v)`.
 
-    A list, dict or set made in the frame is rebuilt once: when more than one place holds it
+    A list, dict, set or object made in the frame is rebuilt once: when more than one place holds it
     (`return lst, lst`; a list in a dict and in a local at a graph break; a dict and its
     `.values()` view), its literal is bound to a name first (`___list_0 = [graph_out[0]]`,
     in `lines`) and every place reads that name, so the caller gets one object, as eager.
@@ -236,6 +254,15 @@ class Rebuilder:
             return _literal(v.value, self.namespace)
         if isinstance(v, BuiltinVariable) and v.source is None:  # a defaultdict's list
             return _literal(v.fn, self.namespace)
+        if isinstance(v, NewObjectVariable):  # made again, without __init__ (user_class.py)
+            self.namespace["___new_object"] = new_object
+            attrs = ", ".join(f"{k!r}: {rebuild(i)}" for k, i in v.attrs.items())
+            return f"___new_object({rebuild(v.cls)}, {{{attrs}}})"
+        if isinstance(v, UserClassVariable) and v.source is None:  # a class made in the frame
+            return _literal(v.value, self.namespace)
+        if isinstance(v, GradModeExitVariable) and isinstance(v.manager, GradModeVariable):
+            self.namespace["___grad_mode_exit"] = GradModeExit  # a block left at a break
+            return f"___grad_mode_exit({v.manager.previous})"
         if isinstance(v, NestedUserFunctionVariable):  # a def of the frame, live at a break
             return _rebuild_function(v, rebuild)
         if isinstance(v, TensorMethodVariable):  # x.item, to be called at a graph break
@@ -266,7 +293,8 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
     shared: set[int] = set()
 
     def visit(v: VariableTracker) -> None:
-        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable))
+        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable,
+                                 NewObjectVariable))
         if mutable and id(v) in seen:  # (the caller's list holding its dict holding it: once)
             if v.source is None:
                 shared.add(id(v))
@@ -278,6 +306,9 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
                 visit(item)
         elif isinstance(v, DictViewVariable):
             visit(v.dict)
+        elif isinstance(v, NewObjectVariable):
+            for item in v.attrs.values():
+                visit(item)
 
     for root in roots:
         visit(root)

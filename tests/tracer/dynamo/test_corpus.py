@@ -106,8 +106,8 @@ CASES = {
     "opaque_values_on_stack": Case(c.values_on_stack, [(POS,), (NEG,)], graphs=2, breaks=1),
     # .item(): a graph before it; after it, one graph per value of the number
     "item": Case(c.item_call, [(POS,), (NEG,)], graphs=3, breaks=1),
-    # with blocks are not traced: the resume function starting at the `with` runs eagerly
-    "no_grad_break": Case(c.no_grad_break, [(POS,)], graphs=0, breaks=1),
+    # a break in a no_grad block: a graph entering it, a resume function starting inside it
+    "no_grad_break": Case(c.no_grad_break, [(POS,)], graphs=2, breaks=1),
     "closure_across_break": Case(c.make_closure(3.0), [(POS,), (NEG,)], graphs=3, breaks=1),
     "inlined_helper": Case(c.calls_helper, [(POS,)], graphs=1),
     # a function made by MAKE_FUNCTION and called in the frame: inlined

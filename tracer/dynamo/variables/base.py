@@ -18,6 +18,7 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     SetVariable             a set of constants                  sets.py
     ListIteratorVariable    iter(seq), zip, map, itertools      iterators.py, iterator_calls.py
     GradModeVariable        no_grad(), enable_grad(), ...       grad_mode.py
+                            (a block's __exit__: GradModeExitVariable)
     AutocastVariable        autocast(...): its block is its body  grad_mode.py
     TensorVariable          a graph node + its fake value       tensor.py
     TensorMethodVariable    x.sum, before it is called          tensor.py
@@ -30,6 +31,9 @@ frame ends up running eagerly (or, in a later issue, breaking the graph there).
     NestedUserFunctionVariable  a def/lambda made in the frame  nested.py
     PythonModuleVariable    a module: math, minitorch, ...      modules.py
     UserObjectVariable      an instance of a user class         user_object.py
+    UserClassVariable       a user's class (calling it: ...)    user_class.py
+    NewObjectVariable       ... an object made in the frame     user_class.py
+    SuperVariable           super(): the MRO after a class      user_class.py
     OptimizerVariable       an optimizer: opt.zero_grad()       optimizer.py
     PartialVariable         a functools.partial (inlined)       user_object.py
     FramePartialVariable    a partial made in the frame         user_object.py
@@ -43,6 +47,7 @@ A tracker that came from the frame (an argument, a global, an attribute of one) 
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from tracer.dynamo.exc import Unsupported
@@ -52,11 +57,22 @@ if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 
+_births = itertools.count()
+
+
+def next_birth() -> int:
+    """The birth of the next tracker made (see VariableTracker.birth)."""
+    return next(_births)
+
+
 class VariableTracker:
     """Base class: a traced value; every operation it does not override is Unsupported."""
 
     def __init__(self, source: Source | None = None) -> None:
         self.source = source  # where the value came from, if from the frame
+        # When it was made, in the order of all trackers: a tracker made by the instruction
+        # that then fails goes with it (side_effects.py: SideEffects.mutated).
+        self.birth = next(_births)
 
     def python_type(self) -> type:
         """The type the real value has."""

@@ -21,6 +21,9 @@ graph break) safe to cache under them.
     other Python function         UserFunctionVariable        FUNCTION_MATCH (code, globals)
     functools.partial             PartialVariable             TYPE_MATCH (+ func, args: called)
     instance of a user class      UserObjectVariable          TYPE_MATCH (+ attributes: read)
+    a user's class                UserClassVariable           ID_MATCH (calling it: a new object)
+    super                         SuperFunctionVariable       NOT_SHADOWED
+    a block's GradModeExit        GradModeExitVariable        TYPE_MATCH, its previous mode
     anything else                 OpaqueVariable              TYPE_MATCH
 """
 
@@ -42,7 +45,7 @@ from minitorch.ops import OpDef
 from minitorch.optim.optimizer import Optimizer
 from minitorch.tensor import Tensor
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.source import BuiltinSource, GetItemSource, Source
+from tracer.dynamo.source import AttrSource, BuiltinSource, GetItemSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import ConstantVariable
 from tracer.dynamo.variables.container_calls import CONTAINER_BUILTINS
@@ -61,14 +64,21 @@ from tracer.dynamo.variables.functions import (
 )
 from tracer.dynamo.variables.grad_mode import (
     AutocastClassVariable,
+    GradModeExit,
     GradModeManagerClassVariable,
     is_autocast_class,
     is_grad_mode_manager,
+    resumed_block,
 )
 from tracer.dynamo.variables.modules import PythonModuleVariable
 from tracer.dynamo.variables.named_tuples import is_named_tuple_class
 from tracer.dynamo.variables.opaque import OpaqueVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
+from tracer.dynamo.variables.user_class import (
+    SuperFunctionVariable,
+    UserClassVariable,
+    is_user_class,
+)
 from tracer.dynamo.variables.user_object import PartialVariable, UserObjectVariable, is_plain_object
 
 if TYPE_CHECKING:
@@ -119,6 +129,10 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if is_grad_mode_manager(value):  # no_grad, enable_grad, set_grad_enabled
         install("ID_MATCH")
         return GradModeManagerClassVariable(value, source)
+    if type(value) is GradModeExit:  # a block's __exit__, handed to a resume function
+        install("TYPE_MATCH")
+        previous = wrap(tx, value.previous, AttrSource(source, "previous"), guard)
+        return resumed_block(tx, previous.as_python_constant())
     if is_autocast_class(value):
         install("ID_MATCH")
         return AutocastClassVariable(value, source)
@@ -200,6 +214,12 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     if source is not None and type(value) is functools.partial:
         install("TYPE_MATCH")  # its func and arguments are guarded when it is called
         return PartialVariable(value, source)
+    if is_user_class(value):
+        install("ID_MATCH")  # its attributes are guarded when read (user_class.py)
+        return UserClassVariable(value, source)
+    if value is super:
+        install("NOT_SHADOWED" if isinstance(source, BuiltinSource) else "ID_MATCH")
+        return SuperFunctionVariable(source)
     if source is not None and is_plain_object(value):
         install("TYPE_MATCH")  # each attribute read gets a guard of its own
         return UserObjectVariable(value, source)

@@ -269,7 +269,8 @@ class UserFunctionVariable(_FunctionVariable):
 
     def __init__(self, fn: Any, source: Source | None = None,
                  bound_self: VariableTracker | None = None, inline: bool = False,
-                 fn_source: Source | None = None) -> None:
+                 fn_source: Source | None = None,
+                 closure: dict[str, VariableTracker] | None = None) -> None:
         super().__init__(fn, source)
         self.bound_self = bound_self  # the module of `self.fc.forward`, passed first
         self.inline = inline or bound_self is not None
@@ -277,6 +278,7 @@ class UserFunctionVariable(_FunctionVariable):
         # ([Note: what a function object holds]): its own source, or a method's class
         # attribute (`L['self'].__class__.forward`: not the source of the bound method).
         self.fn_source = fn_source if fn_source is not None else source
+        self.closure = closure  # a method's `__class__` cell, for super() (user_class.py)
 
     def call_function(
         self, tx: InstructionTranslator, args: list[VariableTracker],
@@ -290,7 +292,8 @@ class UserFunctionVariable(_FunctionVariable):
                               "yet)")
         if self.bound_self is not None:
             args = [self.bound_self, *args]
-        return inline_call(tx, self.fn, args, kwargs, source=self.fn_source)
+        return inline_call(tx, self.fn, args, kwargs, closure=self.closure,
+                           source=self.fn_source)
 
     def describe(self) -> str:
         return f"the function {_qualname(self.fn)}"
@@ -298,9 +301,9 @@ class UserFunctionVariable(_FunctionVariable):
 
 def _on_user_object(fn: Any, args: list[VariableTracker]) -> bool:
     """An operator with a plain object among its operands?"""
-    from tracer.dynamo.variables.user_object import OBJECT_OPERATORS, UserObjectVariable
+    from tracer.dynamo.variables.user_object import OBJECT_OPERATORS, object_trackers
 
-    return fn in OBJECT_OPERATORS and any(isinstance(a, UserObjectVariable) for a in args)
+    return fn in OBJECT_OPERATORS and any(isinstance(a, object_trackers()) for a in args)
 
 
 def _is_module_container(value: VariableTracker) -> bool:

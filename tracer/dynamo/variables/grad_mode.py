@@ -14,9 +14,9 @@ is set too, so the fake values made inside do not require grad; convert_frame.py
 mode the frame started in however tracing ends. TorchDynamo does the same
 (`torch._C._set_grad_enabled` nodes).
 
-Only a block the trace goes through whole is traced: an instruction inside it that needs a
-graph break makes the frame run eagerly (the break would have to leave the block and enter it
-again in the resume function; see graph_break.py).
+A graph break inside a block leaves it and enters it again in the resume function ([Note: a
+break inside a grad mode block] in graph_break.py): the block's `__exit__` is handed over as a
+`GradModeExit`, which the resume function's trace starts inside of.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def set_grad_mode(tx: InstructionTranslator, mode: bool) -> None:
     """Switch the graph (a node) and the tracing (the real mode) to `mode`."""
     node = tx.output.graph.call_function(_set, (mode,))
     node.meta["val"] = None
+    tx.output.mode_changes.append(node)
     _set(mode)
 
 
@@ -103,6 +104,29 @@ class GradModeExitVariable(VariableTracker):
 
     def describe(self) -> str:
         return "the end of a grad mode block"
+
+
+class GradModeExit:
+    """The real `__exit__` of a grad mode block that a graph break left, handed to the resume
+    function on its stack: called at the block's end (or with its exception), it sets the
+    mode back to what it was before the block, as the manager's own __exit__ does."""
+
+    def __init__(self, previous: bool) -> None:
+        self.previous = previous
+
+    def __call__(self, *exc_info: Any) -> None:
+        _set(self.previous)  # None: an exception goes on
+
+    def __repr__(self) -> str:
+        return f"GradModeExit(previous={self.previous})"
+
+
+def resumed_block(tx: InstructionTranslator, previous: bool) -> GradModeExitVariable:
+    """A resume function's trace starts inside the block whose GradModeExit it was handed
+    (in the mode the block set, which the transformed code set before calling it)."""
+    manager = GradModeVariable(is_grad_enabled(), previous, entered=True)
+    tx.with_blocks.append(manager)
+    return GradModeExitVariable(manager)
 
 
 class GradModeManagerClassVariable(VariableTracker):

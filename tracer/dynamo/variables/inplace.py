@@ -185,7 +185,7 @@ def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
         raise Unsupported(f"in-place {what} on {target.describe()} would make an input of "
                           "the frame require grad")
     target.node, target.example = result.node, new
-    tx.output.side_effects.version += 1  # a mutation: see SideEffects.version
+    tx.output.side_effects.mutated(target)  # see SideEffects.version
     if target.source is not None:
         tx.output.side_effects.write_back(target)  # copy_ into the caller's tensor
         # No other input shares its memory: the aliasing guard of every entry with two

@@ -34,9 +34,14 @@ def _python_type(value: VariableTracker) -> type | None:
 def _type_of(tx: InstructionTranslator, args: list[VariableTracker],
              kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
     """`type(v)`: a builtin class (int, tuple, NoneType, ...), which `is` compares and calls
-    fold on; another class (a user's) is not a value tracing can hold yet."""
+    fold on, or a user's class (user_class.py); any other class is not a value tracing holds."""
+    from tracer.dynamo.variables.user_class import class_of
+
     if len(args) != 1 or kwargs:
         return None
+    known = class_of(args[0])  # a user's object: its class, pinned by its guard or made here
+    if known is not None:
+        return known
     cls = _python_type(args[0])
     if cls is None or cls.__module__ != "builtins":
         return None
@@ -94,13 +99,15 @@ def _getattr(tx: InstructionTranslator, args: list[VariableTracker],
 
 def _isinstance(tx: InstructionTranslator, args: list[VariableTracker],
                 kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
-    """`isinstance(obj, cls)` on a module or a plain object (their guards pin their class)
+    """`isinstance(obj, cls)` on a module, a plain object or a tensor (their guards pin their
+    class, TENSOR_MATCH the tensor's exact type)
     and a class whose identity is known (a builtin, or one read from the frame: ID_MATCH)."""
     from tracer.dynamo.variables.nn_module import NNModuleVariable
+    from tracer.dynamo.variables.user_class import NewObjectVariable
     from tracer.dynamo.variables.user_object import UserObjectVariable
 
-    if len(args) != 2 or kwargs or not isinstance(args[0], (NNModuleVariable,
-                                                            UserObjectVariable)):
+    if len(args) != 2 or kwargs or not isinstance(args[0], (NNModuleVariable, NewObjectVariable,
+                                                            UserObjectVariable, TensorVariable)):
         return None
     classes = _known_classes(tx, args[1])
     if classes is None:
@@ -117,6 +124,10 @@ def _known_classes(tx: InstructionTranslator, value: VariableTracker) -> Any:
     if isinstance(value, TupleVariable) and value.tuple_type is tuple:
         items = [_known_classes(tx, item) for item in value.items]
         return None if any(i is None for i in items) else tuple(items)
+    from tracer.dynamo.variables.user_class import UserClassVariable
+
+    if isinstance(value, UserClassVariable):  # ID_MATCH when read (builder.py), or made here
+        return value.value
     if isinstance(value, (BuiltinVariable, NamedTupleClassVariable)):
         held = value.as_python_constant()
         return held if isinstance(held, type) else None

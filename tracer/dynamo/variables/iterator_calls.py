@@ -1,4 +1,4 @@
-"""`map`, `filter`, `any`, `all`, `next`, `functools.reduce` and `itertools`, on trackers.
+"""`map`, `filter`, `any`, `all`, `max`, `next`, `functools.reduce`, `itertools`, on trackers.
 
 Each function here takes the trackers of a call's arguments and gives what CPython's would,
 without folding: the items stay trackers (tensors among them), and a function the iterator
@@ -243,7 +243,22 @@ def pairwise(tx: InstructionTranslator, iterable: VariableTracker):
     return _eager([_tuple(pair) for pair in zip(items, items[1:])])
 
 
+def min_max(which: Callable) -> Callable:
+    """max(iterable) / min(iterable) with `key=` and `default=`: the iterable's items, then
+    the builtin on them (as a tuple: eager's answer and errors on the same items)."""
+    def call(tx: InstructionTranslator, *args: VariableTracker,
+             **kwargs: VariableTracker) -> VariableTracker | None:
+        from tracer.dynamo.variables.functions import BuiltinVariable
+
+        if len(args) != 1 or args[0].is_python_constant():
+            return None  # max(a, b) or a constant: the builtin's own path
+        return BuiltinVariable(which).call_function(tx, [_tuple(_items(tx, args[0]))], kwargs)
+
+    return call
+
+
 ITERATOR_CALLS: dict[Any, Callable] = {
+    max: min_max(max), min: min_max(min),
     map: map_, filter: filter_, any: any_all(any), all: any_all(all), next: next_,
     functools.reduce: reduce_,
     itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,

@@ -44,18 +44,16 @@ from tracer.dynamo.source import AttrSource, Source
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.functions import UserFunctionVariable
+from tracer.dynamo.variables.user_class import is_user_class
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
-
-_OWN_MODULES = ("minitorch", "tracer", "numpy", "builtins", "functools")
 
 
 def is_plain_object(value: Any) -> bool:
     """Is `value` an instance of a user class with default attribute lookup?"""
     cls = type(value)
-    module = getattr(cls, "__module__", "") or ""
-    if type(cls) is not type or module.split(".")[0] in _OWN_MODULES:
+    if not is_user_class(cls):  # (minitorch's classes are not, but for its distributions)
         return False
     has_dict = isinstance(getattr(value, "__dict__", None), dict)
     if not has_dict and not hasattr(cls, "__slots__"):
@@ -266,13 +264,21 @@ _INPLACE_DUNDERS = {
 OBJECT_OPERATORS = frozenset({*_BINARY_DUNDERS, *_UNARY_DUNDERS, *_INPLACE_DUNDERS})
 
 
+def object_trackers() -> tuple[type, ...]:
+    """The trackers of user objects whose operators call their class's dunders: the
+    frame's (here) and the ones it makes (user_class.py)."""
+    from tracer.dynamo.variables.user_class import NewObjectVariable
+
+    return UserObjectVariable, NewObjectVariable
+
+
 def operator_on_objects(tx: InstructionTranslator, fn: Any,
                         args: list[VariableTracker]) -> VariableTracker:
     """`fn(*args)` for an operator with a plain object among its operands ([Note: operators
     on objects call their dunders])."""
     for a in args:  # a float or tuple subclass: the builtin's own operators may accept it
-        if isinstance(a, UserObjectVariable) and any(
-                k.__module__ == "builtins" for k in type(a.value).__mro__[:-1]):
+        if isinstance(a, object_trackers()) and any(
+                k.__module__ == "builtins" for k in a.python_type().__mro__[:-1]):
             raise Unsupported(f"an operator on {a.describe()}, whose class derives from "
                               "a builtin type")
     if fn in _UNARY_DUNDERS and len(args) == 1:
@@ -299,7 +305,7 @@ def _binary(tx: InstructionTranslator, fn: Any, left: VariableTracker,
     elif issubclass(rt, lt) and _overrides(rt, lt, reflected):
         tries.reverse()  # the subclass's reflected method first
     for obj, name, other in tries:
-        if not isinstance(obj, UserObjectVariable):
+        if not isinstance(obj, object_trackers()):
             continue  # a constant or a tensor: NotImplemented for a user's class
         result = _call_dunder(tx, obj, name, [other])
         if result is not None:
@@ -317,7 +323,14 @@ def _call_dunder(tx: InstructionTranslator, obj: VariableTracker, name: str,
     """type(obj).name(obj, *args), inlined; None if the class has no such method or it
     returned NotImplemented."""
     from tracer.dynamo.variables.opaque import OpaqueVariable
+    from tracer.dynamo.variables.user_class import NewObjectVariable, class_attribute
 
+    if isinstance(obj, NewObjectVariable):  # made in the frame: its class is known
+        if inspect.getattr_static(obj.python_type(), name, _MISSING) is _MISSING:
+            return None
+        result = class_attribute(tx, obj.cls, name, obj).call_function(tx, args, {})
+        return None if isinstance(result, OpaqueVariable) and result.value is NotImplemented \
+            else result
     if not isinstance(obj, UserObjectVariable):
         return None
     static = inspect.getattr_static(type(obj.value), name, _MISSING)
