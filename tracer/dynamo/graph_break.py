@@ -113,7 +113,8 @@ class BreakPlan:
     # runs the call: call_captured (eval_frame.py) with the frame's compiler and settings
     run_call: Callable | None = None
     where: str | None = None  # 'file.py:12', the user's line of the breaking instruction
-    # inside grad mode blocks: (the mode in the innermost, the mode before the outermost)
+    # when the graph ends in another mode than the frame began in (inside grad mode blocks,
+    # after set_grad_enabled): (that mode, the mode to leave if the call raises)
     grad_mode: tuple[bool, bool] | None = None
 
     def values(self) -> list[VariableTracker]:
@@ -138,8 +139,9 @@ def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
         return False
     try:
         plan = _plan(tx, inst, index, stack, kw_names)
-        if tx.with_blocks:  # [Note: a break inside a grad mode block]
-            plan.grad_mode = (is_grad_enabled(), tx.with_blocks[0].previous)
+        mode = is_grad_enabled()  # the mode the graph ends in, which it does not leave set
+        if tx.with_blocks or mode != tx.output.grad_mode:  # ([Note: a break inside ...])
+            plan.grad_mode = (mode, tx.with_blocks[0].previous if tx.with_blocks else mode)
         where = plan.where = f"{tx.frame.code.co_filename}:{inst.lineno}"
         tx.output.compile_subgraph_with_break(plan, f"graph break: {error.reason} ({where})")
     except (Unsupported, ValueError):

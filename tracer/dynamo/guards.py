@@ -162,13 +162,14 @@ class GuardBuilder:
             self._part(f"{x}.stride() == {t.stride()!r}", f"{x}.stride()")
 
     def CONTAINER_ID(self, guard: Guard) -> None:
-        """A list or dict of the frame that tracing may mutate: which of them are one object
-        is one part for all of them (`container_identity`, from compile_guards)."""
+        """A list, dict or plain object of the frame that tracing may mutate: which of them
+        are one object is one part for all of them (`container_identity`, from
+        compile_guards)."""
 
     def container_identity(self, sources: list[Source]) -> None:
-        """The lists and dicts read from the frame that were one object while tracing are one
-        object now, and the others are not: a mutation through one is seen through the other
-        only then (builder.py gives one object one tracker)."""
+        """The lists, dicts and objects read from the frame that were one object while
+        tracing are one object now, and the others are not: a mutation through one is seen
+        through the other only then (builder.py gives one object one tracker)."""
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
         names = ", ".join(s.name() for s in sources)
         self._part(f"___identity_pattern(({names},)) == {identity_pattern(values)!r}",
@@ -288,6 +289,14 @@ class GuardBuilder:
         x = source.base.name()
         self._part(f"not ___class_defines(type({x}), {source.member!r})",
                    f"___class_defines(type({x}), {source.member!r})")
+
+    def CLASS_LACKS(self, guard: Guard) -> None:
+        """No class of the class's MRO defines the name (an object made in the frame keeps
+        `obj.name` in its own __dict__ only while no property of that name appears)."""
+        source = guard.source  # an AttrSource: cls.name
+        x = source.base.name()
+        self._part(f"not ___class_defines({x}, {source.member!r})",
+                   f"___class_defines({x}, {source.member!r})")
 
     def GRAD_MODE(self, guard: Guard) -> None:
         """Autograd records (or not) depending on the global grad mode at call time."""

@@ -139,7 +139,7 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     if plan.call is not None:
         namespace["___call_captured"] = plan.run_call
         call = f"___call = ___call_captured({', '.join(call_args)})"
-        if plan.grad_mode is None:
+        if plan.grad_mode is None or plan.grad_mode[0] == plan.grad_mode[1]:
             lines.append(f"    {call}")
             breaking_line = len(lines)
         else:  # an exception leaves the blocks, as their __exit__ would
@@ -258,7 +258,12 @@ class Rebuilder:
             self.namespace["___new_object"] = new_object
             attrs = ", ".join(f"{k!r}: {rebuild(i)}" for k, i in v.attrs.items())
             return f"___new_object({rebuild(v.cls)}, {{{attrs}}})"
-        if isinstance(v, UserClassVariable) and v.source is None:  # a class made in the frame
+        if isinstance(v, UserClassVariable) and v.made is not None:  # a class statement's
+            make, bases = v.made  # made again: eager makes a new class on every call
+            name = f"___build_class_{len(self.namespace)}"
+            self.namespace[name] = make
+            return f"{name}({', '.join(rebuild(b) for b in bases)})"
+        if isinstance(v, UserClassVariable) and v.source is None:  # a method's class cell
             return _literal(v.value, self.namespace)
         if isinstance(v, GradModeExitVariable) and isinstance(v.manager, GradModeVariable):
             self.namespace["___grad_mode_exit"] = GradModeExit  # a block left at a break
@@ -294,7 +299,7 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
 
     def visit(v: VariableTracker) -> None:
         mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable,
-                                 NewObjectVariable))
+                                 NewObjectVariable)) or getattr(v, "made", None) is not None
         if mutable and id(v) in seen:  # (the caller's list holding its dict holding it: once)
             if v.source is None:
                 shared.add(id(v))
@@ -307,6 +312,7 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
         elif isinstance(v, DictViewVariable):
             visit(v.dict)
         elif isinstance(v, NewObjectVariable):
+            visit(v.cls)
             for item in v.attrs.values():
                 visit(item)
 
@@ -318,9 +324,12 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
 def _rebuild_method(v: UserFunctionVariable, rebuild: Rebuilder) -> str:
     """`self.encode`, a method found on the class: looked up again on its object (its guards,
     method_of in user_object.py, say that this finds the same function)."""
-    if not isinstance(v.fn_source, AttrSource):
+    source = v.fn_source
+    if isinstance(source, AttrSource) and source.member == "__func__":
+        source = source.base  # a classmethod, read as G['A'].make.__func__ (user_class.py)
+    if not isinstance(source, AttrSource):
         raise Unsupported(f"rebuilding the method {v.describe()}")
-    return f"{rebuild(v.bound_self)}.{v.fn_source.member}"
+    return f"{rebuild(v.bound_self)}.{source.member}"
 
 
 def _rebuild_function(v: NestedUserFunctionVariable, rebuild: Rebuilder) -> str:

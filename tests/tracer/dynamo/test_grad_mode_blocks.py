@@ -231,3 +231,44 @@ def test_a_block_in_an_inlined_call_that_breaks_is_undone(backend, capsys):
         expected, _ = calls_the_helper(x)
         assert mode is True and minitorch.is_grad_enabled() and out.requires_grad
         np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())
+
+
+def statement_then_break(x):
+    minitorch.set_grad_enabled(False)
+    y = x * 2
+    print("|statement", end="")  # the graph ends with grad off, which it does not leave set
+    return y * x
+
+
+def block_then_break(x):
+    with minitorch.no_grad():
+        y = x * 2
+        print("|in", end="")
+    print("|after", minitorch.is_grad_enabled(), end="")  # the resume function's own break
+    return y * x
+
+
+def block_in_a_block(x):
+    with minitorch.no_grad():
+        return block_then_break(x)
+
+
+@pytest.mark.parametrize("fn", [statement_then_break, block_then_break, block_in_a_block])
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_the_mode_a_graph_ends_in_is_set_at_the_break(fn, backend, capsys):
+    reset()
+    x = minitorch.randn(3, requires_grad=True)
+    compiled = minitorch.compile(fn, backend=backend)
+    try:
+        for _ in range(2):
+            expected = fn(x)
+            eager_mode, eager_out = minitorch.is_grad_enabled(), capsys.readouterr().out
+            minitorch.set_grad_enabled(True)
+            out = compiled(x)
+            assert (minitorch.is_grad_enabled(), capsys.readouterr().out) == (
+                eager_mode, eager_out)
+            minitorch.set_grad_enabled(True)
+            assert out.requires_grad == expected.requires_grad
+            np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())
+    finally:
+        minitorch.set_grad_enabled(True)

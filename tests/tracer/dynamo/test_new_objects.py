@@ -269,3 +269,136 @@ def test_distributions_without_validation_are_one_graph():
     report = explain(unvalidated)(logits, a)
     assert (report.graph_count, report.graph_break_count) == (1, 0), report.break_reasons
     assert_same(optimize(validated, backend=EAGER)(logits), validated(logits))
+
+
+# ---- found by an adversarial helper: each was a wrong answer or a crash ----------------------
+
+
+def keyword_only_after_star_args(x):
+    def h(*args, scale=1, **kw):
+        return args, scale, kw
+
+    class C:
+        def __init__(self, a, *rest, k=2):
+            self.a, self.rest, self.k = a, rest, k
+
+    c = C(x, 1, 2)
+    return h(x, x + 1, scale=3, z=4), c.rest, c.k
+
+
+def test_keyword_only_parameters_after_star_args_get_their_own_values():
+    check_compiled(keyword_only_after_star_args, minitorch.randn(2))
+
+
+class Made:
+    def __init__(self, x):
+        self.x = x
+
+    @classmethod
+    def make(cls, x):
+        print("|make", end="")  # a break inside the classmethod
+        return cls(x)
+
+
+def classmethod_that_breaks(x):
+    return Made.make(x).x + Made(x).make(x + 1).x
+
+
+def test_a_classmethod_that_breaks_is_called_again_by_its_name(capsys):
+    x = minitorch.randn(2)
+    compiled = optimize(classmethod_that_breaks, backend=EAGER)
+    for _ in range(2):
+        assert_same(compiled(x), classmethod_that_breaks(x))
+
+
+def same_object_twice(x, a, b):
+    a.x = a.x + 5
+    return b.x
+
+
+def one_object_in_two_places(x):
+    p = Point(x)
+    ps = [p, p]
+    print("|break", end="")  # in the resume function, ps[0] and ps[1] are one object
+    ps[0].x = ps[0].x + 5
+    return ps[1].x
+
+
+def test_one_object_read_through_two_places_is_one_tracker(capsys):
+    x = minitorch.randn(2)
+    compiled = optimize(same_object_twice, backend=EAGER)
+    for shared in (True, False, True):
+        a, b = Point(x), Point(x)
+        mine, theirs = (a, a) if shared else (a, b), (Point(x),) * 2 if shared else (
+            Point(x), Point(x))
+        assert_same(compiled(x, *mine), same_object_twice(x, *theirs))
+        assert_same(mine[0].x, theirs[0].x)
+    compiled = optimize(one_object_in_two_places, backend=EAGER)
+    for _ in range(2):
+        assert_same(compiled(x), one_object_in_two_places(x))
+
+
+class Patched:
+    def __init__(self, x):
+        self.x = x
+
+
+def reads_its_attribute(x):
+    return Patched(x).x + 0
+
+
+def test_patching_how_the_class_makes_and_stores_retraces():
+    x = minitorch.randn(2)
+    compiled = optimize(reads_its_attribute, backend=EAGER)
+    compiled(x)
+    try:
+        Patched.x = property(lambda s: s.__dict__["_x"] * 100,
+                             lambda s, v: s.__dict__.__setitem__("_x", v))
+        assert_same(compiled(x), x * 100)
+        del Patched.x
+        Patched.__setattr__ = lambda s, n, v: object.__setattr__(s, n, v * 7)
+        assert_same(compiled(x), x * 7)
+    finally:
+        for name in ("x", "__setattr__"):
+            if name in vars(Patched):
+                delattr(Patched, name)
+    assert_same(compiled(x), x + 0)
+
+
+def class_returned(x):
+    class Local:
+        k = 3
+
+        def __init__(self, v):
+            self.v = v
+
+    return Local(x), Local(x + 1)
+
+
+class Registered:
+    registry: list = []
+
+    def __init_subclass__(cls, **kwargs):
+        Registered.registry.append(cls)
+
+
+def subclass_in_the_frame(x):
+    class Child(Registered):
+        pass
+
+    return x + 1
+
+
+def test_a_class_statement_makes_a_new_class_on_each_call_where_it_shows():
+    x = minitorch.randn(2)
+    compiled = optimize(class_returned, backend=EAGER)
+    a, b = compiled(x)
+    a2, _ = compiled(x)
+    assert type(a) is type(b) and type(a) is not type(a2)  # one class per call, as eager's
+    type(a).k = 99  # a class the caller changed is not the next call's
+    assert compiled(x)[0].k == 3
+    Registered.registry.clear()
+    compiled = optimize(subclass_in_the_frame, backend=EAGER)
+    for _ in range(3):
+        compiled(x)
+    assert len(Registered.registry) == 3  # __init_subclass__ ran for each class statement

@@ -20,7 +20,7 @@ graph break) safe to cache under them.
     len, math.sqrt, operator.add  BuiltinVariable             ID_MATCH (NOT_SHADOWED if builtin)
     other Python function         UserFunctionVariable        FUNCTION_MATCH (code, globals)
     functools.partial             PartialVariable             TYPE_MATCH (+ func, args: called)
-    instance of a user class      UserObjectVariable          TYPE_MATCH (+ attributes: read)
+    instance of a user class      UserObjectVariable          TYPE_MATCH, CONTAINER_ID (+ reads)
     a user's class                UserClassVariable           ID_MATCH (calling it: a new object)
     super                         SuperFunctionVariable       NOT_SHADOWED
     a block's GradModeExit        GradModeExitVariable        TYPE_MATCH, its previous mode
@@ -221,8 +221,13 @@ def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
         install("NOT_SHADOWED" if isinstance(source, BuiltinSource) else "ID_MATCH")
         return SuperFunctionVariable(source)
     if source is not None and is_plain_object(value):
+        if id(value) in tx.output.containers:  # one object, one tracker (as for a list)
+            install("CONTAINER_ID")
+            return tx.output.containers[id(value)]
         install("TYPE_MATCH")  # each attribute read gets a guard of its own
-        return UserObjectVariable(value, source)
+        install("CONTAINER_ID")
+        tx.output.containers[id(value)] = tracker = UserObjectVariable(value, source)
+        return tracker
     install("TYPE_MATCH")
     return OpaqueVariable(value, source)
 

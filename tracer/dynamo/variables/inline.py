@@ -46,7 +46,7 @@ its functions, minitorch's classes are not patched at run time.
 from __future__ import annotations
 
 import inspect
-from types import FunctionType
+from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 from minitorch.overrides import original
@@ -106,7 +106,7 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
         raise Unsupported(f"calling {name}: {e}") from e
     f_locals = dict(closure or {})
     # The code's own names: a 3.11 comprehension's `.0` is `implicit0` to inspect.
-    local_names = dict(zip(signature.parameters, code.co_varnames))
+    local_names = dict(zip(signature.parameters, _parameter_names(code)))
     for param, parameter in signature.parameters.items():
         if parameter.kind is inspect.Parameter.VAR_KEYWORD:  # a new dict on every call
             value = ConstDictVariable(dict(bound.arguments.get(param, {})))
@@ -124,6 +124,21 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
     child.add_cells(cells)
     child.run()
     return child.result
+
+
+def _parameter_names(code: CodeType) -> list[str]:
+    """The code's parameter names in the signature's order: positional, *args, keyword-only,
+    **kwargs (co_varnames puts *args after the keyword-only ones)."""
+    positional, keyword_only = code.co_argcount, code.co_kwonlyargcount
+    names = list(code.co_varnames[:positional])
+    extra = positional + keyword_only
+    if code.co_flags & inspect.CO_VARARGS:
+        names.append(code.co_varnames[extra])
+        extra += 1
+    names += code.co_varnames[positional:positional + keyword_only]
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        names.append(code.co_varnames[extra])
+    return names
 
 
 def _closure_cells(fn: FunctionType, source: Source | None) -> dict[str, tuple[Any, Source]]:

@@ -25,16 +25,19 @@ metaclass of its own, no builtin base but object, default attribute access) and 
 nn.Module (those are the frame's, NNModuleVariable). minitorch's own classes are opaque,
 except the distributions, which are written as user code would be.
 
-NOTE: a class statement in the frame (LOAD_BUILD_CLASS) runs its body once, while tracing,
-and every call of the compiled code uses that class, where eager makes a new class each call
-(as for a named tuple made in the frame, named_tuples.py). So a body is taken only if it
-reads no global (its value would be frozen) and calls nothing but the decorators
-staticmethod, classmethod and property.
+NOTE: a class statement in the frame (LOAD_BUILD_CLASS) runs its body while tracing, and the
+trace reads that class; the compiled code makes the class again, on each call, only if it
+outlives the graph (a class or object returned, live at a break), so eager's "a new class
+each call" holds wherever it can be seen. So a body is taken only if running it again
+changes nothing else: it reads no global (its value would be frozen into the trace), calls
+nothing but the decorators staticmethod, classmethod and property, and no base has an
+__init_subclass__ (which each class statement runs).
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 from types import FunctionType, MemberDescriptorType
 from typing import TYPE_CHECKING, Any
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
 _OPAQUE_MODULES = ("minitorch", "tracer", "numpy", "builtins", "functools")
 _TRACED_MODULES = ("minitorch.distributions",)  # written as a user's classes would be
 _MISSING = object()
+_DEFAULT_ACCESS = ("__new__", "__getattribute__", "__setattr__", "__delattr__")  # object's
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: made by a class statement (or type())
 
 
@@ -89,9 +93,13 @@ def why_not_traced(cls: type) -> str | None:
 class UserClassVariable(VariableTracker):
     """A user's class: read from the frame (guarded by identity), or made by the frame."""
 
-    def __init__(self, cls: type, source: Source | None = None) -> None:
+    def __init__(self, cls: type, source: Source | None = None,
+                 made: tuple[Any, list[VariableTracker]] | None = None) -> None:
         super().__init__(source)
         self.value = cls
+        # a class statement of the frame: (a function that makes the class again from its
+        # bases, the bases' trackers), for the transformed code (see the NOTE above)
+        self.made = made
 
     def python_type(self) -> type:
         return type(self.value)
@@ -112,12 +120,26 @@ class UserClassVariable(VariableTracker):
         if reason is not None:
             raise Unsupported(f"making a {self.value.__name__} object: {reason}")
         obj = NewObjectVariable(self)
+        if self.source is not None:  # making one stays object.__new__, then __init__
+            for name in _DEFAULT_ACCESS:
+                tx.output.add_guard(AttrSource(self.source, name), "ID_MATCH")
         init = class_attribute(tx, self, "__init__", obj)
         result = init.call_function(tx, args, kwargs)
         if not (isinstance(result, ConstantVariable) and result.value is None):
             raise Unsupported(f"{self.value.__name__}.__init__ returned {result.describe()} "
                               "(eager raises TypeError)")
         return obj
+
+    def guard_instance_attribute(self, tx: InstructionTranslator, name: str) -> None:
+        """An object made in the frame holds `name` itself while the class's attribute of
+        that name stays what it was (a property added later would take the reads and
+        writes): guarded when the class comes from the frame."""
+        if self.source is None:
+            return
+        found = inspect.getattr_static(self.value, name, _MISSING)
+        kind = "CLASS_LACKS" if found is _MISSING else "CONSTANT_MATCH" if type(found) in (
+            bool, int, float, str, type(None)) else "ID_MATCH"  # (a dataclass's default)
+        tx.output.add_guard(AttrSource(self.source, name), kind)
 
     def describe(self) -> str:
         where = f" ({self.source.name()})" if self.source is not None else " (made in the frame)"
@@ -142,6 +164,7 @@ class NewObjectVariable(VariableTracker):
         static = inspect.getattr_static(self.cls.value, name, _MISSING)
         if name in self.attrs and (isinstance(static, MemberDescriptorType)
                                    or not _is_data_descriptor(static)):
+            self.cls.guard_instance_attribute(tx, name)
             return self.attrs[name]
         if static is not _MISSING and not isinstance(static, MemberDescriptorType):
             return class_attribute(tx, self.cls, name, self)
@@ -159,6 +182,7 @@ class NewObjectVariable(VariableTracker):
                               "defines as a property or descriptor")
         if self.cls.value.__dictoffset__ == 0 and not isinstance(static, MemberDescriptorType):
             raise Unsupported(f"setting {name!r} of {self.describe()}, which has no such slot")
+        self.cls.guard_instance_attribute(tx, name)
         self.attrs[name] = value
         tx.output.side_effects.mutated(self)  # nothing to replay: no one else sees it yet
 
@@ -323,6 +347,7 @@ _BODY_OPS = {
     "SET_FUNCTION_ATTRIBUTE", "MAKE_CELL", "LOAD_CLOSURE", "BUILD_TUPLE", "PRECALL", "CALL",
     "RETURN_VALUE", "RETURN_CONST", "COPY", "CACHE", "POP_TOP", "STORE_DEREF",
     "LOAD_FAST",  # 3.13: the `__class__` cell, as LOAD_CLOSURE before
+    "BUILD_CONST_KEY_MAP", "BUILD_MAP",  # a method's keyword-only defaults
 }
 _DECORATORS = {"staticmethod", "classmethod", "property"}
 
@@ -344,11 +369,14 @@ class BuildClassVariable(VariableTracker):
         if any(not isinstance(b, type) for b in bases):
             raise Unsupported(f"class {name}: a base that is not a class tracing knows")
         _check_body(body.code, body.maker.frame.f_globals, name)
-        fn = FunctionType(body.code, body.maker.frame.f_globals, name)
-        cls = builtins.__build_class__(fn, name, *bases)
+        if any("__init_subclass__" in vars(k) for b in bases for k in b.__mro__[:-1]):
+            raise Unsupported(f"class {name}: a base has __init_subclass__, which each class "
+                              "statement runs")
+        make = functools.partial(build_class, body.code, body.maker.frame.f_globals, name)
+        cls = make(*bases)
         if not is_user_class(cls):
             raise Unsupported(f"class {name}: derives from a class tracing does not look into")
-        return UserClassVariable(cls)
+        return UserClassVariable(cls, made=(make, list(args[2:])))
 
     def describe(self) -> str:
         return "__build_class__"
@@ -361,18 +389,29 @@ def _check_body(code: Any, f_globals: dict, name: str) -> None:
     if code.co_freevars:
         raise Unsupported(f"class {name}: its body reads the function's locals "
                           f"({', '.join(code.co_freevars)})")
-    for inst in read_instructions(code):
+    instructions = read_instructions(code)
+    calls = any(inst.opname == "CALL" for inst in instructions)
+    for inst in instructions:
         if inst.opname not in _BODY_OPS:
             raise Unsupported(f"class {name}: its body runs {inst.opname} (only defs, "
                               "constants and the decorators staticmethod, classmethod and "
                               "property are taken)")
+        # a builtin (an annotation's `int`) reads the same each time; with a call in the
+        # body, only a decorator may be what is called
+        allowed = _DECORATORS if calls else vars(builtins)
         if inst.opname == "LOAD_NAME" and inst.argval != "__name__" and (
-                inst.argval in f_globals or inst.argval not in _DECORATORS):
+                inst.argval in f_globals or inst.argval not in allowed):
             raise Unsupported(f"class {name}: its body reads {inst.argval!r}")
 
 
 def load_build_class(self: InstructionTranslator, inst: Instruction) -> None:
     self.push(BuildClassVariable())
+
+
+def build_class(code: Any, f_globals: dict, name: str, *bases: type) -> type:
+    """What a class statement does: run the body, make the class (again for each call of
+    the compiled code that needs it: one that escapes the frame is a new class each time)."""
+    return builtins.__build_class__(FunctionType(code, f_globals, name), name, *bases)
 
 
 def new_object(cls: type, attrs: dict[str, Any]) -> Any:
