@@ -1,14 +1,14 @@
 # make demo: create .venv if needed, install, run the sincos walkthrough
-# make bench: every workload of issue 13 side by side as a Markdown table (numpy, minitorch eager
+# make bench: every workload of benchmarks/ side by side as a Markdown table (numpy, minitorch eager
 #             and compiled, torch eager and torch.compile when torch is importable: the `bench`
 #             extra, never installed here), then the training steps of real models;
 #             make bench QUICK=1 for a short run
-# make bench-cuda: issue 14's GPU benchmark: sincos, softmax, layernorm compiled for "cuda"
+# make bench-cuda: the GPU benchmark: sincos, softmax, layernorm compiled for "cuda"
 #             against a device copy and cupy; without a GPU it says why it skipped and exits 0
 # make fuzz N=10000: the differential fuzzer, N random programs compiled vs eager
-# make test: install the dev extras, run ruff, lint-imports (the direction of imports between
-#            the stages; contracts in pyproject.toml) and the whole suite on Python 3.11, then the
-#            bytecode-capture tests on 3.12 and 3.13 where those interpreters exist
+# make test: install the dev extras, run ruff (lint and format), lint-imports (the direction of
+#            imports between the stages; contracts in pyproject.toml) and the whole suite on
+#            Python 3.11, then the bytecode-capture tests on 3.12 and 3.13 where those exist
 
 # A working Python 3.11 if this machine has one, else python3.
 PYTHON ?= $(or $(shell sh scripts/find_python.sh 3.11),python3)
@@ -32,6 +32,7 @@ demo: $(VENV)/.installed
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 test: lint

@@ -1,4 +1,4 @@
-"""One benchmark command: every workload of issue 13, side by side, as a Markdown table.
+"""One benchmark command: every workload, side by side, as a Markdown table.
 
     make bench                  # this script, then benchmarks/train_step.py
     python benchmarks/bench.py [--quick] [--only sincos mlp ...]
@@ -73,8 +73,11 @@ def machine(torch: ModuleType | None) -> str:
     cpu = platform.processor() or platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                  if line.startswith("model name")]
+        models = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
         cpu = models[0] if models else cpu
     threads = f"minitorch {config.num_threads} threads"
     if torch is None:
@@ -83,10 +86,12 @@ def machine(torch: ModuleType | None) -> str:
         with_torch = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
     # The load average says whether other work shared the cores (this process adds about 1).
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{cpu}, {os.cpu_count()} cores (load average {load}), "
-            f"{platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, numpy {np.__version__}, llvmlite "
-            f"{llvmlite.__version__}, {with_torch}; {threads}")
+    return (
+        f"{cpu}, {os.cpu_count()} cores (load average {load}), "
+        f"{platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}, numpy {np.__version__}, llvmlite "
+        f"{llvmlite.__version__}, {with_torch}; {threads}"
+    )
 
 
 @dataclass
@@ -115,8 +120,11 @@ def implementations(workload: Workload, arrays: list[np.ndarray], torch: ModuleT
 def check(workload: Workload, arrays: list[np.ndarray], impls: dict) -> str | None:
     """Why the workload cannot be timed: a value unlike numpy's, or minitorch.compile not
     compiling it whole. Runs every implementation once (so compiles each compiled one)."""
-    results = {name: observe(run()) for name, (run, observe) in impls.items()
-               if name != "minitorch.compile"}
+    results = {
+        name: observe(run())
+        for name, (run, observe) in impls.items()
+        if name != "minitorch.compile"
+    }
     run, observe = impls["minitorch.compile"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a fallback warns: then it is not compiled whole
@@ -147,7 +155,7 @@ def copy_floor(arrays: list[np.ndarray]) -> Callable[[], object]:
     pool = ThreadPoolExecutor(threads)
 
     def copy_part(i: int) -> None:
-        np.copyto(out[bounds[i]:bounds[i + 1]], a[bounds[i]:bounds[i + 1]])
+        np.copyto(out[bounds[i] : bounds[i + 1]], a[bounds[i] : bounds[i + 1]])
 
     return lambda: list(pool.map(copy_part, range(threads)))
 
@@ -196,15 +204,19 @@ def compile_bytecode() -> None:
         compileall.compile_dir(root / package, quiet=1)
 
 
-def compile_seconds(workload: Workload, library: str,
-                    tiny: bool) -> tuple[float | None, float | None]:
+def compile_seconds(
+    workload: Workload, library: str, tiny: bool
+) -> tuple[float | None, float | None]:
     """(cold, warm) seconds of the first call of the compiled workload beyond a steady call."""
     command = [sys.executable, str(HERE / "first_call.py"), workload.name, library]
     command += ["--tiny"] if tiny else []
     times = []
     with tempfile.TemporaryDirectory(prefix="minitorch-bench-") as cache:
-        env = {**os.environ, "MINITORCH_CACHE_DIR": os.path.join(cache, "minitorch"),
-               "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "torchinductor")}
+        env = {
+            **os.environ,
+            "MINITORCH_CACHE_DIR": os.path.join(cache, "minitorch"),
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(cache, "torchinductor"),
+        }
         for _ in range(1 + WARM_RUNS):  # the cold one first
             result = subprocess.run(command, env=env, capture_output=True, text=True)
             if result.returncode != 0:
@@ -225,8 +237,10 @@ def verdict(ok: bool | None) -> str:
 
 
 def speed_table(rows: list[Row]) -> list[str]:
-    lines = ["| workload | " + " | ".join(COLUMNS) + " | torch.compile / ours | target | |",
-             "|---|" + "--:|" * (len(COLUMNS) + 2) + "---|"]
+    lines = [
+        "| workload | " + " | ".join(COLUMNS) + " | torch.compile / ours | target | |",
+        "|---|" + "--:|" * (len(COLUMNS) + 2) + "---|",
+    ]
     for row in rows:
         ratio = row.ratio
         ok = None if ratio is None else ratio >= row.workload.threshold
@@ -240,14 +254,19 @@ def speed_table(rows: list[Row]) -> list[str]:
 def copy_floor_line(row: Row) -> str:
     floor, ours = row.ms["copy floor"], row.ms["minitorch.compile"]
     ok = ours / floor <= COPY_FLOOR_LIMIT
-    return (f"Copy floor for sincos (np.copyto into a preallocated array, "
-            f"{config.num_threads} threads): {fmt_ms(floor)} ms; minitorch.compile / "
-            f"copy floor = {ours / floor:.2f} (target ≤ {COPY_FLOOR_LIMIT:g}: {verdict(ok)})")
+    return (
+        f"Copy floor for sincos (np.copyto into a preallocated array, "
+        f"{config.num_threads} threads): {fmt_ms(floor)} ms; minitorch.compile / "
+        f"copy floor = {ours / floor:.2f} (target ≤ {COPY_FLOOR_LIMIT:g}: {verdict(ok)})"
+    )
 
 
 def compile_table_header() -> list[str]:
-    return ["| workload | minitorch.compile cold | warm start | torch.compile cold | "
-            "torch.compile warm | target | |", "|---|--:|--:|--:|--:|--:|---|"]
+    return [
+        "| workload | minitorch.compile cold | warm start | torch.compile cold | "
+        "torch.compile warm | target | |",
+        "|---|--:|--:|--:|--:|--:|---|",
+    ]
 
 
 def compile_table_row(workload: Workload, times: dict[str, tuple]) -> str:
@@ -259,17 +278,29 @@ def compile_table_row(workload: Workload, times: dict[str, tuple]) -> str:
     cold, warm = times["minitorch"]
     torch_cold, torch_warm = times.get("torch", (None, None))
     ok = None if cold is None or warm is None else cold <= COLD_LIMIT_S and warm <= WARM_LIMIT_S
-    cells = [fmt(cold, "s"), fmt(warm, "ms"), fmt(torch_cold, "s"), fmt(torch_warm, "ms"),
-             f"≤ {COLD_LIMIT_S:g} s, ≤ {WARM_LIMIT_S * 1e3:g} ms", verdict(ok)]
+    cells = [
+        fmt(cold, "s"),
+        fmt(warm, "ms"),
+        fmt(torch_cold, "s"),
+        fmt(torch_warm, "ms"),
+        f"≤ {COLD_LIMIT_S:g} s, ≤ {WARM_LIMIT_S * 1e3:g} ms",
+        verdict(ok),
+    ]
     return f"| {workload.title} | " + " | ".join(cells) + " |"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="+", choices=[w.name for w in WORKLOADS],
-                        metavar="NAME", help=f"some of: {', '.join(w.name for w in WORKLOADS)}")
-    parser.add_argument("--quick", action="store_true",
-                        help="5 short rounds; no torch.compile compile times")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=[w.name for w in WORKLOADS],
+        metavar="NAME",
+        help=f"some of: {', '.join(w.name for w in WORKLOADS)}",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="5 short rounds; no torch.compile compile times"
+    )
     parser.add_argument("--tiny", action="store_true", help="small inputs (implies --quick)")
     args = parser.parse_args(argv)
     args.quick = args.quick or args.tiny
@@ -282,8 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [w for w in WORKLOADS if not args.only or w.name in args.only]
     torch = import_torch()
     print(f"Machine: {machine(torch)}\n")
-    print(f"ms per call, median of {args.rounds} interleaved rounds; torch.compile / ours > 1: "
-          "minitorch.compile is faster\n")
+    print(
+        f"ms per call, median of {args.rounds} interleaved rounds; torch.compile / ours > 1: "
+        "minitorch.compile is faster\n"
+    )
     if args.tiny:
         print("NOTE: --tiny: small inputs, not the sizes the rows name\n")
     rows = []
@@ -298,9 +331,11 @@ def main(argv: list[str] | None = None) -> int:
         elif row.workload is SINCOS:
             print(f"\n{copy_floor_line(row)}")
     libraries = ["minitorch"] + (["torch"] if torch is not None and not args.quick else [])
-    print("\nFirst call beyond a steady call (both writing fresh memory), in a fresh process: "
-          "cold = empty kernel cache on disk, warm = the same cache, filled, in later "
-          f"processes (the median of {WARM_RUNS})\n")
+    print(
+        "\nFirst call beyond a steady call (both writing fresh memory), in a fresh process: "
+        "cold = empty kernel cache on disk, warm = the same cache, filled, in later "
+        f"processes (the median of {WARM_RUNS})\n"
+    )
     print("\n".join(compile_table_header()))
     compile_bytecode()
     for workload in chosen:

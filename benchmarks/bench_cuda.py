@@ -19,7 +19,7 @@ and layernorm 4096x1024 (reductions per row, then a pointwise pass). Each runs a
 Before anything is timed, every result is compared with numpy's (so compiled equals eager) and
 the compiled call must not fall back. Times: medians of interleaved rounds (benchmarks/timing.py)
 read when the GPU is done ([Note: timing a GPU]). "GB/s": the bytes the workload must move (its
-inputs and output, once each) over our time; "of copy": that over the copy's (issue 14: ≥ 80%).
+inputs and output, once each) over our time; "of copy": that over the copy's (the goal: ≥ 80%).
 
 Without a GPU (no cupy, or none that cupy sees) it prints one line saying so and exits 0.
 NOTE: not cuda.py: a script's folder comes first on sys.path, and a module `cuda` here would
@@ -44,24 +44,29 @@ from workloads import LAYER_NORM, SINCOS, SOFTMAX, FunctionWorkload
 
 import minitorch
 
-BANDWIDTH_GOAL = 0.8  # issue 14: sincos at >= 80% of a device-to-device copy's bandwidth
+BANDWIDTH_GOAL = 0.8  # the goal: sincos at >= 80% of a device-to-device copy's bandwidth
 COLUMNS = ("device copy", "cupy", "cupy kernels", "minitorch", "minitorch.compile")
-HEADER = ("| workload | " + " | ".join(COLUMNS) + " | cupy kernels / ours | GB/s | of copy | goal "
-          "| |\n|---|" + "--:|" * (len(COLUMNS) + 4) + "---|")
+HEADER = (
+    "| workload | " + " | ".join(COLUMNS) + " | cupy kernels / ours | GB/s | of copy | goal "
+    "| |\n|---|" + "--:|" * (len(COLUMNS) + 4) + "---|"
+)
 
 
 # The workloads as cupy's custom kernels: each takes cupy, gives a function of cupy arrays.
 def sincos_kernels(cupy: ModuleType) -> Callable:
-    return cupy.ElementwiseKernel("T x", "T y", "y = sin(x) * sin(x) + cos(x) * cos(x)",
-                                  "bench_sincos")
+    return cupy.ElementwiseKernel(
+        "T x", "T y", "y = sin(x) * sin(x) + cos(x) * cos(x)", "bench_sincos"
+    )
 
 
 def softmax_kernels(cupy: ModuleType) -> Callable:
     """Three kernels: cupy's row max, the sum of exp(x - max) in one reduction, the divide."""
-    sum_exp = cupy.ReductionKernel("T x, T m", "T s", "exp(x - m)", "a + b", "s = a", "0",
-                                   "bench_sum_exp")
-    normalize = cupy.ElementwiseKernel("T x, T m, T s", "T y", "y = exp(x - m) / s",
-                                       "bench_softmax_normalize")
+    sum_exp = cupy.ReductionKernel(
+        "T x, T m", "T s", "exp(x - m)", "a + b", "s = a", "0", "bench_sum_exp"
+    )
+    normalize = cupy.ElementwiseKernel(
+        "T x, T m, T s", "T y", "y = exp(x - m) / s", "bench_softmax_normalize"
+    )
 
     def softmax(x):
         m = x.max(axis=1, keepdims=True)  # (rows, 1)
@@ -72,12 +77,14 @@ def softmax_kernels(cupy: ModuleType) -> Callable:
 
 def layer_norm_kernels(cupy: ModuleType) -> Callable:
     """cupy's row mean and variance, then one kernel for the normalization and the affine."""
-    normalize = cupy.ElementwiseKernel("T x, T m, T v, T w, T b", "T y",
-                                       "y = (x - m) / sqrt(v + (T)1e-5) * w + b", "bench_norm")
+    normalize = cupy.ElementwiseKernel(
+        "T x, T m, T v, T w, T b", "T y", "y = (x - m) / sqrt(v + (T)1e-5) * w + b", "bench_norm"
+    )
 
     def layer_norm(x, weight, bias):
-        return normalize(x, x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True),
-                         weight, bias)
+        return normalize(
+            x, x.mean(axis=1, keepdims=True), x.var(axis=1, keepdims=True), weight, bias
+        )
 
     return layer_norm
 
@@ -99,10 +106,12 @@ class Case:
         return [np.resize(arrays[0], self.elements)]  # the 1e7 input, repeated to this size
 
 
-CASES = [Case("sincos 1e7", SINCOS, 10**7, sincos_kernels, BANDWIDTH_GOAL),
-         Case("sincos 1e8", SINCOS, 10**8, sincos_kernels, BANDWIDTH_GOAL),
-         Case(SOFTMAX.title, SOFTMAX, None, softmax_kernels),
-         Case(LAYER_NORM.title, LAYER_NORM, None, layer_norm_kernels)]
+CASES = [
+    Case("sincos 1e7", SINCOS, 10**7, sincos_kernels, BANDWIDTH_GOAL),
+    Case("sincos 1e8", SINCOS, 10**8, sincos_kernels, BANDWIDTH_GOAL),
+    Case(SOFTMAX.title, SOFTMAX, None, softmax_kernels),
+    Case(LAYER_NORM.title, LAYER_NORM, None, layer_norm_kernels),
+]
 
 
 @dataclass
@@ -124,11 +133,13 @@ def implementations(case: Case, arrays: list[np.ndarray], cupy: ModuleType) -> d
     tensors = [minitorch.from_numpy(a).to("cuda") for a in arrays]
     program = case.workload.program(minitorch)
     minitorch._dynamo.reset()  # each case compiles anew, not after the shapes of the one before
-    return {"device copy": partial(cupy.copyto, cupy.empty_like(on_gpu[0]), on_gpu[0]),
-            "cupy": partial(case.workload.numpy_program, *on_gpu),
-            "cupy kernels": partial(case.kernels(cupy), *on_gpu),
-            "minitorch": partial(program, *tensors),
-            "minitorch.compile": partial(minitorch.compile(program), *tensors)}
+    return {
+        "device copy": partial(cupy.copyto, cupy.empty_like(on_gpu[0]), on_gpu[0]),
+        "cupy": partial(case.workload.numpy_program, *on_gpu),
+        "cupy kernels": partial(case.kernels(cupy), *on_gpu),
+        "minitorch": partial(program, *tensors),
+        "minitorch.compile": partial(minitorch.compile(program), *tensors),
+    }
 
 
 def check(impls: dict, expected: np.ndarray, cupy: ModuleType) -> str | None:
@@ -169,8 +180,9 @@ def gpu_clock() -> float:
 def time_case(case: Case, cupy: ModuleType, args: argparse.Namespace) -> Row:
     arrays = case.inputs(np.random.default_rng(0), args.tiny)
     expected = case.workload.numpy_program(*arrays)
-    row = Row(case, moved=sum(a.nbytes for a in arrays) + expected.nbytes,
-              copied=2 * arrays[0].nbytes)
+    row = Row(
+        case, moved=sum(a.nbytes for a in arrays) + expected.nbytes, copied=2 * arrays[0].nbytes
+    )
     impls = implementations(case, arrays, cupy)
     row.problem = check(impls, expected, cupy)
     if row.problem is None:
@@ -188,9 +200,13 @@ def table_row(row: Row) -> str:
     else:
         ours = row.ms["minitorch.compile"]
         cells = [fmt_ms(row.ms[column]) for column in COLUMNS]
-        cells += [f"{row.ms['cupy kernels'] / ours:.2f}", f"{row.moved / ours / 1e6:.0f}",
-                  f"{row.of_copy:.0%}", "—" if goal is None else f"≥ {goal:.0%}",
-                  verdict(None if goal is None else row.of_copy >= goal)]
+        cells += [
+            f"{row.ms['cupy kernels'] / ours:.2f}",
+            f"{row.moved / ours / 1e6:.0f}",
+            f"{row.of_copy:.0%}",
+            "—" if goal is None else f"≥ {goal:.0%}",
+            verdict(None if goal is None else row.of_copy >= goal),
+        ]
     return f"| {row.case.title} | " + " | ".join(cells) + " |"
 
 
@@ -199,8 +215,10 @@ def device_line(cupy: ModuleType) -> str:
     props = cupy.cuda.runtime.getDeviceProperties(0)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     runtime = cupy.cuda.runtime.runtimeGetVersion()  # 12040 is CUDA 12.4
-    return (f"{name} (compute capability {props['major']}.{props['minor']}); cupy "
-            f"{cupy.__version__}, CUDA runtime {runtime // 1000}.{runtime % 1000 // 10}")
+    return (
+        f"{name} (compute capability {props['major']}.{props['minor']}); cupy "
+        f"{cupy.__version__}, CUDA runtime {runtime // 1000}.{runtime % 1000 // 10}"
+    )
 
 
 def no_gpu() -> str | None:
@@ -224,16 +242,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     reason = no_gpu()
     if reason is not None:
-        print(f"bench_cuda: skipped, no GPU to run on ({reason}; "
-              "minitorch.cuda.is_available() is False)")
+        print(
+            f"bench_cuda: skipped, no GPU to run on ({reason}; "
+            "minitorch.cuda.is_available() is False)"
+        )
         return 0
     import cupy
 
     print(f"Device: {device_line(cupy)}\n")
-    print(f"ms per call, median of {args.rounds} interleaved rounds, timed between waits for the "
-          "GPU; cupy kernels / ours > 1: minitorch.compile is faster"
-          + ("\n\nNOTE: --tiny: small inputs, not the sizes the rows name" if args.tiny else "")
-          + "\n")
+    print(
+        f"ms per call, median of {args.rounds} interleaved rounds, timed between waits for the "
+        "GPU; cupy kernels / ours > 1: minitorch.compile is faster"
+        + ("\n\nNOTE: --tiny: small inputs, not the sizes the rows name" if args.tiny else "")
+        + "\n"
+    )
     print(HEADER)
     rows = []
     for case in CASES:

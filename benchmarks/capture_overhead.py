@@ -60,8 +60,10 @@ def measure(n: int, size: int, backend: str, repeat: int, min_time: float) -> di
 
     entries = cache_entries(fn)
     if len(entries) != 1 or entries[0].transformed is None:
-        raise RuntimeError(f"add_{n} with backend {backend!r} was not captured into one cache "
-                           f"entry ({len(entries)} entries): this would time the wrong thing")
+        raise RuntimeError(
+            f"add_{n} with backend {backend!r} was not captured into one cache "
+            f"entry ({len(entries)} entries): this would time the wrong thing"
+        )
     entry = entries[0]
     f_locals = {f"x{i}": x for i, x in enumerate(xs)}  # the frame view eval_frame.py builds
     f_globals = fn.__globals__
@@ -70,9 +72,15 @@ def measure(n: int, size: int, backend: str, repeat: int, min_time: float) -> di
     run = entry.transformed.fn
 
     t_eager, t_compiled, t_guard, t_run = seconds_per_call(
-        [lambda: fn(*xs), lambda: compiled(*xs), lambda: entry.guard(f_locals, f_globals),
-         lambda: run(f_locals, f_globals)],
-        repeat, min_time)
+        [
+            lambda: fn(*xs),
+            lambda: compiled(*xs),
+            lambda: entry.guard(f_locals, f_globals),
+            lambda: run(f_locals, f_globals),
+        ],
+        repeat,
+        min_time,
+    )
     if len(cache_entries(fn)) != 1:
         raise RuntimeError(f"add_{n} recompiled while being timed: the calls were not all hits")
     return {"eager": t_eager, "compiled": t_compiled, "guard": t_guard, "run": t_run}
@@ -86,27 +94,38 @@ def main() -> None:
     parser.add_argument("--min-time", type=float, default=0.1, help="seconds per timed loop")
     args = parser.parse_args()
 
-    print(f"cache-hit cost of torch.compile(f) vs f, f = x0 + ... + x(n-1) + 1.0, "
-          f"{args.size}-element float32 inputs, best of {args.repeat}, microseconds per call")
+    print(
+        f"cache-hit cost of torch.compile(f) vs f, f = x0 + ... + x(n-1) + 1.0, "
+        f"{args.size}-element float32 inputs, best of {args.repeat}, microseconds per call"
+    )
     columns = ("eager", "compiled", "guard", "run")
-    print(f"{'inputs':>6} {'backend':<9}" + "".join(f"{c:>10}" for c in columns)
-          + f"{'compiled/eager':>16}")
+    print(
+        f"{'inputs':>6} {'backend':<9}"
+        + "".join(f"{c:>10}" for c in columns)
+        + f"{'compiled/eager':>16}"
+    )
     results = {}
     for n in args.inputs:
         for backend in BACKENDS:
             t = measure(n, args.size, backend, args.repeat, args.min_time)
             results[n, backend] = t
-            print(f"{n:>6} {backend:<9}" + "".join(f"{t[c] * 1e6:10.2f}" for c in columns)
-                  + f"{t['compiled'] / t['eager']:15.2f}x", flush=True)
+            print(
+                f"{n:>6} {backend:<9}"
+                + "".join(f"{t[c] * 1e6:10.2f}" for c in columns)
+                + f"{t['compiled'] / t['eager']:15.2f}x",
+                flush=True,
+            )
 
     parts = []
     for n in args.inputs:
         capture, inductor = results[n, "eager"], results[n, "inductor"]
-        parts.append(f"{n} input{'s' if n != 1 else ''}: a hit costs "
-                     f"{(capture['compiled'] - capture['eager']) * 1e6:+.1f} us over eager for "
-                     f"capture alone (guard {capture['guard'] * 1e6:.1f} us), "
-                     f"{(inductor['compiled'] - inductor['eager']) * 1e6:+.1f} us with inductor "
-                     f"(launch {inductor['run'] * 1e6:.1f} us)")
+        parts.append(
+            f"{n} input{'s' if n != 1 else ''}: a hit costs "
+            f"{(capture['compiled'] - capture['eager']) * 1e6:+.1f} us over eager for "
+            f"capture alone (guard {capture['guard'] * 1e6:.1f} us), "
+            f"{(inductor['compiled'] - inductor['eager']) * 1e6:+.1f} us with inductor "
+            f"(launch {inductor['run'] * 1e6:.1f} us)"
+        )
     print("summary: " + "; ".join(parts))
 
 

@@ -89,20 +89,27 @@ def main() -> None:
     parser.add_argument("--requires-grad", action="store_true")
     args = parser.parse_args()
 
-    print(f"minitorch eager vs numpy, float32, best of {args.repeat}, "
-          f"requires_grad={args.requires_grad}")
+    print(
+        f"minitorch eager vs numpy, float32, best of {args.repeat}, "
+        f"requires_grad={args.requires_grad}"
+    )
     print(f"{'op':<12} {'elements':>9} {'numpy':>11} {'minitorch':>11} {'ratio':>8}")
     for n in args.sizes:
         ratios = {}
         for name, eager, reference in cases(n, args.requires_grad):
             t_numpy, t_eager = seconds_per_call([reference, eager], args.repeat, args.min_time)
             ratios[name] = t_eager / t_numpy
-            print(f"{name:<12} {n:>9,} {format_time(t_numpy)} {format_time(t_eager)} "
-                  f"{ratios[name]:7.1f}x", flush=True)
+            print(
+                f"{name:<12} {n:>9,} {format_time(t_numpy)} {format_time(t_eager)} "
+                f"{ratios[name]:7.1f}x",
+                flush=True,
+            )
         kernels = [r for name, r in ratios.items() if name not in VIEWS]
-        print(f"{'geomean':<12} {n:>9,} {'':>11} {'':>11} {geomean(ratios.values()):7.1f}x"
-              f"   (kernels only {geomean(kernels):.1f}x, worst {max(ratios.values()):.1f}x;"
-              " target for small ops: <= 5x)\n")
+        print(
+            f"{'geomean':<12} {n:>9,} {'':>11} {'':>11} {geomean(ratios.values()):7.1f}x"
+            f"   (kernels only {geomean(kernels):.1f}x, worst {max(ratios.values()):.1f}x;"
+            " target for small ops: <= 5x)\n"
+        )
 
 
 if __name__ == "__main__":

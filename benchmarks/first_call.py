@@ -63,8 +63,11 @@ def main() -> None:
     parser.add_argument("workload", choices=[w.name for w in WORKLOADS])
     parser.add_argument("library", choices=["minitorch", "torch"])
     parser.add_argument("--tiny", action="store_true", help="small inputs, for the tests")
-    parser.add_argument("--imported", action="store_true",
-                        help="load the compiler's modules before the clock starts (minitorch)")
+    parser.add_argument(
+        "--imported",
+        action="store_true",
+        help="load the compiler's modules before the clock starts (minitorch)",
+    )
     args = parser.parse_args()
     if args.imported and args.library != "minitorch":
         parser.error("--imported loads minitorch's compiler")

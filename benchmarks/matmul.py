@@ -83,18 +83,24 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     args = parser.parse_args()
     kernel = MatmulKernel(np.dtype(args.dtype))
-    print(f"{args.dtype}, {vector_bytes() * 8}-bit vectors, tiles of 6 x {kernel.columns}, "
-          f"{config.num_threads} threads; GFLOP/s, higher is better")
-    print(f"{'m x k x n':>18} {'BLAS, 1 thread':>15} {'ours, 1 thread':>15} "
-          f"{'BLAS, all':>10} {'ours, all':>10} {'ours / BLAS, all':>17}")
+    print(
+        f"{args.dtype}, {vector_bytes() * 8}-bit vectors, tiles of 6 x {kernel.columns}, "
+        f"{config.num_threads} threads; GFLOP/s, higher is better"
+    )
+    print(
+        f"{'m x k x n':>18} {'BLAS, 1 thread':>15} {'ours, 1 thread':>15} "
+        f"{'BLAS, all':>10} {'ours, all':>10} {'ours / BLAS, all':>17}"
+    )
     rng = np.random.default_rng(0)
     for m, k, n in SIZES:
         a = rng.standard_normal((m, k)).astype(args.dtype)
         b = rng.standard_normal((k, n)).astype(args.dtype)
         rate = gflops(m, k, n, contenders(kernel, a, b), args.repeat)
-        print(f"{f'{m} x {k} x {n}':>18} {rate.get('blas 1', float('nan')):15.1f} "
-              f"{rate['ours 1']:15.1f} {rate['blas']:10.1f} {rate['ours']:10.1f} "
-              f"{rate['ours'] / rate['blas']:17.2f}")
+        print(
+            f"{f'{m} x {k} x {n}':>18} {rate.get('blas 1', float('nan')):15.1f} "
+            f"{rate['ours 1']:15.1f} {rate['blas']:10.1f} {rate['ours']:10.1f} "
+            f"{rate['ours'] / rate['blas']:17.2f}"
+        )
 
 
 if __name__ == "__main__":

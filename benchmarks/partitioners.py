@@ -52,12 +52,16 @@ def inputs(name: str, tiny: bool) -> list[torch.Tensor]:
         x = rng.standard_normal(1000 if tiny else 10_000_000).astype(np.float32)
         return [torch.tensor(x, requires_grad=True)]
     widths, batch = ((12, 8, 8, 4), 6) if tiny else ((784, 256, 256, 10), 256)
-    tensors = [torch.tensor(rng.standard_normal((batch, widths[0])).astype(np.float32)),
-               torch.tensor(rng.integers(0, widths[-1], batch))]
+    tensors = [
+        torch.tensor(rng.standard_normal((batch, widths[0])).astype(np.float32)),
+        torch.tensor(rng.integers(0, widths[-1], batch)),
+    ]
     for fan_in, fan_out in zip(widths, widths[1:]):
         bound = 1 / np.sqrt(fan_in)
-        tensors += [torch.tensor(rng.uniform(-bound, bound, shape).astype(np.float32),
-                                 requires_grad=True) for shape in ((fan_out, fan_in), (fan_out,))]
+        tensors += [
+            torch.tensor(rng.uniform(-bound, bound, shape).astype(np.float32), requires_grad=True)
+            for shape in ((fan_out, fan_in), (fan_out,))
+        ]
     return tensors
 
 
@@ -98,8 +102,10 @@ def main() -> None:
         seconds = median_seconds_per_call(steps, args.rounds, 0.002 if args.tiny else 0.02)
         times = [f"{seconds[p] * 1e3:.3g} ms" for p in PARTITIONERS]
         print(f"| {name} | {saved['default']} | {saved['min_cut']} | {' | '.join(times)} |")
-    print(f"\nmedian of {args.rounds} interleaved rounds; B: bytes saved for the backward "
-          "(values saved)")
+    print(
+        f"\nmedian of {args.rounds} interleaved rounds; B: bytes saved for the backward "
+        "(values saved)"
+    )
 
 
 if __name__ == "__main__":

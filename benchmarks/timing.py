@@ -35,8 +35,12 @@ def seconds_per_call(fns: list[Callable], repeat: int, min_time: float) -> list[
     return best
 
 
-def median_seconds_per_call(fns: dict[str, Callable], rounds: int, min_sample: float,
-                            clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+def median_seconds_per_call(
+    fns: dict[str, Callable],
+    rounds: int,
+    min_sample: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
     """Median per-call time of each fn over `rounds` rounds; each round takes one sample of every
     fn, starting one fn later than the round before.
 

@@ -53,8 +53,13 @@ def example(name: str):
 class MLPClassifier(nn.Module):
     def __init__(self, features: int = 64, hidden: int = 128, classes: int = 10) -> None:
         super().__init__()
-        self.net = nn.Sequential(nn.Linear(features, hidden), nn.ReLU(),
-                                 nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, classes))
+        self.net = nn.Sequential(
+            nn.Linear(features, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, hidden),
+            nn.ReLU(),
+            nn.Linear(hidden, classes),
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)
@@ -106,7 +111,7 @@ class Attention(nn.Module):
         super().__init__()
         self.qk = nn.Linear(embd, 2 * embd)
         self.softmax = softmax
-        self.scale = embd ** -0.5
+        self.scale = embd**-0.5
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         q, k = self.qk(x).chunk(2, dim=-1)
@@ -131,8 +136,9 @@ def _labels(rng: np.random.Generator, classes: int, n: int) -> torch.Tensor:
 
 def _gpt() -> Workload:
     gpt = example("gpt")
-    config = gpt.GPTConfig(vocab_size=32, block_size=16, n_layer=2, n_head=2, n_embd=32,
-                           dropout=0.1)
+    config = gpt.GPTConfig(
+        vocab_size=32, block_size=16, n_layer=2, n_head=2, n_embd=32, dropout=0.1
+    )
 
     def batch(rng: np.random.Generator, n: int):
         ids = rng.integers(0, 32, (n, 17))
@@ -148,21 +154,34 @@ def _resnet() -> Workload:
         images, labels = cnn.make_images(n, rng)
         return torch.from_numpy(images), torch.from_numpy(labels)
 
-    return Workload("resnet", lambda: cnn.ResNet(width=4),
-                    lambda m, x, y: F.cross_entropy(m(x), y), batch)
+    return Workload(
+        "resnet", lambda: cnn.ResNet(width=4), lambda m, x, y: F.cross_entropy(m(x), y), batch
+    )
 
 
 def _attention(name: str, softmax: Callable) -> Workload:
-    return Workload(name, lambda: Attention(softmax), lambda m, x, y: F.mse_loss(m(x), y),
-                    lambda rng, n: (_floats(rng, n, 8, 16), _floats(rng, n, 8, 16)))
+    return Workload(
+        name,
+        lambda: Attention(softmax),
+        lambda m, x, y: F.mse_loss(m(x), y),
+        lambda rng, n: (_floats(rng, n, 8, 16), _floats(rng, n, 8, 16)),
+    )
 
 
 def workloads() -> list[Workload]:
     return [
-        Workload("mlp", MLPClassifier, lambda m, x, y: F.cross_entropy(m(x), y),
-                 lambda rng, n: (_floats(rng, n, 64), _labels(rng, 10, n))),
-        Workload("mnist", MNISTNet, lambda m, x, y: F.nll_loss(m(x), y),
-                 lambda rng, n: (_floats(rng, n, 1, 12, 12), _labels(rng, 10, n))),
+        Workload(
+            "mlp",
+            MLPClassifier,
+            lambda m, x, y: F.cross_entropy(m(x), y),
+            lambda rng, n: (_floats(rng, n, 64), _labels(rng, 10, n)),
+        ),
+        Workload(
+            "mnist",
+            MNISTNet,
+            lambda m, x, y: F.nll_loss(m(x), y),
+            lambda rng, n: (_floats(rng, n, 1, 12, 12), _labels(rng, 10, n)),
+        ),
         _gpt(),
         _resnet(),
         _attention("softmax max[0]", softmax_by_max_index),
@@ -216,9 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         x, y = workload.batch(np.random.default_rng(0), 32)
         explained = torch._dynamo.explain(forward_and_loss(workload, model))(x, y)
         eager_s, compiled_s = seconds_per_call([eager, compiled], args.repeat, args.min_time)
-        print(f"{workload.name:16} {eager_s * 1e3:8.3f}ms {compiled_s * 1e3:8.3f}ms "
-              f"{eager_s / compiled_s:7.2f}x {explained.graph_count:6d} "
-              f"{explained.graph_break_count:6d}", flush=True)
+        print(
+            f"{workload.name:16} {eager_s * 1e3:8.3f}ms {compiled_s * 1e3:8.3f}ms "
+            f"{eager_s / compiled_s:7.2f}x {explained.graph_count:6d} "
+            f"{explained.graph_break_count:6d}",
+            flush=True,
+        )
     return 0
 
 

@@ -48,8 +48,9 @@ class FunctionWorkload:
     def inputs(self, rng: np.random.Generator, tiny: bool = False) -> list[np.ndarray]:
         return self.make_inputs(rng, tiny)
 
-    def implementation(self, torch: ModuleType, compiled: bool,
-                       arrays: list[np.ndarray]) -> Implementation:
+    def implementation(
+        self, torch: ModuleType, compiled: bool, arrays: list[np.ndarray]
+    ) -> Implementation:
         fn = self.program(torch)
         fn = torch.compile(fn) if compiled else fn
         return partial(fn, *self.tensors(torch, arrays)), _as_arrays
@@ -80,6 +81,7 @@ def _rows(rng: np.random.Generator, tiny: bool, columns: int) -> list[np.ndarray
 def sincos(torch: ModuleType) -> Callable:
     def f(x):
         return torch.sin(x) ** 2 + torch.cos(x) ** 2
+
     return f
 
 
@@ -91,6 +93,7 @@ def sincos_numpy(a: np.ndarray) -> np.ndarray:
 def gelu(torch: ModuleType) -> Callable:
     def f(x):
         return 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
     return f
 
 
@@ -104,6 +107,7 @@ def softmax(torch: ModuleType) -> Callable:
         m = x.max(dim=1, keepdim=True)[0]
         e = torch.exp(x - m)
         return e / e.sum(dim=1, keepdim=True)
+
     return f
 
 
@@ -115,6 +119,7 @@ def softmax_numpy(a: np.ndarray) -> np.ndarray:
 def layer_norm(torch: ModuleType) -> Callable:
     def f(x, weight, bias):
         return torch.nn.functional.layer_norm(x, (x.shape[-1],), weight, bias)
+
     return f
 
 
@@ -133,6 +138,7 @@ def _layer_norm_inputs(rng: np.random.Generator, tiny: bool) -> list[np.ndarray]
 def sum_of_squares(torch: ModuleType) -> Callable:
     def f(x):
         return (x * x).sum()
+
     return f
 
 
@@ -147,6 +153,7 @@ def chain(torch: ModuleType) -> Callable:
             x = x * 2.0
             x = x + 1.0
         return x
+
     return f
 
 
@@ -157,19 +164,27 @@ def chain_numpy(a: np.ndarray) -> np.ndarray:
     return a
 
 
-SINCOS = FunctionWorkload("sincos", "sincos 1e7", 3.0, sincos, sincos_numpy,
-                          partial(_vector, scale=30.0))
+SINCOS = FunctionWorkload(
+    "sincos", "sincos 1e7", 3.0, sincos, sincos_numpy, partial(_vector, scale=30.0)
+)
 GELU = FunctionWorkload("gelu", "gelu (tanh form) 1e7", 2.5, gelu, gelu_numpy, _vector)
-SOFTMAX = FunctionWorkload("softmax", "row softmax 4096x4096", 1.5, softmax, softmax_numpy,
-                           partial(_rows, columns=4096))
-LAYER_NORM = FunctionWorkload("layernorm", "layernorm 4096x1024", 1.2, layer_norm,
-                              layer_norm_numpy, _layer_norm_inputs)
-SUM_OF_SQUARES = FunctionWorkload("sumsq", "sum of squares 1e7", 1.2, sum_of_squares,
-                                  sum_of_squares_numpy, _vector)
-CHAIN = FunctionWorkload("chain", "10 pointwise ops on 16 elements", 1.5, chain, chain_numpy,
-                         lambda rng, tiny: [rng.standard_normal(16).astype(np.float32)])
-
-
+SOFTMAX = FunctionWorkload(
+    "softmax", "row softmax 4096x4096", 1.5, softmax, softmax_numpy, partial(_rows, columns=4096)
+)
+LAYER_NORM = FunctionWorkload(
+    "layernorm", "layernorm 4096x1024", 1.2, layer_norm, layer_norm_numpy, _layer_norm_inputs
+)
+SUM_OF_SQUARES = FunctionWorkload(
+    "sumsq", "sum of squares 1e7", 1.2, sum_of_squares, sum_of_squares_numpy, _vector
+)
+CHAIN = FunctionWorkload(
+    "chain",
+    "10 pointwise ops on 16 elements",
+    1.5,
+    chain,
+    chain_numpy,
+    lambda rng, tiny: [rng.standard_normal(16).astype(np.float32)],
+)
 
 
 # [Note: the training step's three sides]
@@ -194,8 +209,9 @@ def mlp(torch: ModuleType, params: list) -> Any:
     return torch.nn.Sequential(*layers[:-1])
 
 
-def mlp_loss_and_grads(x: np.ndarray, y: np.ndarray,
-                       params: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+def mlp_loss_and_grads(
+    x: np.ndarray, y: np.ndarray, params: list[np.ndarray]
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """The mean cross-entropy of the MLP on (x, y) and its gradient for each parameter."""
     weights, biases = params[::2], params[1::2]
     inputs = [x]  # each layer's input: x, then each hidden ReLU's output
@@ -231,13 +247,16 @@ class TrainStepWorkload:
         params = []
         for fan_in, fan_out in zip(widths, widths[1:]):
             bound = 1 / np.sqrt(fan_in)
-            params += [rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
-                       rng.uniform(-bound, bound, fan_out).astype(np.float32)]
+            params += [
+                rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
+                rng.uniform(-bound, bound, fan_out).astype(np.float32),
+            ]
         x = rng.standard_normal((batch, widths[0])).astype(np.float32)
         return [x, rng.integers(0, widths[-1], batch), *params]
 
-    def implementation(self, torch: ModuleType, compiled: bool,
-                       arrays: list[np.ndarray]) -> Implementation:
+    def implementation(
+        self, torch: ModuleType, compiled: bool, arrays: list[np.ndarray]
+    ) -> Implementation:
         loss_fn, (x, y), model = self._loss_fn(torch, arrays)
         loss_fn = torch.compile(loss_fn) if compiled else loss_fn
         optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)

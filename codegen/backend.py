@@ -108,8 +108,9 @@ class CompiledKernel(ABC):
         return KernelCall([f"{name}({{{items}}}, sizes)"], {name: self})
 
 
-def arrays_in_order(kernel: str, names: Sequence[str], dtypes: Sequence[np.dtype],
-                    buffers: dict[str, Any]) -> list[Any]:
+def arrays_in_order(
+    kernel: str, names: Sequence[str], dtypes: Sequence[np.dtype], buffers: dict[str, Any]
+) -> list[Any]:
     """`buffers[name]` for each of `names`, checked: present, and of its dtype (a kernel reads
     memory as the dtype it was compiled for); `kernel` names the kernel in the error."""
     arrays = []
@@ -117,8 +118,9 @@ def arrays_in_order(kernel: str, names: Sequence[str], dtypes: Sequence[np.dtype
         if name not in buffers:
             raise MinitorchError(f"{kernel} needs the buffer {name!r}")
         if buffers[name].dtype != dtype:
-            raise DTypeError(f"{kernel}: buffer {name!r} is {buffers[name].dtype}, "
-                             f"expected {dtype}")
+            raise DTypeError(
+                f"{kernel}: buffer {name!r} is {buffers[name].dtype}, expected {dtype}"
+            )
         arrays.append(buffers[name])
     return arrays
 

@@ -76,8 +76,7 @@ stats: Counter[str] = Counter()
 host_stats: Counter[str] = Counter()
 source_stats: Counter[str] = Counter()
 graph_stats: Counter[str] = Counter()
-_STATS = {_KIND: stats, _HOST_KIND: host_stats, _SOURCE_KIND: source_stats,
-          GRAPH_KIND: graph_stats}
+_STATS = {_KIND: stats, _HOST_KIND: host_stats, _SOURCE_KIND: source_stats, GRAPH_KIND: graph_stats}
 # Why the cache turned itself off in this process (an unwritable directory), or None.
 _disabled_because: str | None = None
 
@@ -124,8 +123,9 @@ def load_description(fingerprint: str, kind: str = _HOST_KIND) -> tuple[str, ...
     return tuple(description)
 
 
-def store_description(fingerprint: str, description: tuple[str, ...],
-                      kind: str = _HOST_KIND) -> None:
+def store_description(
+    fingerprint: str, description: tuple[str, ...], kind: str = _HOST_KIND
+) -> None:
     """Keep the description made for a `fingerprint` (what `load_description` reads)."""
     _write(cache_key(kind, fingerprint), kind, json.dumps(description).encode())
 
@@ -134,8 +134,9 @@ def source_digest(files: Sequence[str | Path]) -> str:
     """The SHA-256 of the contents of `files`: read from the disk under their names, sizes and
     modification times (as Python's bytecode cache trusts them), else made and stored."""
     stats = [(os.fspath(file), os.stat(file)) for file in files]
-    fingerprint = hashlib.sha256(repr([(name, stat.st_size, stat.st_mtime_ns)
-                                       for name, stat in stats]).encode()).hexdigest()
+    fingerprint = hashlib.sha256(
+        repr([(name, stat.st_size, stat.st_mtime_ns) for name, stat in stats]).encode()
+    ).hexdigest()
     stored = load_description(fingerprint, _SOURCE_KIND)
     if stored is not None:
         return stored[0]
@@ -162,8 +163,9 @@ def _read(key: str, kind: str) -> bytes | None:
         payload = _check(data, key, kind)
     except SerializationError as error:
         _STATS[kind]["rejected"] += 1
-        _logging.log("kernel_cache", "rejected a cache entry; compiling it again",
-                     f"{path}: {error}")
+        _logging.log(
+            "kernel_cache", "rejected a cache entry; compiling it again", f"{path}: {error}"
+        )
         _remove(path)
         return None
     _STATS[kind]["hit"] += 1
@@ -200,8 +202,10 @@ def _check(data: bytes, key: str, kind: str) -> bytes:
     """The payload of an entry's bytes, or a SerializationError saying what is wrong."""
     header, payload = open_envelope(data)  # magic, lengths, checksum, JSON
     if header.get("kind") != kind or header.get("format") != FORMAT:
-        raise SerializationError(f"not a {kind} entry of format {FORMAT}: "
-                                 f"kind {header.get('kind')!r}, format {header.get('format')!r}")
+        raise SerializationError(
+            f"not a {kind} entry of format {FORMAT}: "
+            f"kind {header.get('kind')!r}, format {header.get('format')!r}"
+        )
     if header.get("key") != key:
         raise SerializationError(f"the entry belongs to key {header.get('key')!r}")
     return payload

@@ -41,8 +41,11 @@ from minitorch.ops import pointwise_kernels
 
 # reduction -> its ufunc (maximum: NaN wins), and its value over no terms for a numpy dtype
 # (the interpreter's identities: -inf, an integer's minimum, False for bools' `any`)
-_REDUCE = {"sum": ("np.add.reduce", lambda dtype: 0), "max": ("np.maximum.reduce", lowest),
-           "min": ("np.minimum.reduce", highest)}
+_REDUCE = {
+    "sum": ("np.add.reduce", lambda dtype: 0),
+    "max": ("np.maximum.reduce", lowest),
+    "min": ("np.minimum.reduce", highest),
+}
 # arg reduction -> the function that finds its position (the first extreme, or the first NaN)
 _ARG_REDUCE = {"argmax": "np.argmax", "argmin": "np.argmin"}
 # Names the generated function gives its own variables; no buffer may be called one of them.
@@ -200,8 +203,9 @@ def _emit_node(
         # one shape for the offsets and the values: an element node's is the whole space
         out = shape if loop.ranges and isinstance(data, Pointwise) else _shape(kernel.ranges)
         at = f"{Var(f'{node.name}_start') + store_index(node, index)}"
-        handler.lines.append(f"{node.name}[np.broadcast_to({at}, {out})] = "
-                             f"np.broadcast_to({value}, {out})")
+        handler.lines.append(
+            f"{node.name}[np.broadcast_to({at}, {out})] = np.broadcast_to({value}, {out})"
+        )
 
 
 def _shape(ranges) -> str:
@@ -217,8 +221,12 @@ class NumpySourceKernel(CompiledKernel):
         self.buffers, self.sizes = kernel.reads + kernel.writes, sizes  # the parameters, in order
         filename = f"<numpy source of {kernel.name}>"  # in linecache: tracebacks show its lines
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace = {"np": np, "kernels": pointwise_kernels, "counter_rng": counter_rng,
-                     "checked_index": checked_index}
+        namespace = {
+            "np": np,
+            "kernels": pointwise_kernels,
+            "counter_rng": counter_rng,
+            "checked_index": checked_index,
+        }
         exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (code we generated)
         self.function = namespace[kernel.name]
 

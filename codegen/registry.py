@@ -65,8 +65,9 @@ def register_backend(backend: Backend, name: str | None = None) -> Backend:
     """Make `backend` available under `name` (its own `backend.name` by default); a name can be
     registered once."""
     if not isinstance(backend, Backend):
-        raise CompileError(f"register_backend: expected a codegen.backend.Backend, got "
-                           f"{type(backend).__name__}")
+        raise CompileError(
+            f"register_backend: expected a codegen.backend.Backend, got {type(backend).__name__}"
+        )
     name = name or backend.name
     if name in _FACTORIES:
         raise CompileError(f"a backend named {name!r} is already registered")
@@ -97,6 +98,8 @@ def clear_caches() -> None:
 def default_backend(device: str = "cpu") -> Backend:
     """The backend for tensors on `device` ('cpu', 'cuda')."""
     if device not in DEFAULT_FOR_DEVICE:
-        raise CompileError(f"no code generator for device {device!r} yet; the compiler "
-                           f"has {sorted(DEFAULT_FOR_DEVICE)}")
+        raise CompileError(
+            f"no code generator for device {device!r} yet; the compiler "
+            f"has {sorted(DEFAULT_FOR_DEVICE)}"
+        )
     return get_backend(DEFAULT_FOR_DEVICE[device])

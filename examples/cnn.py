@@ -91,9 +91,7 @@ class BasicBlock(nn.Module):
 class ResNet(nn.Module):
     def __init__(self, width: int = 8, classes: int = len(CLASSES)) -> None:
         super().__init__()
-        self.stem = nn.Sequential(
-            conv3x3(1, width), nn.BatchNorm2d(width), nn.ReLU(inplace=True)
-        )
+        self.stem = nn.Sequential(conv3x3(1, width), nn.BatchNorm2d(width), nn.ReLU(inplace=True))
         self.layer1 = BasicBlock(width, width)
         self.layer2 = BasicBlock(width, 2 * width, stride=2)
         self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
@@ -119,8 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--width", type=int, default=8, help="channels of the first block")
-    parser.add_argument("--threshold", type=float, default=0.9,
-                        help="the test accuracy the run must reach (exit status 1 if not)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.9,
+        help="the test accuracy the run must reach (exit status 1 if not)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         order = rng.permutation(args.images)
         total_loss = 0.0
         for start in range(0, args.images - args.batch_size + 1, args.batch_size):
-            batch = order[start:start + args.batch_size]
+            batch = order[start : start + args.batch_size]
             x = torch.from_numpy(train_x[batch])  # (B, 1, 16, 16)
             y = torch.from_numpy(train_y[batch])  # (B,)
             loss = F.cross_entropy(compiled(x), y)
@@ -148,13 +150,18 @@ def main(argv: list[str] | None = None) -> int:
             total_loss += loss.item() * len(batch)
         model.eval()
         seen = args.images - args.images % args.batch_size
-        print(f"epoch {epoch:3d}  loss {total_loss / seen:.4f}  "
-              f"accuracy {accuracy(compiled, train_x, train_y):6.1%}", flush=True)
+        print(
+            f"epoch {epoch:3d}  loss {total_loss / seen:.4f}  "
+            f"accuracy {accuracy(compiled, train_x, train_y):6.1%}",
+            flush=True,
+        )
 
     test_accuracy = accuracy(compiled, test_x, test_y)
     passed = test_accuracy >= args.threshold
-    print(f"test accuracy {test_accuracy:.1%} on {len(test_y)} fresh images "
-          f"(threshold {args.threshold:.0%}): {'PASS' if passed else 'FAIL'}")
+    print(
+        f"test accuracy {test_accuracy:.1%} on {len(test_y)} fresh images "
+        f"(threshold {args.threshold:.0%}): {'PASS' if passed else 'FAIL'}"
+    )
     return 0 if passed else 1
 
 

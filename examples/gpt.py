@@ -150,7 +150,7 @@ class GPT(nn.Module):
     def generate(self, idx: torch.Tensor, max_new_tokens: int, temperature: float = 1.0):
         """Extend `idx` (b, t) by `max_new_tokens` characters, each drawn from the model."""
         for _ in range(max_new_tokens):
-            idx_cond = idx[:, -self.config.block_size:]
+            idx_cond = idx[:, -self.config.block_size :]
             logits, _ = self(idx_cond)
             probs = F.softmax(logits[:, -1, :] / temperature, dim=-1)
             idx_next = torch.multinomial(probs, num_samples=1)  # (b, 1)
@@ -161,8 +161,8 @@ class GPT(nn.Module):
 def get_batch(data: torch.Tensor, block_size: int, batch_size: int):
     """`batch_size` random windows of the text, and the same windows one character later."""
     ix = torch.randint(len(data) - block_size, (batch_size,))
-    x = torch.stack([data[i:i + block_size] for i in ix])
-    y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix])
+    x = torch.stack([data[i : i + block_size] for i in ix])
+    y = torch.stack([data[i + 1 : i + 1 + block_size] for i in ix])
     return x, y
 
 
@@ -185,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     data = torch.tensor([stoi[c] for c in text], dtype=torch.long)
     print(f"{len(text):,} characters of text, {len(chars)} distinct")
 
-    config = GPTConfig(vocab_size=len(chars), block_size=args.block_size,
-                       n_layer=args.layers, n_embd=args.embd)
+    config = GPTConfig(
+        vocab_size=len(chars), block_size=args.block_size, n_layer=args.layers, n_embd=args.embd
+    )
     model = GPT(config)
     optimizer = model.configure_optimizers(weight_decay=0.1, learning_rate=args.lr)
     compiled = torch.compile(model)

@@ -38,11 +38,16 @@ normal = (z - z.mean(axis=1, keepdims=True)) / np.sqrt(z.var(axis=1, keepdims=Tr
 expected = normal * w + bias.detach().numpy()
 g = 2 * expected  # d(out²)/d out
 g_normal = g * w
-g_x = (g_normal - g_normal.mean(axis=1, keepdims=True)
-       - normal * (g_normal * normal).mean(axis=1, keepdims=True))
+g_x = (
+    g_normal
+    - g_normal.mean(axis=1, keepdims=True)
+    - normal * (g_normal * normal).mean(axis=1, keepdims=True)
+)
 g_x /= np.sqrt(z.var(axis=1, keepdims=True) + EPS)
 print("largest |layer_norm - numpy's|:", float(np.abs(out.detach().numpy() - expected).max()))
 print("largest |x.grad - numpy's|:", float(np.abs(x.grad.numpy() - g_x).max()))
-print("largest |weight.grad - numpy's|:",
-      float(np.abs(weight.grad.numpy() - (g * normal).sum(axis=0)).max()))
+print(
+    "largest |weight.grad - numpy's|:",
+    float(np.abs(weight.grad.numpy() - (g * normal).sum(axis=0)).max()),
+)
 print("largest |bias.grad - numpy's|:", float(np.abs(bias.grad.numpy() - g.sum(axis=0)).max()))

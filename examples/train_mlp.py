@@ -55,8 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--hidden", type=int, default=64)
-    parser.add_argument("--threshold", type=float, default=0.95,
-                        help="the test accuracy the run must reach (exit status 1 if not)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.95,
+        help="the test accuracy the run must reach (exit status 1 if not)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         order = rng.permutation(args.points)
         total_loss = 0.0
         for start in range(0, args.points, args.batch_size):
-            batch = order[start:start + args.batch_size]
+            batch = order[start : start + args.batch_size]
             x = torch.from_numpy(train_x[batch])  # (B, 2)
             y = torch.from_numpy(train_y[batch])  # (B,)
             loss = loss_fn(model(x), y)
@@ -89,13 +93,18 @@ def main(argv: list[str] | None = None) -> int:
             optimizer.step()
             total_loss += loss.item() * len(batch)
         model.eval()
-        print(f"epoch {epoch:3d}  loss {total_loss / args.points:.4f}  "
-              f"accuracy {accuracy(model, train_x, train_y):6.1%}", flush=True)
+        print(
+            f"epoch {epoch:3d}  loss {total_loss / args.points:.4f}  "
+            f"accuracy {accuracy(model, train_x, train_y):6.1%}",
+            flush=True,
+        )
 
     test_accuracy = accuracy(model, test_x, test_y)
     passed = test_accuracy >= args.threshold
-    print(f"test accuracy {test_accuracy:.1%} on {len(test_y)} fresh points "
-          f"(threshold {args.threshold:.0%}): {'PASS' if passed else 'FAIL'}")
+    print(
+        f"test accuracy {test_accuracy:.1%} on {len(test_y)} fresh points "
+        f"(threshold {args.threshold:.0%}): {'PASS' if passed else 'FAIL'}"
+    )
     return 0 if passed else 1
 
 

@@ -372,7 +372,9 @@ def _parenthesized(e: Expr) -> str:
 
 def index_error(index: int, size: int) -> IndexOutOfRangeError:
     """What a kernel raises for an index outside its dim (every backend says it so)."""
-    return IndexOutOfRangeError(at_user_line(
-        f"index {index} is out of bounds for a dim of size {size} (an indexed read in a "
-        "compiled kernel: gather, embedding or x[indices])"
-    ))
+    return IndexOutOfRangeError(
+        at_user_line(
+            f"index {index} is out of bounds for a dim of size {size} (an indexed read in a "
+            "compiled kernel: gather, embedding or x[indices])"
+        )
+    )

@@ -90,8 +90,9 @@ def body_cost(loader: Callable[[Any], Any], ndim: int) -> BodyCost:
     counter = _CountingHandler()
     with set_ops_handler(counter):
         loader(index_vars("i", ndim))
-    ops = sum(TRANSCENDENTAL_COST if _op_name(line) in TRANSCENDENTAL else 1
-              for line in counter.lines)
+    ops = sum(
+        TRANSCENDENTAL_COST if _op_name(line) in TRANSCENDENTAL else 1 for line in counter.lines
+    )
     return BodyCost(ops, counter.calls, "\n".join(counter.lines))
 
 

@@ -45,8 +45,14 @@ from minitorch.ops.meta import normalize_dims
 from minitorch.ops.registry import TensorMeta
 
 
-def _reduce(x: TensorValue, dims: tuple[int, ...], keepdim: bool, reduction_type: str,
-            dtype: DType, term_dtype: DType) -> Reduction:
+def _reduce(
+    x: TensorValue,
+    dims: tuple[int, ...],
+    keepdim: bool,
+    reduction_type: str,
+    dtype: DType,
+    term_dtype: DType,
+) -> Reduction:
     """x folded over `dims` by `reduction_type`; its terms read x in `term_dtype`."""
     kept = [d for d in range(len(x.shape)) if d not in dims]
     load = operand(x, x.shape, term_dtype)
@@ -123,8 +129,12 @@ def _gathers(reader: Any, x: Any, dim: int, indices: Any) -> bool:
         return False
     source, along, index = _bind(reader, ("input", "dim", "index"), (None, None, None))
     ndim = len(x.meta["val"].shape)
-    return (source is x and index is indices and isinstance(along, int)
-            and normalize_dims("gather", along, ndim) == normalize_dims("max", dim, ndim))
+    return (
+        source is x
+        and index is indices
+        and isinstance(along, int)
+        and normalize_dims("gather", along, ndim) == normalize_dims("max", dim, ndim)
+    )
 
 
 def _reduces_a_nonempty_dim(x: Any, dim: Any) -> bool:
@@ -138,8 +148,10 @@ def _reduces_a_nonempty_dim(x: Any, dim: Any) -> bool:
 
 def _bind(node: Any, names: tuple[str, ...], defaults: tuple) -> tuple:
     """The node's arguments `names`, by position or by keyword, else their defaults."""
-    return tuple(node.args[k] if k < len(node.args) else node.kwargs.get(name, default)
-                 for k, (name, default) in enumerate(zip(names, defaults, strict=True)))
+    return tuple(
+        node.args[k] if k < len(node.args) else node.kwargs.get(name, default)
+        for k, (name, default) in enumerate(zip(names, defaults, strict=True))
+    )
 
 
 LOWERINGS.update({

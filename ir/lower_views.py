@@ -75,7 +75,6 @@ def _reshape_groups(old: Sequence[int], new: Sequence[int]) -> list[tuple[list[i
     return groups
 
 
-
 def _expand(out: TensorMeta, x: TensorValue, shape: Sequence[int]) -> Pointwise:
     return Pointwise(out.dtype, out.shape, operand(x, out.shape, out.dtype))
 

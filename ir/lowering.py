@@ -183,8 +183,9 @@ def _arange(out: TensorMeta, start: Any, end: Any, step: Any, *, dtype: DType) -
     Over floats numpy rounds start + step*i its own way: that stays numpy's kernel."""
     if out.dtype.name != "int64" or not all(type(v) is int for v in (start, step)):
         raise Extern("arange of floats is numpy's rounding, not a loop of ours")
-    return Pointwise(out.dtype, out.shape,
-                     lambda index: ops.index_expr(index[0] * step + start, out.dtype))
+    return Pointwise(
+        out.dtype, out.shape, lambda index: ops.index_expr(index[0] * step + start, out.dtype)
+    )
 
 
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
@@ -270,10 +271,12 @@ class _GraphLowering:
         self.nodes = list(graph.nodes)
         self.calls: dict[Any, Call] = {
             node: (node.target, tuple(node.args), dict(node.kwargs))
-            for node in self.nodes if node.op == "call_function"
+            for node in self.nodes
+            if node.op == "call_function"
         }
-        self.calls.update(lower_reductions.values_without_indices(
-            self.nodes, _users(self.nodes, self.calls)))
+        self.calls.update(
+            lower_reductions.values_without_indices(self.nodes, _users(self.nodes, self.calls))
+        )
         self.users = _users(self.nodes, self.calls)  # node -> its readers, once per use
         self.values: dict[Any, TensorValue] = {}  # fx node -> its lowered value
         self.inputs: list[InputBuffer] = []
@@ -313,8 +316,9 @@ class _GraphLowering:
             )
         self.values[node] = self._inline_or_realize(node, target, data, (args, kwargs))
 
-    def _inline_or_realize(self, node: Any, target: OpDef, data: Pointwise | Reduction,
-                           args: Any) -> TensorValue:
+    def _inline_or_realize(
+        self, node: Any, target: OpDef, data: Pointwise | Reduction, args: Any
+    ) -> TensorValue:
         """The rules of [Note: inlining]. The body is run to price it only when it could be
         costly: when it has several readers, or inlines a value with several."""
         readers = len(self.users[node])
@@ -329,14 +333,17 @@ class _GraphLowering:
         single_load = target.kind == "view" and all(v.single_load for v in operands)
         shared = readers > 1 or any(v.shared for v in operands if v.buffer is None)
         checks_index = target in lower_indirect.INDIRECT_READS or any(
-            v.checks_index for v in operands if v.buffer is None)
+            v.checks_index for v in operands if v.buffer is None
+        )
         if not single_load and shared:
             cost = body_cost(data.inner_fn, len(data.ranges))
             if must_realize(cost, readers):
-                return self._realize(data, f"Pointwise {data.dtype.name} {data.ranges}\n"
-                                           f"{cost.text}")
-        return TensorValue(data.ranges, data.dtype, data.inner_fn, None, depth, single_load,
-                           checks_index, shared)
+                return self._realize(
+                    data, f"Pointwise {data.dtype.name} {data.ranges}\n{cost.text}"
+                )
+        return TensorValue(
+            data.ranges, data.dtype, data.inner_fn, None, depth, single_load, checks_index, shared
+        )
 
     def get_attr(self, node: Any) -> None:
         raise CompileError(f"constant tensor {node.target} in the graph: pass it as an input")

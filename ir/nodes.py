@@ -86,8 +86,9 @@ _MEMOIZED = frozenset({Var, Const, Add, Mul, FloorDiv, Mod})
 
 
 @functools.lru_cache(maxsize=4096)
-def _offset(size: tuple[int, ...], stride: tuple[int, ...], offset: int,
-            index: Sequence[Expr]) -> Expr:
+def _offset(
+    size: tuple[int, ...], stride: tuple[int, ...], offset: int, index: Sequence[Expr]
+) -> Expr:
     result: Expr = Const(offset)
     for i, n, step in zip(index, size, stride, strict=True):
         # NOTE: a size-1 dim's index is always 0, so it adds nothing. Skipping it keeps

@@ -136,7 +136,6 @@ COMPOSITE_OPS = (
 REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")  # the values of Reduction.reduction_type
 
 
-
 def _missing(handler: OpsHandler, op: str) -> NotImplementedError:
     return NotImplementedError(f"{type(handler).__name__} does not implement ops.{op}")
 
@@ -460,7 +459,8 @@ class WrapperHandler(OpsHandler):
 # is per thread] in minitorch/autograd/grad_mode.py), so that two threads lowering or running
 # kernels at once each see their own meaning of `ops`; Inductor's `V.ops` is thread-local too.
 _current_handler: contextvars.ContextVar[OpsHandler | None] = contextvars.ContextVar(
-    "ops_handler", default=None)
+    "ops_handler", default=None
+)
 
 
 @contextmanager

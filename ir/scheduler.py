@@ -150,9 +150,7 @@ def _schedule(program: LoweredProgram, fuse: bool) -> list[FusedKernel]:
     reads = [_reads_from_memory(group) for group in groups]
     reloaded = {name for kernel in kernels for name in reloads(kernel)}
     writes = plan_writes(groups, reads, {*program.outputs, *reloaded})
-    return [
-        replace(kernel, reads=reads[k], writes=writes[k]) for k, kernel in enumerate(kernels)
-    ]
+    return [replace(kernel, reads=reads[k], writes=writes[k]) for k, kernel in enumerate(kernels)]
 
 
 def _start(name: str, buffer: ComputedBuffer) -> FusedKernel:
@@ -257,7 +255,9 @@ def _columns_with_elements(kernel: FusedKernel, loop: Loop, buffer: ComputedBuff
     walk across outputs (the last exception of [Note: fusion])."""
     with_buffer = replace(kernel, loops=(*kernel.loops, Loop(loop.ranges, (buffer,))))
     elements = any(
-        isinstance(node.data, Pointwise) for other in with_buffer.loops if other.ranges
+        isinstance(node.data, Pointwise)
+        for other in with_buffer.loops
+        if other.ranges
         for node in other.nodes
     )
     return elements and walks_across_outputs(with_buffer)
@@ -320,8 +320,11 @@ def node_index(
         raise CompileError(
             f"{node.name} over {node.data.ranges} cannot run over {ranges} + {loop_ranges}"
         )
-    kernel_vars = zip(index_vars("i", len(ranges)) + index_vars("r", len(loop_ranges)),
-                      ranges + loop_ranges, strict=True)
+    kernel_vars = zip(
+        index_vars("i", len(ranges)) + index_vars("r", len(loop_ranges)),
+        ranges + loop_ranges,
+        strict=True,
+    )
     named = iter(var for var, n in kernel_vars if n != 1)  # in order, as the sizes match
     return tuple(Const(0) if n == 1 else next(named) for n in node.data.ranges)
 
@@ -397,11 +400,13 @@ def _verify_loops(kernel: FusedKernel) -> None:
         for node in loop.nodes:
             reason = why_not(so_far, len(so_far.loops) - 1, node)
             if reason is not None:
-                raise CompileError(f"{node.name} cannot run in the loop nest of {kernel.name}: "
-                                   f"{reason}")
+                raise CompileError(
+                    f"{node.name} cannot run in the loop nest of {kernel.name}: {reason}"
+                )
             last = so_far.loops[-1]
-            so_far = replace(so_far, loops=(*so_far.loops[:-1],
-                                             replace(last, nodes=(*last.nodes, node))))
+            so_far = replace(
+                so_far, loops=(*so_far.loops[:-1], replace(last, nodes=(*last.nodes, node)))
+            )
 
 
 def store_index(buffer: ComputedBuffer, index: Sequence[Expr] | None = None) -> Expr:
@@ -412,9 +417,7 @@ def store_index(buffer: ComputedBuffer, index: Sequence[Expr] | None = None) -> 
     return buffer.layout.indexer()(index)
 
 
-def loads(
-    buffer: ComputedBuffer, index: Sequence[Expr] | None = None
-) -> list[tuple[str, Expr]]:
+def loads(buffer: ComputedBuffer, index: Sequence[Expr] | None = None) -> list[tuple[str, Expr]]:
     """Every (buffer name, flat index) that `buffer`'s body loads at `index` (by default its own
     i0, i1, ...), and r0, r1, ... for a reduction's rindex."""
     remembered = _remembered_loads.get()
@@ -440,8 +443,9 @@ def loads(
 # runs the body under a recorder. While `schedule` runs, the answers are remembered, by the
 # buffer's identity and the index asked: the program does not change during scheduling and
 # holds every buffer alive, and a body's loads depend on nothing else.
-_remembered_loads: ContextVar[dict[tuple, tuple] | None] = ContextVar("remembered_loads",
-                                                                      default=None)
+_remembered_loads: ContextVar[dict[tuple, tuple] | None] = ContextVar(
+    "remembered_loads", default=None
+)
 
 
 class _LoadRecorder(PrintingHandler):
@@ -472,6 +476,4 @@ def _reduction_ranges(buffer: ComputedBuffer) -> tuple[int, ...]:
 
 
 def _is_arg_reduction(buffer: ComputedBuffer) -> bool:
-    return isinstance(buffer.data, Reduction) and buffer.data.reduction_type in (
-        "argmax", "argmin"
-    )
+    return isinstance(buffer.data, Reduction) and buffer.data.reduction_type in ("argmax", "argmin")

@@ -136,8 +136,9 @@ def transpose_products(graph: Graph) -> None:
         if node.op == "call_function" and node.target is ops.mm:
             _fold_double_transposes(graph, node)
         product = node.args[0] if _is_transpose(node) else None
-        if not (isinstance(product, Node) and product.target is ops.mm
-                and list(product.users) == [node]):
+        if not (
+            isinstance(product, Node) and product.target is ops.mm and list(product.users) == [node]
+        ):
             continue
         a, b = product.args
         with graph.inserting_before(node):
@@ -170,8 +171,9 @@ def _erase_unused_transposes(graph: Graph, node: Node) -> None:
 
 def _is_transpose(node: Node) -> bool:
     """Whether `node` is permute(x, (1, 0)) of a matrix."""
-    return (node.op == "call_function" and node.target is ops.permute
-            and tuple(node.args[1]) == (1, 0))
+    return (
+        node.op == "call_function" and node.target is ops.permute and tuple(node.args[1]) == (1, 0)
+    )
 
 
 def _transposed(graph: Graph, node: Node) -> Node:

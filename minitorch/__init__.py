@@ -1,6 +1,6 @@
 """minitorch: a readable miniature of PyTorch 2, from eager tensors to LLVM kernels.
 
-`import minitorch as torch` works for the subset in the SPEC. The pipeline, in order:
+`import minitorch as torch` works for the subset in the README's API list. The pipeline, in order:
 minitorch (this package: tensors, the op table, autograd) -> tracer (graphs, bytecode
 capture, AOT autograd) -> ir (loop-level IR, fusion) -> codegen (LLVM for the CPU).
 
@@ -103,25 +103,93 @@ int = int32  # noqa: A001
 
 # NOTE: not "fx": a star import would load it, and tracer with it ([Note: lazy facades]).
 __all__ = [
-    "AutogradError", "CompileError", "DeviceError", "DTypeError", "DType", "DataDependentError",
-    "MinitorchError", "ShapeError", "Size", "Tensor", "_dynamo", "arange", "autograd", "bool",
-    "compile", "device", "double", "empty", "enable_grad", "export", "float", "float32", "float64",
-    "from_numpy", "full", "functional", "int32", "int64", "is_grad_enabled", "jit",
-    "manual_seed", "nn", "no_grad", "ones", "ones_like", "ops", "optim", "rand", "rand_like",
-    "randint", "randn", "randn_like", "set_grad_enabled", "tensor", "zeros", "zeros_like",
+    "AutogradError",
+    "CompileError",
+    "DeviceError",
+    "DTypeError",
+    "DType",
+    "DataDependentError",
+    "MinitorchError",
+    "ShapeError",
+    "Size",
+    "Tensor",
+    "_dynamo",
+    "arange",
+    "autograd",
+    "bool",
+    "compile",
+    "device",
+    "double",
+    "empty",
+    "enable_grad",
+    "export",
+    "float",
+    "float32",
+    "float64",
+    "from_numpy",
+    "full",
+    "functional",
+    "int32",
+    "int64",
+    "is_grad_enabled",
+    "jit",
+    "manual_seed",
+    "nn",
+    "no_grad",
+    "ones",
+    "ones_like",
+    "ops",
+    "optim",
+    "rand",
+    "rand_like",
+    "randint",
+    "randn",
+    "randn_like",
+    "set_grad_enabled",
+    "tensor",
+    "zeros",
+    "zeros_like",
     *functional.__all__,  # add, sin, sum, ...: one list per family of ops
-    # issue 12's additions
-    "Generator", "cuda", "empty_like", "eye", "full_like", "inference_mode", "linspace",
-    "load", "long", "multinomial", "randint_like", "randperm", "save", "testing",
+    # more of the tensor API
+    "Generator",
+    "cuda",
+    "empty_like",
+    "eye",
+    "full_like",
+    "inference_mode",
+    "linspace",
+    "load",
+    "long",
+    "multinomial",
+    "randint_like",
+    "randperm",
+    "save",
+    "testing",
     "utils",  # utils.data: Dataset, DataLoader
-    # issue 24, section 3: framework flags, precision
-    "accelerator", "amp", "autocast", "backends", "bfloat16", "cpu", "float16",
-    "finfo", "get_autocast_dtype", "get_float32_matmul_precision", "half", "iinfo",
-    "is_autocast_enabled", "set_float32_matmul_precision",
-    # issue 24, section 3: tensor functions (the functions themselves are in functional's list)
-    "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
-    *tensor_types.__all__, *unsupported.__all__,
-    # issue 24, section 3: nn, optim and distributions that real programs need
+    # framework flags, precision
+    "accelerator",
+    "amp",
+    "autocast",
+    "backends",
+    "bfloat16",
+    "cpu",
+    "float16",
+    "finfo",
+    "get_autocast_dtype",
+    "get_float32_matmul_precision",
+    "half",
+    "iinfo",
+    "is_autocast_enabled",
+    "set_float32_matmul_precision",
+    # tensor functions (the functions themselves are in functional's list)
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "memory_format",
+    "preserve_format",
+    *tensor_types.__all__,
+    *unsupported.__all__,
+    # nn, optim and distributions that real programs need
     "distributions",
 ]
 

@@ -1,9 +1,9 @@
 """`minitorch._dynamo`: controls of bytecode capture (implemented in tracer/dynamo).
 
-    minitorch._dynamo.reset()                       # forget every compiled frame
-    print(minitorch._dynamo.explain(f)(x))          # graphs, graph breaks, guards of one call
-    minitorch._dynamo.register_backend("mine", MyBackend())   # then compile(f, backend="mine")
-    minitorch._dynamo.list_backends()               # every name compile(backend=) accepts
+minitorch._dynamo.reset()                       # forget every compiled frame
+print(minitorch._dynamo.explain(f)(x))          # graphs, graph breaks, guards of one call
+minitorch._dynamo.register_backend("mine", MyBackend())   # then compile(f, backend="mine")
+minitorch._dynamo.list_backends()               # every name compile(backend=) accepts
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def reset() -> None:
 def explain(fn: Callable) -> Callable[..., Any]:
     """`explain(fn)(*args, **kwargs)`: run `fn` once, captured, and return an ExplainOutput.
 
-        out = minitorch._dynamo.explain(f)(minitorch.randn(3))
-        out.graph_count, out.graph_break_count, out.break_reasons, out.guards
+    out = minitorch._dynamo.explain(f)(minitorch.randn(3))
+    out.graph_count, out.graph_break_count, out.break_reasons, out.guards
     """
     from tracer.dynamo.explain import explain as _explain  # tracer imports minitorch: not above
 

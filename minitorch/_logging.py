@@ -77,8 +77,9 @@ def enabled(stage: str) -> bool:
     return any(rec.wants(stage) for rec in _recorders) or stage in config.logs
 
 
-def artifact(stage: str, title: str, text: str, seconds: float | None = None,
-             echo: bool = True) -> None:
+def artifact(
+    stage: str, title: str, text: str, seconds: float | None = None, echo: bool = True
+) -> None:
     """Hand `text` to the recorders; print it if MINITORCH_LOGS names `stage` and `echo`."""
     item = Artifact(stage, title, text, seconds)
     for rec in _recorders:
@@ -111,8 +112,11 @@ def compiled_call(original, compiled, args: tuple, kwargs: dict) -> None:
 def _check_names(names: set[str]) -> None:
     unknown = sorted(names - NAMES)
     if unknown:  # a typo would otherwise print nothing, silently
-        warnings.warn(f"MINITORCH_LOGS: unknown name(s) {', '.join(unknown)}; known: "
-                      f"{', '.join(sorted(NAMES))}", stacklevel=2)
+        warnings.warn(
+            f"MINITORCH_LOGS: unknown name(s) {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(NAMES))}",
+            stacklevel=2,
+        )
 
 
 _check_names(config.logs)

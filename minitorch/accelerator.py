@@ -38,9 +38,12 @@ def current_device_index() -> int:
 def set_device_index(index: int) -> None:
     """Choose the accelerator: minitorch uses GPU 0 only, so 0 is the one index it accepts."""
     if not cuda.is_available() or index != 0:
-        raise DeviceError(at_user_line(
-            f"accelerator.set_device_index({index!r}): minitorch uses the first GPU only, and "
-            f"{'there is none here' if not cuda.is_available() else 'its index is 0'}"))
+        raise DeviceError(
+            at_user_line(
+                f"accelerator.set_device_index({index!r}): minitorch uses the first GPU only, and "
+                f"{'there is none here' if not cuda.is_available() else 'its index is 0'}"
+            )
+        )
 
 
 def synchronize(device_: device | str | int | None = None) -> None:

@@ -28,7 +28,9 @@ keep_freed_memory_mapped = True
 # machine code, kept between processes. MINITORCH_DISK_CACHE=0 turns it off.
 disk_cache = os.environ.get("MINITORCH_DISK_CACHE", "1") != "0"
 cache_dir = os.environ.get("MINITORCH_CACHE_DIR") or os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "minitorch")
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "minitorch"
+)
+
 
 # What MINITORCH_LOGS prints to stderr as it happens: walkthrough stages (graph, joint, forward,
 # backward, loop_ir, kernels), capture events (graph, guards, recompiles, graph_breaks,

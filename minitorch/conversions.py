@@ -23,9 +23,15 @@ from minitorch.ops.meta import check_dtype
 from minitorch.overrides import overridable
 
 # PyTorch's legacy tensor-type names, per dtype
-_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int32: "IntTensor",
-               int64: "LongTensor", bool_: "BoolTensor", float16: "HalfTensor",
-               bfloat16: "BFloat16Tensor"}
+_TYPE_NAMES = {
+    float32: "FloatTensor",
+    float64: "DoubleTensor",
+    int32: "IntTensor",
+    int64: "LongTensor",
+    bool_: "BoolTensor",
+    float16: "HalfTensor",
+    bfloat16: "BFloat16Tensor",
+}
 _BY_TYPE_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 
@@ -41,8 +47,9 @@ class ConversionMethods:
         same_device = dev is None or dev == self.device
         if same_dtype and same_device:
             return self
-        return ops.to_copy(self, dtype=None if same_dtype else dtype,
-                           device=None if same_device else device(dev))
+        return ops.to_copy(
+            self, dtype=None if same_dtype else dtype, device=None if same_device else device(dev)
+        )
 
     def cuda(self):
         return self.to("cuda")
@@ -100,11 +107,19 @@ def _parse_type_name(name: str) -> tuple[DType, str]:
     """'torch.cuda.FloatTensor' -> (float32, "cuda"); 'minitorch.' works as 'torch.'."""
     *module, short = name.split(".")
     where = ".".join(module)
-    if short not in _BY_TYPE_NAME or where not in ("torch", "torch.cuda", "minitorch",
-                                                   "minitorch.cuda"):
+    if short not in _BY_TYPE_NAME or where not in (
+        "torch",
+        "torch.cuda",
+        "minitorch",
+        "minitorch.cuda",
+    ):
         names = ", ".join(f"torch.{n}" for n in _BY_TYPE_NAME)
-        raise DTypeError(at_user_line(f"type(): invalid type {name!r} (expected one of {names}, "
-                                      "or the same under torch.cuda.)"))
+        raise DTypeError(
+            at_user_line(
+                f"type(): invalid type {name!r} (expected one of {names}, "
+                "or the same under torch.cuda.)"
+            )
+        )
     return _BY_TYPE_NAME[short], "cuda" if where.endswith("cuda") else "cpu"
 
 

@@ -22,8 +22,7 @@ class device:  # noqa: N801 - PyTorch's name
             type = type.type
         kind = str(type).split(":")[0]
         if kind not in ("cpu", "cuda"):
-            raise MinitorchError(at_user_line(f"unknown device {type!r}: expected 'cpu' or "
-                                              "'cuda'"))
+            raise MinitorchError(at_user_line(f"unknown device {type!r}: expected 'cpu' or 'cuda'"))
         self.type = kind
 
     def __eq__(self, other) -> bool:
@@ -51,8 +50,10 @@ def _cupy():
     try:
         import cupy
     except ImportError:
-        raise DeviceError("device 'cuda' is not available: cupy is not installed "
-                          "(pip install 'minitorch-pt2[cuda]')") from None
+        raise DeviceError(
+            "device 'cuda' is not available: cupy is not installed "
+            "(pip install 'minitorch-pt2[cuda]')"
+        ) from None
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # no driver: CUDARuntimeError, or a library that fails to load
@@ -100,9 +101,12 @@ def move(array, dev: device | str):
         if array.dtype.byteorder == ">":  # bfloat16's storage ([Note: bfloat16] in dtype.py)
             from minitorch.errors import DTypeError, at_user_line
 
-            raise DTypeError(at_user_line(
-                "bfloat16 tensors live on the CPU only in minitorch (cupy has no bfloat16); "
-                "use float16 or float32 on cuda"))
+            raise DTypeError(
+                at_user_line(
+                    "bfloat16 tensors live on the CPU only in minitorch (cupy has no bfloat16); "
+                    "use float16 or float32 on cuda"
+                )
+            )
         return array_module(target).asarray(array)
     return array.get()  # cupy -> numpy
 

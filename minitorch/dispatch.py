@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 # this thread's active modes, innermost last
 _modes: contextvars.ContextVar[tuple[DispatchMode, ...]] = contextvars.ContextVar(
-    "dispatch_modes", default=())
+    "dispatch_modes", default=()
+)
 
 
 class DispatchMode:
@@ -57,8 +58,9 @@ class DispatchMode:
 
     def __exit__(self, *exc) -> None:
         modes = _modes.get()
-        assert modes and modes[-1] is self, \
+        assert modes and modes[-1] is self, (
             "dispatch modes must exit in the reverse order of entering"
+        )
         _modes.set(modes[:-1])
 
 
@@ -124,8 +126,7 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         xp = np if type(arrays[0]) is np.ndarray else _array_module(arrays)
         # float16 and bfloat16 results: computed in float32, then rounded ([Note: half
         # precision] in minitorch/dtype.py); not a view's, which must share the memory it reads
-        rounded = (type(meta) is not tuple and meta.dtype.rounding is not None
-                   and op.kind != "view")
+        rounded = type(meta) is not tuple and meta.dtype.rounding is not None and op.kind != "view"
         try:
             if rounded:
                 result = _in_float32(op, xp, arrays, kwargs, meta.dtype)
@@ -136,8 +137,9 @@ def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
         if type(meta) is tuple:  # a multi-output op (max with dim: values and indices)
             out = tuple(Tensor._from_array(_as_dtype(r, m)) for r, m in zip(result, meta))
         else:
-            if not rounded and (type(result) is not np.ndarray
-                                or result.dtype is not meta.dtype.np):
+            if not rounded and (
+                type(result) is not np.ndarray or result.dtype is not meta.dtype.np
+            ):
                 result = _as_dtype(result, meta)
             out = Tensor.__new__(Tensor)  # Tensor._from_array(result), inlined
             out._data = result
@@ -213,8 +215,7 @@ def _has_numpy_scalar(args: tuple, kwargs: dict) -> bool:
 
 
 def _python_scalars(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    return (tuple(map(python_scalar, args)),
-            {name: python_scalar(v) for name, v in kwargs.items()})
+    return (tuple(map(python_scalar, args)), {name: python_scalar(v) for name, v in kwargs.items()})
 
 
 def python_scalar(value):
@@ -255,10 +256,15 @@ def _in_float32(op: OpDef, xp, arrays: list, kwargs: dict, dtype: DType):
     if xp is not np and dtype is not float16:
         from minitorch.errors import DTypeError, at_user_line
 
-        raise DTypeError(at_user_line(f"{op.name}: {dtype.name} tensors live on the CPU only "
-                                      "in minitorch (cupy has no bfloat16)"))
-    arrays = [a.astype(np.float32) if getattr(a, "dtype", None) in HALF_STORAGE else a
-              for a in arrays]
+        raise DTypeError(
+            at_user_line(
+                f"{op.name}: {dtype.name} tensors live on the CPU only "
+                "in minitorch (cupy has no bfloat16)"
+            )
+        )
+    arrays = [
+        a.astype(np.float32) if getattr(a, "dtype", None) in HALF_STORAGE else a for a in arrays
+    ]
     result = op.impl(xp, *arrays, **kwargs)
     if xp is not np:
         return result.astype(dtype.np)  # cupy's cast rounds to nearest even too

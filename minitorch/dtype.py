@@ -96,6 +96,8 @@ def _round_bits(x: np.ndarray) -> None:
 
 float32 = DType("float32", np.dtype(np.float32), _FLOAT)
 float64 = DType("float64", np.dtype(np.float64), _FLOAT)
+
+
 def round_float16(values) -> np.ndarray:
     """A new array of float32 `values` rounded to float16 (numpy's cast: to nearest, ties to
     even, overflowing to inf, as PyTorch's; without numpy's overflow warning, as PyTorch)."""

@@ -73,8 +73,14 @@ class SerializationError(MinitorchError, ValueError):
 # line it stands for}. A generated frame with no such line is skipped like our own files, as
 # are those of a compiled graph's wrapper, a numpy kernel's source and a guard function.
 _GENERATED_LINES: dict[str, dict[int, str]] = {}
-_GENERATED_PREFIXES = ("<__transformed_", "<fx-generated", "<frozen", "<wrapper>",
-                       "<numpy source of", "<guard>")
+_GENERATED_PREFIXES = (
+    "<__transformed_",
+    "<fx-generated",
+    "<frozen",
+    "<wrapper>",
+    "<numpy source of",
+    "<guard>",
+)
 
 
 def register_generated_lines(filename: str, lines: dict[int, str]) -> None:
@@ -90,8 +96,10 @@ def user_location() -> str | None:
         generated = _GENERATED_LINES.get(filename, {}).get(frame.f_lineno)
         if generated is not None:
             return generated
-        if not (os.path.abspath(filename).startswith(_PACKAGE_ROOTS)
-                or filename.startswith(_GENERATED_PREFIXES)):
+        if not (
+            os.path.abspath(filename).startswith(_PACKAGE_ROOTS)
+            or filename.startswith(_GENERATED_PREFIXES)
+        ):
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return None

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from tracer.export import ExportedProgram
 
 
-def export(mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *,
-           dynamic_shapes: Any = None) -> ExportedProgram:
+def export(
+    mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *, dynamic_shapes: Any = None
+) -> ExportedProgram:
     """Capture `mod(*args)` as an ExportedProgram: `.graph_module`, `.module()`, signature."""
     from tracer.export import export as export_program
 
@@ -34,8 +35,10 @@ def save(ep: ExportedProgram, f: str | os.PathLike) -> None:
     from tracer.export import save as save_file
 
     if not isinstance(ep, ExportedProgram):
-        raise SerializationError(f"export.save: expected an ExportedProgram, got "
-                                 f"{type(ep).__name__} (save a traced module with .save(f))")
+        raise SerializationError(
+            f"export.save: expected an ExportedProgram, got "
+            f"{type(ep).__name__} (save a traced module with .save(f))"
+        )
     save_file(ep, f)
 
 
@@ -46,15 +49,23 @@ def load(f: str | os.PathLike) -> ExportedProgram:
 
     program = load_file(f)
     if not isinstance(program, ExportedProgram):
-        raise SerializationError(f"export.load: {os.fspath(f)!r} holds a traced module, not an "
-                                 "exported program; load it with minitorch.jit.load")
+        raise SerializationError(
+            f"export.load: {os.fspath(f)!r} holds a traced module, not an "
+            "exported program; load it with minitorch.jit.load"
+        )
     return program
 
 
 def __getattr__(name: str) -> Any:
     # The classes live in tracer; reach them through here without importing tracer eagerly.
-    if name in ("ExportedProgram", "ExportedModule", "GraphSignature", "InputSpec",
-                "OutputSpec", "SerializationError"):
+    if name in (
+        "ExportedProgram",
+        "ExportedModule",
+        "GraphSignature",
+        "InputSpec",
+        "OutputSpec",
+        "SerializationError",
+    ):
         import tracer.export
 
         return getattr(tracer.export, name)

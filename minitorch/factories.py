@@ -43,9 +43,26 @@ from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
 
 __all__ = [
-    "arange", "empty", "empty_like", "eye", "from_numpy", "full", "full_like", "linspace",
-    "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randint_like", "randn",
-    "randn_like", "tensor", "zeros", "zeros_like",
+    "arange",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "linspace",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "tensor",
+    "zeros",
+    "zeros_like",
 ]
 
 _generator = np.random.default_rng(0)
@@ -89,9 +106,9 @@ def _sizes(op: str, sizes: tuple, size) -> tuple:
     if size is None:
         return sizes
     if sizes:
-        raise ArgumentTypeError(at_user_line(
-            f"{op}(): got the sizes {sizes} and size={size!r}; pass one of them"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"{op}(): got the sizes {sizes} and size={size!r}; pass one of them")
+        )
     return (size,)  # one tuple, or one int: shape_arg reads both
 
 
@@ -102,20 +119,24 @@ def _dtype(op: str, dtype) -> DType:
 def _float_dtype(op: str, dtype) -> DType:
     """rand and randn sample floats; PyTorch has no integer kernel for them either."""
     if not _dtype(op, dtype).is_floating_point:
-        raise DTypeError(at_user_line(
-            f"{op}(): samples floating-point numbers, not {dtype.name}; use randint for integers"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}(): samples floating-point numbers, not {dtype.name}; use randint for "
+                "integers"
+            )
+        )
     return dtype
 
 
-def _allocate(op: str, shape: tuple[int, ...], dtype: DType,
-              make: Callable[[], Tensor]) -> Tensor:
+def _allocate(op: str, shape: tuple[int, ...], dtype: DType, make: Callable[[], Tensor]) -> Tensor:
     """make(), a tensor of `shape` and `dtype`, or an OutOfMemoryError that says how much."""
     nbytes = dtype.itemsize
     for n in shape:
         nbytes *= n
-    message = (f"{op}(): not enough memory: you tried to allocate {nbytes} bytes "
-               f"(a {dtype.name} tensor of shape {shape})")
+    message = (
+        f"{op}(): not enough memory: you tried to allocate {nbytes} bytes "
+        f"(a {dtype.name} tensor of shape {shape})"
+    )
     if nbytes > _MAX_BYTES:
         raise OutOfMemoryError(at_user_line(message))
     try:
@@ -156,9 +177,9 @@ def _check_fits(op: str, low: int, high: int, dtype: DType) -> None:
     info = np.iinfo(dtype.np)
     if low < info.min or high > info.max:
         value = high if high > info.max else low
-        raise InvalidArgumentError(at_user_line(
-            f"{op}(): overflow: value {value} cannot be converted to {dtype.name}"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"{op}(): overflow: value {value} cannot be converted to {dtype.name}")
+        )
 
 
 def _read_data(data) -> np.ndarray:
@@ -181,10 +202,12 @@ def _plain(data, where: tuple[int, ...]):
     """
     if isinstance(data, Tensor):
         if data.numel() != 1:
-            raise ShapeError(at_user_line(
-                f"tensor(): only one-element tensors can be converted to Python scalars, got a "
-                f"tensor of shape {tuple(data.shape)}{_at(where)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"tensor(): only one-element tensors can be converted to Python scalars, got a "
+                    f"tensor of shape {tuple(data.shape)}{_at(where)}"
+                )
+            )
         return data.item()
     if isinstance(data, (bool, np.bool_)):
         return bool(data)
@@ -196,9 +219,11 @@ def _plain(data, where: tuple[int, ...]):
     if isinstance(data, (list, tuple, range, np.ndarray)):
         return _plain_sequence(data, where)
     missing = "; complex tensors are not supported" if isinstance(data, numbers.Complex) else ""
-    raise DTypeError(at_user_line(
-        f"tensor(): could not infer dtype of {type(data).__name__}{_at(where)}{missing}"
-    ))
+    raise DTypeError(
+        at_user_line(
+            f"tensor(): could not infer dtype of {type(data).__name__}{_at(where)}{missing}"
+        )
+    )
 
 
 def _at(where: tuple[int, ...]) -> str:
@@ -211,10 +236,12 @@ def _plain_sequence(data, where: tuple[int, ...]) -> list:
     shapes = [np.shape(x) for x in items]
     for i, shape in enumerate(shapes):
         if shape != shapes[0]:
-            raise ShapeError(at_user_line(
-                f"tensor(): the data is not rectangular: index {[*where, 0]} has shape "
-                f"{shapes[0]} but index {[*where, i]} has shape {shape}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"tensor(): the data is not rectangular: index {[*where, 0]} has shape "
+                    f"{shapes[0]} but index {[*where, i]} has shape {shape}"
+                )
+            )
     return items
 
 
@@ -222,9 +249,12 @@ def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing memory with `array` (an ndarray, as PyTorch requires: a numpy scalar
     such as np.float32(1) has no memory to share)."""
     if not isinstance(array, np.ndarray):
-        raise ArgumentTypeError(at_user_line(
-            f"from_numpy(): expected np.ndarray (got {type(array).__module__}."
-            f"{type(array).__name__})"))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"from_numpy(): expected np.ndarray (got {type(array).__module__}."
+                f"{type(array).__name__})"
+            )
+        )
     from_numpy_dtype(array.dtype)
     return Tensor._from_array(array)
 
@@ -232,37 +262,43 @@ def from_numpy(array: np.ndarray) -> Tensor:
 # ---- filled tensors ------------------------------------------------------------------------
 
 
-def zeros(*sizes, size=None, dtype: DType = float32, device=None,
-          requires_grad: bool = False) -> Tensor:
+def zeros(
+    *sizes, size=None, dtype: DType = float32, device=None, requires_grad: bool = False
+) -> Tensor:
     shape, dtype = _size("zeros", _sizes("zeros", sizes, size)), _dtype("zeros", dtype)
     t = _allocate("zeros", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
     return _finish(t, requires_grad, device)
 
 
-def ones(*sizes, size=None, dtype: DType = float32, device=None,
-         requires_grad: bool = False) -> Tensor:
+def ones(
+    *sizes, size=None, dtype: DType = float32, device=None, requires_grad: bool = False
+) -> Tensor:
     shape, dtype = _size("ones", _sizes("ones", sizes, size)), _dtype("ones", dtype)
     t = _allocate("ones", shape, dtype, lambda: ops.full(shape, 1, dtype=dtype))
     return _finish(t, requires_grad, device)
 
 
-def empty(*sizes, size=None, dtype: DType = float32, device=None,
-          requires_grad: bool = False) -> Tensor:
+def empty(
+    *sizes, size=None, dtype: DType = float32, device=None, requires_grad: bool = False
+) -> Tensor:
     shape, dtype = _size("empty", _sizes("empty", sizes, size)), _dtype("empty", dtype)
     t = _allocate("empty", shape, dtype, lambda: ops.full(shape, 0, dtype=dtype))
     return _finish(t, requires_grad, device)
 
 
-def full(size, fill_value, dtype: DType | None = None, device=None,
-         requires_grad: bool = False) -> Tensor:
+def full(
+    size, fill_value, dtype: DType | None = None, device=None, requires_grad: bool = False
+) -> Tensor:
     if not isinstance(size, (tuple, list)):
-        raise ArgumentTypeError(at_user_line(
-            f"full(): size must be a tuple of ints, got {type(size).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"full(): size must be a tuple of ints, got {type(size).__name__}")
+        )
     if not isinstance(fill_value, (bool, int, float)):
-        raise ArgumentTypeError(at_user_line(
-            f"full(): fill_value must be a Python number, got {type(fill_value).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"full(): fill_value must be a Python number, got {type(fill_value).__name__}"
+            )
+        )
     shape = _size("full", tuple(size))
     dtype = _dtype("full", dtype or default_dtype_for(fill_value))
     if dtype.category == 1 and not isinstance(fill_value, float):
@@ -274,28 +310,50 @@ def full(size, fill_value, dtype: DType | None = None, device=None,
 # ---- random tensors ------------------------------------------------------------------------
 
 
-def rand(*sizes, size=None, generator: Generator | None = None, dtype: DType = float32,
-         device=None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *sizes,
+    size=None,
+    generator: Generator | None = None,
+    dtype: DType = float32,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Uniform on [0, 1)."""
-    return _random("rand", ops.uniform, _sizes("rand", sizes, size), dtype, device,
-                   requires_grad, generator)
+    return _random(
+        "rand", ops.uniform, _sizes("rand", sizes, size), dtype, device, requires_grad, generator
+    )
 
 
-def randn(*sizes, size=None, generator: Generator | None = None, dtype: DType = float32,
-          device=None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *sizes,
+    size=None,
+    generator: Generator | None = None,
+    dtype: DType = float32,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Standard normal."""
-    return _random("randn", ops.normal, _sizes("randn", sizes, size), dtype, device,
-                   requires_grad, generator)
+    return _random(
+        "randn", ops.normal, _sizes("randn", sizes, size), dtype, device, requires_grad, generator
+    )
 
 
-def _random(op: str, sample: Callable, size: tuple, dtype, device, requires_grad: bool,
-            generator: Generator | None = None) -> Tensor:
+def _random(
+    op: str,
+    sample: Callable,
+    size: tuple,
+    dtype,
+    device,
+    requires_grad: bool,
+    generator: Generator | None = None,
+) -> Tensor:
     """sample(shape, 0, 1) (ops.uniform or ops.normal): drawn in float64, converted to a
     floating `dtype`."""
     shape, dtype = _size(op, size), _float_dtype(op, dtype)
     _rng(op, generator)  # refuses what is not a Generator
-    t = _allocate(op, shape, _drawn_in(dtype),
-                  lambda: sample(shape, 0, 1, dtype=dtype, generator=generator))
+    t = _allocate(
+        op, shape, _drawn_in(dtype), lambda: sample(shape, 0, 1, dtype=dtype, generator=generator)
+    )
     return _finish(t, requires_grad, device)
 
 
@@ -304,8 +362,16 @@ def _drawn_in(dtype: DType) -> DType:
     return float64 if dtype.itemsize < 8 else dtype
 
 
-def randint(low=0, high=None, size=None, *, generator: Generator | None = None,
-            dtype: DType = int64, device=None, requires_grad: bool = False) -> Tensor:
+def randint(
+    low=0,
+    high=None,
+    size=None,
+    *,
+    generator: Generator | None = None,
+    dtype: DType = int64,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Integers uniform on [low, high): randint(10, (3,)), randint(10, size=(3,)) or
     randint(-5, 5, (2, 2)), as PyTorch's two forms allow."""
     if size is None:  # randint(high, size)
@@ -313,54 +379,58 @@ def randint(low=0, high=None, size=None, *, generator: Generator | None = None,
     elif high is None:  # randint(high, size=...)
         low, high = 0, low
     if size is None or not isinstance(size, (tuple, list)):
-        raise InvalidArgumentError(at_user_line(
-            f"randint(): size must be a tuple of ints, got {size!r}"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"randint(): size must be a tuple of ints, got {size!r}")
+        )
     shape, dtype = _size("randint", tuple(size)), _dtype("randint", dtype)
     return _integers("randint", low, high, shape, dtype, generator, device, requires_grad)
 
 
-def _integers(op: str, low, high, shape: tuple[int, ...], dtype: DType, generator,
-              device, requires_grad: bool) -> Tensor:
+def _integers(
+    op: str, low, high, shape: tuple[int, ...], dtype: DType, generator, device, requires_grad: bool
+) -> Tensor:
     """Integers uniform on [low, high) in `dtype`: randint and randint_like."""
     for name, bound in (("low", low), ("high", high)):
         if isinstance(bound, bool) or not isinstance(bound, numbers.Integral):
-            raise ArgumentTypeError(at_user_line(
-                f"{op}(): {name} must be an int, got {bound!r}"
-            ))
+            raise ArgumentTypeError(at_user_line(f"{op}(): {name} must be an int, got {bound!r}"))
     if not low < high:
-        raise InvalidArgumentError(at_user_line(
-            f"{op}(): expected low < high, got low={low}, high={high}"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"{op}(): expected low < high, got low={low}, high={high}")
+        )
     _check_fits(op, int(low), int(high) - 1, int64)
     _rng(op, generator)  # refuses what is not a Generator
-    t = _allocate(op, shape, int64,
-                  lambda: ops.randint(shape, low, high, dtype=dtype, generator=generator))
+    t = _allocate(
+        op, shape, int64, lambda: ops.randint(shape, low, high, dtype=dtype, generator=generator)
+    )
     return _finish(t, requires_grad, device)
 
 
 # ---- ranges --------------------------------------------------------------------------------
 
 
-def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start, end=None, step=1, dtype: DType | None = None, device=None, requires_grad: bool = False
+) -> Tensor:
     """start, start + step, ... up to (not including) end."""
     if end is None:
         start, end = 0, start
     for name, value in (("start", start), ("end", end), ("step", step)):
         finite = isinstance(value, numbers.Integral) or (
-            isinstance(value, numbers.Real) and math.isfinite(value))
+            isinstance(value, numbers.Real) and math.isfinite(value)
+        )
         if not finite:
-            raise InvalidArgumentError(at_user_line(
-                f"arange(): {name} must be a finite number, got {value!r}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(f"arange(): {name} must be a finite number, got {value!r}")
+            )
     if step == 0:
         raise InvalidArgumentError(at_user_line("arange(): step must be nonzero"))
     if (end - start) * step < 0:
-        raise InvalidArgumentError(at_user_line(
-            f"arange(): upper bound and larger bound inconsistent with step sign "
-            f"(start={start}, end={end}, step={step})"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"arange(): upper bound and larger bound inconsistent with step sign "
+                f"(start={start}, end={end}, step={step})"
+            )
+        )
     if dtype is None:
         is_int = all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if is_int else float32
@@ -369,13 +439,15 @@ def arange(start, end=None, step=1, dtype: DType | None = None, device=None,
         shape = (-((start - end) // step),)  # ceil((end - start) / step), exactly
     else:
         shape = (math.ceil((end - start) / step),)
-    t = _allocate("arange", shape, _drawn_in(dtype),
-                  lambda: ops.arange(start, end, step, dtype=dtype))
+    t = _allocate(
+        "arange", shape, _drawn_in(dtype), lambda: ops.arange(start, end, step, dtype=dtype)
+    )
     return _finish(t, requires_grad, device)
 
 
-def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
-             requires_grad: bool = False) -> Tensor:
+def linspace(
+    start, end, steps: int, *, dtype: DType | None = None, device=None, requires_grad: bool = False
+) -> Tensor:
     """`steps` evenly spaced values from start to end, both included.
 
     Computed in float64 and converted, so an integer dtype truncates:
@@ -383,18 +455,17 @@ def linspace(start, end, steps: int, *, dtype: DType | None = None, device=None,
     """
     for name, value in (("start", start), ("end", end)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ArgumentTypeError(at_user_line(
-                f"linspace(): {name} must be a number, got {type(value).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(f"linspace(): {name} must be a number, got {type(value).__name__}")
+            )
     if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
-        raise ArgumentTypeError(at_user_line(
-            f"linspace(): argument 'steps' must be int, not {type(steps).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"linspace(): argument 'steps' must be int, not {type(steps).__name__}")
+        )
     if steps < 0:
         raise InvalidArgumentError(at_user_line("linspace(): number of steps must be non-negative"))
     dtype = _dtype("linspace", dtype or float32)
-    t = _allocate("linspace", (steps,), _drawn_in(dtype),
-                  lambda: _spaced(start, end, steps, dtype))
+    t = _allocate("linspace", (steps,), _drawn_in(dtype), lambda: _spaced(start, end, steps, dtype))
     return _finish(t, requires_grad, device)
 
 
@@ -408,8 +479,14 @@ def _spaced(start, end, steps: int, dtype: DType) -> Tensor:
     return ops.to_copy(values, dtype=dtype)
 
 
-def eye(n: int, m: int | None = None, *, dtype: DType | None = None, device=None,
-        requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: DType | None = None,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
     """The n x m identity matrix (m = n unless given): ones on the diagonal, zeros elsewhere."""
     shape = _size("eye", (n, n if m is None else m))
     dtype = _dtype("eye", dtype or float32)
@@ -427,61 +504,135 @@ def _diagonal(n: int, m: int, dtype: DType) -> Tensor:
 # ---- like another tensor -------------------------------------------------------------------
 
 
-def zeros_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
-               device=None, memory_format=None) -> Tensor:
+def zeros_like(
+    t: Tensor,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    *,
+    device=None,
+    memory_format=None,
+) -> Tensor:
     check_tensor("zeros_like", t)
     check_optional_format("zeros_like", memory_format)  # row-major all the same
-    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
-                 requires_grad=requires_grad)
+    return zeros(
+        tuple(t.shape),
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
-def ones_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
-              device=None, memory_format=None) -> Tensor:
+def ones_like(
+    t: Tensor,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    *,
+    device=None,
+    memory_format=None,
+) -> Tensor:
     check_tensor("ones_like", t)
     check_optional_format("ones_like", memory_format)
-    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+    return ones(
+        tuple(t.shape),
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
-def rand_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
-              device=None, memory_format=None) -> Tensor:
+def rand_like(
+    t: Tensor,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    *,
+    device=None,
+    memory_format=None,
+) -> Tensor:
     check_tensor("rand_like", t)
     check_optional_format("rand_like", memory_format)
-    return _random("rand_like", ops.uniform, tuple(t.shape), dtype or t.dtype,
-                   device or t.device, requires_grad)
+    return _random(
+        "rand_like",
+        ops.uniform,
+        tuple(t.shape),
+        dtype or t.dtype,
+        device or t.device,
+        requires_grad,
+    )
 
 
-def randn_like(t: Tensor, dtype: DType | None = None, requires_grad: bool = False, *,
-               device=None, memory_format=None) -> Tensor:
+def randn_like(
+    t: Tensor,
+    dtype: DType | None = None,
+    requires_grad: bool = False,
+    *,
+    device=None,
+    memory_format=None,
+) -> Tensor:
     check_tensor("randn_like", t)
     check_optional_format("randn_like", memory_format)
-    return _random("randn_like", ops.normal, tuple(t.shape), dtype or t.dtype,
-                   device or t.device, requires_grad)
+    return _random(
+        "randn_like",
+        ops.normal,
+        tuple(t.shape),
+        dtype or t.dtype,
+        device or t.device,
+        requires_grad,
+    )
 
 
-def empty_like(t: Tensor, *, dtype: DType | None = None, device=None,
-               requires_grad: bool = False, memory_format=None) -> Tensor:
+def empty_like(
+    t: Tensor,
+    *,
+    dtype: DType | None = None,
+    device=None,
+    requires_grad: bool = False,
+    memory_format=None,
+) -> Tensor:
     """Uninitialised memory of t's shape (and dtype and device, unless given); row-major
     whatever `memory_format` says."""
     check_tensor("empty_like", t)
     check_optional_format("empty_like", memory_format)
-    return empty(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
-                 requires_grad=requires_grad)
+    return empty(
+        tuple(t.shape),
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
-def full_like(t: Tensor, fill_value, *, dtype: DType | None = None, device=None,
-              requires_grad: bool = False, memory_format=None) -> Tensor:
+def full_like(
+    t: Tensor,
+    fill_value,
+    *,
+    dtype: DType | None = None,
+    device=None,
+    requires_grad: bool = False,
+    memory_format=None,
+) -> Tensor:
     """t's shape filled with `fill_value`, in t's dtype unless given (2.7 in an int64 tensor
     is 2)."""
     check_tensor("full_like", t)
     check_optional_format("full_like", memory_format)
-    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
-                requires_grad=requires_grad)
+    return full(
+        tuple(t.shape),
+        fill_value,
+        dtype=dtype or t.dtype,
+        device=device or t.device,
+        requires_grad=requires_grad,
+    )
 
 
-def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = None,
-                 dtype: DType | None = None, device=None, requires_grad: bool = False,
-                 memory_format=None) -> Tensor:
+def randint_like(
+    t: Tensor,
+    low=0,
+    high=None,
+    *,
+    generator: Generator | None = None,
+    dtype: DType | None = None,
+    device=None,
+    requires_grad: bool = False,
+    memory_format=None,
+) -> Tensor:
     """Integers uniform on [low, high) in t's shape (and dtype): randint_like(t, 10) or
     randint_like(t, -5, 5)."""
     check_tensor("randint_like", t)
@@ -489,8 +640,16 @@ def randint_like(t: Tensor, low=0, high=None, *, generator: Generator | None = N
     if high is None:  # randint_like(t, high)
         low, high = 0, low
     dtype = _dtype("randint_like", dtype or t.dtype)
-    return _integers("randint_like", low, high, tuple(t.shape), dtype, generator,
-                     device or t.device, requires_grad)
+    return _integers(
+        "randint_like",
+        low,
+        high,
+        tuple(t.shape),
+        dtype,
+        generator,
+        device or t.device,
+        requires_grad,
+    )
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

@@ -97,9 +97,12 @@ def pointwise_strides(args: tuple, shape: tuple[int, ...]) -> tuple[int, ...] | 
         return None  # row-major operands (broadcast or not) give a row-major result
     small = tuple(min(n, 2) for n in shape)
     stand_ins = [_stand_in(t, small) for t in tensors]
-    out = np.nditer([*stand_ins, None], flags=["zerosize_ok", "refs_ok"],
-                    op_flags=[["readonly"]] * len(stand_ins) + [["writeonly", "allocate"]],
-                    order="K").operands[-1]
+    out = np.nditer(
+        [*stand_ins, None],
+        flags=["zerosize_ok", "refs_ok"],
+        op_flags=[["readonly"]] * len(stand_ins) + [["writeonly", "allocate"]],
+        order="K",
+    ).operands[-1]
     order = sorted(range(len(shape)), key=lambda d: -out.strides[d])  # stable: ties keep order
     strides, step = [0] * len(shape), 1
     for d in reversed(order):

@@ -23,9 +23,9 @@ DEFAULT_SEED = 67280421310721  # the seed PyTorch's default generator starts fro
 def check_seed(op: str, seed) -> int:
     """Any int seeds, as in PyTorch (taken mod 2**64); a float or a str is refused."""
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}: seed must be an int, got {type(seed).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"{op}: seed must be an int, got {type(seed).__name__}")
+        )
     return seed % 2**64
 
 
@@ -50,14 +50,17 @@ class Generator:
         return f"<minitorch.Generator seed={self._seed} device={self.device}>"
 
 
-def numpy_rng(op: str, generator: Generator | None,
-              default: np.random.Generator) -> np.random.Generator:
+def numpy_rng(
+    op: str, generator: Generator | None, default: np.random.Generator
+) -> np.random.Generator:
     """The numpy stream a sampler draws from: `generator`'s own, or the default."""
     if generator is None:
         return default
     if not isinstance(generator, Generator):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}(): argument 'generator' must be a minitorch.Generator, not "
-            f"{type(generator).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"{op}(): argument 'generator' must be a minitorch.Generator, not "
+                f"{type(generator).__name__}"
+            )
+        )
     return generator._rng

@@ -73,8 +73,7 @@ class InPlaceMethods:
         return self._in_place("div_", lambda t: F.div(t, other), _recording(self, other))
 
     def clamp_(self, min=None, max=None) -> Tensor:
-        return self._in_place("clamp_", lambda t: F.clamp(t, min, max),
-                              _recording(self, min, max))
+        return self._in_place("clamp_", lambda t: F.clamp(t, min, max), _recording(self, min, max))
 
     def relu_(self) -> Tensor:
         """max(self, 0) in place; relu'(0) = 0, as the out-of-place relu's (clamp_(min=0)'s
@@ -82,8 +81,7 @@ class InPlaceMethods:
         return self._in_place("relu_", F.relu, _recording(self))
 
     def pow_(self, exponent) -> Tensor:
-        return self._in_place("pow_", lambda t: F.pow(t, exponent),
-                              _recording(self, exponent))
+        return self._in_place("pow_", lambda t: F.pow(t, exponent), _recording(self, exponent))
 
     def exp_(self) -> Tensor:
         return self._in_place("exp_", F.exp, _recording(self))
@@ -113,9 +111,11 @@ class InPlaceMethods:
     def fill_(self, value) -> Tensor:
         """Every element set to `value`, a Python number or a 0-d tensor."""
         if _is_tensor(value) and value.ndim != 0:
-            raise ShapeError(at_user_line(
-                f"fill_ only supports a 0-d value tensor, got one of shape {tuple(value.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"fill_ only supports a 0-d value tensor, got one of shape {tuple(value.shape)}"
+                )
+            )
         return self._write("fill_", (), value)
 
     def copy_(self, src) -> Tensor:
@@ -135,8 +135,7 @@ class InPlaceMethods:
     def index_put_(self, indices, values, accumulate: bool = False) -> Tensor:
         """self[indices] = values, or += with accumulate=True (positions named twice get both
         values added)."""
-        return self._in_place("index_put_", lambda t: F.index_put(t, indices, values,
-                                                                  accumulate))
+        return self._in_place("index_put_", lambda t: F.index_put(t, indices, values, accumulate))
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -160,8 +159,9 @@ class InPlaceMethods:
         check_value_fits(op, self, value, key)
         return self._in_place(op, lambda t: ops.index_scatter(t, value, key))
 
-    def _in_place(self, op: str, compute: Callable[[Tensor], Tensor],
-                  keep_old_values: bool = False) -> Tensor:
+    def _in_place(
+        self, op: str, compute: Callable[[Tensor], Tensor], keep_old_values: bool = False
+    ) -> Tensor:
         """self <- compute(self), written into self's memory; see [Note: in-place ops]."""
         from minitorch.autograd.graph import rebase_history
         from minitorch.fake import is_fake
@@ -172,29 +172,37 @@ class InPlaceMethods:
         if recording:
             self._check_writable_by_autograd(op)
         if self.numel() and any(s == 0 and n > 1 for n, s in zip(self.shape, self.stride())):
-            raise MinitorchError(at_user_line(
-                f"{op}: unsupported operation: more than one element of the written-to tensor "
-                "refers to a single memory location (an expanded tensor); clone() it first"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"{op}: unsupported operation: more than one element of the written-to tensor "
+                    "refers to a single memory location (an expanded tensor); clone() it first"
+                )
+            )
         target = self._data if _writeable(self._data) else _writeable_alias(self._data)
         if target is None:
-            raise MinitorchError(at_user_line(
-                f"{op}: the written-to tensor's memory is read-only (it was made from a "
-                "read-only numpy array); clone() it first"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"{op}: the written-to tensor's memory is read-only (it was made from a "
+                    "read-only numpy array); clone() it first"
+                )
+            )
         result = compute(self._with_copied_values() if keep_old_values else self)
         if recording and result.requires_grad:  # a value that requires grad, into a no_grad view
             self._check_writable_by_autograd(op, result_requires_grad=True)
         if tuple(result.shape) != tuple(self.shape):
-            raise ShapeError(at_user_line(
-                f"{op}: output with shape {tuple(self.shape)} doesn't match the broadcast "
-                f"shape {tuple(result.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{op}: output with shape {tuple(self.shape)} doesn't match the broadcast "
+                    f"shape {tuple(result.shape)}"
+                )
+            )
         if result.dtype.category > self.dtype.category:
-            raise DTypeError(at_user_line(
-                f"{op}: result type {result.dtype.name} can't be cast to the desired output "
-                f"type {self.dtype.name}"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"{op}: result type {result.dtype.name} can't be cast to the desired output "
+                    f"type {self.dtype.name}"
+                )
+            )
         if result.dtype is not self.dtype:
             result = result.to(self.dtype)  # float64 into float32: differentiable
         target[...] = result._data
@@ -207,23 +215,32 @@ class InPlaceMethods:
         """PyTorch's rules for writing a tensor that autograd may need (grad mode on), in
         PyTorch's order (check_inplace). `result_requires_grad`: will the written values?"""
         base = self._base
-        if base is not None and not self._view_differentiable and (
-                self.requires_grad or base.requires_grad or result_requires_grad):
-            raise AutogradError(at_user_line(
-                f"{op}: a view was created in no_grad mode and is being modified in place "
-                "with grad mode enabled; move both the view and the in-place op inside the "
-                "no_grad block, or both outside, or clone() the view first"
-            ))
+        if (
+            base is not None
+            and not self._view_differentiable
+            and (self.requires_grad or base.requires_grad or result_requires_grad)
+        ):
+            raise AutogradError(
+                at_user_line(
+                    f"{op}: a view was created in no_grad mode and is being modified in place "
+                    "with grad mode enabled; move both the view and the in-place op inside the "
+                    "no_grad block, or both outside, or clone() the view first"
+                )
+            )
         if self.requires_grad and self.is_leaf:
-            raise AutogradError(at_user_line(
-                f"{op}: a leaf Variable that requires grad is being used in an in-place "
-                "operation."
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"{op}: a leaf Variable that requires grad is being used in an in-place "
+                    "operation."
+                )
+            )
         if base is not None and base.requires_grad and base.is_leaf:
-            raise AutogradError(at_user_line(
-                f"{op}: a view of a leaf Variable that requires grad is being used in an "
-                "in-place operation."
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"{op}: a view of a leaf Variable that requires grad is being used in an "
+                    "in-place operation."
+                )
+            )
 
     def _with_copied_values(self) -> Tensor:
         """A tensor with a copy of this one's values, and this one's history."""
@@ -231,7 +248,10 @@ class InPlaceMethods:
 
         old = Tensor._from_array(self._data.copy())
         old._grad_fn, old._output_nr, old.requires_grad = (
-            self.grad_fn, self._output_nr, self.requires_grad)
+            self.grad_fn,
+            self._output_nr,
+            self.requires_grad,
+        )
         return old
 
 
@@ -260,8 +280,9 @@ def _writeable_alias(array):
         return None
     offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
     try:
-        return np.ndarray(array.shape, array.dtype, buffer=root, offset=offset,
-                          strides=array.strides)
+        return np.ndarray(
+            array.shape, array.dtype, buffer=root, offset=offset, strides=array.strides
+        )
     except (TypeError, ValueError):  # an owner numpy cannot take as a buffer
         return None
 

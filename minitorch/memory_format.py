@@ -46,10 +46,12 @@ _DIM_ORDER = {channels_last: (4, (0, 2, 3, 1)), channels_last_3d: (5, (0, 2, 3, 
 def check_memory_format(op: str, fmt) -> memory_format:
     """A memory_format argument: one of the four, else an ArgumentTypeError naming the op."""
     if not isinstance(fmt, memory_format):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}: memory_format must be a minitorch memory format (minitorch.channels_last, "
-            f"contiguous_format, preserve_format), got {fmt!r}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"{op}: memory_format must be a minitorch memory format (minitorch.channels_last, "
+                f"contiguous_format, preserve_format), got {fmt!r}"
+            )
+        )
     return fmt
 
 
@@ -67,9 +69,9 @@ def is_contiguous_as(shape: tuple[int, ...], strides: tuple[int, ...], fmt) -> b
     """
     fmt = check_memory_format("is_contiguous()", fmt)
     if fmt is preserve_format:
-        raise ArgumentTypeError(at_user_line(
-            "is_contiguous(): preserve_format is not a layout a tensor can have"
-        ))
+        raise ArgumentTypeError(
+            at_user_line("is_contiguous(): preserve_format is not a layout a tensor can have")
+        )
     if 0 in shape:
         return True  # no elements: dense in every order
     order = tuple(range(len(shape)))

@@ -80,10 +80,12 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
         result = a.__torch_function__(public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
-    raise ArgumentTypeError(at_user_line(
-        f"no implementation found for '{_public_name(public_api)}' on types that implement "
-        f"__torch_function__: {[t.__name__ for t in types]}"
-    ))
+    raise ArgumentTypeError(
+        at_user_line(
+            f"no implementation found for '{_public_name(public_api)}' on types that implement "
+            f"__torch_function__: {[t.__name__ for t in types]}"
+        )
+    )
 
 
 def _public_name(fn: Callable) -> str:

@@ -34,7 +34,7 @@ def _shown(array: np.ndarray) -> np.ndarray:
         return array
     for axis, n in enumerate(array.shape):
         if n > 2 * _EDGEITEMS:
-            array = np.take(array, np.r_[:_EDGEITEMS, n - _EDGEITEMS:n], axis=axis)
+            array = np.take(array, np.r_[:_EDGEITEMS, n - _EDGEITEMS : n], axis=axis)
     return array
 
 

@@ -40,24 +40,36 @@ from minitorch.tensor import Tensor
 __all__ = ["multinomial", "randperm"]
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: DType = int64, device=None,
-             requires_grad: bool = False) -> Tensor:
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: DType = int64,
+    device=None,
+    requires_grad: bool = False,
+) -> Tensor:
     """0, 1, ..., n - 1 in a random order."""
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-        raise ArgumentTypeError(at_user_line(
-            f"randperm(): argument 'n' must be int, not {type(n).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
+        )
     if n < 0:
         raise InvalidArgumentError(at_user_line(f"randperm(): n must be non-negative, got {n}"))
     dtype = factories._dtype("randperm", dtype)
     rng = factories._rng("randperm", generator)
-    t = factories._allocate("randperm", (n,), int64,
-                            lambda: Tensor._from_array(rng.permutation(n).astype(dtype.np)))
+    t = factories._allocate(
+        "randperm", (n,), int64, lambda: Tensor._from_array(rng.permutation(n).astype(dtype.np))
+    )
     return factories._finish(t, requires_grad, device)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
-                generator: Generator | None = None) -> Tensor:
+def multinomial(
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
     """Class indices drawn from each row of weights `input` (1-d, or 2-d for a batch).
 
     The weights need not sum to one, but must be finite and non-negative with a positive sum.
@@ -83,40 +95,52 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 def _check_multinomial(input, num_samples, replacement: bool) -> None:
     check_tensor("multinomial", input)
     if not input.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"multinomial(): only supports floating-point dtypes for input, got "
-            f"{input.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"multinomial(): only supports floating-point dtypes for input, got "
+                f"{input.dtype.name}"
+            )
+        )
     if input.ndim not in (1, 2):
-        raise ShapeError(at_user_line(
-            f"multinomial(): prob_dist must be 1 or 2 dim, got shape {tuple(input.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"multinomial(): prob_dist must be 1 or 2 dim, got shape {tuple(input.shape)}"
+            )
+        )
     if isinstance(num_samples, bool) or not isinstance(num_samples, numbers.Integral):
-        raise ArgumentTypeError(at_user_line(
-            f"multinomial(): argument 'num_samples' must be int, not "
-            f"{type(num_samples).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"multinomial(): argument 'num_samples' must be int, not "
+                f"{type(num_samples).__name__}"
+            )
+        )
     if num_samples <= 0:
-        raise InvalidArgumentError(at_user_line(
-            f"multinomial(): cannot sample n_sample <= 0 samples (got {num_samples})"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"multinomial(): cannot sample n_sample <= 0 samples (got {num_samples})")
+        )
     if not replacement and num_samples > input.shape[-1]:
-        raise InvalidArgumentError(at_user_line(
-            f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without "
-            f"replacement ({num_samples} > {input.shape[-1]})"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"multinomial(): cannot sample n_sample > prob_dist.size(-1) samples without "
+                f"replacement ({num_samples} > {input.shape[-1]})"
+            )
+        )
 
 
 def _check_weights(weights: np.ndarray) -> None:
     """A data-dependent check, as in PyTorch: each row a distribution."""
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise InvalidArgumentError(at_user_line(
-            "multinomial(): probability tensor contains either `inf`, `nan` or element < 0"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                "multinomial(): probability tensor contains either `inf`, `nan` or element < 0"
+            )
+        )
     if np.any(weights.sum(axis=1) <= 0):
-        raise InvalidArgumentError(at_user_line(
-            "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                "multinomial(): invalid multinomial distribution (sum of probabilities <= 0)"
+            )
+        )
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

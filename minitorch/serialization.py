@@ -65,9 +65,17 @@ def save(obj: Any, f: str | os.PathLike | io.IOBase) -> None:
     offset = 0
     for t in tensors:
         raw = tensor_bytes(t)
-        entries.append({"dtype": t.dtype.name, "shape": list(t.shape), "offset": offset,
-                        "nbytes": len(raw), "device": t.device.type,
-                        "requires_grad": t.requires_grad, "parameter": _is_parameter(t)})
+        entries.append(
+            {
+                "dtype": t.dtype.name,
+                "shape": list(t.shape),
+                "offset": offset,
+                "nbytes": len(raw),
+                "device": t.device.type,
+                "requires_grad": t.requires_grad,
+                "parameter": _is_parameter(t),
+            }
+        )
         payload.append(raw)
         offset += len(raw)
     data = seal({"kind": "object", "object": tree, "tensors": entries}, b"".join(payload))
@@ -78,8 +86,12 @@ def save(obj: Any, f: str | os.PathLike | io.IOBase) -> None:
             out.write(data)
 
 
-def load(f: str | os.PathLike | io.IOBase, map_location: str | Device | None = None, *,
-         weights_only: bool | None = None) -> Any:
+def load(
+    f: str | os.PathLike | io.IOBase,
+    map_location: str | Device | None = None,
+    *,
+    weights_only: bool | None = None,
+) -> Any:
     """Read what `save` wrote; a SerializationError for any other or damaged file.
 
     `map_location` ("cpu", "cuda") puts every tensor there; else each goes back to the device
@@ -96,8 +108,10 @@ def load(f: str | os.PathLike | io.IOBase, map_location: str | Device | None = N
         if kind in ("graph_module", "exported_program"):
             loader = "minitorch.jit.load" if kind == "graph_module" else "minitorch.export.load"
             raise SerializationError(f"it holds a saved program ({kind}): load it with {loader}")
-        expect(kind == "object" and set(header) == {"kind", "object", "tensors"},
-               "the header must be an object with keys kind ('object'), object and tensors")
+        expect(
+            kind == "object" and set(header) == {"kind", "object", "tensors"},
+            "the header must be an object with keys kind ('object'), object and tensors",
+        )
         tensors = _read_tensors(header["tensors"], payload, map_location)
         return _from_tree(header["object"], tensors)
     except SerializationError as e:
@@ -153,8 +167,15 @@ def _to_tree(obj: Any, tensors: list[Tensor], seen: dict[int, int], where: str) 
         return {kind: [_to_tree(x, tensors, seen, f"{where}[{i}]") for i, x in enumerate(obj)]}
     if isinstance(obj, dict):
         kind = "ordered_dict" if isinstance(obj, OrderedDict) else "dict"
-        return {kind: [[_to_tree(k, tensors, seen, f"{where} key {k!r}"),
-                        _to_tree(v, tensors, seen, f"{where}[{k!r}]")] for k, v in obj.items()]}
+        return {
+            kind: [
+                [
+                    _to_tree(k, tensors, seen, f"{where} key {k!r}"),
+                    _to_tree(v, tensors, seen, f"{where}[{k!r}]"),
+                ]
+                for k, v in obj.items()
+            ]
+        }
     if _is_module(obj):
         raise SerializationError(_WHOLE_MODULE.format(where=where, cls=type(obj).__name__))
     raise SerializationError(
@@ -181,8 +202,10 @@ def _from_tree(tree: Any, tensors: list[Tensor]) -> Any:
     expect(kind in ("dict", "ordered_dict"), f"unknown kind of object {kind!r:.30}")
     expect(all(isinstance(p, list) and len(p) == 2 for p in value), "a dict holds [key, value]")
     pairs = [(_from_tree(k, tensors), _from_tree(v, tensors)) for k, v in value]
-    expect(all(isinstance(k, (bool, int, float, str, tuple)) or k is None for k, _ in pairs),
-           "a dict key must be a number, a string, None or a tuple")
+    expect(
+        all(isinstance(k, (bool, int, float, str, tuple)) or k is None for k, _ in pairs),
+        "a dict key must be a number, a string, None or a tuple",
+    )
     return dict(pairs) if kind == "dict" else OrderedDict(pairs)
 
 
@@ -193,10 +216,14 @@ def _read_tensors(entries: Any, payload: bytes, map_location) -> list[Tensor]:
     out, offset = [], 0
     for i, entry in enumerate(entries):
         where = f"tensor #{i}"
-        expect(isinstance(entry, dict) and set(entry) == _ENTRY_KEYS,
-               f"{where} must be an object with keys {', '.join(sorted(_ENTRY_KEYS))}")
-        expect(all(isinstance(entry[k], bool) for k in ("requires_grad", "parameter")),
-               f"{where}: requires_grad and parameter must be true or false")
+        expect(
+            isinstance(entry, dict) and set(entry) == _ENTRY_KEYS,
+            f"{where} must be an object with keys {', '.join(sorted(_ENTRY_KEYS))}",
+        )
+        expect(
+            all(isinstance(entry[k], bool) for k in ("requires_grad", "parameter")),
+            f"{where}: requires_grad and parameter must be true or false",
+        )
         expect(entry["device"] in ("cpu", "cuda"), f"{where}: unknown device")
         dtype, shape = read_dtype(entry["dtype"], where), read_shape(entry["shape"], where)
         tensor = read_tensor(payload, offset, entry, dtype, shape, where)
@@ -209,8 +236,9 @@ def _read_tensors(entries: Any, payload: bytes, map_location) -> list[Tensor]:
             tensor.requires_grad_(True)
         out.append(tensor)
         offset += entry["nbytes"]
-    expect(offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte "
-                                   "payload")
+    expect(
+        offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte payload"
+    )
     return out
 
 
@@ -229,27 +257,35 @@ def open_envelope(data: bytes) -> tuple[dict, bytes]:
     lengths, the checksum and the JSON, in that order."""
     if data and len(data) < len(MAGIC) and MAGIC.startswith(data):
         raise SerializationError(f"the file is truncated: {len(data)} bytes, inside the magic")
-    if data[:len(MAGIC)] != MAGIC:
-        raise SerializationError(f"not a minitorch saved program or object: it starts with "
-                                 f"{data[:8]!r}, not {MAGIC!r}{_what_it_is(data)}")
+    if data[: len(MAGIC)] != MAGIC:
+        raise SerializationError(
+            f"not a minitorch saved program or object: it starts with "
+            f"{data[:8]!r}, not {MAGIC!r}{_what_it_is(data)}"
+        )
     if len(data) < _PREFIX.size:
-        raise SerializationError(f"the file is truncated: {len(data)} bytes, shorter than the "
-                                 f"{_PREFIX.size}-byte prefix")
+        raise SerializationError(
+            f"the file is truncated: {len(data)} bytes, shorter than the {_PREFIX.size}-byte prefix"
+        )
     _, version, head_len, payload_len, digest = _PREFIX.unpack_from(data)
     if version != VERSION:
-        raise SerializationError(f"format version {version} is not supported (this minitorch "
-                                 f"reads version {VERSION})")
+        raise SerializationError(
+            f"format version {version} is not supported (this minitorch reads version {VERSION})"
+        )
     expected = _PREFIX.size + head_len + payload_len
     if len(data) != expected:
         what = "truncated" if len(data) < expected else "longer than its header says"
         raise SerializationError(f"the file is {what}: {len(data)} bytes, expected {expected}")
-    body = data[_PREFIX.size:]
+    body = data[_PREFIX.size :]
     if hashlib.sha256(body).digest() != digest:
-        raise SerializationError("checksum mismatch: the file is corrupted (its bytes changed "
-                                 "after it was saved)")
+        raise SerializationError(
+            "checksum mismatch: the file is corrupted (its bytes changed after it was saved)"
+        )
     try:
-        header = json.loads(body[:head_len].decode("utf-8"), parse_constant=_no_constant,
-                            object_pairs_hook=_unique_keys)
+        header = json.loads(
+            body[:head_len].decode("utf-8"),
+            parse_constant=_no_constant,
+            object_pairs_hook=_unique_keys,
+        )
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise SerializationError(f"the header is not valid JSON ({e})") from None
     if not isinstance(header, dict):
@@ -286,21 +322,27 @@ def tensor_bytes(tensor: Tensor) -> bytes:
     return np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
 
 
-def read_tensor(payload: bytes, offset: int, entry: dict, dtype: DType,
-                shape: tuple[int, ...], where: str) -> Tensor:
+def read_tensor(
+    payload: bytes, offset: int, entry: dict, dtype: DType, shape: tuple[int, ...], where: str
+) -> Tensor:
     """The tensor whose bytes `entry` says start at `offset`, after checking that they do,
     that their count fits dtype and shape, and that they lie inside the payload."""
     nbytes = math.prod(shape) * dtype.itemsize
-    expect(entry["nbytes"] == nbytes and type(entry["nbytes"]) is int,
-           f"{where}: {dtype.name}{list(shape)} is {nbytes} bytes, but the header says "
-           f"{entry['nbytes']!r:.30}")
-    expect(entry["offset"] == offset and type(entry["offset"]) is int,
-           f"{where}: its bytes must start at {offset}, right after the tensor before it, not "
-           f"at {entry['offset']!r:.30}")
-    expect(offset + nbytes <= len(payload),
-           f"{where}: bytes {offset}..{offset + nbytes} run past the payload's {len(payload)} "
-           "bytes")
-    raw = payload[offset:offset + nbytes]
+    expect(
+        entry["nbytes"] == nbytes and type(entry["nbytes"]) is int,
+        f"{where}: {dtype.name}{list(shape)} is {nbytes} bytes, but the header says "
+        f"{entry['nbytes']!r:.30}",
+    )
+    expect(
+        entry["offset"] == offset and type(entry["offset"]) is int,
+        f"{where}: its bytes must start at {offset}, right after the tensor before it, not "
+        f"at {entry['offset']!r:.30}",
+    )
+    expect(
+        offset + nbytes <= len(payload),
+        f"{where}: bytes {offset}..{offset + nbytes} run past the payload's {len(payload)} bytes",
+    )
+    raw = payload[offset : offset + nbytes]
     if dtype.name == "bool":
         expect(set(raw) <= {0, 1}, f"{where}: a bool byte is neither 0 nor 1")
     if dtype is bfloat16:  # two bytes each: the top of a float32 (tensor_bytes)
@@ -317,9 +359,12 @@ def read_dtype(name: Any, where: str) -> DType:
 
 
 def read_shape(shape: Any, where: str) -> tuple[int, ...]:
-    expect(isinstance(shape, list) and len(shape) <= 64 and all(
-        type(d) is int and d >= 0 for d in shape),
-        f"'{where}': shape {shape!r:.60} is not a list of sizes")
+    expect(
+        isinstance(shape, list)
+        and len(shape) <= 64
+        and all(type(d) is int and d >= 0 for d in shape),
+        f"'{where}': shape {shape!r:.60} is not a list of sizes",
+    )
     return tuple(shape)
 
 

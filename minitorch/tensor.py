@@ -274,23 +274,30 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
     def numpy(self) -> np.ndarray:
         """The data as a numpy array (shares memory); refuses tensors that require grad."""
         if self.requires_grad:
-            raise AutogradError(at_user_line(
-                "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()"
+                )
+            )
         if self.is_cuda:
-            raise DeviceError(at_user_line(
-                "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
-            ))
+            raise DeviceError(
+                at_user_line(
+                    "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
+                )
+            )
         if self.dtype is bfloat16:  # numpy has no bfloat16 (nor has PyTorch's numpy())
-            raise DTypeError(at_user_line(
-                f"numpy(): numpy has no {self.dtype.name}; use tensor.float().numpy()"))
+            raise DTypeError(
+                at_user_line(f"numpy(): numpy has no {self.dtype.name}; use tensor.float().numpy()")
+            )
         return np.asarray(self._data)
 
     def item(self):
         if self.numel() != 1:
-            raise MinitorchError(at_user_line(
-                f"item(): a tensor with {self.numel()} elements cannot be converted to a scalar"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"item(): a tensor with {self.numel()} elements cannot be converted to a scalar"
+                )
+            )
         return to_host(self._data).reshape(()).item()
 
     def tolist(self):
@@ -302,11 +309,13 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         if self.ndim == 0:
             return format(self.item(), format_spec)
         if format_spec:
-            raise ArgumentTypeError(at_user_line(
-                f"unsupported format string {format_spec!r} passed to Tensor.__format__: only "
-                f"a 0-d tensor takes one, and this one has shape {tuple(self.shape)} (format "
-                "tensor.item() or each element)"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"unsupported format string {format_spec!r} passed to Tensor.__format__: only "
+                    f"a 0-d tensor takes one, and this one has shape {tuple(self.shape)} (format "
+                    "tensor.item() or each element)"
+                )
+            )
         return str(self)
 
     @property
@@ -320,9 +329,9 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         """`p.data = t`: p now holds t's memory (its shape and dtype too), its autograd
         state unchanged, as in PyTorch."""
         if not isinstance(value, Tensor):
-            raise ArgumentTypeError(at_user_line(
-                f"Variable data has to be a tensor, but got {type(value).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(f"Variable data has to be a tensor, but got {type(value).__name__}")
+            )
         self._data = value._data
 
     def __bool__(self) -> bool:
@@ -336,9 +345,11 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
 
     def __index__(self) -> int:
         if self.dtype.is_floating_point or self.numel() != 1:
-            raise DTypeError(at_user_line(
-                "only integer tensors of a single element can be converted to an index"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    "only integer tensors of a single element can be converted to an index"
+                )
+            )
         return int(self.item())
 
     def __len__(self) -> int:
@@ -366,17 +377,24 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
 
         if gradient is None:
             if self.numel() != 1:
-                raise AutogradError(at_user_line(
-                    f"grad can be implicitly created only for scalar outputs, got {self.shape}"
-                ))
+                raise AutogradError(
+                    at_user_line(
+                        f"grad can be implicitly created only for scalar outputs, got {self.shape}"
+                    )
+                )
             # d(self)/d(self) = 1, made directly: ones_like's argument checks cost ~40 us of a
             # training step (its code is cold after the forward's matmuls)
-            gradient = (Tensor._from_array(np.ones_like(self._data))
-                        if type(self._data) is np.ndarray else ones_like(self))
+            gradient = (
+                Tensor._from_array(np.ones_like(self._data))
+                if type(self._data) is np.ndarray
+                else ones_like(self)
+            )
         elif not isinstance(gradient, Tensor):
-            raise ArgumentTypeError(at_user_line(
-                f"backward(): gradient must be a Tensor or None, got {type(gradient).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"backward(): gradient must be a Tensor or None, got {type(gradient).__name__}"
+                )
+            )
         run_backward([self], [gradient], retain_graph=retain_graph)
 
     def _accumulate_grad(self, grad: Tensor, shared: bool = False) -> None:
@@ -389,27 +407,33 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if not isinstance(requires_grad, bool):
-            raise ArgumentTypeError(at_user_line(
-                f"requires_grad_(): argument 'requires_grad' must be bool, not "
-                f"{type(requires_grad).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"requires_grad_(): argument 'requires_grad' must be bool, not "
+                    f"{type(requires_grad).__name__}"
+                )
+            )
         if not self.is_leaf and not requires_grad:
-            raise AutogradError(at_user_line(
-                "you can only change requires_grad flags of leaf variables; use detach()"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    "you can only change requires_grad flags of leaf variables; use detach()"
+                )
+            )
         if requires_grad and not self.dtype.is_floating_point:
-            raise DTypeError(at_user_line(
-                f"only floating point tensors can require gradients, not {self.dtype.name}"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"only floating point tensors can require gradients, not {self.dtype.name}"
+                )
+            )
         self.requires_grad = requires_grad
         return self
 
     def retain_grad(self) -> None:
         """Keep this non-leaf's gradient in `.grad` after backward (leaves always keep it)."""
         if not self.requires_grad:
-            raise AutogradError(at_user_line(
-                "can't retain_grad on a tensor that has requires_grad=False"
-            ))
+            raise AutogradError(
+                at_user_line("can't retain_grad on a tensor that has requires_grad=False")
+            )
         if self.is_leaf or self._retains_grad:
             return
         self.grad_fn.retain_grad(self)
@@ -428,9 +452,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
     def detach_(self) -> Tensor:
         """Cut this tensor from the autograd graph, in place: it becomes a leaf."""
         if self._base is not None and self._view_differentiable and self._base.requires_grad:
-            raise AutogradError(at_user_line(
-                "can't detach views in-place; use detach() instead"
-            ))
+            raise AutogradError(at_user_line("can't detach views in-place; use detach() instead"))
         self.grad_fn = None
         self.requires_grad = False
         return self
@@ -438,25 +460,33 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
 
 def _check_assigned_grad(t: Tensor, grad) -> None:
     if not isinstance(grad, Tensor):
-        raise ArgumentTypeError(at_user_line(
-            f"assigned grad expected to be a Tensor or None but got grad of type "
-            f"{type(grad).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"assigned grad expected to be a Tensor or None but got grad of type "
+                f"{type(grad).__name__}"
+            )
+        )
     if grad.dtype is not t.dtype:
-        raise DTypeError(at_user_line(
-            f"assigned grad has data of a different type: {grad.dtype.name} for a tensor of "
-            f"{t.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"assigned grad has data of a different type: {grad.dtype.name} for a tensor of "
+                f"{t.dtype.name}"
+            )
+        )
     if grad.device != t.device:
-        raise DeviceError(at_user_line(
-            f"assigned grad has data located on a different device: {grad.device} for a "
-            f"tensor on {t.device}"
-        ))
+        raise DeviceError(
+            at_user_line(
+                f"assigned grad has data located on a different device: {grad.device} for a "
+                f"tensor on {t.device}"
+            )
+        )
     if tuple(grad.shape) != tuple(t.shape):
-        raise ShapeError(at_user_line(
-            f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
-            f"shape {tuple(t.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"assigned grad has data of a different size: {tuple(grad.shape)} for a tensor of "
+                f"shape {tuple(t.shape)}"
+            )
+        )
 
 
 # [Note: a leaf's .grad]

@@ -31,8 +31,14 @@ from minitorch.errors import ArgumentTypeError, MinitorchError, at_user_line
 from minitorch.overrides import make_overridable
 
 __all__ = [
-    "BFloat16Tensor", "BoolTensor", "DoubleTensor", "FloatTensor", "HalfTensor", "IntTensor",
-    "LongTensor", "as_tensor",
+    "BFloat16Tensor",
+    "BoolTensor",
+    "DoubleTensor",
+    "FloatTensor",
+    "HalfTensor",
+    "IntTensor",
+    "LongTensor",
+    "as_tensor",
 ]
 
 
@@ -51,17 +57,22 @@ class LegacyTensorType:
             return factories.tensor(args[0], dtype=self.dtype, device=device)
         sizes = args[0] if len(args) == 1 else args
         if not all(isinstance(n, int) and not isinstance(n, bool) for n in sizes):
-            raise ArgumentTypeError(at_user_line(
-                f"{self.__name__}(): expected data (a list, a tensor) or sizes (ints), got "
-                f"{args!r}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"{self.__name__}(): expected data (a list, a tensor) or sizes (ints), got "
+                    f"{args!r}"
+                )
+            )
         return factories.zeros(tuple(sizes) or (0,), dtype=self.dtype, device=device)
 
     def __instancecheck__(self, instance) -> bool:
         from minitorch.tensor import Tensor
 
-        return (isinstance(instance, Tensor) and instance.dtype is self.dtype
-                and instance.device.type == "cpu")
+        return (
+            isinstance(instance, Tensor)
+            and instance.dtype is self.dtype
+            and instance.device.type == "cpu"
+        )
 
     def __repr__(self) -> str:
         return f"<class 'minitorch.{self.__name__}'>"

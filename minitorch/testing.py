@@ -33,8 +33,12 @@ from minitorch.errors import ArgumentTypeError, MinitorchError
 from minitorch.tensor import Tensor
 
 # (rtol, atol), PyTorch's; others: exact
-_TOLERANCES = {float16: (1e-3, 1e-5), bfloat16: (1.6e-2, 1e-5), float32: (1.3e-6, 1e-5),
-               float64: (1e-7, 1e-7)}
+_TOLERANCES = {
+    float16: (1e-3, 1e-5),
+    bfloat16: (1.6e-2, 1e-5),
+    float32: (1.3e-6, 1e-5),
+    float64: (1e-7, 1e-7),
+}
 
 __all__ = ["CloseError", "assert_close"]
 
@@ -43,9 +47,18 @@ class CloseError(MinitorchError, AssertionError):
     """Two values that `assert_close` found not close."""
 
 
-def assert_close(actual, expected, *, rtol: float | None = None, atol: float | None = None,
-                 equal_nan: bool = False, check_device: bool = True, check_dtype: bool = True,
-                 msg: str | None = None, **_ignored) -> None:
+def assert_close(
+    actual,
+    expected,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = False,
+    check_device: bool = True,
+    check_dtype: bool = True,
+    msg: str | None = None,
+    **_ignored,
+) -> None:
     """Raise CloseError unless `actual` and `expected` are close (see the module docstring)."""
     if (rtol is None) != (atol is None):
         missing = "atol" if atol is None else "rtol"
@@ -67,23 +80,29 @@ def _compare(actual, expected, options: tuple, path: str) -> None:
         return _fail_at(path, _compare_scalars, actual, expected, options)
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
         if set(actual) != set(expected):
-            raise CloseError(f"The keys of the mappings do not match:\n"
-                             f"{sorted(map(repr, actual))} != {sorted(map(repr, expected))}"
-                             f"{_where(path)}")
+            raise CloseError(
+                f"The keys of the mappings do not match:\n"
+                f"{sorted(map(repr, actual))} != {sorted(map(repr, expected))}"
+                f"{_where(path)}"
+            )
         for key in expected:
             _compare(actual[key], expected[key], options, f"{path}[{key!r}]")
         return None
     if _is_sequence(actual) and _is_sequence(expected):
         if len(actual) != len(expected):
-            raise CloseError(f"The length of the sequences mismatch: {len(actual)} != "
-                             f"{len(expected)}{_where(path)}")
+            raise CloseError(
+                f"The length of the sequences mismatch: {len(actual)} != "
+                f"{len(expected)}{_where(path)}"
+            )
         for i, (a, e) in enumerate(zip(actual, expected)):
             _compare(a, e, options, f"{path}[{i}]")
         return None
     if actual == expected and type(actual) is type(expected):  # None, strings, ...
         return None
-    raise CloseError(f"Expected {expected!r} but got {actual!r} (of types "
-                     f"{type(expected).__name__} and {type(actual).__name__}){_where(path)}")
+    raise CloseError(
+        f"Expected {expected!r} but got {actual!r} (of types "
+        f"{type(expected).__name__} and {type(actual).__name__}){_where(path)}"
+    )
 
 
 def _fail_at(path: str, compare, actual, expected, options: tuple) -> None:
@@ -112,16 +131,18 @@ def _compare_tensors(actual, expected, options: tuple) -> None:
     rtol, atol, equal_nan, check_device, check_dtype = options
     for x in (actual, expected):
         if not isinstance(x, Tensor):
-            raise CloseError(f"Expected both inputs to be tensors, but got a "
-                             f"{type(x).__name__}: {x!r}")
+            raise CloseError(
+                f"Expected both inputs to be tensors, but got a {type(x).__name__}: {x!r}"
+            )
     _check_attribute("shape", actual.shape, expected.shape)
     if check_device:
         _check_attribute("device", actual.device, expected.device)
     if check_dtype:
         _check_attribute("dtype", actual.dtype, expected.dtype)
     if rtol is None:
-        rtol, atol = (max(a, b) for a, b in zip(_tolerances(actual.dtype),
-                                               _tolerances(expected.dtype)))
+        rtol, atol = (
+            max(a, b) for a, b in zip(_tolerances(actual.dtype), _tolerances(expected.dtype))
+        )
     a = to_host(actual.detach()._data)
     e = to_host(expected.detach()._data)
     exact = not (actual.dtype.is_floating_point or expected.dtype.is_floating_point)
@@ -131,23 +152,28 @@ def _compare_tensors(actual, expected, options: tuple) -> None:
 def _compare_scalars(actual, expected, options: tuple) -> None:
     rtol, atol, equal_nan, _, check_dtype = options
     if check_dtype and type(actual) is not type(expected):
-        raise CloseError(f"The values for attribute 'type' do not match: "
-                         f"{type(actual).__name__} != {type(expected).__name__}.")
+        raise CloseError(
+            f"The values for attribute 'type' do not match: "
+            f"{type(actual).__name__} != {type(expected).__name__}."
+        )
     if rtol is None:
         exact = isinstance(actual, (bool, int)) and isinstance(expected, (bool, int))
         rtol, atol = (0.0, 0.0) if exact else _TOLERANCES[float64]
     a, e = np.float64(actual), np.float64(expected)
     if _close(a, e, rtol, atol, equal_nan):
         return
-    raise CloseError(f"Scalars are not close!\n\nExpected {expected} but got {actual}.\n"
-                     f"Absolute difference: {abs(a - e)} (up to {atol} allowed)\n"
-                     f"Relative difference: {abs(a - e) / abs(e)} (up to {rtol} allowed)")
+    raise CloseError(
+        f"Scalars are not close!\n\nExpected {expected} but got {actual}.\n"
+        f"Absolute difference: {abs(a - e)} (up to {atol} allowed)\n"
+        f"Relative difference: {abs(a - e) / abs(e)} (up to {rtol} allowed)"
+    )
 
 
 def _check_attribute(name: str, actual, expected) -> None:
     if actual != expected:
-        raise CloseError(f"The values for attribute '{name}' do not match: {actual!r} != "
-                         f"{expected!r}.")
+        raise CloseError(
+            f"The values for attribute '{name}' do not match: {actual!r} != {expected!r}."
+        )
 
 
 def _tolerances(dtype: DType) -> tuple[float, float]:
@@ -163,8 +189,9 @@ def _close(a: np.ndarray, e: np.ndarray, rtol: float, atol: float, equal_nan: bo
     return close
 
 
-def _compare_arrays(a: np.ndarray, e: np.ndarray, rtol: float, atol: float, equal_nan: bool,
-                    what: str, exact: bool) -> None:
+def _compare_arrays(
+    a: np.ndarray, e: np.ndarray, rtol: float, atol: float, equal_nan: bool, what: str, exact: bool
+) -> None:
     a, e = a.astype(np.float64), e.astype(np.float64)
     close = _close(a, e, rtol, atol, equal_nan)
     if close.all():
@@ -173,15 +200,19 @@ def _compare_arrays(a: np.ndarray, e: np.ndarray, rtol: float, atol: float, equa
         abs_diff = np.where(close, 0.0, np.abs(a - e))
         rel_diff = np.where(close, 0.0, abs_diff / np.abs(e))
     bad = int((~close).sum())
-    lines = [f"{what} are not {'equal' if exact else 'close'}!", "",
-             f"Mismatched elements: {bad} / {close.size} ({100 * bad / close.size:.1f}%)"]
+    lines = [
+        f"{what} are not {'equal' if exact else 'close'}!",
+        "",
+        f"Mismatched elements: {bad} / {close.size} ({100 * bad / close.size:.1f}%)",
+    ]
     for name, diff, tol in (("absolute", abs_diff, atol), ("relative", rel_diff, rtol)):
-        worst = np.unravel_index(np.nanargmax(diff) if not np.isnan(diff).all() else 0,
-                                 diff.shape)
+        worst = np.unravel_index(np.nanargmax(diff) if not np.isnan(diff).all() else 0, diff.shape)
         allowed = "" if exact else f" (up to {tol} allowed)"
         value = diff[worst] if diff.ndim else diff
-        lines.append(f"Greatest {name} difference: {_number(value, exact)} at index "
-                     f"{tuple(int(i) for i in worst)}{allowed}")
+        lines.append(
+            f"Greatest {name} difference: {_number(value, exact)} at index "
+            f"{tuple(int(i) for i in worst)}{allowed}"
+        )
     raise CloseError("\n".join(lines))
 
 

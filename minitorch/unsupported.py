@@ -20,8 +20,18 @@ from minitorch.errors import DTypeError, InvalidArgumentError, at_user_line
 from minitorch.overrides import make_overridable
 
 __all__ = [
-    "cdouble", "cfloat", "chalf", "complex", "complex32", "complex64", "complex128",
-    "is_complex", "polar", "sparse_coo_tensor", "view_as_complex", "view_as_real",
+    "cdouble",
+    "cfloat",
+    "chalf",
+    "complex",
+    "complex32",
+    "complex64",
+    "complex128",
+    "is_complex",
+    "polar",
+    "sparse_coo_tensor",
+    "view_as_complex",
+    "view_as_real",
 ]
 
 _NO_COMPLEX = "complex tensors are not supported by minitorch"
@@ -75,8 +85,17 @@ def is_complex(input) -> bool:
     return False
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
-                      requires_grad: bool = False, check_invariants=None, is_coalesced=None):
+def sparse_coo_tensor(
+    indices,
+    values,
+    size=None,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    check_invariants=None,
+    is_coalesced=None,
+):
     raise InvalidArgumentError(at_user_line(f"sparse_coo_tensor(): {_NO_SPARSE}"))
 
 
@@ -101,5 +120,7 @@ class UnsupportedMethods:
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see
 # [Note: __torch_function__] in minitorch/overrides.py.
-make_overridable(globals(), ["complex", "is_complex", "polar", "sparse_coo_tensor",
-                             "view_as_complex", "view_as_real"])
+make_overridable(
+    globals(),
+    ["complex", "is_complex", "polar", "sparse_coo_tensor", "view_as_complex", "view_as_real"],
+)

@@ -2,7 +2,7 @@
 
     python scripts/size.py
 
-Explanation is free, code is not (STYLE.md): comment, docstring and blank lines are counted
+Explanation is free, code is not: comment, docstring and blank lines are counted
 apart from code lines, so growth is seen where it costs.
 """
 
@@ -25,14 +25,21 @@ def count(path: pathlib.Path) -> tuple[int, int]:
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT:
             explained.add(tok.start[0])
-        elif tok.type == tokenize.STRING and previous in (tokenize.INDENT, tokenize.NEWLINE,
-                                                           tokenize.DEDENT, tokenize.NL):
+        elif tok.type == tokenize.STRING and previous in (
+            tokenize.INDENT,
+            tokenize.NEWLINE,
+            tokenize.DEDENT,
+            tokenize.NL,
+        ):
             explained.update(range(tok.start[0], tok.end[0] + 1))  # a docstring
         if tok.type not in (tokenize.NL, tokenize.COMMENT):
             previous = tok.type
     lines = source.splitlines()
-    code = sum(1 for i, line in enumerate(lines, 1) if line.strip() and i not in explained
-               and not line.strip().startswith("#"))
+    code = sum(
+        1
+        for i, line in enumerate(lines, 1)
+        if line.strip() and i not in explained and not line.strip().startswith("#")
+    )
     return code, len(lines) - code
 
 
@@ -54,8 +61,7 @@ def main() -> None:
 
     primitives = sorted(name for name, op in OPS.items() if op.is_primitive)
     composites = sorted(name for name, op in OPS.items() if not op.is_primitive)
-    print(f"\nop table: {len(OPS)} ops, {len(primitives)} primitives, "
-          f"{len(composites)} composites")
+    print(f"\nop table: {len(OPS)} ops, {len(primitives)} primitives, {len(composites)} composites")
     print("primitives:", " ".join(primitives))
     print("composites:", " ".join(composites))
 

@@ -26,10 +26,13 @@ def test_the_primitive_set_document_lists_exactly_the_primitives():
     from minitorch.ops import OPS
 
     text = (DOCS / "primitives.md").read_text()
-    rows = [line.split("|")[2] for line in text.splitlines()
-            if line.startswith("| ") and line.count("|") == 4 and "`" in line.split("|")[2]]
+    rows = [
+        line.split("|")[2]
+        for line in text.splitlines()
+        if line.startswith("| ") and line.count("|") == 4 and "`" in line.split("|")[2]
+    ]
     documented = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
-    composites_text = text[text.index("Composites"):]
+    composites_text = text[text.index("Composites") :]
     composites = set(re.search(r"`([a-z_0-9 \n]+)`", composites_text).group(1).split())
     assert documented == {n for n, op in OPS.items() if op.is_primitive}
     assert composites == {n for n, op in OPS.items() if not op.is_primitive}

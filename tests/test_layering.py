@@ -15,8 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # The ways up from the eager core into the later stages; minitorch.compile is the driver above all.
-FACADES = ("minitorch.fx", "minitorch.compile", "minitorch.export", "minitorch.jit",
-           "minitorch._dynamo")
+FACADES = (
+    "minitorch.fx",
+    "minitorch.compile",
+    "minitorch.export",
+    "minitorch.jit",
+    "minitorch._dynamo",
+)
 
 # Runs in the fresh interpreter: `python -c IMPORT_ALL package (all|alone) [skip ...]`. Finds the
 # modules on disk, because pkgutil.walk_packages imports every package it walks, skipped ones
@@ -47,12 +52,18 @@ print(json.dumps(loaded_by))
 """
 
 
-def loaded_by_importing(package: str, *, submodules: bool = True,
-                        skip: tuple[str, ...] = ()) -> dict[str, str]:
+def loaded_by_importing(
+    package: str, *, submodules: bool = True, skip: tuple[str, ...] = ()
+) -> dict[str, str]:
     """{module: the module of `package` whose import loaded it}, in a fresh interpreter."""
     which = "all" if submodules else "alone"
-    result = subprocess.run([sys.executable, "-c", IMPORT_ALL, package, which, *skip],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL, package, which, *skip],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -79,8 +90,14 @@ def test_eager_core_loads_no_later_stage():
 
 def test_ir_loads_only_tracer_fx_of_the_earlier_stages():
     loaded = loaded_by_importing("ir")
-    offenders = [m for m in loaded if in_package(m, "codegen")
-                 or in_package(m, "tracer") and m != "tracer" and not in_package(m, "tracer.fx")]
+    offenders = [
+        m
+        for m in loaded
+        if in_package(m, "codegen")
+        or in_package(m, "tracer")
+        and m != "tracer"
+        and not in_package(m, "tracer.fx")
+    ]
     assert not offenders, f"ir loads {describe(loaded, offenders)}"
 
 

@@ -71,9 +71,14 @@ def loss_and_grads(fn: Callable, xa, wa, ba) -> tuple:
 
 def batches(n: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     rng = np.random.default_rng(0)
-    return [(rng.standard_normal((4, 3)).astype(np.float32),
-             rng.standard_normal((3, 5)).astype(np.float32),
-             rng.standard_normal(5).astype(np.float32)) for _ in range(n)]
+    return [
+        (
+            rng.standard_normal((4, 3)).astype(np.float32),
+            rng.standard_normal((3, 5)).astype(np.float32),
+            rng.standard_normal(5).astype(np.float32),
+        )
+        for _ in range(n)
+    ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -90,9 +95,11 @@ def test_one_compiled_training_function_shared_by_four_threads(backend):
             k = (i + call) % len(data)
             loss, gw, gb = loss_and_grads(compiled, *data[k])
             want_loss, want_gw, want_gb = expected[k]
-            wrong[i] += not (np.isclose(loss, want_loss, rtol=1e-5)
-                             and np.allclose(gw, want_gw, rtol=1e-5, atol=1e-6)
-                             and np.allclose(gb, want_gb, rtol=1e-5, atol=1e-6))
+            wrong[i] += not (
+                np.isclose(loss, want_loss, rtol=1e-5)
+                and np.allclose(gw, want_gw, rtol=1e-5, atol=1e-6)
+                and np.allclose(gb, want_gb, rtol=1e-5, atol=1e-6)
+            )
 
     run_threads(work)
     assert sum(wrong) == 0
@@ -121,8 +128,13 @@ def test_threads_compiling_different_functions_get_their_own_values(backend):
     another's, and none falls back to eager."""
     functions = [_scaled(k + 2.0) for k in range(THREADS)]
     rng = np.random.default_rng(1)
-    inputs = [(rng.standard_normal((3, 4)).astype(np.float32),
-               rng.standard_normal((5, 2)).astype(np.float32)) for _ in range(THREADS)]
+    inputs = [
+        (
+            rng.standard_normal((3, 4)).astype(np.float32),
+            rng.standard_normal((5, 2)).astype(np.float32),
+        )
+        for _ in range(THREADS)
+    ]
 
     def work(i: int) -> None:
         compiled = minitorch.compile(functions[i], backend=backend, dynamic=False)
@@ -220,8 +232,7 @@ def test_a_dispatch_mode_sees_only_its_own_threads_ops():
             assert current_mode() is None
         else:
             for _ in range(50):
-                np.testing.assert_allclose(minitorch.tensor(x).exp().numpy(), np.exp(x),
-                                           rtol=1e-6)
+                np.testing.assert_allclose(minitorch.tensor(x).exp().numpy(), np.exp(x), rtol=1e-6)
             assert current_mode() is None
 
     run_threads(work)

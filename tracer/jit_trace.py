@@ -86,8 +86,9 @@ class TraceMode(DispatchMode):
         # (or the next mode down). Autograd is recorded once, by the dispatch that called us.
         with no_grad():
             out = op(*args, **kwargs)
-        node = self.graph.call_function(op, map_aggregate(args, self.to_node),
-                                        map_aggregate(kwargs, self.to_node))
+        node = self.graph.call_function(
+            op, map_aggregate(args, self.to_node), map_aggregate(kwargs, self.to_node)
+        )
         if type(meta) is not tuple:
             self.track(out, node)
             return out
@@ -109,11 +110,12 @@ class TraceMode(DispatchMode):
 def trace(fn_or_module: Callable, example_inputs: Tensor | tuple) -> GraphModule:
     """Run `fn_or_module(*example_inputs)` once and return the ops it ran, as a GraphModule.
 
-        >>> traced = trace(nn.Sequential(nn.Linear(4, 2), nn.ReLU()), minitorch.randn(3, 4))
-        >>> traced(minitorch.randn(5, 4))   # the same ops on new data; `if`s stay as first taken
+    >>> traced = trace(nn.Sequential(nn.Linear(4, 2), nn.ReLU()), minitorch.randn(3, 4))
+    >>> traced(minitorch.randn(5, 4))   # the same ops on new data; `if`s stay as first taken
     """
-    inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (
-        example_inputs,)
+    inputs = (
+        tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
+    )
     fn_or_module = _eager_version(fn_or_module)
     module = fn_or_module if isinstance(fn_or_module, Module) else None
     attr_names: dict[int, str] = {}
@@ -125,10 +127,12 @@ def trace(fn_or_module: Callable, example_inputs: Tensor | tuple) -> GraphModule
     mode = TraceMode(graph, attr_names)
     for name, value in zip(_input_names(fn_or_module, len(inputs)), inputs):
         if not isinstance(value, Tensor):
-            raise CompileError(at_user_line(
-                f"jit.trace: example inputs must be tensors, got {type(value).__name__} for "
-                f"'{name}'; bind other arguments with functools.partial or a lambda"
-            ))
+            raise CompileError(
+                at_user_line(
+                    f"jit.trace: example inputs must be tensors, got {type(value).__name__} for "
+                    f"'{name}'; bind other arguments with functools.partial or a lambda"
+                )
+            )
         mode.placeholder(name, value)
     with _watch_tensors(mode), mode:
         out = fn_or_module(*inputs)
@@ -187,8 +191,13 @@ def _graph_module(module: Module | None, graph: Graph, attrs: dict[str, Tensor])
 # a tensor without an op too: it is recorded as an alias of its source, since it holds the same
 # values. In-place writes are refused.
 _CONVERSIONS = {
-    "__bool__": "bool", "__int__": "int", "__float__": "float", "__index__": "int",
-    "item": "number", "tolist": "list", "numpy": "numpy array",
+    "__bool__": "bool",
+    "__int__": "int",
+    "__float__": "float",
+    "__index__": "int",
+    "item": "number",
+    "tolist": "list",
+    "numpy": "numpy array",
 }
 
 
@@ -206,11 +215,16 @@ def _watch_tensors(mode: TraceMode) -> Iterator[None]:
         def converted(self, *args, **kwargs):
             if converting[0]:
                 return original(self, *args, **kwargs)
-            warnings.warn(at_user_line(
-                f"jit.trace: converting a tensor to a Python {_CONVERSIONS[name]}; the trace "
-                "records the value it has now and the branch it takes now, so the result may "
-                "not generalize to other inputs (minitorch.compile guards on such values instead)"
-            ), TracerWarning, stacklevel=2)
+            warnings.warn(
+                at_user_line(
+                    f"jit.trace: converting a tensor to a Python {_CONVERSIONS[name]}; the trace "
+                    "records the value it has now and the branch it takes now, so the result may "
+                    "not generalize to other inputs (minitorch.compile guards on such values "
+                    "instead)"
+                ),
+                TracerWarning,
+                stacklevel=2,
+            )
             converting[0] = True
             try:
                 return original(self, *args, **kwargs)
@@ -225,10 +239,12 @@ def _watch_tensors(mode: TraceMode) -> Iterator[None]:
         return out
 
     def in_place(self: Tensor, op: str, *args, **kwargs) -> Tensor:
-        raise CompileError(at_user_line(
-            f"jit.trace: {op} writes a tensor in place, which the trace cannot record; use "
-            "the out-of-place op (y = x.add(1), not x.add_(1))"
-        ))
+        raise CompileError(
+            at_user_line(
+                f"jit.trace: {op} writes a tensor in place, which the trace cannot record; use "
+                "the out-of-place op (y = x.add(1), not x.add_(1))"
+            )
+        )
 
     try:
         for name in _CONVERSIONS:

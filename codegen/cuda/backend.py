@@ -86,8 +86,15 @@ class PTXModule:
 class CudaKernel(CompiledKernel):
     """A kernel of a PTX module; calling it launches it (`launcher`) on the buffers given."""
 
-    def __init__(self, kernel: FusedKernel, dtypes: dict[str, DType], module: PTXModule,
-                 symbol: str, sizes: tuple[str, ...], launcher: Launcher) -> None:
+    def __init__(
+        self,
+        kernel: FusedKernel,
+        dtypes: dict[str, DType],
+        module: PTXModule,
+        symbol: str,
+        sizes: tuple[str, ...],
+        launcher: Launcher,
+    ) -> None:
         self.name = kernel.name
         self.kernel = kernel
         self.module = module
@@ -138,8 +145,7 @@ class CudaKernel(CompiledKernel):
     def call_code(self, arrays: dict[str, str], name: str) -> KernelCall:
         """`name.launch([arrays], [sizes])`: one call; the launch is mostly the GPU driver's."""
         listed = ", ".join(arrays[buffer] for buffer in self.buffers)
-        return KernelCall([f"{name}.launch([{listed}], [{', '.join(self.sizes)}])"],
-                          {name: self})
+        return KernelCall([f"{name}.launch([{listed}], [{', '.join(self.sizes)}])"], {name: self})
 
 
 class CudaBackend(Backend):
@@ -153,24 +159,35 @@ class CudaBackend(Backend):
     def __init__(self, launcher: Launcher | None = None) -> None:
         self.launcher = launcher or cupy_launch
 
-    def compile_kernel(self, kernel: FusedKernel, dtypes: dict[str, DType],
-                       sizes: tuple[str, ...] = ()) -> CudaKernel:
+    def compile_kernel(
+        self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()
+    ) -> CudaKernel:
         return self.compile_kernels([(kernel, dtypes)], sizes)[0]
 
-    def compile_kernels(self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]],
-                        sizes: tuple[str, ...] = ()) -> list[CudaKernel]:
+    def compile_kernels(
+        self, kernels: Sequence[tuple[FusedKernel, dict[str, DType]]], sizes: tuple[str, ...] = ()
+    ) -> list[CudaKernel]:
         """One graph's kernels as one PTX module (one module loaded on the GPU, once launched)."""
         if not kernels:  # a graph of extern steps only
             return []
         sources = [str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels]
         module = PTXModule(compile_ptx(sources))
-        return [CudaKernel(kernel, dtypes, module, entry_name(kernel.name, part, len(kernels)),
-                           sizes, self.launcher)
-                for part, (kernel, dtypes) in enumerate(kernels)]
+        return [
+            CudaKernel(
+                kernel,
+                dtypes,
+                module,
+                entry_name(kernel.name, part, len(kernels)),
+                sizes,
+                self.launcher,
+            )
+            for part, (kernel, dtypes) in enumerate(kernels)
+        ]
 
 
-def cupy_launch(kernel: CudaKernel, grid: tuple[int, ...], block: tuple[int, ...],
-                args: tuple) -> None:
+def cupy_launch(
+    kernel: CudaKernel, grid: tuple[int, ...], block: tuple[int, ...], args: tuple
+) -> None:
     """The default launcher: the kernel's function in its loaded module, on cupy's stream."""
     kernel.module.function(kernel.symbol)(grid, block, args)
 
@@ -214,8 +231,9 @@ def _device_copy(array: np.ndarray) -> tuple[Any, Any, np.ndarray]:
     low, high = np.lib.array_utils.byte_bounds(array)
     host = np.ctypeslib.as_array((ctypes.c_uint8 * (high - low)).from_address(low))
     raw = cupy.asarray(host)
-    view = cupy.ndarray(array.shape, array.dtype, raw.data + (array.ctypes.data - low),
-                        strides=array.strides)
+    view = cupy.ndarray(
+        array.shape, array.dtype, raw.data + (array.ctypes.data - low), strides=array.strides
+    )
     return raw, view, host
 
 

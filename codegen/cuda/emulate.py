@@ -40,8 +40,14 @@ class EmulatedKernel(CompiledKernel):
     """A CUDA kernel, emulated on this CPU; `ptx` is the PTX of its graph for the GPU."""
 
     def __init__(
-        self, kernel: FusedKernel, dtypes: dict[str, DType], jit: JitModule, symbol: str,
-        sizes: tuple[str, ...], source: str, ptx: str,
+        self,
+        kernel: FusedKernel,
+        dtypes: dict[str, DType],
+        jit: JitModule,
+        symbol: str,
+        sizes: tuple[str, ...],
+        source: str,
+        ptx: str,
     ) -> None:
         self.name = kernel.name
         self.source = source  # the kernel's LLVM IR for NVPTX, as generated
@@ -54,8 +60,7 @@ class EmulatedKernel(CompiledKernel):
         self._buffers = kernel.reads + kernel.writes
         self._dtypes = tuple(dtypes[name].np for name in self._buffers)
 
-    def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None
-                 ) -> None:
+    def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
         """Run every block and thread of the launch `plan` gives for these sizes."""
         sizes = sizes or {}
         if any(name not in sizes for name in self.sizes):
@@ -65,8 +70,9 @@ class EmulatedKernel(CompiledKernel):
             if name not in buffers:
                 raise MinitorchError(f"{self.name} needs the buffer {name!r}")
             if buffers[name].dtype != dtype:
-                raise DTypeError(f"{self.name}: buffer {name!r} is {buffers[name].dtype}, "
-                                 f"expected {dtype}")
+                raise DTypeError(
+                    f"{self.name}: buffer {name!r} is {buffers[name].dtype}, expected {dtype}"
+                )
             pointers[k] = data_pointer(buffers[name])
         error = len(self._buffers) + 1
         pointers[error - 1] = ctypes.addressof(pointers) + 8 * error
@@ -97,11 +103,18 @@ class CudaEmulatorBackend(Backend):
             return []
         sources = [str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels]
         ptx = compile_ptx(sources)
-        jit = compile_ir(*(str(generate_kernel(kernel, dtypes, sizes, emulated=True))
-                           for kernel, dtypes in kernels))
-        return [EmulatedKernel(kernel, dtypes, jit, part_symbol(kernel.name, k, len(kernels)),
-                               sizes, source, ptx)
-                for k, ((kernel, dtypes), source) in enumerate(zip(kernels, sources))]
+        jit = compile_ir(
+            *(
+                str(generate_kernel(kernel, dtypes, sizes, emulated=True))
+                for kernel, dtypes in kernels
+            )
+        )
+        return [
+            EmulatedKernel(
+                kernel, dtypes, jit, part_symbol(kernel.name, k, len(kernels)), sizes, source, ptx
+            )
+            for k, ((kernel, dtypes), source) in enumerate(zip(kernels, sources))
+        ]
 
     def clear_cache(self) -> None:
         """Drop the JIT's compiled modules ([Note: the JIT's memory] in codegen/llvm/jit.py)."""

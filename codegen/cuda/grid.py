@@ -49,8 +49,9 @@ class Grid(ABC):
 
     def __init__(self, builder: ir.IRBuilder, block_dim: int) -> None:
         if block_dim % WARP or not 0 < block_dim <= MAX_BLOCK:
-            raise CompileError(f"a block of {block_dim} threads: expected whole warps, "
-                               f"at most {MAX_BLOCK}")
+            raise CompileError(
+                f"a block of {block_dim} threads: expected whole warps, at most {MAX_BLOCK}"
+            )
         self.builder = builder
         self.block_dim = block_dim  # threads per block, fixed when the kernel is generated
         self.thread: ir.Value | None = None  # the current thread (an i64), inside a phase
@@ -103,8 +104,9 @@ class DeviceGrid(Grid):
         """An index register (`tid.x`, `ctaid.x`, `nctaid.x`) as an i64."""
         module = self.builder.module
         full_name = f"llvm.nvvm.read.ptx.sreg.{name}"
-        fn = module.globals.get(full_name) or ir.Function(module, ir.FunctionType(I32, []),
-                                                          full_name)
+        fn = module.globals.get(full_name) or ir.Function(
+            module, ir.FunctionType(I32, []), full_name
+        )
         return self.builder.zext(self.builder.call(fn, []), I64, name=name.replace(".", "_"))
 
     @contextmanager
@@ -136,11 +138,19 @@ class DeviceGrid(Grid):
             for array, value in zip(shared, values, strict=True):
                 b.store(value, self._element(array, warp))
         self._barrier()  # every warp's value is in shared memory
-        total = [b.load(self._element(array, i64(0)), typ=part.type)
-                 for array, part in zip(shared, parts, strict=True)]
+        total = [
+            b.load(self._element(array, i64(0)), typ=part.type)
+            for array, part in zip(shared, parts, strict=True)
+        ]
         for w in range(1, warps):
-            total = op(b, total, [b.load(self._element(array, i64(w)), typ=part.type)
-                                  for array, part in zip(shared, parts, strict=True)])
+            total = op(
+                b,
+                total,
+                [
+                    b.load(self._element(array, i64(w)), typ=part.type)
+                    for array, part in zip(shared, parts, strict=True)
+                ],
+            )
         self._barrier()  # every thread has read them: this combine, next row, may write
         return total
 
@@ -171,7 +181,8 @@ class DeviceGrid(Grid):
         module = self.builder.module
         name = "llvm.nvvm.barrier.cta.sync.aligned.all"
         fn = module.globals.get(name) or ir.Function(
-            module, ir.FunctionType(ir.VoidType(), [I32]), name)
+            module, ir.FunctionType(ir.VoidType(), [I32]), name
+        )
         self.builder.call(fn, [ir.Constant(I32, 0)])
 
     def _shuffle_xor(self, value: ir.Value, distance: int) -> ir.Value:
@@ -193,8 +204,7 @@ class DeviceGrid(Grid):
     def _shuffle_i32(self, value: ir.Value, distance: int) -> ir.Value:
         module = self.builder.module
         name = "llvm.nvvm.shfl.sync.bfly.i32"
-        fn = module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [I32] * 4),
-                                                     name)
+        fn = module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [I32] * 4), name)
         every_lane, clamp = ir.Constant(I32, -1), ir.Constant(I32, WARP - 1)
         return self.builder.call(fn, [every_lane, value, ir.Constant(I32, distance), clamp])
 
@@ -238,15 +248,19 @@ class EmulatedGrid(Grid):
             with for_range(b, 0, self.block_dim, name="lane") as lane:
                 partner = b.xor(lane, i64(distance))
                 mine = [b.load(self._lane(a, lane), typ=p.type) for a, p in zip(current, parts)]
-                theirs = [b.load(self._lane(a, partner), typ=p.type)
-                          for a, p in zip(current, parts)]
+                theirs = [
+                    b.load(self._lane(a, partner), typ=p.type) for a, p in zip(current, parts)
+                ]
                 for array, value in zip(spare, op(b, mine, theirs), strict=True):
                     b.store(value, self._lane(array, lane))
             current, spare = spare, current
         total = [b.load(self._lane(a, i64(0)), typ=p.type) for a, p in zip(current, parts)]
         for w in range(1, self.block_dim // WARP):  # lane 0 of each warp, in order
-            total = op(b, total, [b.load(self._lane(a, i64(w * WARP)), typ=p.type)
-                                  for a, p in zip(current, parts)])
+            total = op(
+                b,
+                total,
+                [b.load(self._lane(a, i64(w * WARP)), typ=p.type) for a, p in zip(current, parts)],
+            )
         return total
 
     @contextmanager

@@ -73,7 +73,9 @@ class CudaOps(LLVMOps):
 
 
 def generate_kernel(
-    kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = (),
+    kernel: FusedKernel,
+    dtypes: dict[str, DType],
+    sizes: tuple[str, ...] = (),
     emulated: bool = False,
 ) -> ir.Module:
     """The LLVM module of `kernel` for NVPTX (a `ptx_kernel` named kernel.name), or with
@@ -89,8 +91,9 @@ def generate_kernel(
     if emulated:
         signature = ir.FunctionType(ir.VoidType(), [PTR, I64] + [I64] * len(sizes))
     else:
-        signature = ir.FunctionType(ir.VoidType(),
-                                    [GLOBAL_PTR] * len(names) + [I64] * len(sizes) + [GLOBAL_PTR])
+        signature = ir.FunctionType(
+            ir.VoidType(), [GLOBAL_PTR] * len(names) + [I64] * len(sizes) + [GLOBAL_PTR]
+        )
     fn = ir.Function(module, signature, kernel.name)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     if emulated:
@@ -103,8 +106,7 @@ def generate_kernel(
         fn.calling_convention = "ptx_kernel"
         pointers, index_error, symbols = _device_arguments(fn, builder, names)
         grid = DeviceGrid(builder, plan.block_dim)
-    handler = CudaOps(builder, dict(zip(names, pointers, strict=True)), dtypes, None,
-                      index_error)
+    handler = CudaOps(builder, dict(zip(names, pointers, strict=True)), dtypes, None, index_error)
     for symbol, name in zip(symbols, sizes, strict=True):
         symbol.name = name
         # The caller binds a symbol only to sizes >= 2 (sizes 0 and 1 stay specialised).
@@ -126,7 +128,11 @@ def _device_arguments(
     """The buffers and the error slot as generic pointers (the shared ops handler's), and the
     size symbols. NVPTX infers that the loads through them are global again (ld.global)."""
     arguments = list(fn.args)
-    buffers, symbols, index_error = arguments[:len(names)], arguments[len(names):-1], arguments[-1]
+    buffers, symbols, index_error = (
+        arguments[: len(names)],
+        arguments[len(names) : -1],
+        arguments[-1],
+    )
     pointers = []
     for argument, name in zip(buffers, names, strict=True):
         argument.name = f"{name}.global"
@@ -161,8 +167,9 @@ def _emit_rows(handler: LLVMOps, kernel: FusedKernel, plan: LaunchPlan, grid: Gr
             with grid.threads() as thread:
                 b = handler.builder
                 first = b.add(b.mul(block, i64(grid.block_dim)), thread)
-                with _strided(handler, first, rows, b.mul(grid_dim, i64(grid.block_dim)),
-                              "row") as row:
+                with _strided(
+                    handler, first, rows, b.mul(grid_dim, i64(grid.block_dim)), "row"
+                ) as row:
                     _bind(handler, "i", kernel.ranges, row)
                     _emit_row(handler, kernel, SerialRow(handler))
         else:
@@ -236,8 +243,7 @@ def _emit_row(handler: LLVMOps, kernel: FusedKernel, row: Row) -> None:
                 _remember(handler, kernel, node, node_at, node.data.inner_fn(node_at), row)
         elif _is_arg_reduction(loop.nodes[0].data):  # alone in its loop
             (node,) = loop.nodes
-            _remember(handler, kernel, node, index, _arg_reduction(handler, kernel, node, row),
-                      row)
+            _remember(handler, kernel, node, index, _arg_reduction(handler, kernel, node, row), row)
         else:
             _emit_loop(handler, kernel, loop, row)
 
@@ -250,8 +256,7 @@ def _emit_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop, row: Row) -> N
     for node in loop.nodes:
         if isinstance(node.data, Reduction):
             start, combine = reduction(node.data)
-            accumulators[node.name] = (row.private(start.type, f"{node.name}.acc"), start,
-                                       combine)
+            accumulators[node.name] = (row.private(start.type, f"{node.name}.acc"), start, combine)
     with handler.scope(), row.phase():
         for private, start, _ in accumulators.values():
             builder.store(start, private.address())
@@ -263,14 +268,14 @@ def _emit_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop, row: Row) -> N
                     _remember(handler, kernel, node, node_at, node.data.inner_fn(node_at))
                     continue
                 private, _, combine = accumulators[node.name]
-                term = _checked(node, node.data.inner_fn(node_at, index_vars(
-                    "r", len(kernel.reduction_ranges))))
+                term = _checked(
+                    node, node.data.inner_fn(node_at, index_vars("r", len(kernel.reduction_ranges)))
+                )
                 address = private.address()
-                builder.store(combine(builder, builder.load(address, typ=term.type), term),
-                              address)
+                builder.store(combine(builder, builder.load(address, typ=term.type), term), address)
         for node in loop.nodes:
             if isinstance(node.data, Pointwise) and loop.ranges:  # an element: a later loop
-                del handler.registers[node.name]                   # loads it back from memory
+                del handler.registers[node.name]  # loads it back from memory
     index = index_vars("i", len(kernel.ranges))
     for node in loop.nodes:
         if isinstance(node.data, Reduction):
@@ -286,7 +291,11 @@ def _pairwise(combine: Callable) -> Combine:
 
 
 def _remember(
-    handler: LLVMOps, kernel: FusedKernel, node: ComputedBuffer, index: tuple, value: ir.Value,
+    handler: LLVMOps,
+    kernel: FusedKernel,
+    node: ComputedBuffer,
+    index: tuple,
+    value: ir.Value,
     row: Row | None = None,
 ) -> None:
     """Keep `value` as the register of `node` at `index`; store it if the kernel writes it,
@@ -319,8 +328,9 @@ def _is_arg_reduction(data: Pointwise | Reduction) -> bool:
 # (the lowest value, INT64_MAX), which loses every tie with a real position.
 
 
-def _arg_reduction(handler: LLVMOps, kernel: FusedKernel, node: ComputedBuffer, row: Row
-                   ) -> ir.Value:
+def _arg_reduction(
+    handler: LLVMOps, kernel: FusedKernel, node: ComputedBuffer, row: Row
+) -> ir.Value:
     """The int64 position of the first extreme term of `node` in this row."""
     builder, data = handler.builder, node.data
     index = index_vars("i", len(kernel.ranges))
@@ -333,8 +343,10 @@ def _arg_reduction(handler: LLVMOps, kernel: FusedKernel, node: ComputedBuffer, 
             term = data.inner_fn(index, rindex)
             best = row.private(term.type, f"{node.name}.best")
             position = row.private(I64, f"{node.name}.position")
-            old = [builder.load(best.address(), typ=term.type),
-                   builder.load(position.address(), typ=I64)]
+            old = [
+                builder.load(best.address(), typ=term.type),
+                builder.load(position.address(), typ=I64),
+            ]
             new = _pick(data.reduction_type)(builder, [term, flat], old)
             builder.store(new[0], best.address())
             builder.store(new[1], position.address())
@@ -356,8 +368,9 @@ def _pick(reduction_type: str) -> Combine:
     return pick
 
 
-def _better(builder: ir.IRBuilder, reduction_type: str, a: list[ir.Value], b: list[ir.Value]
-            ) -> ir.Value:
+def _better(
+    builder: ir.IRBuilder, reduction_type: str, a: list[ir.Value], b: list[ir.Value]
+) -> ir.Value:
     """An i1: whether pair `a` beats pair `b` (see the comment above `_arg_reduction`)."""
     (x, at_x), (y, at_y) = a, b
     beyond = ">" if reduction_type == "argmax" else "<"
@@ -367,8 +380,9 @@ def _better(builder: ir.IRBuilder, reduction_type: str, a: list[ir.Value], b: li
         wins, ties = builder.icmp_signed(beyond, x, y), builder.icmp_signed("==", x, y)
     else:
         x_nan, y_nan = builder.fcmp_unordered("uno", x, x), builder.fcmp_unordered("uno", y, y)
-        wins = builder.or_(builder.fcmp_ordered(beyond, x, y),
-                           builder.and_(x_nan, builder.not_(y_nan)))
+        wins = builder.or_(
+            builder.fcmp_ordered(beyond, x, y), builder.and_(x_nan, builder.not_(y_nan))
+        )
         ties = builder.or_(builder.fcmp_ordered("==", x, y), builder.and_(x_nan, y_nan))
     earlier = builder.icmp_signed("<", at_x, at_y)
     return builder.or_(wins, builder.and_(ties, earlier))
@@ -388,8 +402,9 @@ def _product(handler: LLVMOps, ranges: tuple[int | Expr, ...]) -> ir.Value:
 
 
 @contextmanager
-def _strided(handler: LLVMOps, first: ir.Value, stop: ir.Value, step: ir.Value, name: str
-             ) -> Iterator[ir.Value]:
+def _strided(
+    handler: LLVMOps, first: ir.Value, stop: ir.Value, step: ir.Value, name: str
+) -> Iterator[ir.Value]:
     """for flat in range(first, stop, step) (step > 0): the grid-stride loop; gives flat."""
     builder = handler.builder
     body = builder.append_basic_block(f"{name}.body")
@@ -420,4 +435,3 @@ def _bind(handler: LLVMOps, prefix: str, ranges: tuple[int | Expr, ...], flat: i
             value = builder.urem(rest, size, name=name)
             rest = builder.udiv(rest, size)
         handler.index_env[name] = IndexValue(builder, value)
-

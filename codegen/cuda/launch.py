@@ -40,8 +40,7 @@ class LaunchPlan:
 
     def grid(self, sizes: dict[str, int] | None = None) -> tuple[int, int, int]:
         """The grid for one call: enough blocks for every row (or thread), at least 1."""
-        rows = math.prod(n.evaluate(sizes or {}) if isinstance(n, Expr) else n
-                         for n in self.rows)
+        rows = math.prod(n.evaluate(sizes or {}) if isinstance(n, Expr) else n for n in self.rows)
         if self.strategy == THREAD_PER_ROW:
             rows = -(-rows // self.block_dim)
         return (min(max(rows, 1), MAX_GRID), 1, 1)

@@ -39,7 +39,11 @@ def assemble(ptx: str, arch: str = DEFAULT_ARCH) -> None:
     with tempfile.TemporaryDirectory(prefix="minitorch-ptx-") as folder:
         source = Path(folder) / "kernel.ptx"
         source.write_text(ptx)
-        result = subprocess.run([ptxas, f"-arch={arch}", str(source), "-o", os.devnull],
-                                capture_output=True, text=True, check=False)
+        result = subprocess.run(
+            [ptxas, f"-arch={arch}", str(source), "-o", os.devnull],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if result.returncode != 0:
         raise CompileError(f"ptxas -arch={arch} rejected the PTX:\n{result.stderr.strip()}")

@@ -86,8 +86,10 @@ def check_intrinsics(ir_text: str) -> None:
     NVPTX might not select, aborting the process ([Note: PTX from LLVM])."""
     for name in re.findall(r'^declare [^@]*@"?(llvm\.[\w.]+)"?\(', ir_text, re.MULTILINE):
         if _TYPE_SUFFIX.sub("", name) not in SAFE_INTRINSICS and name not in SAFE_INTRINSICS:
-            raise CompileError(f"the CUDA backend cannot compile {name}: NVPTX may not "
-                               f"select it (see [Note: PTX from LLVM] in codegen/cuda/target.py)")
+            raise CompileError(
+                f"the CUDA backend cannot compile {name}: NVPTX may not "
+                f"select it (see [Note: PTX from LLVM] in codegen/cuda/target.py)"
+            )
 
 
 def compile_ptx(ir_texts: Sequence[str], arch: str = DEFAULT_ARCH) -> str:

@@ -55,8 +55,9 @@ def emit_arg_reduction(
     with handler.scope(), loops() as rindex:
         term = data.inner_fn(index, rindex)
         found = _found(builder, term, best)
-        here = builder.select(found, _flat_position(handler, rindex, data.reduction_ranges),
-                              none_yet)
+        here = builder.select(
+            found, _flat_position(handler, rindex, data.reduction_ranges), none_yet
+        )
         first = call_intrinsic(builder, "llvm.smin", builder.load(position_slot, typ=I64), here)
         builder.store(first, position_slot)
     return builder.load(position_slot, name=name, typ=I64)

@@ -123,8 +123,13 @@ class LLVMKernel(CompiledKernel):
         self._jit = jit
         symbol = symbol or kernel.name  # its name in the module ([Note: one module per graph])
         self._symbol = symbol
-        self._shape = KernelShape(kernel.name, tuple(kernel.reads), tuple(kernel.writes),
-                                  tuple(kernel.ranges), tuple(kernel.reduction_ranges))
+        self._shape = KernelShape(
+            kernel.name,
+            tuple(kernel.reads),
+            tuple(kernel.writes),
+            tuple(kernel.ranges),
+            tuple(kernel.reduction_ranges),
+        )
         signature = _KERNEL_SIGNATURE + (ctypes.c_int64,) * len(sizes)
         self._function = jit.function(symbol, *signature)
         self._buffers = kernel.reads + kernel.writes  # the order of the pointer array
@@ -157,9 +162,7 @@ class LLVMKernel(CompiledKernel):
         """The x86 (or other host) assembly the kernel became."""
         return self._jit.assembly()
 
-    def __call__(
-        self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None
-    ) -> None:
+    def __call__(self, buffers: dict[str, np.ndarray], sizes: dict[str, int] | None = None) -> None:
         """Run on `buffers`, laid out as the kernel was compiled for; `sizes` binds the size
         symbols (s0, ...) if the kernel takes any.
 
@@ -193,28 +196,41 @@ class LLVMKernel(CompiledKernel):
         """The launch written out for the wrapper ([Note: launching a kernel cheaply])."""
         error = len(self._buffers) + 1
         lines = [f"pointers = {name}_pointers()  # fresh: threads never share one"]
-        lines += [f"pointers[{k}] = ___pointer_at(id({arrays[buffer]}) + {_DATA_OFFSET}).value"
-                  for k, buffer in enumerate(self._buffers)]
+        lines += [
+            f"pointers[{k}] = ___pointer_at(id({arrays[buffer]}) + {_DATA_OFFSET}).value"
+            for k, buffer in enumerate(self._buffers)
+        ]
         lines.append(f"pointers[{error - 1}] = ___address_of(pointers) + {8 * error}")
         namespace = {
-            name: self._function, f"{name}_pointers": self._pointers,
-            "___pointer_at": _pointer_at, "___address_of": ctypes.addressof,
-            "___parallel_for": parallel_for, "___index_error": index_error,
+            name: self._function,
+            f"{name}_pointers": self._pointers,
+            "___pointer_at": _pointer_at,
+            "___address_of": ctypes.addressof,
+            "___parallel_for": parallel_for,
+            "___index_error": index_error,
         }
         if self.sizes:
             symbols = ", ".join(self.sizes)
             outer = str(self._ranges[0]) if self._ranges else "1"
             work = " * ".join(f"({n})" for n in self._ranges + self._reduction_ranges) or "1"
-            lines.append(f"___parallel_for(lambda start, end: {name}(pointers, start, end, "
-                         f"{symbols}), {outer}, {work})")
+            lines.append(
+                f"___parallel_for(lambda start, end: {name}(pointers, start, end, "
+                f"{symbols}), {outer}, {work})"
+            )
         else:  # the range is known: little work runs here, untyped, at once
-            namespace |= {f"{name}_untyped": self._untyped, f"{name}_end": self._end,
-                          "___start": _START, "___config": config, "___partial": functools.partial}
-            lines += [f"if {self._work} < ___config.parallel_threshold:",
-                      f"    {name}_untyped(pointers, ___start, {name}_end)",
-                      "else:",
-                      f"    ___parallel_for(___partial({name}, pointers), {self._outer}, "
-                      f"{self._work})"]
+            namespace |= {
+                f"{name}_untyped": self._untyped,
+                f"{name}_end": self._end,
+                "___start": _START,
+                "___config": config,
+                "___partial": functools.partial,
+            }
+            lines += [
+                f"if {self._work} < ___config.parallel_threshold:",
+                f"    {name}_untyped(pointers, ___start, {name}_end)",
+                "else:",
+                f"    ___parallel_for(___partial({name}, pointers), {self._outer}, {self._work})",
+            ]
         lines.append(f"if pointers[{error}]:")
         lines.append(f"    raise ___index_error(pointers[{error + 1}], pointers[{error + 2}])")
         return KernelCall(lines, namespace)
@@ -255,20 +271,36 @@ class LLVMBackend(Backend):
 
         described = (generator_source(), *(describe(k, dtypes, sizes) for k, dtypes in kernels))
         jit = compile_described(described, texts)
-        return [LLVMKernel(kernel, dtypes, jit, sizes, lambda part=part: texts()[part],
-                           part_symbol(kernel.name, part, len(kernels)))
-                for part, (kernel, dtypes) in enumerate(kernels)]
+        return [
+            LLVMKernel(
+                kernel,
+                dtypes,
+                jit,
+                sizes,
+                lambda part=part: texts()[part],
+                part_symbol(kernel.name, part, len(kernels)),
+            )
+            for part, (kernel, dtypes) in enumerate(kernels)
+        ]
 
     def save_kernels(self, kernels: Sequence[CompiledKernel]) -> list[dict] | None:
         """Each kernel's shape, symbol and buffer dtypes, and its module's entry in the cache on
         disk; None for kernels that take sizes (only static graphs are kept whole)."""
-        if any(not isinstance(k, LLVMKernel) or k.sizes or k._jit.disk_key is None
-               for k in kernels):
+        if any(
+            not isinstance(k, LLVMKernel) or k.sizes or k._jit.disk_key is None for k in kernels
+        ):
             return None
         host = list(host_description())
-        return [{"shape": k._shape._asdict(), "symbol": k._symbol, "module": k._jit.disk_key,
-                 "dtypes": [from_numpy_dtype(d).name for d in k._dtypes], "host": host}
-                for k in kernels]
+        return [
+            {
+                "shape": k._shape._asdict(),
+                "symbol": k._symbol,
+                "module": k._jit.disk_key,
+                "dtypes": [from_numpy_dtype(d).name for d in k._dtypes],
+                "host": host,
+            }
+            for k in kernels
+        ]
 
     def load_kernels(self, saved: Sequence[dict]) -> list[LLVMKernel] | None:
         """The kernels again, their machine code loaded from the disk (one module loaded once);
@@ -285,11 +317,13 @@ class LLVMBackend(Backend):
                 if jit is None:
                     return None
                 modules[key] = jit
-            shape = {name: tuple(v) if isinstance(v, list) else v
-                     for name, v in item["shape"].items()}
+            shape = {
+                name: tuple(v) if isinstance(v, list) else v for name, v in item["shape"].items()
+            }
             kernel = KernelShape(**shape)
-            dtypes = dict(zip(kernel.reads + kernel.writes, map(get_dtype, item["dtypes"]),
-                              strict=True))
+            dtypes = dict(
+                zip(kernel.reads + kernel.writes, map(get_dtype, item["dtypes"]), strict=True)
+            )
             kernels.append(LLVMKernel(kernel, dtypes, modules[key], (), None, item["symbol"]))
         return kernels
 
@@ -337,6 +371,10 @@ def generator_source() -> str:
 def _generator_files() -> list[Path]:
     """The loop IR's package, this one, and the dtypes: what generates a kernel's IR."""
     packages = [Path(indexing.__file__).parent, Path(__file__).parent]
-    files = [Path(entry.path) for folder in packages for entry in os.scandir(folder)
-             if entry.name.endswith(".py")]
+    files = [
+        Path(entry.path)
+        for folder in packages
+        for entry in os.scandir(folder)
+        if entry.name.endswith(".py")
+    ]
     return sorted(files) + [Path(sys.modules[DType.__module__].__file__)]

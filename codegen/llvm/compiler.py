@@ -67,12 +67,14 @@ def optimize(module: llvm.ModuleRef, target_machine: llvm.TargetMachine) -> None
 def compile_object(description: tuple[str, str, str, str], *ir_texts: str) -> bytes:
     """IR texts -> one linked, verified, optimized module -> object code for the CPU
     `description` names (an ELF file's bytes on Linux)."""
-    return with_optimized(description, ir_texts,
-                          lambda module, machine: machine.emit_object(module))
+    return with_optimized(
+        description, ir_texts, lambda module, machine: machine.emit_object(module)
+    )
 
 
-def with_optimized(description: tuple[str, str, str, str], ir_texts: Sequence[str],
-                   use: Callable[..., Any]) -> Any:
+def with_optimized(
+    description: tuple[str, str, str, str], ir_texts: Sequence[str], use: Callable[..., Any]
+) -> Any:
     """`use(module, target_machine)` on `ir_texts` parsed, linked, verified and optimized at
     O3; the module and its LLVM context are freed when it returns."""
     target_machine = host_target_machine(description)
@@ -145,13 +147,15 @@ class McjitObject:
     ([Note: loading object code ourselves] in object_loader.py). The code lives as long as
     this object, whose engine owns it."""
 
-    def __init__(self, object_code: bytes, description: tuple[str, str, str, str],
-                 symbols: dict[str, int]) -> None:
+    def __init__(
+        self, object_code: bytes, description: tuple[str, str, str, str], symbols: dict[str, int]
+    ) -> None:
         for name, address in symbols.items():  # what the loader's add_symbol registered
             llvm.add_symbol(name, address)
         # MCJIT wants a module to start from; ours are object files, so it gets an empty one.
-        self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""),
-                                                  host_target_machine(description))
+        self._engine = llvm.create_mcjit_compiler(
+            llvm.parse_assembly(""), host_target_machine(description)
+        )
         self._engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
         self._engine.finalize_object()  # relocations resolved: the code can run
         weakref.finalize(self, self._engine.close)

@@ -68,6 +68,12 @@ def host_fingerprint(cpuinfo: str = "/proc/cpuinfo") -> str | None:
         library = (Path(llvmlite.__file__).parent / "binding" / "libllvmlite.so").stat()
     except OSError:
         return None
-    parts = [*cpu, llvmlite.__version__, str(library.st_size), str(library.st_mtime_ns),
-             sys.platform, os.uname().machine]
+    parts = [
+        *cpu,
+        llvmlite.__version__,
+        str(library.st_size),
+        str(library.st_mtime_ns),
+        sys.platform,
+        os.uname().machine,
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -154,8 +154,9 @@ class JitModule:
             self.loaded_by = f"MCJIT: {refused}"
             _logging.log("kernel_cache", "loading object code with MCJIT", str(refused))
         object_loader.load_symbol_sources()  # MCJIT finds only what is registered
-        return _compiler().McjitObject(self.object_code, host_description(),
-                                       object_loader.registered_symbols())
+        return _compiler().McjitObject(
+            self.object_code, host_description(), object_loader.registered_symbols()
+        )
 
     def defined_symbols(self) -> dict[str, int] | None:
         """Every global symbol the module defines, name -> address; None where MCJIT loaded
@@ -184,8 +185,9 @@ class JitModule:
 
     def assembly(self) -> str:
         """The machine code as assembly text, for reading what the vectorizer did."""
-        return _with_optimized((self.source,),
-                               lambda module, machine: machine.emit_assembly(module))
+        return _with_optimized(
+            (self.source,), lambda module, machine: machine.emit_assembly(module)
+        )
 
 
 def compile_object(*ir_texts: str) -> bytes:
@@ -237,12 +239,19 @@ def compile_ir(*ir_texts: str) -> JitModule:
             _compiled.move_to_end(key)
             return _compiled[key]
         # NOTE: store only after compiling succeeded, so a failure leaves no broken entry.
-        return _keep(key, cached_module(disk_key(*ir_texts), lambda: linked_source(ir_texts),
-                                        lambda: compile_object(*ir_texts)))
+        return _keep(
+            key,
+            cached_module(
+                disk_key(*ir_texts),
+                lambda: linked_source(ir_texts),
+                lambda: compile_object(*ir_texts),
+            ),
+        )
 
 
-def compile_described(descriptions: tuple[str, ...],
-                      make_texts: Callable[[], Sequence[str]]) -> JitModule:
+def compile_described(
+    descriptions: tuple[str, ...], make_texts: Callable[[], Sequence[str]]
+) -> JitModule:
     """`compile_ir(*make_texts())`, keyed by `descriptions` of what the texts are made from
     instead of the texts: where the disk has the object code, the IR is never generated
     ([Note: a key made before the IR] in backend.py). The descriptions must determine the
@@ -252,8 +261,9 @@ def compile_described(descriptions: tuple[str, ...],
         if key in _compiled:
             _compiled.move_to_end(key)
             return _compiled[key]
-        disk = disk_cache.cache_key("described", *descriptions, *host_description(),
-                                    _compiler_source())
+        disk = disk_cache.cache_key(
+            "described", *descriptions, *host_description(), _compiler_source()
+        )
         object_code = disk_cache.load(disk)
         if object_code is None:  # NOTE: stored only once it compiled: no broken entry
             object_code = compile_object(*make_texts())
@@ -271,8 +281,9 @@ def _keep(key: Hashable, jit: JitModule) -> JitModule:
     return jit
 
 
-def cached_module(key: str, make_ir: Callable[[], str],
-                  make_object: Callable[[], bytes] | None = None) -> JitModule:
+def cached_module(
+    key: str, make_ir: Callable[[], str], make_object: Callable[[], bytes] | None = None
+) -> JitModule:
     """The module stored on disk under `key`, or compiled (`make_object()`, by default
     `make_ir()` compiled) and stored there.
 
@@ -305,9 +316,11 @@ def module_on_disk(key: str) -> JitModule | None:
 
 def _no_ir_text() -> str:
     """A module loaded with its whole graph has no IR text to show: it was never made."""
-    raise CompileError("this kernel was loaded with its whole graph from the cache on disk, so "
-                       "its IR was never made in this process; MINITORCH_LOGS=kernels (or "
-                       "config.disk_cache = False) compiles it here, where it can be read")
+    raise CompileError(
+        "this kernel was loaded with its whole graph from the cache on disk, so "
+        "its IR was never made in this process; MINITORCH_LOGS=kernels (or "
+        "config.disk_cache = False) compiles it here, where it can be read"
+    )
 
 
 def clear_cache() -> None:

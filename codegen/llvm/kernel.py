@@ -169,8 +169,11 @@ def generate_kernel(
 def _is_small(kernel: FusedKernel) -> bool:
     """A pointwise kernel over at most SMALL_WORK elements, its sizes known."""
     ranges = kernel.ranges
-    return (not kernel.reduction_ranges and all(isinstance(n, int) for n in ranges)
-            and math.prod(ranges) <= SMALL_WORK)
+    return (
+        not kernel.reduction_ranges
+        and all(isinstance(n, int) for n in ranges)
+        and math.prod(ranges) <= SMALL_WORK
+    )
 
 
 def _define_entry(

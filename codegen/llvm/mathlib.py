@@ -383,8 +383,9 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
     return define_function(module, name, ir_type, _EMITTERS[name])
 
 
-def unary_function(module: ir.Module, fn_name: str, ir_type: ir.Type, attribute: str
-                   ) -> ir.Function:
+def unary_function(
+    module: ir.Module, fn_name: str, ir_type: ir.Type, attribute: str
+) -> ir.Function:
     """A new internal function `fn_name` from `ir_type` to `ir_type` in `module`, with
     `attribute`; its body is the caller's to emit."""
     fn = ir.Function(module, ir.FunctionType(ir_type, [ir_type]), fn_name)

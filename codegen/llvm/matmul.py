@@ -101,9 +101,20 @@ def generate_matmul(
 class _Tile:
     """Emits the loops over one column panel: tiles down the rows, each a k loop of FMAs."""
 
-    def __init__(self, builder: ir.IRBuilder, vector: ir.VectorType, rows: int, vectors: int,
-                 a: ir.Value, b: ir.Value, c: ir.Value, packed: ir.Value,
-                 m: ir.Value, n: ir.Value, k: ir.Value):
+    def __init__(
+        self,
+        builder: ir.IRBuilder,
+        vector: ir.VectorType,
+        rows: int,
+        vectors: int,
+        a: ir.Value,
+        b: ir.Value,
+        c: ir.Value,
+        packed: ir.Value,
+        m: ir.Value,
+        n: ir.Value,
+        k: ir.Value,
+    ):
         self.builder = builder
         self.vector, self.element, self.width = vector, vector.element, vector.count
         self.rows, self.vectors, self.columns = rows, vectors, vectors * vector.count
@@ -120,8 +131,9 @@ class _Tile:
             for v in range(self.vectors):
                 offset = i64(v * self.width)
                 zero = ir.Constant(self.vector, None)
-                value = self.masked("load", [self.at(b_row, offset), self.i32(self.align),
-                                             masks[v], zero])
+                value = self.masked(
+                    "load", [self.at(b_row, offset), self.i32(self.align), masks[v], zero]
+                )
                 b.store(value, self.at(packed_row, offset), align=self.align)
 
     def rows_of_a(self, i: ir.Value) -> list[ir.Value]:
@@ -147,11 +159,17 @@ class _Tile:
 
         b.position_at_end(body)
         kk = b.phi(I64, name="kk")
-        acc = [[b.phi(self.vector, name=f"acc{r}{v}") for v in range(self.vectors)]
-               for r in range(self.rows)]
+        acc = [
+            [b.phi(self.vector, name=f"acc{r}{v}") for v in range(self.vectors)]
+            for r in range(self.rows)
+        ]
         b_row = self.at(self.packed, b.mul(kk, i64(self.columns)), name="b_row")
-        b_vectors = [b.load(self.at(b_row, i64(v * self.width)), typ=self.vector,
-                            align=self.align, name=f"b{v}") for v in range(self.vectors)]
+        b_vectors = [
+            b.load(
+                self.at(b_row, i64(v * self.width)), typ=self.vector, align=self.align, name=f"b{v}"
+            )
+            for v in range(self.vectors)
+        ]
         updated = []
         for r, a_row in enumerate(a_rows):
             a_k = b.load(self.at(a_row, kk), typ=self.element, name=f"a{r}k")
@@ -178,8 +196,9 @@ class _Tile:
             result.append(row)
         return result
 
-    def store(self, acc: list[list[ir.Value]], i: ir.Value, j: ir.Value,
-              masks: list[ir.Value]) -> None:
+    def store(
+        self, acc: list[list[ir.Value]], i: ir.Value, j: ir.Value, masks: list[ir.Value]
+    ) -> None:
         """C[i + r, j : j + columns] = acc[r] for the rows that exist (i + r < m), the
         columns that exist (the masks)."""
         b = self.builder
@@ -204,16 +223,20 @@ class _Tile:
 
     def at(self, pointer: ir.Value, index: ir.Value, name: str = "") -> ir.Value:
         """The address of element `index` counted from `pointer`."""
-        return self.builder.gep(pointer, [index], inbounds=True, name=name,
-                                source_etype=self.element)
+        return self.builder.gep(
+            pointer, [index], inbounds=True, name=name, source_etype=self.element
+        )
 
     def splat(self, value: ir.Value) -> ir.Value:
         """`value` in every lane of a vector (a broadcast)."""
         b = self.builder
         vector = ir.VectorType(value.type, self.width)
         one = b.insert_element(ir.Constant(vector, ir.Undefined), value, ir.Constant(I32, 0))
-        return b.shuffle_vector(one, ir.Constant(vector, ir.Undefined),
-                                ir.Constant(ir.VectorType(I32, self.width), None))
+        return b.shuffle_vector(
+            one,
+            ir.Constant(vector, ir.Undefined),
+            ir.Constant(ir.VectorType(I32, self.width), None),
+        )
 
     def fma(self, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
         """x * y + z, lane by lane, rounded once."""
@@ -228,8 +251,9 @@ class _Tile:
             signature = ir.FunctionType(ir.VoidType(), [self.vector, PTR, I32, mask])
         return self.intrinsic(f"masked.{op}", signature, args, ".p0")
 
-    def intrinsic(self, name: str, signature: ir.FunctionType, args: list[ir.Value],
-                  suffix: str = "") -> ir.Value:
+    def intrinsic(
+        self, name: str, signature: ir.FunctionType, args: list[ir.Value], suffix: str = ""
+    ) -> ir.Value:
         """Call llvm.<name>.v16f32<suffix> (named for this tile's vector type)."""
         element = "f32" if self.element == ir.FloatType() else "f64"
         full_name = f"llvm.{name}.v{self.width}{element}{suffix}"
@@ -246,8 +270,9 @@ class _Tile:
 class MatmulKernel:
     """The generated matmul for one dtype, compiled for this CPU: `kernel(a, b) == a @ b`."""
 
-    def __init__(self, dtype: np.dtype, rows: int = ROWS, vectors: int = VECTORS,
-                 width: int | None = None) -> None:
+    def __init__(
+        self, dtype: np.dtype, rows: int = ROWS, vectors: int = VECTORS, width: int | None = None
+    ) -> None:
         self.dtype = np.dtype(dtype)
         if self.dtype not in _ELEMENTS:
             raise DTypeError(f"the generated matmul takes float32 or float64, not {self.dtype}")

@@ -117,38 +117,46 @@ def _parse_sections(data: bytes) -> list[_Section]:
         raise CompileError(f"not an object file: it starts with {data[:4]!r}, not b'\\x7fELF'")
     if len(data) < _HEADER.size:
         raise CompileError(f"not an object file: {len(data)} bytes, shorter than an ELF header")
-    ident, kind, machine, *_, shoff, _, _, _, _, shentsize, shnum, shstrndx = \
-        _HEADER.unpack_from(data)
+    ident, kind, machine, *_, shoff, _, _, _, _, shentsize, shnum, shstrndx = _HEADER.unpack_from(
+        data
+    )
     if (ident[4], ident[5], kind, machine) != (_ELFCLASS64, _LITTLE_ENDIAN, _ET_REL, _EM_X86_64):
-        raise UnsupportedObject(f"not a little-endian ELF64 x86-64 relocatable object: class "
-                                f"{ident[4]}, data {ident[5]}, type {kind}, machine {machine}")
+        raise UnsupportedObject(
+            f"not a little-endian ELF64 x86-64 relocatable object: class "
+            f"{ident[4]}, data {ident[5]}, type {kind}, machine {machine}"
+        )
     if shentsize != _SECTION_HEADER.size or not 0 < shstrndx < shnum:
-        raise CompileError(f"malformed object: {shnum} section headers of {shentsize} bytes, "
-                           f"names in section {shstrndx}")
+        raise CompileError(
+            f"malformed object: {shnum} section headers of {shentsize} bytes, "
+            f"names in section {shstrndx}"
+        )
     _contents(data, shoff, shnum * shentsize)  # the table lies within the file
     headers = [_SECTION_HEADER.unpack_from(data, shoff + k * shentsize) for k in range(shnum)]
     for h in headers:
         if h[1] != _SHT_NOBITS:
             _contents(data, h[4], h[5])  # so does every section's content
     names = _contents(data, headers[shstrndx][4], headers[shstrndx][5])
-    return [_Section(_string(names, h[0]), h[1], h[2], h[4], h[5], h[6], h[7], h[8])
-            for h in headers]
+    return [
+        _Section(_string(names, h[0]), h[1], h[2], h[4], h[5], h[6], h[7], h[8]) for h in headers
+    ]
 
 
 def _contents(data: bytes, offset: int, size: int) -> bytes:
     """The bytes [offset, offset + size) of the file, which must hold them."""
     if offset + size > len(data):
-        raise CompileError(f"malformed object: bytes {offset}..{offset + size} of a "
-                           f"{len(data)}-byte file")
-    return data[offset:offset + size]
+        raise CompileError(
+            f"malformed object: bytes {offset}..{offset + size} of a {len(data)}-byte file"
+        )
+    return data[offset : offset + size]
 
 
 def _string(table: bytes, offset: int) -> str:
     """The NUL-terminated name at `offset` of a string table."""
     end = table.find(b"\0", offset)
     if not 0 <= offset < len(table) or end < 0:
-        raise CompileError(f"malformed object: a name at offset {offset} of a "
-                           f"{len(table)}-byte string table")
+        raise CompileError(
+            f"malformed object: a name at offset {offset} of a {len(table)}-byte string table"
+        )
     return table[offset:end].decode("utf-8", "replace")
 
 
@@ -176,8 +184,11 @@ def _layout(sections: list[_Section]) -> tuple[dict[int, int], list[tuple[int, i
     """Where each allocatable section goes in the mapping: ({section: offset}, [(start, end,
     protection)] per kind, the mapping's size). Code first, then read-only data, then
     writable data, each kind on pages of its own."""
-    kinds: dict[int, list[int]] = {mmap.PROT_READ | mmap.PROT_EXEC: [], mmap.PROT_READ: [],
-                                   mmap.PROT_READ | mmap.PROT_WRITE: []}
+    kinds: dict[int, list[int]] = {
+        mmap.PROT_READ | mmap.PROT_EXEC: [],
+        mmap.PROT_READ: [],
+        mmap.PROT_READ | mmap.PROT_WRITE: [],
+    }
     for k, s in enumerate(sections):
         if s.flags & _SHF_ALLOC:
             kinds[_protection(s)].append(k)
@@ -200,8 +211,9 @@ def _layout(sections: list[_Section]) -> tuple[dict[int, int], list[tuple[int, i
 def _protection(s: _Section) -> int:
     """What the pages of an allocatable section may do once loaded."""
     if s.type not in _LOADABLE_TYPES or s.flags & _SHF_TLS:
-        raise UnsupportedObject(f"section {s.name!r} (type {s.type:#x}, flags {s.flags:#x}) "
-                                "is not code or plain data")
+        raise UnsupportedObject(
+            f"section {s.name!r} (type {s.type:#x}, flags {s.flags:#x}) is not code or plain data"
+        )
     if s.align & (s.align - 1) or s.align > PAGE:
         raise UnsupportedObject(f"section {s.name!r} is aligned to {s.align} bytes")
     if s.flags & _SHF_EXECINSTR and s.flags & _SHF_WRITE:
@@ -232,8 +244,9 @@ class LoadedObject:
         image = bytearray(size)
         for k, offset in placed.items():
             if sections[k].type != _SHT_NOBITS:
-                image[offset:offset + sections[k].size] = _contents(
-                    data, sections[k].offset, sections[k].size)
+                image[offset : offset + sections[k].size] = _contents(
+                    data, sections[k].offset, sections[k].size
+                )
         _relocate(image, data, sections, symtab, symbols, placed, addresses)
         ctypes.memmove(self._base, bytes(image), size)
         for start, end, protection in ranges:
@@ -249,8 +262,15 @@ class LoadedObject:
         return dict(self._symbols)
 
 
-def _relocate(image: bytearray, data: bytes, sections: list[_Section], symtab: int,
-              symbols: list[_Symbol], placed: dict[int, int], addresses: dict[int, int]) -> None:
+def _relocate(
+    image: bytearray,
+    data: bytes,
+    sections: list[_Section],
+    symtab: int,
+    symbols: list[_Symbol],
+    placed: dict[int, int],
+    addresses: dict[int, int],
+) -> None:
     """Apply every relocation of the loaded sections to their bytes in `image`."""
     resolved: dict[int, int] = {}  # symbol index -> address
     for rela in sections:
@@ -259,20 +279,22 @@ def _relocate(image: bytearray, data: bytes, sections: list[_Section], symtab: i
         if rela.type != _SHT_RELA or rela.info not in placed:
             continue  # not a relocation section, or it patches what we do not load (debug)
         if rela.link != symtab:
-            raise CompileError(f"malformed object: {rela.name} uses section {rela.link}'s "
-                               "symbols")
+            raise CompileError(f"malformed object: {rela.name} uses section {rela.link}'s symbols")
         target = sections[rela.info]
         if rela.size % _RELA.size:
             raise CompileError(f"malformed object: a {rela.size}-byte {rela.name}")
         for offset, info, addend in _RELA.iter_unpack(_contents(data, rela.offset, rela.size)):
             kind, symbol = info & 0xFFFFFFFF, info >> 32
             if kind not in _RELOCATIONS:
-                raise UnsupportedObject(f"{rela.name}: relocation type {kind} (we handle "
-                                        f"{', '.join(n for n, _, _ in _RELOCATIONS.values())})")
+                raise UnsupportedObject(
+                    f"{rela.name}: relocation type {kind} (we handle "
+                    f"{', '.join(n for n, _, _ in _RELOCATIONS.values())})"
+                )
             name, field, relative = _RELOCATIONS[kind]
             if offset + struct.calcsize(field) > target.size or symbol >= len(symbols):
-                raise CompileError(f"malformed object: a {name} at {target.name}+{offset:#x}, "
-                                   f"symbol {symbol}")
+                raise CompileError(
+                    f"malformed object: a {name} at {target.name}+{offset:#x}, symbol {symbol}"
+                )
             if symbol not in resolved:
                 resolved[symbol] = _symbol_address(symbols[symbol], sections, addresses)
             value = resolved[symbol] + addend
@@ -286,8 +308,9 @@ def _patch(image: bytearray, at: int, field: str, value: int, name: str) -> None
     if field == "<Q":
         value &= 0xFFFF_FFFF_FFFF_FFFF
     elif not -(2**31) <= value < 2**31:
-        raise UnsupportedObject(f"a {name} relocation does not reach its target "
-                                f"({value:+#x} bytes away)")
+        raise UnsupportedObject(
+            f"a {name} relocation does not reach its target ({value:+#x} bytes away)"
+        )
     struct.pack_into(field, image, at, value)
 
 
@@ -298,29 +321,36 @@ def _symbol_address(symbol: _Symbol, sections: list[_Section], addresses: dict[i
             return 0  # symbol 0: the relocation is against nothing, S = 0
         address = _resolve(symbol.name)
         if address is None:  # NOTE: not for MCJIT, which would abort the process on it
-            raise CompileError(f"the object calls {symbol.name!r}, which is neither "
-                               "registered with add_symbol nor in the process")
+            raise CompileError(
+                f"the object calls {symbol.name!r}, which is neither "
+                "registered with add_symbol nor in the process"
+            )
         return address
     if symbol.section == _SHN_ABS:
         return symbol.value
     if symbol.section >= _SHN_LORESERVE:
-        raise UnsupportedObject(f"symbol {symbol.name!r} is in special section "
-                                f"{symbol.section:#x} (common or extended)")
+        raise UnsupportedObject(
+            f"symbol {symbol.name!r} is in special section {symbol.section:#x} (common or extended)"
+        )
     if symbol.section not in addresses:
-        raise CompileError(f"malformed object: symbol {symbol.name!r} is in section "
-                           f"{symbol.section}, which is not loaded")
+        raise CompileError(
+            f"malformed object: symbol {symbol.name!r} is in section "
+            f"{symbol.section}, which is not loaded"
+        )
     return addresses[symbol.section] + symbol.value
 
 
-def _exported(symbols: list[_Symbol], sections: list[_Section],
-              addresses: dict[int, int]) -> dict[str, int]:
+def _exported(
+    symbols: list[_Symbol], sections: list[_Section], addresses: dict[int, int]
+) -> dict[str, int]:
     """The object's global definitions in loaded sections, name -> address."""
     exported = {}
     for symbol in symbols:
         if symbol.bind in (_STB_GLOBAL, _STB_WEAK) and symbol.section in addresses:
             if symbol.value > sections[symbol.section].size:
-                raise CompileError(f"malformed object: symbol {symbol.name!r} lies past the "
-                                   "end of its section")
+                raise CompileError(
+                    f"malformed object: symbol {symbol.name!r} lies past the end of its section"
+                )
             exported[symbol.name] = addresses[symbol.section] + symbol.value
     return exported
 
@@ -386,8 +416,9 @@ def _check_host() -> None:
     """The loaded code runs here: this loader only makes sense on x86-64 Linux."""
     machine = os.uname().machine
     if not sys.platform.startswith("linux") or machine != "x86_64":
-        raise UnsupportedObject(f"the object loader runs on x86-64 Linux, not {sys.platform} "
-                                f"on {machine}")
+        raise UnsupportedObject(
+            f"the object loader runs on x86-64 Linux, not {sys.platform} on {machine}"
+        )
 
 
 @functools.cache
@@ -396,8 +427,14 @@ def _libc() -> ctypes.CDLL:
     memory calls we make. Made on first use, once `_check_host` passed."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                          ctypes.c_int, ctypes.c_long)
+    libc.mmap.argtypes = (
+        ctypes.c_void_p,
+        ctypes.c_size_t,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_long,
+    )
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
     libc.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
     return libc
@@ -405,8 +442,9 @@ def _libc() -> ctypes.CDLL:
 
 def _map(size: int) -> int:
     """The address of `size` fresh bytes of zeroed, read-write memory."""
-    address = _libc().mmap(None, size, mmap.PROT_READ | mmap.PROT_WRITE,
-                           mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    address = _libc().mmap(
+        None, size, mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0
+    )
     if address is None or address == ctypes.c_void_p(-1).value:  # MAP_FAILED
         raise MemoryError(f"mmap of {size} bytes failed: {os.strerror(ctypes.get_errno())}")
     return address

@@ -375,8 +375,10 @@ class LLVMOps(OpsHandler):
         is; the caller raises after the kernel (codegen/llvm/backend.py)."""
         if self.index_error is None:
             raise CompileError("ops.indirect_indexing in a kernel with no index error slot")
-        name = self._once(("indirect", value, size, wrap_negative),
-                          lambda: self._indirect(value, size, wrap_negative))
+        name = self._once(
+            ("indirect", value, size, wrap_negative),
+            lambda: self._indirect(value, size, wrap_negative),
+        )
         return Var(name)
 
     def _indirect(self, value: ir.Value, size: int, wrap_negative: bool) -> str:
@@ -399,8 +401,9 @@ class LLVMOps(OpsHandler):
 
     def rand(self, seed: ir.Value, counter: ir.Value) -> ir.Value:
         self._same_type("rand", seed, counter)
-        return self._once(("rand", seed, counter), lambda: random.uniform(self.builder, seed,
-                                                                          counter))
+        return self._once(
+            ("rand", seed, counter), lambda: random.uniform(self.builder, seed, counter)
+        )
 
     def _trig(self, name: str, a: ir.Value) -> ir.Value:
         """sin or cos: the fast path, noting in `huge_seen` whether `a` needs the slow one;

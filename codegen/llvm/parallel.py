@@ -78,8 +78,9 @@ def pieces(n: int, threads: int, grain: int = 1) -> tuple[tuple[int, int], ...]:
 class _Job:
     """One parallel_for call: the pieces, the next one to claim, and how many are finished."""
 
-    def __init__(self, run: Callable[[int, int], None], pieces: tuple[tuple[int, int], ...]
-                 ) -> None:
+    def __init__(
+        self, run: Callable[[int, int], None], pieces: tuple[tuple[int, int], ...]
+    ) -> None:
         self.run, self.pieces = run, pieces
         self.claimed = 0  # pieces[:claimed] are some thread's
         self.finished = 0  # pieces run (or failed)
@@ -144,8 +145,9 @@ class _Pool:
         """Have `copies` pool threads call fn() (which must not raise: _Job.work does not)."""
         with self._ready:
             while self._threads < copies:
-                threading.Thread(target=self._serve, name=f"minitorch-{self._threads + 1}",
-                                 daemon=True).start()
+                threading.Thread(
+                    target=self._serve, name=f"minitorch-{self._threads + 1}", daemon=True
+                ).start()
                 self._threads += 1
             self._pending.extend([fn] * copies)
             self._ready.notify(copies)

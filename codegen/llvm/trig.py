@@ -182,8 +182,9 @@ def branching_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Fun
     exact = exact_function(module, name, ir_type)
 
     def fast_or_exact(m: Emitter, x: ir.Value) -> ir.Value:
-        return m.select(needs_slow_path(m.builder, x), _exact_where_huge(m, x, exact),
-                        _fast(m, x, name))
+        return m.select(
+            needs_slow_path(m.builder, x), _exact_where_huge(m, x, exact), _fast(m, x, name)
+        )
 
     return define_function(module, f"{name}.branching", ir_type, fast_or_exact)
 
@@ -251,8 +252,9 @@ def _exact_where_huge(m: Emitter, x: ir.Value, exact: ir.Function) -> ir.Value:
 def _any(b: ir.IRBuilder, lanes: ir.Value) -> ir.Value:
     """Whether any lane of a vector of i1 is true."""
     name = f"llvm.vector.reduce.or.v{lanes.type.count}i1"
-    fn = b.module.globals.get(name) or ir.Function(b.module, ir.FunctionType(I1, [lanes.type]),
-                                                   name)
+    fn = b.module.globals.get(name) or ir.Function(
+        b.module, ir.FunctionType(I1, [lanes.type]), name
+    )
     return b.call(fn, [lanes])
 
 

@@ -19,5 +19,10 @@ from minitorch.amp.autocast_mode import (
 )
 from minitorch.amp.grad_scaler import GradScaler
 
-__all__ = ["GradScaler", "autocast", "get_autocast_dtype", "is_autocast_available",
-           "is_autocast_enabled"]
+__all__ = [
+    "GradScaler",
+    "autocast",
+    "get_autocast_dtype",
+    "is_autocast_available",
+    "is_autocast_enabled",
+]

@@ -37,7 +37,8 @@ _SUPPORTED = {"cpu": (bfloat16, float16), "cuda": (float16, bfloat16, float32)}
 _ELSEWHERE = ("xpu", "mps", "hpu", "ipu", "xla", "mtia", "maia", "privateuseone")
 
 _state: contextvars.ContextVar[dict[str, tuple[bool, DType]]] = contextvars.ContextVar(
-    "autocast_state", default=_DEFAULTS)
+    "autocast_state", default=_DEFAULTS
+)
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -53,8 +54,12 @@ def is_autocast_enabled(device_type: str = "cuda") -> bool:
 def get_autocast_dtype(device_type: str) -> DType:
     """The dtype autocast for `device_type` names: bfloat16 for "cpu", float16 for "cuda"."""
     if device_type not in _DEFAULTS:
-        raise DeviceError(at_user_line(f"get_autocast_dtype(): unsupported device type "
-                                       f"{device_type!r} (minitorch has 'cpu' and 'cuda')"))
+        raise DeviceError(
+            at_user_line(
+                f"get_autocast_dtype(): unsupported device type "
+                f"{device_type!r} (minitorch has 'cpu' and 'cuda')"
+            )
+        )
     return _state.get()[device_type][1]
 
 
@@ -65,21 +70,33 @@ class autocast:  # noqa: N801 - PyTorch's name
     values] above); `x @ w` inside it is float32 when x and w are.
     """
 
-    def __init__(self, device_type: str, dtype: DType | None = None, enabled: bool = True,
-                 cache_enabled: bool | None = None) -> None:
+    def __init__(
+        self,
+        device_type: str,
+        dtype: DType | None = None,
+        enabled: bool = True,
+        cache_enabled: bool | None = None,
+    ) -> None:
         if not isinstance(device_type, str):
-            raise ArgumentTypeError(at_user_line(
-                f"autocast(): expected device_type of type str, got {type(device_type).__name__}"
-                " (write autocast('cpu') or autocast('cuda'))"))
+            raise ArgumentTypeError(
+                at_user_line(
+                    "autocast(): expected device_type of type str, got "
+                    f"{type(device_type).__name__}"
+                    " (write autocast('cpu') or autocast('cuda'))"
+                )
+            )
         if dtype is not None and not isinstance(dtype, DType):
-            raise ArgumentTypeError(at_user_line(f"autocast(): dtype must be a minitorch dtype, "
-                                                 f"not {dtype!r}"))
+            raise ArgumentTypeError(
+                at_user_line(f"autocast(): dtype must be a minitorch dtype, not {dtype!r}")
+            )
         if not isinstance(enabled, bool):
-            raise ArgumentTypeError(at_user_line(f"autocast(): enabled must be a bool, not "
-                                                 f"{enabled!r}"))
+            raise ArgumentTypeError(
+                at_user_line(f"autocast(): enabled must be a bool, not {enabled!r}")
+            )
         self.device = device_type
-        self.fast_dtype = dtype if dtype is not None else _DEFAULTS.get(device_type,
-                                                                        (False, None))[1]
+        self.fast_dtype = (
+            dtype if dtype is not None else _DEFAULTS.get(device_type, (False, None))[1]
+        )
         self._enabled = enabled and _can_enable(device_type, self.fast_dtype)
         self._saved: list[contextvars.Token] = []  # one per entry: nesting and reentrance
 
@@ -104,27 +121,40 @@ class autocast:  # noqa: N801 - PyTorch's name
         return in_autocast
 
     def __repr__(self) -> str:
-        return (f"autocast(device_type={self.device!r}, dtype={self.fast_dtype!r}, "
-                f"enabled={self._enabled})")
+        return (
+            f"autocast(device_type={self.device!r}, dtype={self.fast_dtype!r}, "
+            f"enabled={self._enabled})"
+        )
 
 
 def _can_enable(device_type: str, dtype: DType | None) -> bool:
     """Whether the region can be enabled; warns and says no where PyTorch disables it."""
     if device_type in _ELSEWHERE:
-        warnings.warn(f"User provided device_type of {device_type!r}, but minitorch does not run "
-                      "on it. Disabling autocast.", stacklevel=3)
+        warnings.warn(
+            f"User provided device_type of {device_type!r}, but minitorch does not run "
+            "on it. Disabling autocast.",
+            stacklevel=3,
+        )
         return False
     if device_type not in _DEFAULTS:
-        raise DeviceError(at_user_line(
-            f"autocast(): unsupported device_type {device_type!r} (expected 'cpu' or 'cuda')"))
+        raise DeviceError(
+            at_user_line(
+                f"autocast(): unsupported device_type {device_type!r} (expected 'cpu' or 'cuda')"
+            )
+        )
     if device_type == "cuda" and not cuda_is_available():
-        warnings.warn("User provided device_type of 'cuda', but CUDA is not available. "
-                      "Disabling", stacklevel=3)
+        warnings.warn(
+            "User provided device_type of 'cuda', but CUDA is not available. Disabling",
+            stacklevel=3,
+        )
         return False
     if dtype not in _SUPPORTED[device_type]:
         names = " and ".join(f"minitorch.{d.name}" for d in _SUPPORTED[device_type])
-        warnings.warn(f"In {device_type.upper()} autocast, but the target dtype is not "
-                      f"supported. Disabling autocast.\n{device_type.upper()} Autocast only "
-                      f"supports dtype of {names} currently.", stacklevel=3)
+        warnings.warn(
+            f"In {device_type.upper()} autocast, but the target dtype is not "
+            f"supported. Disabling autocast.\n{device_type.upper()} Autocast only "
+            f"supports dtype of {names} currently.",
+            stacklevel=3,
+        )
         return False
     return True

@@ -43,22 +43,36 @@ _READY, _UNSCALED, _STEPPED = "ready", "unscaled", "stepped"  # one optimizer's 
 class GradScaler:
     """Scales the loss, unscales the gradients, and skips steps whose gradients overflowed."""
 
-    def __init__(self, device: str = "cuda", init_scale: float = 2.0**16,
-                 growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                 growth_interval: int = 2000, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        device: str = "cuda",
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
         if device not in ("cpu", "cuda"):
-            raise DeviceError(at_user_line(f"GradScaler(): unsupported device {device!r} "
-                                           "(expected 'cpu' or 'cuda')"))
+            raise DeviceError(
+                at_user_line(
+                    f"GradScaler(): unsupported device {device!r} (expected 'cpu' or 'cuda')"
+                )
+            )
         if enabled and device == "cuda" and not cuda_is_available():
-            warnings.warn("GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          stacklevel=2)
+            warnings.warn(
+                "GradScaler is enabled, but CUDA is not available.  Disabling.", stacklevel=2
+            )
             enabled = False
         if enabled and not growth_factor > 1.0:
-            raise InvalidArgumentError(at_user_line("GradScaler(): the growth factor must be "
-                                                    f"> 1.0, got {growth_factor}"))
+            raise InvalidArgumentError(
+                at_user_line(f"GradScaler(): the growth factor must be > 1.0, got {growth_factor}")
+            )
         if enabled and not backoff_factor < 1.0:
-            raise InvalidArgumentError(at_user_line("GradScaler(): the backoff factor must be "
-                                                    f"< 1.0, got {backoff_factor}"))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"GradScaler(): the backoff factor must be < 1.0, got {backoff_factor}"
+                )
+            )
         self._device = device
         self._enabled = enabled
         self._init_scale = float(init_scale)
@@ -81,9 +95,12 @@ class GradScaler:
             return outputs * self._scale_on(outputs.device)
         if isinstance(outputs, (list, tuple)):
             return type(outputs)(self.scale(x) for x in outputs)
-        raise InvalidArgumentError(at_user_line(
-            f"GradScaler.scale(): outputs must be a tensor or lists/tuples of tensors, not a "
-            f"{type(outputs).__name__}"))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"GradScaler.scale(): outputs must be a tensor or lists/tuples of tensors, not a "
+                f"{type(outputs).__name__}"
+            )
+        )
 
     def unscale_(self, optimizer) -> None:
         """Divide the gradients of `optimizer`'s parameters by the scale, in place (for clipping
@@ -93,8 +110,11 @@ class GradScaler:
         self._check_scaled("unscale_")
         state = self._state_of(optimizer)
         if state["stage"] == _UNSCALED:
-            raise AutogradError(at_user_line("unscale_() has already been called on this "
-                                             "optimizer since the last update()."))
+            raise AutogradError(
+                at_user_line(
+                    "unscale_() has already been called on this optimizer since the last update()."
+                )
+            )
         if state["stage"] == _STEPPED:
             raise AutogradError(at_user_line("unscale_() is being called after step()."))
         inv_scale = self._inverse_scale()
@@ -107,18 +127,26 @@ class GradScaler:
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
-            raise AutogradError(at_user_line("GradScaler.step(): closure use is not supported "
-                                             "if GradScaler is enabled."))
+            raise AutogradError(
+                at_user_line(
+                    "GradScaler.step(): closure use is not supported if GradScaler is enabled."
+                )
+            )
         self._check_scaled("step")
         state = self._state_of(optimizer)
         if state["stage"] == _STEPPED:
-            raise AutogradError(at_user_line("step() has already been called since the last "
-                                             "update()."))
+            raise AutogradError(
+                at_user_line("step() has already been called since the last update().")
+            )
         if state["stage"] == _READY:
             self.unscale_(optimizer)
         if state["found_inf"] is None:
-            raise AutogradError(at_user_line("GradScaler.step(): no inf checks were recorded "
-                                             "for this optimizer (no parameter has a .grad)."))
+            raise AutogradError(
+                at_user_line(
+                    "GradScaler.step(): no inf checks were recorded "
+                    "for this optimizer (no parameter has a .grad)."
+                )
+            )
         result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
         state["stage"] = _STEPPED
         return result
@@ -132,11 +160,16 @@ class GradScaler:
         if new_scale is not None:
             self._set_scale(new_scale)
         else:
-            found = [s["found_inf"] for s in self._per_optimizer.values()
-                     if s["found_inf"] is not None]
+            found = [
+                s["found_inf"] for s in self._per_optimizer.values() if s["found_inf"] is not None
+            ]
             if not found:
-                raise AutogradError(at_user_line("GradScaler.update(): no inf checks were "
-                                                 "recorded prior to update (call step first)."))
+                raise AutogradError(
+                    at_user_line(
+                        "GradScaler.update(): no inf checks were "
+                        "recorded prior to update (call step first)."
+                    )
+                )
             self._update_scale(any(found))
         self._per_optimizer = {}
 
@@ -174,18 +207,26 @@ class GradScaler:
         {} when disabled. Plain numbers, so `minitorch.save` can write it."""
         if not self._enabled:
             return {}
-        return {"scale": self.get_scale(), "growth_factor": self._growth_factor,
-                "backoff_factor": self._backoff_factor, "growth_interval": self._growth_interval,
-                "_growth_tracker": self._growth_tracker}
+        return {
+            "scale": self.get_scale(),
+            "growth_factor": self._growth_factor,
+            "backoff_factor": self._backoff_factor,
+            "growth_interval": self._growth_interval,
+            "_growth_tracker": self._growth_tracker,
+        }
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Take the state `state_dict()` gave (nothing happens when disabled)."""
         if not self._enabled:
             return
         if len(state_dict) == 0:
-            raise InvalidArgumentError(at_user_line(
-                "GradScaler.load_state_dict(): the source state dict is empty, possibly because "
-                "it was saved from a disabled instance of GradScaler."))
+            raise InvalidArgumentError(
+                at_user_line(
+                    "GradScaler.load_state_dict(): the source state dict is empty, possibly "
+                    "because "
+                    "it was saved from a disabled instance of GradScaler."
+                )
+            )
         self._init_scale = float(state_dict["scale"])
         if self._scale is not None:
             self._scale.fill_(self._init_scale)
@@ -210,13 +251,16 @@ class GradScaler:
 
     def _check_scaled(self, name: str) -> None:
         if self._scale is None:
-            raise AutogradError(at_user_line(
-                f"GradScaler.{name}(): there is no scale yet; this may indicate your script did "
-                "not use scaler.scale(loss or outputs) earlier in the iteration."))
+            raise AutogradError(
+                at_user_line(
+                    f"GradScaler.{name}(): there is no scale yet; this may indicate your script "
+                    "did "
+                    "not use scaler.scale(loss or outputs) earlier in the iteration."
+                )
+            )
 
     def _state_of(self, optimizer) -> dict[str, Any]:
-        return self._per_optimizer.setdefault(id(optimizer),
-                                              {"stage": _READY, "found_inf": None})
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})
 
     def _set_scale(self, new_scale) -> None:
         if isinstance(new_scale, float):
@@ -224,11 +268,15 @@ class GradScaler:
             return
         from minitorch.tensor import Tensor
 
-        if not (isinstance(new_scale, Tensor) and new_scale.numel() == 1
-                and not new_scale.requires_grad):
-            raise InvalidArgumentError(at_user_line(
-                "GradScaler.update(): new_scale should be a float or a 1-element tensor with "
-                "requires_grad=False"))
+        if not (
+            isinstance(new_scale, Tensor) and new_scale.numel() == 1 and not new_scale.requires_grad
+        ):
+            raise InvalidArgumentError(
+                at_user_line(
+                    "GradScaler.update(): new_scale should be a float or a 1-element tensor with "
+                    "requires_grad=False"
+                )
+            )
         self._scale.fill_(float(new_scale.item()))
 
     def _update_scale(self, found_inf: bool) -> None:
@@ -256,9 +304,12 @@ def _unscale_grads(optimizer, inv_scale: float) -> bool | None:
                 if p.grad is None:
                     continue
                 if p.grad.dtype is float16:
-                    raise DTypeError(at_user_line(
-                        "GradScaler: attempting to unscale float16 gradients (keep the "
-                        "parameters in float32 and autocast the forward pass instead)"))
+                    raise DTypeError(
+                        at_user_line(
+                            "GradScaler: attempting to unscale float16 gradients (keep the "
+                            "parameters in float32 and autocast the forward pass instead)"
+                        )
+                    )
                 any_grad = True
                 found_inf = found_inf or not bool(np.isfinite(to_host(p.grad._data)).all())
                 p.grad.mul_(inv_scale)

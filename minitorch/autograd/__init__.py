@@ -34,15 +34,26 @@ def grad(
                 f"grad can be implicitly created only for scalar outputs, got shape {out.shape}"
             )
     keep = create_graph if retain_graph is None else retain_graph
-    grads = run_backward(outputs, grad_outputs, inputs, retain_graph=keep,
-                         create_graph=create_graph)
+    grads = run_backward(
+        outputs, grad_outputs, inputs, retain_graph=keep, create_graph=create_graph
+    )
     if not allow_unused and any(g is None for g in grads):
-        raise AutogradError("one of the differentiated tensors was not used in the graph; "
-                            "pass allow_unused=True if this is expected")
+        raise AutogradError(
+            "one of the differentiated tensors was not used in the graph; "
+            "pass allow_unused=True if this is expected"
+        )
     return tuple(grads)
 
 
 __all__ = [
-    "Function", "FunctionCtx", "Node", "OpBackward", "enable_grad", "grad", "is_grad_enabled",
-    "no_grad", "run_backward", "set_grad_enabled",
+    "Function",
+    "FunctionCtx",
+    "Node",
+    "OpBackward",
+    "enable_grad",
+    "grad",
+    "is_grad_enabled",
+    "no_grad",
+    "run_backward",
+    "set_grad_enabled",
 ]

@@ -87,17 +87,21 @@ def run_backward(
     roots = []
     for i, out in enumerate(outputs):
         if not out.requires_grad:
-            raise AutogradError(at_user_line(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"element {i} of tensors does not require grad and does not have a grad_fn"
+                )
+            )
         if out.grad_fn is not None:
             roots.append(out.grad_fn)
     for i, (out, grad) in enumerate(zip(outputs, grad_outputs)):
         if tuple(grad.shape) != tuple(out.shape):  # else formulas would broadcast it silently
-            raise AutogradError(at_user_line(
-                f"the gradient for output {i} has shape {tuple(grad.shape)}, "
-                f"but the output has shape {tuple(out.shape)}"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"the gradient for output {i} has shape {tuple(grad.shape)}, "
+                    f"but the output has shape {tuple(out.shape)}"
+                )
+            )
 
     mode = enable_grad() if create_graph else no_grad()
     with mode:

@@ -40,8 +40,10 @@ class FunctionCtx:
     @property
     def saved_tensors(self) -> tuple:
         if self._saved is None:
-            raise AutogradError("trying to backward through the graph a second time (the saved "
-                                "tensors were freed); pass retain_graph=True to backward()")
+            raise AutogradError(
+                "trying to backward through the graph a second time (the saved "
+                "tensors were freed); pass retain_graph=True to backward()"
+            )
         return self._saved
 
     def mark_non_differentiable(self, *tensors) -> None:
@@ -68,8 +70,9 @@ class Function:
             out = cls.forward(ctx, *args)
         outputs = out if isinstance(out, tuple) else (out,)
         if is_grad_enabled() and any(ctx.needs_input_grad):
-            tensors = [o for o in outputs if isinstance(o, Tensor)
-                       and id(o) not in ctx._non_differentiable]
+            tensors = [
+                o for o in outputs if isinstance(o, Tensor) and id(o) not in ctx._non_differentiable
+            ]
             FunctionBackward(cls, ctx, args, len(outputs)).attach_outputs(outputs, tensors)
         return out
 
@@ -94,10 +97,12 @@ class FunctionBackward(Node):
         result = self.fn.backward(self.ctx, *grads)
         result = result if isinstance(result, tuple) else (result,)
         if len(result) != len(self.inputs):
-            raise AutogradError(at_user_line(
-                f"{self.fn.__name__}.backward returned {len(result)} gradients, but forward "
-                f"took {len(self.inputs)} inputs"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"{self.fn.__name__}.backward returned {len(result)} gradients, but forward "
+                    f"took {len(self.inputs)} inputs"
+                )
+            )
         return result
 
     def release(self) -> None:

@@ -61,8 +61,12 @@ class Node:
         tensor = _tensor_class()
         self._inputs = inputs  # the forward inputs; tensors that require grad are edges
         # each tensor input's (grad_fn, output_nr, version) now (see the Note); None for others
-        self._edges = tuple([(x.grad_fn, x._output_nr, x._version) if isinstance(x, tensor)
-                             else None for x in inputs])
+        self._edges = tuple(
+            [
+                (x.grad_fn, x._output_nr, x._version) if isinstance(x, tensor) else None
+                for x in inputs
+            ]
+        )
         self.num_outputs = num_outputs  # how many forward outputs point at this node
         self.output_shapes: list[tuple[int, ...]] = []
 
@@ -71,8 +75,10 @@ class Node:
         """The forward inputs, each with the history it had when this node was made."""
         if all(e is None or x.grad_fn is e[0] for x, e in zip(self._inputs, self._edges)):
             return self._inputs
-        return tuple(x if e is None or x.grad_fn is e[0] else _with_history(x, e[0], e[1])
-                     for x, e in zip(self._inputs, self._edges))
+        return tuple(
+            x if e is None or x.grad_fn is e[0] else _with_history(x, e[0], e[1])
+            for x, e in zip(self._inputs, self._edges)
+        )
 
     @property
     def next_functions(self) -> tuple:
@@ -195,10 +201,14 @@ class OpBackward(Node):
         if self.kept_by is not None:
             self._check_kept_outputs()
         self._store_retained(grads)
-        inputs = tuple(self._saved(x, None if e is None else e[2], f"input {i}")
-                       for i, (x, e) in enumerate(zip(self._inputs, self._edges)))
-        outputs = tuple(self._saved(o, v, f"output {i}")
-                        for i, (o, v) in enumerate(zip(self._outputs(), self.output_versions)))
+        inputs = tuple(
+            self._saved(x, None if e is None else e[2], f"input {i}")
+            for i, (x, e) in enumerate(zip(self._inputs, self._edges))
+        )
+        outputs = tuple(
+            self._saved(o, v, f"output {i}")
+            for i, (o, v) in enumerate(zip(self._outputs(), self.output_versions))
+        )
         # A single-output op's formula takes one gradient; a multi-output op's takes the tuple
         # (None where no gradient flowed), and the tuple of outputs.
         if self.num_outputs == 1:
@@ -212,8 +222,13 @@ class OpBackward(Node):
         """PyTorch's error if an output a composite kept was written in place since."""
         for i, (out, version) in enumerate(zip(self._outputs(), self.output_versions)):
             if out._version != version:
-                raise AutogradError(at_user_line(overwritten_message(
-                    out, f"output {i} of {backward_name(self.kept_by)}", version)))
+                raise AutogradError(
+                    at_user_line(
+                        overwritten_message(
+                            out, f"output {i} of {backward_name(self.kept_by)}", version
+                        )
+                    )
+                )
 
     def _saved(self, x, version: int | None, what: str):
         """`x`, or, if an in-place op wrote it since, a stand-in whose values cannot be read."""
@@ -265,8 +280,10 @@ class CopySlices(Node):
         from minitorch.device import module_of
 
         if is_grad_enabled():
-            raise AutogradError("CopySlices: a backward through an in-place write to a view "
-                                "cannot be differentiated again (create_graph=True)")
+            raise AutogradError(
+                "CopySlices: a backward through an in-place write to a view "
+                "cannot be differentiated again (create_graph=True)"
+            )
         (grad,) = grads
         self._store_retained(grads)
         # Which of the base's elements did the view cover? Replay the view on a tensor that

@@ -20,8 +20,14 @@ from __future__ import annotations
 from minitorch.backends import cpu, cuda, cudnn, mps
 from minitorch.errors import InvalidArgumentError, at_user_line
 
-__all__ = ["cpu", "cuda", "cudnn", "mps", "get_float32_matmul_precision",
-           "set_float32_matmul_precision"]
+__all__ = [
+    "cpu",
+    "cuda",
+    "cudnn",
+    "mps",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
+]
 
 _MATMUL_PRECISIONS = ("highest", "high", "medium")
 _matmul_precision = "highest"  # PyTorch's default
@@ -35,9 +41,12 @@ def set_float32_matmul_precision(precision: str) -> None:
     """
     global _matmul_precision
     if precision not in _MATMUL_PRECISIONS:
-        raise InvalidArgumentError(at_user_line(
-            f"set_float32_matmul_precision(): invalid precision {precision!r} (expected one of "
-            f"{', '.join(_MATMUL_PRECISIONS)})"))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"set_float32_matmul_precision(): invalid precision {precision!r} (expected one of "
+                f"{', '.join(_MATMUL_PRECISIONS)})"
+            )
+        )
     _matmul_precision = precision
 
 

@@ -21,11 +21,13 @@ class _MatmulFlags:
     allow_bf16_reduced_precision_reduction: bool = True
 
     def __repr__(self) -> str:
-        return (f"<backends.cuda.matmul allow_tf32={self.allow_tf32} "
-                f"allow_fp16_reduced_precision_reduction="
-                f"{self.allow_fp16_reduced_precision_reduction} "
-                f"allow_bf16_reduced_precision_reduction="
-                f"{self.allow_bf16_reduced_precision_reduction}>")
+        return (
+            f"<backends.cuda.matmul allow_tf32={self.allow_tf32} "
+            f"allow_fp16_reduced_precision_reduction="
+            f"{self.allow_fp16_reduced_precision_reduction} "
+            f"allow_bf16_reduced_precision_reduction="
+            f"{self.allow_bf16_reduced_precision_reduction}>"
+        )
 
 
 matmul = _MatmulFlags()

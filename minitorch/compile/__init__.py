@@ -64,19 +64,26 @@ def compile(
 
     backend = config.force_backend or backend
     if model is None:
-        return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
-                                  mode=mode, options=options, disable=disable)
+        return lambda fn: compile(
+            fn,
+            fullgraph=fullgraph,
+            dynamic=dynamic,
+            backend=backend,
+            mode=mode,
+            options=options,
+            disable=disable,
+        )
     compiler = lookup_backend(_with_mode(backend, mode, options))  # an unknown name fails here
     if disable:
         return model
     if isinstance(model, Module):
-        return OptimizedModule(model, optimize(model.forward, backend=compiler,
-                                               fullgraph=fullgraph, dynamic=dynamic))
+        return OptimizedModule(
+            model, optimize(model.forward, backend=compiler, fullgraph=fullgraph, dynamic=dynamic)
+        )
     return optimize(model, backend=compiler, fullgraph=fullgraph, dynamic=dynamic)
 
 
-def _with_mode(backend: str | Callable, mode: str | None,
-               options: dict | None) -> str | Callable:
+def _with_mode(backend: str | Callable, mode: str | None, options: dict | None) -> str | Callable:
     """`backend`, after checking `mode` and `options` as PyTorch does: against the presets for
     our own backends, while a function backend is handed them (modes.py)."""
     from minitorch.compile.modes import BackendWithOptions, check_one_of, compile_options

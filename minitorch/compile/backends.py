@@ -44,8 +44,9 @@ def lookup_backend(backend: str | Callable | GraphCompiler) -> GraphCompiler:
             )
         # setdefault: two threads naming a new backend at once share one compiler, so that
         # their cache entries match each other's
-        _COMPILERS.setdefault(backend,
-                              InductorCompiler(codegen_registry.get_backend(backend), backend))
+        _COMPILERS.setdefault(
+            backend, InductorCompiler(codegen_registry.get_backend(backend), backend)
+        )
     return _COMPILERS[backend]
 
 
@@ -59,8 +60,10 @@ def register_backend(name: str, backend: Backend | GraphCompiler | Callable) -> 
         codegen_registry.register_backend(backend, name)
         return
     if not callable(backend) and not isinstance(backend, GraphCompiler):
-        raise CompileError(f"register_backend({name!r}, ...): expected a codegen Backend, a "
-                           f"GraphCompiler or a function, got {type(backend).__name__}")
+        raise CompileError(
+            f"register_backend({name!r}, ...): expected a codegen Backend, a "
+            f"GraphCompiler or a function, got {type(backend).__name__}"
+        )
     _COMPILERS[name] = as_compiler(backend)
 
 

@@ -74,8 +74,20 @@ from tracer.fx.node import Node
 # The stages that print what a loaded graph never made (its loop IR, its kernels' IR).
 _PRINTING = ("loop_ir", "kernels", "ptx")
 # Where a name in an entry may resolve: our packages, numpy, and what the wrapper calls.
-_MODULES = frozenset({"minitorch", "tracer", "ir", "codegen", "numpy", "builtins", "ctypes",
-                      "functools", "math", "operator"})
+_MODULES = frozenset(
+    {
+        "minitorch",
+        "tracer",
+        "ir",
+        "codegen",
+        "numpy",
+        "builtins",
+        "ctypes",
+        "functools",
+        "math",
+        "operator",
+    }
+)
 # minitorch.config's knobs that change where things are kept or what is printed, not code.
 _NOT_CODE = frozenset({"cache_dir", "disk_cache", "logs"})
 
@@ -100,8 +112,7 @@ def key(gm: GraphModule, backend: Backend) -> str | None:
     return disk_cache.cache_key(disk_cache.GRAPH_KIND, graph, _environment(backend))
 
 
-def load(key: str, gm: GraphModule, binding: SizeBinding,
-         backend: Backend) -> CompiledGraph | None:
+def load(key: str, gm: GraphModule, binding: SizeBinding, backend: Backend) -> CompiledGraph | None:
     """The graph compiled in an earlier process under `key`, or None (then compile it)."""
     payload = disk_cache.load(key, disk_cache.GRAPH_KIND)
     if payload is None:
@@ -122,8 +133,11 @@ def load(key: str, gm: GraphModule, binding: SizeBinding,
     except Exception as error:  # noqa: BLE001 - whatever an entry holds, a miss at worst
         disk_cache.graph_stats["rejected"] += 1
         disk_cache.graph_stats["hit"] -= 1  # read whole, but of no use: not a hit after all
-        _logging.log("kernel_cache", "could not load a compiled graph; compiling it again",
-                     f"{type(error).__name__}: {error}")
+        _logging.log(
+            "kernel_cache",
+            "could not load a compiled graph; compiling it again",
+            f"{type(error).__name__}: {error}",
+        )
         return None
 
 
@@ -134,23 +148,34 @@ def store(key: str, compiled: CompiledGraph, gm: GraphModule, backend: Backend) 
     launched: set[str] = set()  # the names each kernel's launch binds: made again on loading
     for kernel, arrays, name in compiled.launches:
         launched |= set(kernel.call_code(arrays, name).namespace)
-    constants = {id(getattr(gm, node.target)): node.target
-                 for node in gm.graph.nodes if node.op == "get_attr"}
+    constants = {
+        id(getattr(gm, node.target)): node.target
+        for node in gm.graph.nodes
+        if node.op == "get_attr"
+    }
     try:
         if saved is None:
             raise _Uncacheable("the backend cannot keep these kernels")
-        names = {name: _describe(value, constants) for name, value in compiled.namespace.items()
-                 if name not in launched}
+        names = {
+            name: _describe(value, constants)
+            for name, value in compiled.namespace.items()
+            if name not in launched
+        }
     except _Uncacheable:
         disk_cache.graph_stats["uncacheable"] += 1
         return
-    entry = {"source": compiled.source, "kernels": saved, "names": names,
-             "launches": [[arrays, name] for _, arrays, name in compiled.launches],
-             "bound": sorted(compiled.namespace)}
+    entry = {
+        "source": compiled.source,
+        "kernels": saved,
+        "names": names,
+        "launches": [[arrays, name] for _, arrays, name in compiled.launches],
+        "bound": sorted(compiled.namespace),
+    }
     disk_cache.store(key, json.dumps(entry).encode(), disk_cache.GRAPH_KIND)
 
 
 # ---- the key ----------------------------------------------------------------------------------
+
 
 def _graph_text(gm: GraphModule) -> str:
     """The graph as lowering sees it, one line per node."""
@@ -158,8 +183,10 @@ def _graph_text(gm: GraphModule) -> str:
     for node in gm.graph.nodes:
         if node.op == "call_module":
             raise _Uncacheable("a submodule call")
-        line = (f"{node.op} {node.name} {_target(node)} {_arg(node.args)} "
-                f"{_arg(node.kwargs)} -> {_val(node.meta.get('val'))}")
+        line = (
+            f"{node.op} {node.name} {_target(node)} {_arg(node.args)} "
+            f"{_arg(node.kwargs)} -> {_val(node.meta.get('val'))}"
+        )
         if node.op == "get_attr":
             line += f" = {_constant(getattr(gm, node.target))}"
         lines.append(line)
@@ -225,13 +252,27 @@ def _constant(value: Any) -> str:
 
 def _environment(backend: Backend) -> str:
     """Everything besides the graph that the compiled form depends on."""
-    knobs = {name: sorted(value) if isinstance(value, (set, frozenset)) else value
-             for name, value in sorted(vars(config).items())
-             if not name.startswith("_") and name not in _NOT_CODE
-             and not callable(value) and not isinstance(value, ModuleType)}
-    return repr((type(backend).__module__, type(backend).__qualname__, backend.name,
-                 backend.device, sorted(backend.dtypes), knobs, sys.version, np.__version__,
-                 _compiler_source()))
+    knobs = {
+        name: sorted(value) if isinstance(value, (set, frozenset)) else value
+        for name, value in sorted(vars(config).items())
+        if not name.startswith("_")
+        and name not in _NOT_CODE
+        and not callable(value)
+        and not isinstance(value, ModuleType)
+    }
+    return repr(
+        (
+            type(backend).__module__,
+            type(backend).__qualname__,
+            backend.name,
+            backend.device,
+            sorted(backend.dtypes),
+            knobs,
+            sys.version,
+            np.__version__,
+            _compiler_source(),
+        )
+    )
 
 
 @functools.cache
@@ -243,12 +284,12 @@ def _compiler_source() -> str:
     for package in ("minitorch", "tracer", "ir", "codegen"):
         for folder, subfolders, names in os.walk(os.path.join(root, package)):
             subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-            files += [os.path.join(folder, name) for name in sorted(names)
-                      if name.endswith(".py")]
+            files += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
     return disk_cache.source_digest(files)
 
 
 # ---- what the wrapper's names stand for ----------------------------------------------------
+
 
 def _describe(value: Any, constants: dict[int, str]) -> list:
     """`value`, a name of the wrapper's namespace, as JSON data `_value` makes it from;
@@ -263,8 +304,14 @@ def _describe(value: Any, constants: dict[int, str]) -> list:
         buffer, layout = value  # an input's expected layout (output_code.py, as_layout)
         if not all(type(n) is int for n in (*layout.size, *layout.stride, layout.offset)):
             raise _Uncacheable("a layout of symbols")
-        return ["input", buffer, list(layout.size), list(layout.stride), layout.dtype.name,
-                layout.offset]
+        return [
+            "input",
+            buffer,
+            list(layout.size),
+            list(layout.stride),
+            layout.dtype.name,
+            layout.offset,
+        ]
     if type(value) in (tuple, list):  # of slices, dtypes, ...
         return [type(value).__name__, [_describe(v, constants) for v in value]]
     if type(value) is slice:

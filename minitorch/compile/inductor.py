@@ -93,8 +93,9 @@ class InductorCompiler(AOTEagerCompiler):
         device = _device(inputs, self.backend)
         backend = self.backend or default_backend(device)
         if any(dynamic_dims) and backend.symbolic_sizes:
-            generic = compile_graphs(gm, inputs, SizeBinding.symbolic(inputs, dynamic_dims),
-                                     backend)
+            generic = compile_graphs(
+                gm, inputs, SizeBinding.symbolic(inputs, dynamic_dims), backend
+            )
             if generic is not None:  # its binding, made from these inputs, fits them
                 return generic
         return compile_graphs(gm, inputs, SizeBinding.static(inputs), backend)
@@ -116,17 +117,27 @@ def compile_graphs(
         except _NotSymbolic:
             return None
         layouts = _eager_layouts(graphs, gm, inputs, binding)
-        compiled = [compile_lowered(graph, steps, binding, backend)
-                    for graph, steps in zip(graphs.all(), lowered, strict=True)]
+        compiled = [
+            compile_lowered(graph, steps, binding, backend)
+            for graph, steps in zip(graphs.all(), lowered, strict=True)
+        ]
     variants = None
     if graphs.training and binding.count == 0:  # (a pruned graph's sizes are the traced ones)
         variants = backward_variants(graphs, lambda pruned, _: cached_compile(pruned, backend))
-    return CompiledAOT(compiled[0], compiled[1] if graphs.training else None, graphs.spec,
-                       binding, graphs.aliases, layouts, variants)
+    return CompiledAOT(
+        compiled[0],
+        compiled[1] if graphs.training else None,
+        graphs.spec,
+        binding,
+        graphs.aliases,
+        layouts,
+        variants,
+    )
 
 
-def _eager_layouts(graphs: AOTGraphs, gm: GraphModule, inputs: Sequence[Tensor],
-                   binding: SizeBinding) -> tuple | None:
+def _eager_layouts(
+    graphs: AOTGraphs, gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding
+) -> tuple | None:
     """The forward's outputs' layouts in eager, where it may lay one out other than row-major
     ([Note: output layouts])."""
     num_outputs = graphs.spec.num_outputs if graphs.training else None
@@ -145,8 +156,9 @@ def compile_graph(gm: GraphModule, backend: Backend | None = None) -> CompiledGr
     return compile_lowered(gm, lower(gm, backend), binding, backend)
 
 
-def cached_compile(gm: GraphModule, backend: Backend,
-                   binding: SizeBinding | None = None) -> CompiledGraph:
+def cached_compile(
+    gm: GraphModule, backend: Backend, binding: SizeBinding | None = None
+) -> CompiledGraph:
     """`compile_graph` for the driver: loaded from the disk if an earlier process compiled
     this graph ([Note: the compiled-graph cache] in graph_cache.py), else compiled and kept.
     It lowers a copy: lowering rewrites the graph it is given (ir/segments.py,
@@ -164,8 +176,9 @@ def cached_compile(gm: GraphModule, backend: Backend,
     return compiled
 
 
-def lower(gm: GraphModule, backend: Backend, symbolizer: Symbolizer | None = None
-          ) -> list[LoweredStep]:
+def lower(
+    gm: GraphModule, backend: Backend, symbolizer: Symbolizer | None = None
+) -> list[LoweredStep]:
     """Split `gm` into steps and lower and schedule each segment; with a `symbolizer`, read
     the sizes back as symbols ([Note: symbolic sizes])."""
     # NOTE: imported here, at the first graph lowered: a process whose graphs all come from the
@@ -189,8 +202,12 @@ def lower(gm: GraphModule, backend: Backend, symbolizer: Symbolizer | None = Non
             kernels = [symbolizer.kernel(k) for k in kernels]
         steps.append((step, program, kernels))
     if _logging.enabled("loop_ir") and symbolizer is None:
-        _logging.artifact("loop_ir", f"{name}: {_count(steps)} fused kernel(s)",
-                          _format(steps), time.perf_counter() - start)
+        _logging.artifact(
+            "loop_ir",
+            f"{name}: {_count(steps)} fused kernel(s)",
+            _format(steps),
+            time.perf_counter() - start,
+        )
     return steps
 
 
@@ -214,13 +231,21 @@ def compile_lowered(
             compiled.append(step)
             continue
         segment, program, kernels = step
-        compiled.append(KernelStep(segment, program, [next(made) for _ in kernels],
-                                   [(k.reads, k.writes) for k in kernels]))
+        compiled.append(
+            KernelStep(
+                segment,
+                program,
+                [next(made) for _ in kernels],
+                [(k.reads, k.writes) for k in kernels],
+            )
+        )
     result = CompiledGraph(gm, compiled, binding, backend.device)
     if _logging.enabled("kernels"):
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
-        title = (f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
-                 f"kernel(s){taking}")
+        title = (
+            f"{gm.meta.get('name', 'graph')}: {len(result.kernels)} {backend.name} "
+            f"kernel(s){taking}"
+        )
         source = "\n\n".join([k.source.rstrip() for k in result.kernels] + [result.source])
         _logging.artifact("kernels", title, source, time.perf_counter() - start)
     if _logging.enabled("ptx"):  # the same kernels for the GPU, compiled only
@@ -232,8 +257,9 @@ class _NotSymbolic(Exception):
     """This graph cannot take its sizes as arguments; the caller compiles per shape."""
 
 
-def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding,
-                    backend: Backend) -> tuple[AOTGraphs, list[list[LoweredStep]]]:
+def _trace_symbolic(
+    gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding, backend: Backend
+) -> tuple[AOTGraphs, list[list[LoweredStep]]]:
     """AOT graphs and their lowered steps with sizes as symbols: traced and lowered twice,
     at two sets of sentinel sizes, and kept only if both read back the same."""
     from ir.symbolic import Symbolizer, sentinel_primes  # (as lower's imports)
@@ -243,9 +269,15 @@ def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBind
     for first_prime in (_FIRST, _SECOND):
         primes = sentinel_primes(binding.count, first_prime)
         fakes = [
-            make_fake(TensorMeta(tuple(n if s is None else primes[s]
-                                       for n, s in zip(x.shape, dims, strict=True)), x.dtype),
-                      requires_grad=x.requires_grad)
+            make_fake(
+                TensorMeta(
+                    tuple(
+                        n if s is None else primes[s] for n, s in zip(x.shape, dims, strict=True)
+                    ),
+                    x.dtype,
+                ),
+                requires_grad=x.requires_grad,
+            )
             for x, dims in zip(inputs, binding.symbols, strict=True)
         ]
         symbolizer = Symbolizer(primes)
@@ -269,8 +301,12 @@ def _trace_symbolic(gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBind
 def _text(graphs: AOTGraphs, lowered: list[list[LoweredStep]]) -> str:
     """What must read back the same at both sentinel sizes: the steps, and the shapes of the
     constants the trace made (tril's mask is made at the traced sizes: a size baked in)."""
-    constants = [f"{node.target}: {tuple(getattr(g, node.target).shape)}"
-                 for g in graphs.all() for node in g.graph.nodes if node.op == "get_attr"]
+    constants = [
+        f"{node.target}: {tuple(getattr(g, node.target).shape)}"
+        for g in graphs.all()
+        for node in g.graph.nodes
+        if node.op == "get_attr"
+    ]
     return "\n\n".join([repr(graphs.spec), *constants] + [_format(steps) for steps in lowered])
 
 
@@ -298,12 +334,15 @@ def _device(inputs: Sequence, backend: Backend | None = None) -> str:
     rules decide (convert_frame records the reason)."""
     devices = sorted({x.device.type for x in inputs if isinstance(x, Tensor)})
     if len(devices) > 1:
-        raise CompileError(f"inputs on more than one device ({', '.join(devices)}): a "
-                           "compiled graph runs on one")
+        raise CompileError(
+            f"inputs on more than one device ({', '.join(devices)}): a compiled graph runs on one"
+        )
     device = devices[0] if devices else (backend.device if backend else "cpu")
     if backend is not None and backend.device != device:
-        raise CompileError(f"the {backend.name!r} code generator compiles for tensors on "
-                           f"{backend.device!r}; these are on {device!r}")
+        raise CompileError(
+            f"the {backend.name!r} code generator compiles for tensors on "
+            f"{backend.device!r}; these are on {device!r}"
+        )
     return device
 
 
@@ -335,8 +374,12 @@ class CompiledAOT(_Bound):
 
     def __post_init__(self) -> None:
         # The common case, one call: inference at static sizes, outputs as the graph makes them.
-        self._direct = (self.backward is None and self.binding.count == 0
-                        and self.aliases is None and self.layouts is None)
+        self._direct = (
+            self.backward is None
+            and self.binding.count == 0
+            and self.aliases is None
+            and self.layouts is None
+        )
 
     def __call__(self, *inputs: Tensor) -> tuple:
         if self._direct:
@@ -349,9 +392,12 @@ class CompiledAOT(_Bound):
         if self.backward is None:
             outputs = self._forward(inputs, sizes)
         else:
-            outputs = CompiledFunction(lambda *a: self._forward(a, sizes),
-                                       lambda *a: self.backward.run(a, sizes), self.spec,
-                                       self.backward_without)(*inputs)
+            outputs = CompiledFunction(
+                lambda *a: self._forward(a, sizes),
+                lambda *a: self.backward.run(a, sizes),
+                self.spec,
+                self.backward_without,
+            )(*inputs)
         return outputs if self.aliases is None else self.aliases.remake(inputs, outputs)
 
     def _forward(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:

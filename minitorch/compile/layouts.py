@@ -34,8 +34,9 @@ from tracer.fx import GraphModule
 Order = tuple[int, ...] | None
 
 
-def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None
-                  ) -> tuple[Order, ...] | None:
+def eager_layouts(
+    forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None
+) -> tuple[Order, ...] | None:
     """The dim order eager gives each of the forward's first `num_outputs` outputs (the
     user's; None: all), or None when all are row-major (or when eager does not run on these
     inputs: then it raises at run time, compiled or not). What the forward saves for the
@@ -49,8 +50,7 @@ def eager_layouts(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: i
     finally:
         factories._generator.bit_generator.state = state
         counter_rng.set_state(counters)  # dropout's generator (minitorch/counter_rng.py)
-    orders = tuple(_order(o) if isinstance(o, Tensor) else None
-                   for o in outputs[:num_outputs])
+    orders = tuple(_order(o) if isinstance(o, Tensor) else None for o in outputs[:num_outputs])
     return orders if any(o is not None for o in orders) else None
 
 
@@ -70,8 +70,7 @@ def relayout(outputs: Sequence, orders: Sequence[Order]) -> tuple:
     return tuple(result)
 
 
-def may_reorder(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None
-                ) -> bool:
+def may_reorder(forward: GraphModule, inputs: Sequence[Tensor], num_outputs: int | None) -> bool:
     """Could eager lay out one of the forward's first `num_outputs` outputs (None: all) other
     than row-major? (If not, no need to ask it.) An output of at most one dim has only one
     order: a training step's loss never needs eager's run."""

@@ -33,38 +33,44 @@ OPTIONS: dict[str, Any] = {
 MODES: dict[str, dict[str, Any]] = {
     "default": {},
     "reduce-overhead": {"triton.cudagraphs": True},
-    "max-autotune": {"max_autotune": True, "triton.cudagraphs": True,
-                     "coordinate_descent_tuning": True},
+    "max-autotune": {
+        "max_autotune": True,
+        "triton.cudagraphs": True,
+        "coordinate_descent_tuning": True,
+    },
     "max-autotune-no-cudagraphs": {"max_autotune": True, "coordinate_descent_tuning": True},
 }
 
 
 def check_one_of(mode: str | None, options: dict[str, Any] | None) -> None:
     if mode is not None and options is not None:
-        raise CompileError("Either mode or options can be specified, but both can't be "
-                           "specified at the same time.")
+        raise CompileError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
 
 
 def compile_options(mode: str | None, options: dict[str, Any] | None) -> dict[str, Any]:
     """The options `mode` or `options` ask for (at most one of the two may be given).
 
-        compile_options("reduce-overhead", None) == {"triton.cudagraphs": True}
+    compile_options("reduce-overhead", None) == {"triton.cudagraphs": True}
     """
     check_one_of(mode, options)
     if options is None:
         if (mode or "default") not in MODES:
-            raise CompileError(f"Unrecognized mode={mode}, should be one of: "
-                               f"{', '.join(MODES)}")
+            raise CompileError(f"Unrecognized mode={mode}, should be one of: {', '.join(MODES)}")
         return dict(MODES[mode or "default"])
     chosen = {}
     for key, value in options.items():
         name = key.replace("-", "_")
         if name not in OPTIONS:
-            raise CompileError(f"Unexpected optimization option {key}, known options are "
-                               f"{list(OPTIONS)}")
+            raise CompileError(
+                f"Unexpected optimization option {key}, known options are {list(OPTIONS)}"
+            )
         if type(value) is not type(OPTIONS[name]):
-            raise CompileError(f"Unexpected type of attr {key}, got {type(value).__name__} "
-                               f"should be {type(OPTIONS[name]).__name__}")
+            raise CompileError(
+                f"Unexpected type of attr {key}, got {type(value).__name__} "
+                f"should be {type(OPTIONS[name]).__name__}"
+            )
         chosen[name] = value
     return chosen
 

@@ -66,12 +66,19 @@ if TYPE_CHECKING:
 class WrapperCode:
     """Builds the source of one graph's `call(inputs, sizes)`, line by line."""
 
-    def __init__(self, placeholders: Sequence[Node], constants: dict[Node, Any],
-                 symbols: Sequence[str], device: str = "cpu") -> None:
+    def __init__(
+        self,
+        placeholders: Sequence[Node],
+        constants: dict[Node, Any],
+        symbols: Sequence[str],
+        device: str = "cpu",
+    ) -> None:
         self.device = device  # where the buffers it allocates live: "cpu" or "cuda"
         self.lines: list[str] = []
-        self.namespace: dict[str, Any] = {"___tensor": Tensor._from_array,
-                                          "___as_layout": as_layout}
+        self.namespace: dict[str, Any] = {
+            "___tensor": Tensor._from_array,
+            "___as_layout": as_layout,
+        }
         self.taken = set(symbols) | {"inputs", "sizes", "pointers", "call"}
         self.local_of: dict[Node, str] = {}  # an fx node -> the name holding its value
         # each kernel launched: (the kernel, its buffers' local names, its name in the code)
@@ -141,10 +148,14 @@ class WrapperCode:
         reuse = plan_reuse(step.kernel_io, step.program.outputs, step.size_key)
         for kernel, io in zip(step.kernels, step.kernel_io, strict=True):
             for buffer in io[1]:
-                arrays[buffer] = self._allocate(prefix + buffer, step.layout(buffer),
-                                                reuse.get(buffer), arrays)
-            launch = (kernel, {b: arrays[b] for b in (*io[0], *io[1])},
-                      self.local(prefix + kernel.name))
+                arrays[buffer] = self._allocate(
+                    prefix + buffer, step.layout(buffer), reuse.get(buffer), arrays
+                )
+            launch = (
+                kernel,
+                {b: arrays[b] for b in (*io[0], *io[1])},
+                self.local(prefix + kernel.name),
+            )
             self.launches.append(launch)
             call = kernel.call_code(*launch[1:])
             for name, value in call.namespace.items():
@@ -160,8 +171,9 @@ class WrapperCode:
         args = [self.literal(a) for a in node.args]
         args += [f"{k}={self.literal(v)}" for k, v in node.kwargs.items()]
         target = self.bind(node.target, f"extern_{node.name}")
-        self.lines.append(f"{self.local(node.name, node)} = {target}({', '.join(args)})"
-                          f"  # {step.reason}")
+        self.lines.append(
+            f"{self.local(node.name, node)} = {target}({', '.join(args)})  # {step.reason}"
+        )
 
     def finish(self, results: Sequence[Any]) -> tuple[str, Callable]:
         """The source and the compiled function, returning `results`."""
@@ -179,14 +191,18 @@ class WrapperCode:
         strides = _shape(tuple(s * itemsize for s in layout.stride))
         dtype = self.bind(layout.dtype.np, layout.dtype.name)
         self.lines.append(f"{array} = {tensor}._data")
-        self.lines.append(f"if ({array}.shape, {array}.strides, {array}.dtype) != "
-                          f"({shape}, {strides}, {dtype}):")
-        self.lines.append(f"    {array} = ___as_layout({array}, "
-                          f"{self.bind((buffer, layout), f'input_{buffer}')}, sizes)")
+        self.lines.append(
+            f"if ({array}.shape, {array}.strides, {array}.dtype) != ({shape}, {strides}, {dtype}):"
+        )
+        self.lines.append(
+            f"    {array} = ___as_layout({array}, "
+            f"{self.bind((buffer, layout), f'input_{buffer}')}, sizes)"
+        )
         return array
 
-    def _allocate(self, name: str, layout: Layout, reused: str | None,
-                  arrays: dict[str, str]) -> str:
+    def _allocate(
+        self, name: str, layout: Layout, reused: str | None, arrays: dict[str, str]
+    ) -> str:
         local = self.local(name)
         dtype = self.bind(layout.dtype.np, layout.dtype.name)
         shape = _shape(layout.size)
@@ -220,8 +236,7 @@ def _shape(values: Sequence[int | Expr]) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def as_layout(array: np.ndarray, input_: tuple[str, Layout], sizes: dict[str, int]
-              ) -> np.ndarray:
+def as_layout(array: np.ndarray, input_: tuple[str, Layout], sizes: dict[str, int]) -> np.ndarray:
     """`array` if it has the layout the kernels were compiled for (at these sizes); a
     contiguous copy if that layout was contiguous; otherwise a CompileError (the caller's
     guards should prevent it). The wrapper's slow path: its fast check compares strides

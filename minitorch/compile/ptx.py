@@ -35,8 +35,13 @@ if TYPE_CHECKING:  # types only: ([Note: the compiled-graph cache] in graph_cach
 Kernels = Sequence[tuple["FusedKernel", dict[str, DType]]]
 
 
-def record_ptx(title: str, kernels: Kernels, sizes: tuple[str, ...], backend: Backend,
-               compiled: Sequence[CompiledKernel]) -> None:
+def record_ptx(
+    title: str,
+    kernels: Kernels,
+    sizes: tuple[str, ...],
+    backend: Backend,
+    compiled: Sequence[CompiledKernel],
+) -> None:
     """The `ptx` artifact of one graph: `compiled` itself if `backend` is the GPU's, else the
     same kernels compiled (only) by the CUDA backend."""
     start = time.perf_counter()
@@ -48,20 +53,21 @@ def record_ptx(title: str, kernels: Kernels, sizes: tuple[str, ...], backend: Ba
     # the CUDA backend's kernels share one module: shown once (another GPU backend's, each)
     lines += dict.fromkeys(getattr(k, "module_source", k.source) for k in made)
     count = f"{len(made)} of {len(kernels)}" if missing else f"{len(made)}"
-    _logging.artifact("ptx", f"{title}: {count} PTX kernel(s)", "\n".join(lines),
-                      time.perf_counter() - start)
+    _logging.artifact(
+        "ptx", f"{title}: {count} PTX kernel(s)", "\n".join(lines), time.perf_counter() - start
+    )
 
 
-def compile_only(backend: Backend, kernels: Kernels, sizes: tuple[str, ...]
-                 ) -> tuple[list[CompiledKernel], list[tuple[str, str]]]:
+def compile_only(
+    backend: Backend, kernels: Kernels, sizes: tuple[str, ...]
+) -> tuple[list[CompiledKernel], list[tuple[str, str]]]:
     """The kernels `backend` compiles, as one module, and (name, why not) for the others."""
     if sizes and not backend.symbolic_sizes:
         reason = f"compiled with size symbols {', '.join(sizes)}, which {backend.name} lacks"
         return [], [(kernel.name, reason) for kernel, _ in kernels]
     fit, missing = [], []
     for kernel, dtypes in kernels:
-        lacking = sorted({dtypes[b].name for b in kernel.reads + kernel.writes}
-                         - backend.dtypes)
+        lacking = sorted({dtypes[b].name for b in kernel.reads + kernel.writes} - backend.dtypes)
         if lacking:
             missing.append((kernel.name, f"{backend.name} has no {', '.join(lacking)} kernels"))
         else:

@@ -45,10 +45,12 @@ class SizeBinding:
         symbol_of: dict[int, int] = {}
         symbols = []
         for x, dynamic in zip(inputs, dynamic_dims, strict=True):
-            symbols.append(tuple(
-                symbol_of.setdefault(n, len(symbol_of)) if d in dynamic and n >= 2 else None
-                for d, n in enumerate(x.shape)
-            ))
+            symbols.append(
+                tuple(
+                    symbol_of.setdefault(n, len(symbol_of)) if d in dynamic and n >= 2 else None
+                    for d, n in enumerate(x.shape)
+                )
+            )
         return cls(tuple(symbols), tuple(tuple(x.shape) for x in inputs))
 
     @functools.cached_property
@@ -127,8 +129,9 @@ class PerShape:
         return version.run(inputs, sizes)  # bound once: not again inside the call
 
     @staticmethod
-    def _fit(versions: list[Version], inputs: Sequence[Tensor]
-             ) -> tuple[Version, dict[str, int]] | None:
+    def _fit(
+        versions: list[Version], inputs: Sequence[Tensor]
+    ) -> tuple[Version, dict[str, int]] | None:
         """The first version that fits `inputs`, with its size symbols' values."""
         for version in versions:
             sizes = version.bind(inputs)

@@ -50,8 +50,7 @@ class Check:
     ok: bool
 
 
-def run_script(path: str, opt_in: frozenset[str] = frozenset()
-               ) -> tuple[_logging.Recorder, float]:
+def run_script(path: str, opt_in: frozenset[str] = frozenset()) -> tuple[_logging.Recorder, float]:
     """Run `path` as __main__ with a recorder installed (recording the `opt_in` stages too,
     _logging.OPT_IN); returns it and the run time."""
     sys.argv = [path]
@@ -94,8 +93,9 @@ def check_against_eager(call: _logging.CompiledCall, rtol=1e-4, atol=1e-5) -> Ch
         grad_error = max(_max_diff(e, c) for e, c in grads)
         max_grad = max(float(np.abs(_np(c)).max(initial=0.0)) for _, c in grads)
         ok = ok and all(np.allclose(_np(e), _np(c), rtol=rtol, atol=atol) for e, c in grads)
-    return Check(getattr(call.original, "__qualname__", "function"), value_error, grad_error,
-                 max_grad, ok)
+    return Check(
+        getattr(call.original, "__qualname__", "function"), value_error, grad_error, max_grad, ok
+    )
 
 
 def _tensors(out) -> list:
@@ -116,8 +116,13 @@ def _max_diff(a, b) -> float:
     return float(np.abs(_np(a) - _np(b)).max(initial=0.0))
 
 
-def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
-           script_seconds: float, out=None) -> bool:
+def report(
+    recorder: _logging.Recorder,
+    stage: str | None,
+    dump_dir: str | None,
+    script_seconds: float,
+    out=None,
+) -> bool:
     """Print the recorded stages and the checks; returns whether every check passed."""
     out = out or sys.stdout
     shown = [a for a in recorder.artifacts if stage is None or a.stage == stage]
@@ -125,8 +130,9 @@ def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
         os.makedirs(dump_dir, exist_ok=True)
     for n, item in enumerate(shown):
         took = "" if item.seconds is None else f"  ({item.seconds * 1e3:.1f} ms)"
-        print(f"{_RULE}\n[{item.stage}] {item.title}{took}\n{_RULE}\n{item.text.rstrip()}\n",
-              file=out)
+        print(
+            f"{_RULE}\n[{item.stage}] {item.title}{took}\n{_RULE}\n{item.text.rstrip()}\n", file=out
+        )
         if dump_dir:
             slug = re.sub(r"[^A-Za-z0-9]+", "_", item.title).strip("_")[:60]
             with open(os.path.join(dump_dir, f"{n:02d}_{item.stage}_{slug}.txt"), "w") as f:
@@ -144,8 +150,10 @@ def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
             all_ok &= c.ok
             line = f"{c.title}: values max |eager - compiled| = {c.max_value_error:.3g}"
             if c.max_grad_error is not None:
-                line += (f"; gradients max |eager - compiled| = {c.max_grad_error:.3g}, "
-                         f"max |grad| = {c.max_abs_grad:.3g}")
+                line += (
+                    f"; gradients max |eager - compiled| = {c.max_grad_error:.3g}, "
+                    f"max |grad| = {c.max_abs_grad:.3g}"
+                )
             print(f"{'OK  ' if c.ok else 'FAIL'} {line}", file=out)
         print(file=out)
     if stage is None or stage == "time":
@@ -157,8 +165,10 @@ def report(recorder: _logging.Recorder, stage: str | None, dump_dir: str | None,
         for name in _logging.STAGES:
             if name in totals:
                 print(f"  {name:<10} {totals[name] * 1e3:9.1f} ms", file=out)
-        print(f"  {'script':<10} {script_seconds * 1e3:9.1f} ms  (everything, first calls "
-              "included)", file=out)
+        print(
+            f"  {'script':<10} {script_seconds * 1e3:9.1f} ms  (everything, first calls included)",
+            file=out,
+        )
     return all_ok
 
 
@@ -170,18 +180,31 @@ def main(argv: list[str] | None = None) -> int:
         description="Run a script and show every stage of each function it compiles.",
     )
     parser.add_argument("script", help="a Python script that calls minitorch.compile")
-    parser.add_argument("--backend", help="compile with this backend instead: eager, "
-                        "aot_eager, inductor, or a code generator (llvm, interpreter, numpy, "
-                        "or one you registered)")
-    parser.add_argument("--partitioner", choices=("default", "min_cut"),
-                        help="who chooses what the forward saves for the backward "
-                        f"(config.partitioner, {config.partitioner!r} unless given)")
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                        help="cuda: also generate every graph's kernels as PTX for the GPU "
-                        "(compile only: the script's tensors stay where it puts them), shown "
-                        "as the ptx stage")
-    parser.add_argument("--stage", choices=[*_logging.STAGES, "check", "time"],
-                        help="show only this stage (ptx implies --device cuda)")
+    parser.add_argument(
+        "--backend",
+        help="compile with this backend instead: eager, "
+        "aot_eager, inductor, or a code generator (llvm, interpreter, numpy, "
+        "or one you registered)",
+    )
+    parser.add_argument(
+        "--partitioner",
+        choices=("default", "min_cut"),
+        help="who chooses what the forward saves for the backward "
+        f"(config.partitioner, {config.partitioner!r} unless given)",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cuda: also generate every graph's kernels as PTX for the GPU "
+        "(compile only: the script's tensors stay where it puts them), shown "
+        "as the ptx stage",
+    )
+    parser.add_argument(
+        "--stage",
+        choices=[*_logging.STAGES, "check", "time"],
+        help="show only this stage (ptx implies --device cuda)",
+    )
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
     args = parser.parse_args(argv)
 

@@ -41,8 +41,10 @@ class KernelStep:
 
     def __post_init__(self) -> None:
         # (buffer, the node holding its value, its layout), for each input of the segment
-        self.inputs = [(buffer.name, node, buffer.layout) for buffer, node
-                       in zip(self.program.inputs, self.segment.inputs, strict=True)]
+        self.inputs = [
+            (buffer.name, node, buffer.layout)
+            for buffer, node in zip(self.program.inputs, self.segment.inputs, strict=True)
+        ]
         self.outputs = list(zip(self.segment.outputs, self.program.outputs, strict=True))
 
     def layout(self, buffer: str) -> Layout:
@@ -64,14 +66,20 @@ class KernelStep:
 class CompiledGraph:
     """Runs one compiled graph: binds the sizes, runs the steps, returns the output tuple."""
 
-    def __init__(self, gm: GraphModule, steps: list[KernelStep | ExternStep],
-                 binding: SizeBinding, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        gm: GraphModule,
+        steps: list[KernelStep | ExternStep],
+        binding: SizeBinding,
+        device: str = "cpu",
+    ) -> None:
         graph = gm.graph
         placeholders = [node for node in graph.nodes if node.op == "placeholder"]
         # the graph's constant tensors (get_attr nodes): values every step may read, moved
         # once to the device the graph runs on (tracing made them on the host)
-        constants = {n: _on(getattr(gm, n.target), device)
-                     for n in graph.nodes if n.op == "get_attr"}
+        constants = {
+            n: _on(getattr(gm, n.target), device) for n in graph.nodes if n.op == "get_attr"
+        }
         results = graph.nodes[-1].args[0]
         results = tuple(results) if isinstance(results, (tuple, list)) else (results,)
         self.steps = steps
@@ -90,8 +98,13 @@ class CompiledGraph:
         self.launches = code.launches  # (kernel, its buffers' names, its name) in the source
 
     @classmethod
-    def loaded(cls, source: str, namespace: dict[str, Any], kernels: list[CompiledKernel],
-               binding: SizeBinding) -> CompiledGraph:
+    def loaded(
+        cls,
+        source: str,
+        namespace: dict[str, Any],
+        kernels: list[CompiledKernel],
+        binding: SizeBinding,
+    ) -> CompiledGraph:
         """A graph compiled in another process, from its wrapper's source and what the names
         in it stand for ([Note: the compiled-graph cache] in graph_cache.py): it has no steps,
         only kernels."""

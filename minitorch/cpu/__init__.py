@@ -1,7 +1,7 @@
 """`minitorch.cpu`: the CPU as a device module, the counterpart of `minitorch.cuda`.
 
-    minitorch.cpu.is_available()        # True
-    with minitorch.cpu.amp.autocast():  # minitorch.autocast("cpu"), see minitorch/amp/
+minitorch.cpu.is_available()        # True
+with minitorch.cpu.amp.autocast():  # minitorch.autocast("cpu"), see minitorch/amp/
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def device_count() -> int:
 
 
 def current_device() -> str:
-    """"cpu", as PyTorch answers."""
+    """ "cpu", as PyTorch answers."""
     return "cpu"
 
 

@@ -25,17 +25,18 @@ class Bernoulli(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         if (probs is None) == (logits is None):
-            raise InvalidArgumentError(at_user_line(
-                "Either `probs` or `logits` must be specified, but not both."
-            ))
+            raise InvalidArgumentError(
+                at_user_line("Either `probs` or `logits` must be specified, but not both.")
+            )
         self._given = "probs" if probs is not None else "logits"
         (param,) = broadcast_all(probs if probs is not None else logits)
         super().__init__(tuple(param.shape), validate_args=validate_args)
         if probs is not None:
             self.probs = param
             inside = ops.logical_and(ops.ge(param, 0.0), ops.le(param, 1.0))
-            self._check_parameter("probs", param, inside, "Interval(lower_bound=0.0, "
-                                  "upper_bound=1.0)")
+            self._check_parameter(
+                "probs", param, inside, "Interval(lower_bound=0.0, upper_bound=1.0)"
+            )
             self.logits = probs_to_logits(param, is_binary=True)
         else:
             self.logits = param

@@ -24,19 +24,17 @@ class Categorical(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         if (probs is None) == (logits is None):
-            raise InvalidArgumentError(at_user_line(
-                "Either `probs` or `logits` must be specified, but not both."
-            ))
+            raise InvalidArgumentError(
+                at_user_line("Either `probs` or `logits` must be specified, but not both.")
+            )
         given = "probs" if probs is not None else "logits"
         param = probs if probs is not None else logits
         if not isinstance(param, Tensor):
-            raise ArgumentTypeError(at_user_line(
-                f"Categorical: {given} must be a Tensor, got {type(param).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(f"Categorical: {given} must be a Tensor, got {type(param).__name__}")
+            )
         if param.ndim < 1:
-            raise ShapeError(at_user_line(
-                f"`{given}` parameter must be at least one-dimensional."
-            ))
+            raise ShapeError(at_user_line(f"`{given}` parameter must be at least one-dimensional."))
         self._given = given
         self._num_events = param.shape[-1]
         super().__init__(tuple(param.shape[:-1]), validate_args=validate_args)
@@ -45,8 +43,9 @@ class Categorical(Distribution):
             self.probs = ops.div(probs, ops.sum(probs, dim=-1, keepdim=True))
             self.logits = probs_to_logits(self.probs)
         else:
-            self._check_parameter("logits", logits, ops.eq(logits, logits),
-                                  "IndependentConstraint(Real(), 1)")
+            self._check_parameter(
+                "logits", logits, ops.eq(logits, logits), "IndependentConstraint(Real(), 1)"
+            )
             self.logits = ops.log_softmax(logits, -1)  # logits - logsumexp(logits)
             self.probs = logits_to_probs(self.logits)
 
@@ -83,11 +82,15 @@ class Categorical(Distribution):
             value = factories.tensor(value)
         inside = ops.logical_and(ops.ge(value, 0), ops.lt(value, self._num_events))
         whole = ops.eq(value, ops.to_copy(ops.to_copy(value, dtype=int64), dtype=value.dtype))
-        self._check_value(value, ops.logical_and(inside, whole),
-                          f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})")
+        self._check_value(
+            value,
+            ops.logical_and(inside, whole),
+            f"IntegerInterval(lower_bound=0, upper_bound={self._num_events - 1})",
+        )
         index = ops.unsqueeze(ops.to_copy(value, dtype=int64), -1)
-        shape = broadcast_shapes("log_prob", tuple(index.shape),
-                                 tuple(self.logits.shape[:-1]) + (1,))
+        shape = broadcast_shapes(
+            "log_prob", tuple(index.shape), tuple(self.logits.shape[:-1]) + (1,)
+        )
         log_pmf = ops.expand(self.logits, shape[:-1] + (self._num_events,))
         return ops.squeeze(ops.gather(log_pmf, -1, ops.expand(index, shape)), -1)
 

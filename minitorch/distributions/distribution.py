@@ -37,9 +37,9 @@ class Distribution:
     def set_default_validate_args(value: bool) -> None:
         """Turn argument checks on or off for distributions made from now on."""
         if value not in (True, False):
-            raise InvalidArgumentError(at_user_line(
-                f"set_default_validate_args expects True or False, got {value!r}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(f"set_default_validate_args expects True or False, got {value!r}")
+            )
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args: bool | None = None):
@@ -64,19 +64,23 @@ class Distribution:
         """Refuse a parameter whose values break its constraint (`ok` is the elementwise
         test), by name, as PyTorch's ValueError does."""
         if self._validate_args and not bool(ok.all()):
-            raise InvalidArgumentError(at_user_line(
-                f"Expected parameter {name} ({type(value).__name__} of shape "
-                f"{tuple(value.shape)}) of distribution {type(self).__name__} to satisfy the "
-                f"constraint {constraint}, but found invalid values:\n{value}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"Expected parameter {name} ({type(value).__name__} of shape "
+                    f"{tuple(value.shape)}) of distribution {type(self).__name__} to satisfy the "
+                    f"constraint {constraint}, but found invalid values:\n{value}"
+                )
+            )
 
     def _check_value(self, value: Tensor, ok: Tensor, support: str) -> None:
         if self._validate_args and not bool(ok.all()):
-            raise InvalidArgumentError(at_user_line(
-                f"Expected value argument ({type(value).__name__} of shape "
-                f"{tuple(value.shape)}) to be within the support ({support}) of the "
-                f"distribution {type(self).__name__}, but found invalid values:\n{value}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"Expected value argument ({type(value).__name__} of shape "
+                    f"{tuple(value.shape)}) to be within the support ({support}) of the "
+                    f"distribution {type(self).__name__}, but found invalid values:\n{value}"
+                )
+            )
 
     # ---- what subclasses give ----------------------------------------------------------
 
@@ -86,10 +90,12 @@ class Distribution:
 
     def rsample(self, sample_shape=()) -> Tensor:
         """A draw the gradient flows through (to the parameters)."""
-        raise MinitorchError(at_user_line(
-            f"{type(self).__name__} has no rsample: its samples are not differentiable in "
-            f"its parameters (use log_prob, the score function, instead)"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"{type(self).__name__} has no rsample: its samples are not differentiable in "
+                f"its parameters (use log_prob, the score function, instead)"
+            )
+        )
 
     def sample_n(self, n: int) -> Tensor:
         return self.sample((n,))
@@ -106,9 +112,7 @@ class Distribution:
 
     @property
     def variance(self) -> Tensor:
-        raise MinitorchError(at_user_line(
-            f"{type(self).__name__} does not implement variance"
-        ))
+        raise MinitorchError(at_user_line(f"{type(self).__name__} does not implement variance"))
 
     @property
     def stddev(self) -> Tensor:
@@ -118,8 +122,9 @@ class Distribution:
         return self.entropy().exp()
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{name}: {_describe(getattr(self, name))}"
-                           for name in self._parameter_names())
+        params = ", ".join(
+            f"{name}: {_describe(getattr(self, name))}" for name in self._parameter_names()
+        )
         return f"{type(self).__name__}({params})"
 
     def _parameter_names(self) -> tuple[str, ...]:

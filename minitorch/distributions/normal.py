@@ -26,8 +26,9 @@ class Normal(Distribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(tuple(self.loc.shape), validate_args=validate_args)
         self._check_parameter("loc", self.loc, ops.eq(self.loc, self.loc), "Real()")
-        self._check_parameter("scale", self.scale, ops.gt(self.scale, 0.0),
-                              "GreaterThan(lower_bound=0.0)")
+        self._check_parameter(
+            "scale", self.scale, ops.gt(self.scale, 0.0), "GreaterThan(lower_bound=0.0)"
+        )
 
     @property
     def mean(self) -> Tensor:
@@ -55,9 +56,10 @@ class Normal(Distribution):
             value = factories.tensor(float(value), dtype=self.loc.dtype)
         self._check_value(value, ops.eq(value, value), "Real()")
         squared = ops.pow(ops.sub(value, self.loc), 2)
-        return ops.sub(ops.sub(ops.neg(ops.div(squared, ops.mul(self.variance, 2.0))),
-                               ops.log(self.scale)),
-                       math.log(math.sqrt(2 * math.pi)))
+        return ops.sub(
+            ops.sub(ops.neg(ops.div(squared, ops.mul(self.variance, 2.0))), ops.log(self.scale)),
+            math.log(math.sqrt(2 * math.pi)),
+        )
 
     def cdf(self, value: Tensor) -> Tensor:
         """P(X <= value) = (1 + erf((value - loc) / (scale sqrt 2))) / 2."""

@@ -23,16 +23,23 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
     tensors = [v for v in values if isinstance(v, Tensor)]
     for v in values:
         if not isinstance(v, (Tensor, int, float)) or isinstance(v, bool):
-            raise ArgumentTypeError(at_user_line(
-                f"Input arguments must all be instances of numbers or Tensors, got "
-                f"{type(v).__name__}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"Input arguments must all be instances of numbers or Tensors, got "
+                    f"{type(v).__name__}"
+                )
+            )
     like = tensors[0] if tensors else None
-    made = [v if isinstance(v, Tensor) else
-            factories.tensor(float(v), dtype=like.dtype if like is not None
-                             and like.dtype.is_floating_point else None,
-                             device=like.device if like is not None else None)
-            for v in values]
+    made = [
+        v
+        if isinstance(v, Tensor)
+        else factories.tensor(
+            float(v),
+            dtype=like.dtype if like is not None and like.dtype.is_floating_point else None,
+            device=like.device if like is not None else None,
+        )
+        for v in values
+    ]
     shape = broadcast_shapes("broadcast_all", *(tuple(t.shape) for t in made))
     return tuple(ops.expand(t, shape) if tuple(t.shape) != shape else t for t in made)
 
@@ -67,5 +74,6 @@ def softplus(x: Tensor) -> Tensor:
     positive = ops.gt(x, 0)
     right = ops.where(positive, x, 0.0)  # x > 0: x + log(1 + exp(-x))
     left = ops.where(positive, 0.0, x)  # x <= 0: log(1 + exp(x))
-    return ops.where(positive, ops.add(right, ops.log1p(ops.exp(ops.neg(right)))),
-                     ops.log1p(ops.exp(left)))
+    return ops.where(
+        positive, ops.add(right, ops.log1p(ops.exp(ops.neg(right)))), ops.log1p(ops.exp(left))
+    )

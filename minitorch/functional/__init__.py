@@ -37,7 +37,24 @@ from minitorch.functional.views import *  # noqa: F403
 from minitorch.functional.views import ViewMethods
 from minitorch.unsupported import UnsupportedMethods
 
-__all__ = [*indexing.__all__, *linalg.__all__, *pointwise.__all__, *reductions.__all__,
-           *views.__all__, *einstein.__all__, *extra.__all__, *logical.__all__]
-METHOD_MIXINS = (PointwiseMethods, ReductionMethods, ViewMethods, IndexingMethods, LinalgMethods,
-                 ExtraMethods, LogicalMethods, CreationMethods, UnsupportedMethods)
+__all__ = [
+    *indexing.__all__,
+    *linalg.__all__,
+    *pointwise.__all__,
+    *reductions.__all__,
+    *views.__all__,
+    *einstein.__all__,
+    *extra.__all__,
+    *logical.__all__,
+]
+METHOD_MIXINS = (
+    PointwiseMethods,
+    ReductionMethods,
+    ViewMethods,
+    IndexingMethods,
+    LinalgMethods,
+    ExtraMethods,
+    LogicalMethods,
+    CreationMethods,
+    UnsupportedMethods,
+)

@@ -18,39 +18,69 @@ from minitorch.functional._common import shape_arg
 class CreationMethods:
     """new_* methods (mixed into Tensor)."""
 
-    def new_tensor(self, data, dtype: DType | None = None, device=None,
-                   requires_grad: bool = False):
+    def new_tensor(
+        self, data, dtype: DType | None = None, device=None, requires_grad: bool = False
+    ):
         """A copy of `data` (never a view of it), in self's dtype and on self's device."""
         from minitorch.factories import tensor
 
-        return tensor(data, dtype=dtype or self.dtype, device=device or self.device,
-                      requires_grad=requires_grad)
+        return tensor(
+            data,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
 
-    def new_zeros(self, *size, dtype: DType | None = None, device=None,
-                  requires_grad: bool = False):
+    def new_zeros(
+        self, *size, dtype: DType | None = None, device=None, requires_grad: bool = False
+    ):
         from minitorch.factories import zeros
 
-        return zeros(shape_arg(size), dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)
+        return zeros(
+            shape_arg(size),
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
 
-    def new_ones(self, *size, dtype: DType | None = None, device=None,
-                 requires_grad: bool = False):
+    def new_ones(self, *size, dtype: DType | None = None, device=None, requires_grad: bool = False):
         from minitorch.factories import ones
 
-        return ones(shape_arg(size), dtype=dtype or self.dtype, device=device or self.device,
-                    requires_grad=requires_grad)
+        return ones(
+            shape_arg(size),
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
 
-    def new_empty(self, *size, dtype: DType | None = None, device=None,
-                  requires_grad: bool = False):
+    def new_empty(
+        self, *size, dtype: DType | None = None, device=None, requires_grad: bool = False
+    ):
         """Uninitialised in PyTorch; zeros here (minitorch's empty)."""
         from minitorch.factories import empty
 
-        return empty(shape_arg(size), dtype=dtype or self.dtype, device=device or self.device,
-                     requires_grad=requires_grad)
+        return empty(
+            shape_arg(size),
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
 
-    def new_full(self, size, fill_value, *, dtype: DType | None = None, device=None,
-                 requires_grad: bool = False):
+    def new_full(
+        self,
+        size,
+        fill_value,
+        *,
+        dtype: DType | None = None,
+        device=None,
+        requires_grad: bool = False,
+    ):
         from minitorch.factories import full
 
-        return full(tuple(size), fill_value, dtype=dtype or self.dtype,
-                    device=device or self.device, requires_grad=requires_grad)
+        return full(
+            tuple(size),
+            fill_value,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )

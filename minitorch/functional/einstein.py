@@ -45,9 +45,9 @@ def einsum(equation: str, *operands):
     einsum("ij,jk->ik", a, b) is a @ b; einsum("i,j->ij", u, v) is outer(u, v);
     einsum("bij->bj", x) is x.sum(1). See [Note: einsum as matmuls]."""
     if not isinstance(equation, str):
-        raise ArgumentTypeError(at_user_line(
-            f"einsum(): the equation must be a str, got {type(equation).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"einsum(): the equation must be a str, got {type(equation).__name__}")
+        )
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):  # einsum(eq, [a, b])
         operands = tuple(operands[0])
     for x in operands:
@@ -56,7 +56,7 @@ def einsum(equation: str, *operands):
     _check_sizes(equation, inputs, operands)
     current, letters = _sum_unused(operands[0], inputs[0], set(output) | set("".join(inputs[1:])))
     for i in range(1, len(operands)):
-        later = set(output) | set("".join(inputs[i + 1:]))
+        later = set(output) | set("".join(inputs[i + 1 :]))
         b, b_letters = _sum_unused(operands[i], inputs[i], later | set(letters))
         current, letters = _contract(current, letters, b, b_letters, later)
     current, letters = _sum_unused(current, letters, set(output))
@@ -72,56 +72,69 @@ def _parse(equation: str, operands: tuple) -> tuple[list[str], str]:
     lhs, arrow, rhs = equation.partition("->")
     inputs = lhs.split(",")
     if len(inputs) != len(operands):
-        raise ShapeError(at_user_line(
-            f"einsum(): the equation {equation!r} names {len(inputs)} operands, but "
-            f"{len(operands)} were given"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"einsum(): the equation {equation!r} names {len(inputs)} operands, but "
+                f"{len(operands)} were given"
+            )
+        )
     ellipsis = _ellipsis_letters(equation, inputs, operands)
     inputs = [_spelled(equation, term, x.ndim, ellipsis) for term, x in zip(inputs, operands)]
     if arrow:
         ndim = len(rhs.replace("...", "")) + (len(ellipsis) if "..." in rhs else 0)
         output = _spelled(equation, rhs, ndim, ellipsis)
     else:  # implicit: the '...' dims, then the letters used once, in alphabetical order
-        once = sorted(c for c in set("".join(inputs)) - set(ellipsis)
-                      if "".join(inputs).count(c) == 1)
+        once = sorted(
+            c for c in set("".join(inputs)) - set(ellipsis) if "".join(inputs).count(c) == 1
+        )
         output = ellipsis + "".join(once)
     for term in inputs:
         if len(set(term)) != len(term):
-            raise ShapeError(at_user_line(
-                f"einsum(): the equation {equation!r} repeats a letter within one operand (a "
-                "diagonal or a trace), which minitorch's einsum does not support"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"einsum(): the equation {equation!r} repeats a letter within one operand (a "
+                    "diagonal or a trace), which minitorch's einsum does not support"
+                )
+            )
     if len(set(output)) != len(output) or not set(output) <= set("".join(inputs)):
-        raise ShapeError(at_user_line(
-            f"einsum(): the output of {equation!r} must name each letter once, and only "
-            "letters of the operands"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"einsum(): the output of {equation!r} must name each letter once, and only "
+                "letters of the operands"
+            )
+        )
     return inputs, output
 
 
 def _ellipsis_letters(equation: str, inputs: list[str], operands: tuple) -> str:
     """Capital letters for the dims '...' stands for (the most any operand has)."""
     if any(not (c.islower() or c == ".") for c in equation.replace("->", "").replace(",", "")):
-        raise ShapeError(at_user_line(
-            f"einsum(): the equation {equation!r} may use lowercase letters, ',', '->' and "
-            "'...' only"
-        ))
-    counts = [x.ndim - len(term.replace("...", "")) for term, x in zip(inputs, operands)
-              if "..." in term]
-    return string.ascii_uppercase[:max(counts, default=0)]
+        raise ShapeError(
+            at_user_line(
+                f"einsum(): the equation {equation!r} may use lowercase letters, ',', '->' and "
+                "'...' only"
+            )
+        )
+    counts = [
+        x.ndim - len(term.replace("...", "")) for term, x in zip(inputs, operands) if "..." in term
+    ]
+    return string.ascii_uppercase[: max(counts, default=0)]
 
 
 def _spelled(equation: str, term: str, ndim: int, ellipsis: str) -> str:
     """`term` with '...' replaced by the last of the ellipsis letters (dims align right)."""
     if "..." in term:
         named = len(term.replace("...", ""))
-        term = term.replace("...", ellipsis[len(ellipsis) - (ndim - named):] if ndim > named
-                            else "")
+        term = term.replace(
+            "...", ellipsis[len(ellipsis) - (ndim - named) :] if ndim > named else ""
+        )
     if "." in term or len(term) != ndim:
-        raise ShapeError(at_user_line(
-            f"einsum(): the subscripts {term!r} of {equation!r} do not match an operand "
-            f"with {ndim} dims"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"einsum(): the subscripts {term!r} of {equation!r} do not match an operand "
+                f"with {ndim} dims"
+            )
+        )
     return term
 
 
@@ -130,10 +143,12 @@ def _check_sizes(equation: str, inputs: list[str], operands: tuple) -> None:
     for term, x in zip(inputs, operands):
         for c, n in zip(term, x.shape):
             if sizes.setdefault(c, n) != n:
-                raise ShapeError(at_user_line(
-                    f"einsum(): in {equation!r}, the letter {c!r} stands for sizes "
-                    f"{sizes[c]} and {n} (shapes {[tuple(x.shape) for x in operands]})"
-                ))
+                raise ShapeError(
+                    at_user_line(
+                        f"einsum(): in {equation!r}, the letter {c!r} stands for sizes "
+                        f"{sizes[c]} and {n} (shapes {[tuple(x.shape) for x in operands]})"
+                    )
+                )
 
 
 # ---- the steps ----------------------------------------------------------------------------

@@ -36,8 +36,19 @@ from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = [
-    "all", "any", "cumprod", "cumsum", "diag", "diagonal", "flip", "fliplr", "flipud", "outer",
-    "repeat_interleave", "std", "unbind",
+    "all",
+    "any",
+    "cumprod",
+    "cumsum",
+    "diag",
+    "diagonal",
+    "flip",
+    "fliplr",
+    "flipud",
+    "outer",
+    "repeat_interleave",
+    "std",
+    "unbind",
 ]
 
 # ---- arrangements ------------------------------------------------------------------------
@@ -93,8 +104,9 @@ def unbind(input, dim: int = 0) -> tuple:
     return tuple(squeeze(part, d) for part in split(input, 1, d))
 
 
-def repeat_interleave(input, repeats=None, dim: int | None = None, *,
-                      output_size: int | None = None):
+def repeat_interleave(
+    input, repeats=None, dim: int | None = None, *, output_size: int | None = None
+):
     """Each element `repeats` times in a row along `dim` (over the flattened input when dim is
     None): repeat_interleave([1, 2], 2) is [1, 1, 2, 2]. `repeats` is an int, or a tensor with
     one count per element; `repeat_interleave(counts)` alone repeats arange(len(counts)).
@@ -111,10 +123,12 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *,
         return tensor(np.repeat(np.arange(counts.size), counts), device=input.device)
     check_tensor("repeat_interleave", input)
     if isinstance(repeats, bool) or not isinstance(repeats, int) and not hasattr(repeats, "dtype"):
-        raise ArgumentTypeError(at_user_line(
-            f"repeat_interleave(): repeats must be an int or a Tensor, got "
-            f"{type(repeats).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"repeat_interleave(): repeats must be an int or a Tensor, got "
+                f"{type(repeats).__name__}"
+            )
+        )
     if isinstance(repeats, int):
         out = ops.repeat_interleave(input, repeats, dim)
     else:
@@ -123,33 +137,41 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *,
         length = flat.shape[d] if flat.ndim else 1
         out = _by_positions(flat if flat.ndim else flat.reshape(1), _counts(repeats, length), d)
     if output_size is not None and out.shape[0 if dim is None else dim] != output_size:
-        raise ShapeError(at_user_line(
-            f"repeat_interleave(): output_size={output_size} does not match the result's "
-            f"length {out.shape[0 if dim is None else dim]}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"repeat_interleave(): output_size={output_size} does not match the result's "
+                f"length {out.shape[0 if dim is None else dim]}"
+            )
+        )
     return out
 
 
 def _counts(repeats, length: int | None) -> np.ndarray:
     """The repeat counts a tensor holds, one per element (one count for all broadcasts)."""
     if repeats.dtype not in (int32, int64) or repeats.ndim > 1:
-        raise DTypeError(at_user_line(
-            f"repeat_interleave(): repeats must be a 0-d or 1-d int64 tensor, got "
-            f"{repeats.dtype.name} of shape {tuple(repeats.shape)}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"repeat_interleave(): repeats must be a 0-d or 1-d int64 tensor, got "
+                f"{repeats.dtype.name} of shape {tuple(repeats.shape)}"
+            )
+        )
     if is_fake(repeats):
-        raise DataDependentError(at_user_line(
-            "repeat_interleave(): the result's length depends on the values of repeats "
-            "(a data-dependent shape)"
-        ))
+        raise DataDependentError(
+            at_user_line(
+                "repeat_interleave(): the result's length depends on the values of repeats "
+                "(a data-dependent shape)"
+            )
+        )
     counts = np.asarray(repeats.detach().cpu().numpy(), dtype=np.int64).reshape(-1)
     if length is not None and counts.size == 1:
         counts = np.full(length, counts[0])
     if length is not None and counts.size != length:
-        raise ShapeError(at_user_line(
-            f"repeat_interleave(): repeats must have the same size as input along dim, but "
-            f"got repeats.size(0) = {counts.size} and input.size(dim) = {length}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"repeat_interleave(): repeats must have the same size as input along dim, but "
+                f"got repeats.size(0) = {counts.size} and input.size(dim) = {length}"
+            )
+        )
     if (counts < 0).any():
         raise ShapeError(at_user_line("repeat_interleave(): repeats can not be negative"))
     return counts
@@ -174,9 +196,9 @@ def fliplr(input):
     """flip(input, [1]): left to right, for at least 2 dims."""
     check_tensor("fliplr", input)
     if input.ndim < 2:
-        raise ShapeError(at_user_line(
-            f"fliplr(): input must be >= 2-d, got shape {tuple(input.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(f"fliplr(): input must be >= 2-d, got shape {tuple(input.shape)}")
+        )
     return ops.flip(input, (1,))
 
 
@@ -191,8 +213,14 @@ def flipud(input):
 # ---- statistics --------------------------------------------------------------------------
 
 
-def std(input, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None):
+def std(
+    input,
+    dim=None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+):
     """sqrt(var): the standard deviation over `dim`, with var's `unbiased`/`correction`
     (correction=1, Bessel's, by default)."""
     check_tensor("std", input)
@@ -245,8 +273,9 @@ class ExtraMethods:
         sizes add leading dims. A copy."""
         return ops.repeat(self, shape_arg(sizes))
 
-    def repeat_interleave(self, repeats=None, dim: int | None = None, *,
-                          output_size: int | None = None):
+    def repeat_interleave(
+        self, repeats=None, dim: int | None = None, *, output_size: int | None = None
+    ):
         return repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def outer(self, vec2):
@@ -264,9 +293,11 @@ class ExtraMethods:
     def flip(self, *dims, **keyword):
         """x.flip(0, 1), x.flip((0, 1)) or x.flip(dims=(0, 1))."""
         if set(keyword) - {"dims"} or (keyword and dims):
-            raise ArgumentTypeError(at_user_line(
-                f"flip(): expected dims, positionally or as dims=, got {dims} and {keyword}"
-            ))
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"flip(): expected dims, positionally or as dims=, got {dims} and {keyword}"
+                )
+            )
         return flip(self, keyword["dims"] if keyword else shape_arg(dims))
 
     def fliplr(self):
@@ -275,8 +306,14 @@ class ExtraMethods:
     def flipud(self):
         return flipud(self)
 
-    def std(self, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: float | None = None):
+    def std(
+        self,
+        dim=None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+    ):
         return std(self, dim, unbiased, keepdim, correction=correction)
 
     def any(self, dim=None, keepdim: bool = False):

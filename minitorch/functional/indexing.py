@@ -151,11 +151,13 @@ def _check_mask_shape(op: str, view, item: _Advanced) -> None:
     for d, n in enumerate(item.tensor.shape):
         size = view.shape[item.dim + d]
         if n != size:
-            raise IndexOutOfRangeError(at_user_line(
-                f"{op}: the shape of the mask {list(item.tensor.shape)} at index {d} does not "
-                f"match the shape of the indexed tensor {list(view.shape)} at index "
-                f"{item.dim + d}"
-            ))
+            raise IndexOutOfRangeError(
+                at_user_line(
+                    f"{op}: the shape of the mask {list(item.tensor.shape)} at index {d} does not "
+                    f"match the shape of the indexed tensor {list(view.shape)} at index "
+                    f"{item.dim + d}"
+                )
+            )
 
 
 def _true_positions(op: str, mask) -> list:
@@ -163,10 +165,12 @@ def _true_positions(op: str, mask) -> list:
     from minitorch.tensor import Tensor
 
     if is_fake(mask):
-        raise DataDependentError(at_user_line(
-            f"{op}: indexing with a boolean mask of shape {list(mask.shape)}: the result's "
-            "shape depends on how many elements are True (a data-dependent shape)"
-        ))
+        raise DataDependentError(
+            at_user_line(
+                f"{op}: indexing with a boolean mask of shape {list(mask.shape)}: the result's "
+                "shape depends on how many elements are True (a data-dependent shape)"
+            )
+        )
     xp = module_of(mask._data)  # numpy, or cupy for a cuda mask
     return [Tensor._from_array(xp.asarray(p, dtype=np.int64)) for p in xp.nonzero(mask._data)]
 
@@ -186,8 +190,7 @@ def index_put(input, indices, values, accumulate: bool = False):
     if not accumulate:
         return setitem(input, key, values)
     _, advanced = split_key(tuple(input.shape), key)
-    return ops.index_put(input, values, *_index_list(input, advanced, "index_put"),
-                         accumulate=True)
+    return ops.index_put(input, values, *_index_list(input, advanced, "index_put"), accumulate=True)
 
 
 def getitem(input, key):
@@ -220,7 +223,7 @@ def _masked_write(region, advanced: list[_Advanced], value):
     item = advanced[0]
     shape = tuple(region.shape)
     value_shape = tuple(getattr(value, "shape", ()))
-    read = (*shape[:item.dim], -1, *shape[item.dim + item.ndim:])  # -1: the count
+    read = (*shape[: item.dim], -1, *shape[item.dim + item.ndim :])  # -1: the count
     while len(value_shape) > len(read) and value_shape[0] == 1:
         value_shape = value_shape[1:]  # extra leading 1s broadcast away
     lead = len(read) - len(value_shape)
@@ -228,13 +231,15 @@ def _masked_write(region, advanced: list[_Advanced], value):
         return None  # one value per True element: the count is needed
     _check_mask_shape("index_put", region, item)
     if not broadcasts_to(value_shape, tuple(1 if n == -1 else n for n in read)):
-        raise ShapeError(at_user_line(
-            f"index_put: shape mismatch: value tensor of shape {value_shape} cannot be "
-            f"broadcast to indexing result of shape {read} (-1: the number of True elements)"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"index_put: shape mismatch: value tensor of shape {value_shape} cannot be "
+                f"broadcast to indexing result of shape {read} (-1: the number of True elements)"
+            )
+        )
     if value_shape:
         padded = (1,) * lead + value_shape
-        value = value.reshape((*padded[:item.dim], *(1,) * item.ndim, *padded[item.dim + 1:]))
+        value = value.reshape((*padded[: item.dim], *(1,) * item.ndim, *padded[item.dim + 1 :]))
     trailing = len(shape) - item.dim - item.ndim
     mask = item.tensor.reshape((*(1,) * item.dim, *item.tensor.shape, *(1,) * trailing))
     out = ops.where(mask, value, region)

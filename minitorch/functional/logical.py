@@ -22,8 +22,17 @@ from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = [
-    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "isfinite", "isinf", "isnan",
-    "logical_and", "logical_not", "logical_or", "logical_xor",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
 ]
 
 # ---- logical -----------------------------------------------------------------------------
@@ -70,15 +79,19 @@ def _is_bool(x) -> bool:
 def _check_operands(op: str, input, other) -> None:
     """A tensor and a tensor or an int/bool: PyTorch's bitwise ops take nothing else."""
     if not _is_tensor(input) and not _is_tensor(other):
-        raise DTypeError(at_user_line(
-            f"{op}(): expected a Tensor, got {type(input).__name__} and {type(other).__name__}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}(): expected a Tensor, got {type(input).__name__} and {type(other).__name__}"
+            )
+        )
     for x in (input, other):
         if not _is_tensor(x) and not isinstance(x, int):
-            raise DTypeError(at_user_line(
-                f"{op}(): not implemented for {type(x).__name__}; bitwise ops take integer or "
-                "bool tensors and Python ints/bools"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"{op}(): not implemented for {type(x).__name__}; bitwise ops take integer or "
+                    "bool tensors and Python ints/bools"
+                )
+            )
 
 
 def bitwise_and(input, other):

@@ -15,9 +15,40 @@ from minitorch.overrides import make_overridable
 
 # the public functions of this family
 __all__ = [
-    "abs", "add", "allclose", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "expm1", "ge",
-    "gt", "isclose", "le", "log", "log1p", "lt", "masked_fill", "maximum", "minimum", "mul", "ne",
-    "neg", "pow", "reciprocal", "relu", "rsqrt", "sigmoid", "sin", "sqrt", "sub", "tanh", "where",
+    "abs",
+    "add",
+    "allclose",
+    "clamp",
+    "clip",
+    "cos",
+    "div",
+    "eq",
+    "erf",
+    "exp",
+    "expm1",
+    "ge",
+    "gt",
+    "isclose",
+    "le",
+    "log",
+    "log1p",
+    "lt",
+    "masked_fill",
+    "maximum",
+    "minimum",
+    "mul",
+    "ne",
+    "neg",
+    "pow",
+    "reciprocal",
+    "relu",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "sub",
+    "tanh",
+    "where",
 ]
 
 # ---- one tensor --------------------------------------------------------------------------
@@ -129,9 +160,12 @@ def div(input, other):
 def pow(input, exponent):
     """input ** exponent; either may be a Python number: pow(x, 2), pow(2, x)."""
     if not _is_tensor(input) and not _is_tensor(exponent):
-        raise DTypeError(at_user_line(
-            f"pow(): expected a Tensor, got {type(input).__name__} and {type(exponent).__name__}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"pow(): expected a Tensor, got {type(input).__name__} and "
+                f"{type(exponent).__name__}"
+            )
+        )
     return ops.pow(input, exponent)
 
 
@@ -204,8 +238,9 @@ def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: b
     return ops.isclose(input, other, rtol, atol, equal_nan)
 
 
-def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """Is every element of isclose(input, other, ...) true? A Python bool."""
     close = isclose(input, other, rtol, atol, equal_nan)
     return close.numel() == 0 or bool(ops.amin(close).item())
@@ -214,7 +249,7 @@ def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
 def where(condition, input, other):
     """input where condition is True, else other; input and other may be Python numbers.
 
-        >>> minitorch.where(x > 0, x, 0.0)      # relu
+    >>> minitorch.where(x > 0, x, 0.0)      # relu
     """
     check_tensor("where", condition)
     return ops.where(condition, input, other)
@@ -333,8 +368,9 @@ class PointwiseMethods:
     def isclose(self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
         return isclose(self, other, rtol, atol, equal_nan)
 
-    def allclose(self, other, rtol: float = 1e-05, atol: float = 1e-08,
-                 equal_nan: bool = False) -> bool:
+    def allclose(
+        self, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+    ) -> bool:
         return allclose(self, other, rtol, atol, equal_nan)
 
     def masked_fill(self, mask, value):

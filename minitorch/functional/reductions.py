@@ -22,8 +22,22 @@ from minitorch.overrides import make_overridable
 
 # the public functions of this family (and PyTorch's namespace of named result pairs)
 __all__ = [
-    "amax", "amin", "argmax", "argmin", "argsort", "gather", "log_softmax", "max", "mean", "min",
-    "return_types", "softmax", "sort", "sum", "topk", "var",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "argsort",
+    "gather",
+    "log_softmax",
+    "max",
+    "mean",
+    "min",
+    "return_types",
+    "softmax",
+    "sort",
+    "sum",
+    "topk",
+    "var",
 ]
 
 # ---- arguments ---------------------------------------------------------------------------
@@ -58,10 +72,12 @@ def _check_orderable(op: str, input) -> None:
 
 def _check_nonempty(op: str, input) -> None:
     if input.numel() == 0:
-        raise ShapeError(at_user_line(
-            f"{op}(): the input {tuple(input.shape)} is empty; pass dim= to reduce over a "
-            "non-empty dim"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}(): the input {tuple(input.shape)} is empty; pass dim= to reduce over a "
+                "non-empty dim"
+            )
+        )
 
 
 # ---- (values, indices) pairs -------------------------------------------------------------
@@ -74,8 +90,10 @@ class _ValuesIndices(NamedTuple):
     indices: Any
 
     def __repr__(self) -> str:
-        return (f"minitorch.return_types.{type(self).__name__}(\n"
-                f"values={self.values!r},\nindices={self.indices!r})")
+        return (
+            f"minitorch.return_types.{type(self).__name__}(\n"
+            f"values={self.values!r},\nindices={self.indices!r})"
+        )
 
 
 class return_types:  # noqa: N801 - named after torch.return_types
@@ -115,8 +133,14 @@ def mean(input, dim=None, keepdim: bool = False, *, dtype: DType | None = None):
     return ops.mean(_converted("mean", input, dtype), dim=dims, keepdim=keepdim)
 
 
-def var(input, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-        correction: float | None = None):
+def var(
+    input,
+    dim=None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: float | None = None,
+):
     """sum((x - mean)^2) / (N - correction) over `dim`.
 
     correction=1 (the default; `unbiased=True`) is Bessel's correction, the sample variance;
@@ -240,8 +264,8 @@ def log_softmax(input, dim: int, dtype: DType | None = None):
 def gather(input, dim: int, index):
     """Values of `input` at `index` along `dim`; the result has the index's shape.
 
-        out[i][j] = input[index[i][j]][j]   (dim=0)
-        out[i][j] = input[i][index[i][j]]   (dim=1)
+    out[i][j] = input[index[i][j]][j]   (dim=0)
+    out[i][j] = input[i][index[i][j]]   (dim=1)
     """
     check_tensor("gather", input)
     check_tensor("gather", index)
@@ -261,8 +285,14 @@ class ReductionMethods:
     def mean(self, dim=None, keepdim: bool = False, *, dtype: DType | None = None):
         return mean(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim=None, unbiased: bool | None = None, keepdim: bool = False, *,
-            correction: float | None = None):
+    def var(
+        self,
+        dim=None,
+        unbiased: bool | None = None,
+        keepdim: bool = False,
+        *,
+        correction: float | None = None,
+    ):
         return var(self, dim, unbiased, keepdim, correction=correction)
 
     def max(self, dim=None, keepdim: bool = False, *, other=None):

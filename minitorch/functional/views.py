@@ -20,8 +20,21 @@ from minitorch.overrides import make_overridable, overridable
 
 # the public functions of this family
 __all__ = [
-    "cat", "chunk", "clone", "concat", "expand", "flatten", "permute", "reshape", "roll", "split",
-    "squeeze", "stack", "t", "transpose", "unsqueeze",
+    "cat",
+    "chunk",
+    "clone",
+    "concat",
+    "expand",
+    "flatten",
+    "permute",
+    "reshape",
+    "roll",
+    "split",
+    "squeeze",
+    "stack",
+    "t",
+    "transpose",
+    "unsqueeze",
 ]
 
 
@@ -70,17 +83,16 @@ def permute(input, dims):
 def transpose(input, dim0: int, dim1: int):
     """Swap two dims: transpose(x, 0, 1)[i, j] == x[j, i]."""
     check_tensor("transpose", input)
-    return _viewed(ops.transpose(input, dim0, dim1), input,
-                   lambda t: ops.transpose(t, dim0, dim1))
+    return _viewed(ops.transpose(input, dim0, dim1), input, lambda t: ops.transpose(t, dim0, dim1))
 
 
 def t(input):
     """The transpose of a matrix; a 0-d or 1-d tensor is returned as a view of itself."""
     check_tensor("t", input)
     if input.ndim > 2:
-        raise ShapeError(at_user_line(
-            f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D"
-        ))
+        raise ShapeError(
+            at_user_line(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+        )
     return transpose(input, 0, -1)
 
 
@@ -99,8 +111,9 @@ def unsqueeze(input, dim: int):
 def flatten(input, start_dim: int = 0, end_dim: int = -1):
     """Merge dims start_dim..end_dim into one: a view if the strides allow, else a copy."""
     check_tensor("flatten", input)
-    return _viewed_if_shared(ops.flatten(input, start_dim, end_dim), input,
-                             lambda t: ops.flatten(t, start_dim, end_dim))
+    return _viewed_if_shared(
+        ops.flatten(input, start_dim, end_dim), input, lambda t: ops.flatten(t, start_dim, end_dim)
+    )
 
 
 def view(input, shape):
@@ -126,8 +139,10 @@ def split(tensor, split_size_or_sections, dim: int = 0) -> tuple:
     if not isinstance(spec, int):
         spec = list(spec)
     pieces = ops.split(tensor, spec, dim)
-    return tuple(_viewed(piece, tensor, lambda t, i=i: ops.split(t, spec, dim)[i])
-                 for i, piece in enumerate(pieces))
+    return tuple(
+        _viewed(piece, tensor, lambda t, i=i: ops.split(t, spec, dim)[i])
+        for i, piece in enumerate(pieces)
+    )
 
 
 def chunk(input, chunks: int, dim: int = 0) -> tuple:
@@ -135,9 +150,9 @@ def chunk(input, chunks: int, dim: int = 0) -> tuple:
     out: chunk of 5 into 4 gives sizes 2, 2, 1)."""
     check_tensor("chunk", input)
     if isinstance(chunks, bool) or not isinstance(chunks, int) or chunks <= 0:
-        raise ShapeError(at_user_line(
-            f"chunk expects `chunks` to be greater than 0, got: {chunks}"
-        ))
+        raise ShapeError(
+            at_user_line(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        )
     size = input.shape[normalize_dim("chunk", dim, input.ndim)]
     if size == 0:
         return split(input, [0] * chunks, dim)
@@ -164,15 +179,19 @@ def _tensor_list(op: str, tensors) -> tuple:
     from minitorch.tensor import Tensor
 
     if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
-        raise DTypeError(at_user_line(
-            f"{op}(): argument 'tensors' must be a tuple or list of Tensors, "
-            f"not {type(tensors).__name__}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}(): argument 'tensors' must be a tuple or list of Tensors, "
+                f"not {type(tensors).__name__}"
+            )
+        )
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
-            raise DTypeError(at_user_line(
-                f"{op}(): expected a Tensor as element {i} of 'tensors', got {type(x).__name__}"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"{op}(): expected a Tensor as element {i} of 'tensors', got {type(x).__name__}"
+                )
+            )
     return tuple(tensors)
 
 
@@ -206,9 +225,11 @@ class ViewMethods:
     @overridable
     def view(self, *shape):
         if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-            raise DTypeError(at_user_line(
-                f"view(): expected a shape, got {shape[0]!r} (view(dtype) is not supported)"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"view(): expected a shape, got {shape[0]!r} (view(dtype) is not supported)"
+                )
+            )
         return view(self, shape_arg(shape))
 
     @overridable
@@ -240,10 +261,12 @@ class ViewMethods:
     def mT(self):  # noqa: N802 - PyTorch's name
         """The last two dims swapped: a batch of transposed matrices."""
         if self.ndim < 2:
-            raise ShapeError(at_user_line(
-                "tensor.mT is only supported on matrices or batches of matrices. "
-                f"Got {self.ndim}-D tensor."
-            ))
+            raise ShapeError(
+                at_user_line(
+                    "tensor.mT is only supported on matrices or batches of matrices. "
+                    f"Got {self.ndim}-D tensor."
+                )
+            )
         return transpose(self, -2, -1)
 
     def squeeze(self, dim: int | tuple[int, ...] | None = None):
@@ -282,9 +305,11 @@ def _check_contiguous_format(fmt) -> None:
     from minitorch.memory_format import check_memory_format, preserve_format
 
     if check_memory_format("contiguous()", fmt) is preserve_format:
-        raise InvalidArgumentError(at_user_line(
-            "contiguous(): preserve_format is not supported by the contiguous operator"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                "contiguous(): preserve_format is not supported by the contiguous operator"
+            )
+        )
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

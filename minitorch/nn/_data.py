@@ -32,8 +32,14 @@ def replace_data(dst: Tensor, src: Tensor) -> None:
     dst._data = src._data
 
 
-def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor,
-                         count: int, momentum: float) -> None:
+def update_running_stats(
+    running_mean: Tensor,
+    running_var: Tensor,
+    mean: Tensor,
+    var: Tensor,
+    count: int,
+    momentum: float,
+) -> None:
     """running <- (1 - momentum) * running + momentum * batch, per channel, in place.
 
     `mean` and `var` are the batch's statistics as batch_norm computed them (biased, with

@@ -25,8 +25,8 @@ class ReLU(Module):
 class LeakyReLU(Module):
     """x where x > 0, else negative_slope * x.
 
-        >>> LeakyReLU(0.2)
-        LeakyReLU(negative_slope=0.2)
+    >>> LeakyReLU(0.2)
+    LeakyReLU(negative_slope=0.2)
     """
 
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
@@ -99,8 +99,8 @@ class LogSoftmax(Module):
 class ELU(Module):
     """x where x > 0, else alpha * (exp(x) - 1).
 
-        >>> ELU(alpha=0.5)
-        ELU(alpha=0.5)
+    >>> ELU(alpha=0.5)
+    ELU(alpha=0.5)
     """
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:

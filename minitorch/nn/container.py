@@ -20,16 +20,17 @@ def _index(container: Module, idx: int) -> int:
     the sequence protocol's error)."""
     size = len(container._modules)
     if not -size <= idx < size:
-        raise IndexError(f"index {idx} is out of range for {type(container).__name__} of "
-                         f"length {size}")
+        raise IndexError(
+            f"index {idx} is out of range for {type(container).__name__} of length {size}"
+        )
     return idx % size
 
 
 class Sequential(Module):
     """Runs its layers in order, each on the previous one's output.
 
-        >>> net = Sequential(Linear(2, 8), ReLU(), Linear(8, 1))
-        >>> net[0], len(net), net[-1], net[1:]
+    >>> net = Sequential(Linear(2, 8), ReLU(), Linear(8, 1))
+    >>> net[0], len(net), net[-1], net[1:]
     """
 
     def __init__(self, *args) -> None:
@@ -93,8 +94,8 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of submodules: indexable and iterable, with no forward of its own.
 
-        >>> layers = ModuleList([Linear(4, 4) for _ in range(3)])
-        >>> for layer in layers: x = layer(x)
+    >>> layers = ModuleList([Linear(4, 4) for _ in range(3)])
+    >>> for layer in layers: x = layer(x)
     """
 
     def __init__(self, modules: Iterable[Module] | None = None) -> None:
@@ -150,9 +151,9 @@ class ModuleList(Module):
 class ModuleDict(Module):
     """An ordered dict of submodules, keyed by name, with no forward of its own.
 
-        >>> heads = ModuleDict({"cls": Linear(8, 3), "box": Linear(8, 4)})
-        >>> heads["cls"](x); "box" in heads; list(heads.keys())
-        ['cls', 'box']
+    >>> heads = ModuleDict({"cls": Linear(8, 3), "box": Linear(8, 4)})
+    >>> heads["cls"](x); "box" in heads; list(heads.keys())
+    ['cls', 'box']
     """
 
     def __init__(self, modules: Mapping[str, Module] | Iterable | None = None) -> None:
@@ -198,18 +199,23 @@ class ModuleDict(Module):
     def update(self, modules: Mapping[str, Module] | Iterable) -> None:
         """Add (or replace) entries from a mapping, in its order, or from (key, module) pairs."""
         if not isinstance(modules, Iterable):
-            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
-                            f"pairs, but got {type(modules).__name__}")
+            raise TypeError(
+                "ModuleDict.update should be called with an iterable of key/value "
+                f"pairs, but got {type(modules).__name__}"
+            )
         if isinstance(modules, (Mapping, ModuleDict)):
             for key, module in modules.items():
                 self[key] = module
             return
         for j, pair in enumerate(modules):
             if not isinstance(pair, Iterable):
-                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; "
-                                f"is {type(pair).__name__}")
+                raise TypeError(
+                    f"ModuleDict update sequence element #{j} should be Iterable; "
+                    f"is {type(pair).__name__}"
+                )
             pair = tuple(pair)
             if len(pair) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{j} has length "
-                                 f"{len(pair)}; 2 is required")
+                raise ValueError(
+                    f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                )
             self[pair[0]] = pair[1]

@@ -23,32 +23,49 @@ class Conv2d(Module):
         Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if groups < 1 or in_channels % groups or out_channels % groups:
-            raise MinitorchError(at_user_line(
-                f"Conv2d: in_channels ({in_channels}) and out_channels ({out_channels}) must "
-                f"be divisible by groups ({groups})"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"Conv2d: in_channels ({in_channels}) and out_channels ({out_channels}) must "
+                    f"be divisible by groups ({groups})"
+                )
+            )
         if padding_mode != "zeros":
-            raise MinitorchError(at_user_line(
-                f"Conv2d: padding_mode={padding_mode!r} is not supported (only 'zeros')"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"Conv2d: padding_mode={padding_mode!r} is not supported (only 'zeros')"
+                )
+            )
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = pair("Conv2d", "kernel_size", kernel_size)
         self.stride = pair("Conv2d", "stride", stride)
         self.dilation = pair("Conv2d", "dilation", dilation)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
-                raise MinitorchError(at_user_line(
-                    f"Conv2d: padding must be 'same', 'valid' or a number, got {padding!r}"
-                ))
+                raise MinitorchError(
+                    at_user_line(
+                        f"Conv2d: padding must be 'same', 'valid' or a number, got {padding!r}"
+                    )
+                )
             if padding == "same" and self.stride != (1, 1):
-                raise MinitorchError(at_user_line(
-                    "padding='same' is not supported for strided convolutions"
-                ))
+                raise MinitorchError(
+                    at_user_line("padding='same' is not supported for strided convolutions")
+                )
             self.padding = padding
         else:
             self.padding = pair("Conv2d", "padding", padding)
@@ -65,12 +82,15 @@ class Conv2d(Module):
         init.default_weight_and_bias_(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return F.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
 
     def extra_repr(self) -> str:
-        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
-             f"stride={self.stride}")
+        s = (
+            f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}"
+        )
         if self.padding != (0, 0):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):

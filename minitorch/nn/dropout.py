@@ -15,9 +15,9 @@ class Dropout(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
-            raise MinitorchError(at_user_line(
-                f"dropout probability has to be between 0 and 1, but got {p}"
-            ))
+            raise MinitorchError(
+                at_user_line(f"dropout probability has to be between 0 and 1, but got {p}")
+            )
         self.p = p
         self.inplace = inplace
 

@@ -26,14 +26,28 @@ from minitorch.nn.functional_shape import pad
 from minitorch.ops.nn_meta import check_param_shape, pair
 from minitorch.tensor import Tensor
 
-__all__ = ["conv_transpose2d", "elu", "instance_norm", "one_hot",
-           "scaled_dot_product_attention", "silu"]
+__all__ = [
+    "conv_transpose2d",
+    "elu",
+    "instance_norm",
+    "one_hot",
+    "scaled_dot_product_attention",
+    "silu",
+]
 
 # ---- transposed convolution --------------------------------------------------------------
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1,
-                     padding=0, output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride=1,
+    padding=0,
+    output_padding=0,
+    groups: int = 1,
+    dilation=1,
+) -> Tensor:
     """(N, C_in, H, W) with weight (C_in, C_out / groups, kh, kw) -> (N, C_out, H', W'),
     H' = (H - 1) * stride - 2 * padding + dilation * (kh - 1) + output_padding + 1.
 
@@ -51,8 +65,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     n, c_in, h, w = x.shape
     c_out_g, kh, kw = weight.shape[1:]
     check_param_shape("conv_transpose2d", "bias", bias, (c_out_g * groups,))
-    sizes = [_transposed_size(*args) for args in
-             zip((h, w), stride, padding, dilation, (kh, kw), extra)]
+    sizes = [
+        _transposed_size(*args) for args in zip((h, w), stride, padding, dilation, (kh, kw), extra)
+    ]
     x_g = ops.reshape(x, (n, groups, c_in // groups, h * w))  # (N, G, C_in/G, L)
     w_g = ops.reshape(weight, (groups, c_in // groups, c_out_g * kh * kw))
     cols = ops.matmul(ops.transpose(w_g, 1, 2), x_g)  # (N, G, C_out/G * kh * kw, L)
@@ -72,53 +87,72 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 
 def _check_conv_transpose(x: Tensor, weight: Tensor, groups: int) -> None:
     if x.ndim not in (3, 4) or weight.ndim != 4:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: expected a 3D or 4D input and a 4D weight (C_in, C_out/groups, "
-            f"kh, kw), got shapes {tuple(x.shape)} and {tuple(weight.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: expected a 3D or 4D input and a 4D weight (C_in, C_out/groups, "
+                f"kh, kw), got shapes {tuple(x.shape)} and {tuple(weight.shape)}"
+            )
+        )
     channels = x.shape[-3]
     if not isinstance(groups, int) or groups < 1 or channels % groups:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: groups must be a positive int dividing the input's channels "
-            f"{channels}, got {groups!r}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: groups must be a positive int dividing the input's channels "
+                f"{channels}, got {groups!r}"
+            )
+        )
     if weight.shape[0] != channels:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: Given transposed=1, weight of size {tuple(weight.shape)}, "
-            f"expected input{tuple(x.shape)} to have {weight.shape[0]} channels, but got "
-            f"{channels} channels instead"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: Given transposed=1, weight of size {tuple(weight.shape)}, "
+                f"expected input{tuple(x.shape)} to have {weight.shape[0]} channels, but got "
+                f"{channels} channels instead"
+            )
+        )
 
 
-def _transposed_size(n: int, stride: int, padding: int, dilation: int, kernel: int,
-                     extra: int) -> int:
+def _transposed_size(
+    n: int, stride: int, padding: int, dilation: int, kernel: int, extra: int
+) -> int:
     """One dim of the output, after PyTorch's checks of its arguments."""
     if stride <= 0 or dilation <= 0 or padding < 0 or extra < 0:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: stride {stride} and dilation {dilation} must be positive, "
-            f"padding {padding} and output_padding {extra} non-negative"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: stride {stride} and dilation {dilation} must be positive, "
+                f"padding {padding} and output_padding {extra} non-negative"
+            )
+        )
     if extra >= stride and extra >= dilation:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: output padding must be smaller than either stride or "
-            f"dilation, but got output_padding {extra}, stride {stride}, dilation {dilation}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: output padding must be smaller than either stride or "
+                f"dilation, but got output_padding {extra}, stride {stride}, dilation {dilation}"
+            )
+        )
     size = (n - 1) * stride - 2 * padding + dilation * (kernel - 1) + extra + 1
     if size <= 0:
-        raise ShapeError(at_user_line(
-            f"conv_transpose2d: the output size {size} is too small (input size {n}, "
-            f"padding {padding})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv_transpose2d: the output size {size} is too small (input size {n}, "
+                f"padding {padding})"
+            )
+        )
     return size
 
 
 # ---- normalisation -----------------------------------------------------------------------
 
 
-def instance_norm(input: Tensor, running_mean: Tensor | None = None,
-                  running_var: Tensor | None = None, weight: Tensor | None = None,
-                  bias: Tensor | None = None, use_input_stats: bool = True,
-                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """Normalise each channel of each sample of (N, C, *) over its positions.
 
     With use_input_stats (the default), the running statistics, if given, move towards the
@@ -127,21 +161,29 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     """
     check_tensor("instance_norm", input)
     if input.ndim < 3:
-        raise ShapeError(at_user_line(
-            f"instance_norm: expected an input of shape (N, C, *), got {tuple(input.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"instance_norm: expected an input of shape (N, C, *), got {tuple(input.shape)}"
+            )
+        )
     channels = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         check_param_shape("instance_norm", name, t, (channels,))
     shape = (1, channels) + (1,) * (input.ndim - 2)  # a per-channel value, broadcastable
     if use_input_stats:
         count = input.numel() // max(input.shape[0] * channels, 1)
         if count <= 1:
-            raise ShapeError(at_user_line(
-                f"Expected more than 1 spatial element when training, got input size "
-                f"{list(input.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"Expected more than 1 spatial element when training, got input size "
+                    f"{list(input.shape)}"
+                )
+            )
         dims = tuple(range(2, input.ndim))
         mean = ops.mean(input, dim=dims, keepdim=True)
         var = ops.var(input, dim=dims, correction=0, keepdim=True)
@@ -149,10 +191,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             _update_running(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:
-            raise MinitorchError(at_user_line(
-                "Expected running_mean and running_var to be defined when use_input_stats is "
-                "false"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "Expected running_mean and running_var to be defined when use_input_stats is "
+                    "false"
+                )
+            )
         mean, var = ops.reshape(running_mean, shape), ops.reshape(running_var, shape)
     out = ops.mul(ops.sub(input, mean), ops.pow(ops.add(var, eps), -0.5))
     if weight is not None:
@@ -162,8 +206,14 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     return out
 
 
-def _update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor,
-                    count: int, momentum: float) -> None:
+def _update_running(
+    running_mean: Tensor,
+    running_var: Tensor,
+    mean: Tensor,
+    var: Tensor,
+    count: int,
+    momentum: float,
+) -> None:
     """running <- (1 - momentum) * running + momentum * (the samples' mean statistic)."""
     channels = running_mean.shape[0]
     batch_mean = ops.mean(ops.reshape(mean.detach(), (-1, channels)), dim=0)
@@ -178,9 +228,7 @@ def _update_running(running_mean: Tensor, running_var: Tensor, mean: Tensor, var
 
 def _require_float(op: str, x: Tensor) -> None:
     if not x.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"{op}: expected a floating-point input, got {x.dtype.name}"
-        ))
+        raise DTypeError(at_user_line(f"{op}: expected a floating-point input, got {x.dtype.name}"))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -214,14 +262,14 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """
     check_tensor("one_hot", tensor)
     if tensor.dtype != int64:
-        raise DTypeError(at_user_line(
-            "one_hot is only applicable to index tensor of type LongTensor."
-        ))
+        raise DTypeError(
+            at_user_line("one_hot is only applicable to index tensor of type LongTensor.")
+        )
     if tensor.numel() == 0:
         if num_classes == -1:
-            raise ShapeError(at_user_line(
-                "Can not infer total number of classes from empty tensor."
-            ))
+            raise ShapeError(
+                at_user_line("Can not infer total number of classes from empty tensor.")
+            )
     else:
         if int(tensor.min().item()) < 0:
             raise ShapeError(at_user_line("one_hot: Class values must be non-negative."))
@@ -229,9 +277,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         if num_classes == -1:
             num_classes = largest + 1
         elif largest >= num_classes:
-            raise ShapeError(at_user_line(
-                "one_hot: Class values must be smaller than num_classes."
-            ))
+            raise ShapeError(
+                at_user_line("one_hot: Class values must be smaller than num_classes.")
+            )
     classes = factories.arange(num_classes, dtype=int64, device=tensor.device)
     hit = ops.eq(ops.unsqueeze(tensor, -1), classes)  # (*, num_classes)
     return ops.to_copy(hit, dtype=int64)
@@ -240,10 +288,16 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 # ---- attention ---------------------------------------------------------------------------
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
-                                 enable_gqa: bool = False) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     """softmax(query @ key.T * scale + bias) @ value, as PyTorch's reference:
 
         (*, L, E) x (*, S, E) x (*, S, Ev) -> (*, L, Ev), scale = 1 / sqrt(E) by default.
@@ -288,22 +342,30 @@ def _safe_softmax(scores: Tensor) -> Tensor:
 
 
 def _check_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask, is_causal) -> None:
-    if min(query.ndim, key.ndim, value.ndim) < 2 or query.shape[-1] != key.shape[-1] \
-            or key.shape[-2] != value.shape[-2]:
-        raise ShapeError(at_user_line(
-            f"scaled_dot_product_attention: expected query (*, L, E), key (*, S, E) and value "
-            f"(*, S, Ev), got shapes {tuple(query.shape)}, {tuple(key.shape)} and "
-            f"{tuple(value.shape)}"
-        ))
+    if (
+        min(query.ndim, key.ndim, value.ndim) < 2
+        or query.shape[-1] != key.shape[-1]
+        or key.shape[-2] != value.shape[-2]
+    ):
+        raise ShapeError(
+            at_user_line(
+                f"scaled_dot_product_attention: expected query (*, L, E), key (*, S, E) and value "
+                f"(*, S, Ev), got shapes {tuple(query.shape)}, {tuple(key.shape)} and "
+                f"{tuple(value.shape)}"
+            )
+        )
     if is_causal and attn_mask is not None:
-        raise MinitorchError(at_user_line(
-            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-            "is_causal=True"
-        ))
-    if not query.dtype.is_floating_point or query.dtype != key.dtype \
-            or query.dtype != value.dtype:
-        raise DTypeError(at_user_line(
-            f"scaled_dot_product_attention: Expected query, key, and value to have the same "
-            f"floating-point dtype, but got query.dtype: {query.dtype.name}, key.dtype: "
-            f"{key.dtype.name}, and value.dtype: {value.dtype.name} instead."
-        ))
+        raise MinitorchError(
+            at_user_line(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                "is_causal=True"
+            )
+        )
+    if not query.dtype.is_floating_point or query.dtype != key.dtype or query.dtype != value.dtype:
+        raise DTypeError(
+            at_user_line(
+                f"scaled_dot_product_attention: Expected query, key, and value to have the same "
+                f"floating-point dtype, but got query.dtype: {query.dtype.name}, key.dtype: "
+                f"{key.dtype.name}, and value.dtype: {value.dtype.name} instead."
+            )
+        )

@@ -53,8 +53,14 @@ from minitorch.ops.nn_meta import check_param_shape
 from minitorch.tensor import Tensor
 
 __all__ = [
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss",
-    "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "huber_loss",
+    "l1_loss",
+    "mse_loss",
+    "nll_loss",
+    "smooth_l1_loss",
 ]
 
 # ---- reductions and regression -----------------------------------------------------------
@@ -83,21 +89,26 @@ def _difference(op: str, input: Tensor, target: Tensor):
     check_tensor(op, target)
     broadcast_shapes(op, tuple(input.shape), tuple(target.shape))
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
-                      f"size ({input.shape}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input "
+            f"size ({input.shape}). This will likely lead to incorrect results due "
+            "to broadcasting. Please ensure they have the same size.",
+            stacklevel=3,
+        )
     return ops.sub(input, target)
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean") -> Tensor:
+def mse_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """mean((input - target)^2) (or its sum, or per element with reduction='none')."""
     diff = _difference("mse_loss", input, target)
     return _reduce(ops.mul(diff, diff), _reduction(size_average, reduce, reduction))
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean") -> Tensor:
+def l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """mean(|input - target|)."""
     diff = _difference("l1_loss", input, target)
     return _reduce(ops.abs(diff), _reduction(size_average, reduce, reduction))
@@ -107,32 +118,40 @@ def _smooth_l1(diff, beta: float):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta: quadratic near 0, linear beyond,
     with slopes that meet at |d| = beta."""
     size = ops.abs(diff)
-    return ops.where(ops.lt(size, beta), ops.mul(ops.mul(diff, diff), 0.5 / beta),
-                     ops.sub(size, 0.5 * beta))
+    return ops.where(
+        ops.lt(size, beta), ops.mul(ops.mul(diff, diff), 0.5 / beta), ops.sub(size, 0.5 * beta)
+    )
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """The mean of _smooth_l1(input - target, beta); beta=0 is l1_loss."""
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
-        raise InvalidArgumentError(at_user_line(
-            f"smooth_l1_loss does not support negative values for beta, got {beta}"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"smooth_l1_loss does not support negative values for beta, got {beta}")
+        )
     diff = _difference("smooth_l1_loss", input, target)
     loss = ops.abs(diff) if beta == 0 else _smooth_l1(diff, beta)
     return _reduce(loss, reduction)
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-               delta: float = 1.0) -> Tensor:
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Tensor:
     """delta * smooth_l1(input - target, beta=delta): 0.5 d^2 where |d| < delta, else
     delta * (|d| - 0.5 delta)."""
     reduction = _reduction(None, None, reduction)
     if not delta > 0:
-        raise InvalidArgumentError(at_user_line(
-            f"huber_loss does not support non-positive values for delta, got {delta}"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(f"huber_loss does not support non-positive values for delta, got {delta}")
+        )
     diff = _difference("huber_loss", input, target)
     return _reduce(ops.mul(_smooth_l1(diff, delta), delta), reduction)
 
@@ -140,8 +159,15 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
 # ---- classification ----------------------------------------------------------------------
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-input[n, target[n]] (times weight[target[n]]), from log-probabilities over dim 1.
 
     input (N, C) or (C,) or (N, C, d1, ...), target (N,) or () or (N, d1, ...) of class
@@ -175,9 +201,16 @@ def _nll(op: str, log_p, target, weight, ignore_index: int):
     return ops.neg(ops.mul(picked, weights)), weights
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average=None, ignore_index: int = -100, reduce=None,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """nll_loss(log_softmax(input, class dim), target): the loss of a classifier's logits.
 
     `target` holds class indices (integers) or class probabilities (floats, input's shape).
@@ -187,9 +220,11 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     check_tensor("cross_entropy", input)
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise MinitorchError(at_user_line(
-            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+            )
+        )
     class_dim = 1 if input.ndim > 1 else 0
     log_p = ops.log_softmax(input, class_dim)
     if target.dtype.is_floating_point:
@@ -199,8 +234,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         weighted = log_p if weight is None else ops.mul(log_p, _per_class(weight, input.ndim))
         uniform = ops.mul(ops.neg(ops.sum(weighted, dim=class_dim)), ops.ne(target, ignore_index))
         classes = input.shape[class_dim]
-        loss = ops.add(ops.mul(loss, 1.0 - label_smoothing),
-                       ops.mul(uniform, label_smoothing / classes))
+        loss = ops.add(
+            ops.mul(loss, 1.0 - label_smoothing), ops.mul(uniform, label_smoothing / classes)
+        )
     if reduction == "mean":
         return ops.div(ops.sum(loss), ops.sum(weights))
     return _reduce(loss, reduction)
@@ -209,10 +245,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 def _soft_cross_entropy(log_p, target, weight, reduction: str, label_smoothing: float):
     """-sum_c w_c * target_c * log p_c per sample, for probability targets."""
     if tuple(target.shape) != tuple(log_p.shape):
-        raise ShapeError(at_user_line(
-            f"cross_entropy: probability targets of shape {tuple(target.shape)} must match "
-            f"the input's shape {tuple(log_p.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"cross_entropy: probability targets of shape {tuple(target.shape)} must match "
+                f"the input's shape {tuple(log_p.shape)}"
+            )
+        )
     class_dim = 1 if log_p.ndim > 1 else 0
     classes = log_p.shape[class_dim]
     if label_smoothing > 0.0:
@@ -236,26 +274,30 @@ def _check_target_values(op: str, target, classes: int, ignore_index: int) -> No
     values = to_host(target._data)
     bad = values[((values < 0) | (values >= classes)) & (values != ignore_index)]
     if bad.size:
-        raise IndexOutOfRangeError(at_user_line(
-            f"{op}: target {bad.flat[0]} is out of bounds for {classes} classes"
-        ))
+        raise IndexOutOfRangeError(
+            at_user_line(f"{op}: target {bad.flat[0]} is out of bounds for {classes} classes")
+        )
 
 
 def _check_targets(op: str, input, target) -> int:
     """The number of classes, once input and target shapes agree (PyTorch's rules)."""
     if target.dtype.category != 1:
-        raise DTypeError(at_user_line(
-            f"{op}: expected class-index targets of dtype int64, got {target.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}: expected class-index targets of dtype int64, got {target.dtype.name}"
+            )
+        )
     if input.ndim == 1:
         expected: tuple[int, ...] = ()
     else:
         expected = (input.shape[0], *input.shape[2:])
     if input.ndim == 0 or tuple(target.shape) != expected:
-        raise ShapeError(at_user_line(
-            f"{op}: input of shape {tuple(input.shape)} expects a target of shape "
-            f"{expected}, got {tuple(target.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: input of shape {tuple(input.shape)} expects a target of shape "
+                f"{expected}, got {tuple(target.shape)}"
+            )
+        )
     return input.shape[1] if input.ndim > 1 else input.shape[0]
 
 
@@ -279,21 +321,29 @@ def _check_probabilities(input) -> None:
         return
     values = to_host(input._data)
     if not ((values >= 0) & (values <= 1)).all():  # also refuses NaN
-        raise InvalidArgumentError(at_user_line(
-            "binary_cross_entropy: all elements of input should be between 0 and 1"
-        ))
+        raise InvalidArgumentError(
+            at_user_line("binary_cross_entropy: all elements of input should be between 0 and 1")
+        )
 
 
 def _same_shape(op: str, input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
-        raise ShapeError(at_user_line(
-            f"{op}: target size {tuple(target.shape)} must be the same as input size "
-            f"{tuple(input.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: target size {tuple(target.shape)} must be the same as input size "
+                f"{tuple(input.shape)}"
+            )
+        )
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-weight * (y log p + (1 - y) log(1 - p)), p = input (probabilities), y = target;
     each log is at least -100, as PyTorch's."""
     check_tensor("binary_cross_entropy", input)
@@ -316,14 +366,22 @@ def _softplus_of_negative(x):
     nonnegative = ops.ge(x, 0)
     right = ops.where(nonnegative, x, 0.0)  # x >= 0: log(1 + exp(-x))
     left = ops.where(nonnegative, 0.0, x)  # x < 0: -x + log(1 + exp(x))
-    return ops.where(nonnegative, ops.log(ops.add(ops.exp(ops.neg(right)), 1.0)),
-                     ops.sub(ops.log(ops.add(ops.exp(left), 1.0)), left))
+    return ops.where(
+        nonnegative,
+        ops.log(ops.add(ops.exp(ops.neg(right)), 1.0)),
+        ops.sub(ops.log(ops.add(ops.exp(left), 1.0)), left),
+    )
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Tensor | None = None, size_average=None,
-                                     reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """binary_cross_entropy(sigmoid(input), target), computed from the logits stably.
 
     With s(x) = softplus(-x) = -log sigmoid(x), and -log(1 - sigmoid(x)) = x + s(x):

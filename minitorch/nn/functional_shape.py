@@ -57,52 +57,62 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
 def _check_pad(x: Tensor, amounts: tuple, mode: str, value) -> tuple[int, ...]:
     """PyTorch's checks of F.pad's arguments, in its order."""
     if mode not in _PAD_MODES:
-        raise MinitorchError(at_user_line(
-            f"pad: mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}"
-        ))
+        raise MinitorchError(
+            at_user_line(f"pad: mode must be one of {', '.join(_PAD_MODES)}, got {mode!r}")
+        )
     if any(not isinstance(a, int) or isinstance(a, bool) for a in amounts):
         raise ShapeError(at_user_line(f"pad: expected a sequence of ints, got {amounts!r}"))
     if len(amounts) % 2:
         raise ShapeError(at_user_line("pad: Padding length must be divisible by 2"))
     if len(amounts) // 2 > x.ndim:
-        raise ShapeError(at_user_line(
-            f"pad: Padding length should be less than or equal to two times the input "
-            f"dimension but got padding length {len(amounts)} and input of dimension {x.ndim}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"pad: Padding length should be less than or equal to two times the input "
+                f"dimension but got padding length {len(amounts)} and input of dimension {x.ndim}"
+            )
+        )
     for k in range(len(amounts) // 2):
         dim = x.ndim - 1 - k
         if x.shape[dim] + amounts[2 * k] + amounts[2 * k + 1] < 0:
-            raise ShapeError(at_user_line(
-                f"pad: The input size {x.shape[dim]}, plus negative padding "
-                f"{amounts[2 * k]} and {amounts[2 * k + 1]} resulted in a negative output "
-                f"size, which is invalid. Check dimension {dim} of your input."
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"pad: The input size {x.shape[dim]}, plus negative padding "
+                    f"{amounts[2 * k]} and {amounts[2 * k + 1]} resulted in a negative output "
+                    f"size, which is invalid. Check dimension {dim} of your input."
+                )
+            )
     if mode == "constant":
         return amounts
     if value is not None and value != 0:
-        raise MinitorchError(at_user_line(
-            f"pad: Padding mode \"{mode}\" doesn't take in value argument"
-        ))
+        raise MinitorchError(
+            at_user_line(f'pad: Padding mode "{mode}" doesn\'t take in value argument')
+        )
     dims = len(amounts) // 2
     if dims not in (1, 2, 3) or x.ndim not in (dims + 1, dims + 2):
-        raise MinitorchError(at_user_line(
-            f"pad: mode {mode!r} pads the last 1, 2 or 3 dims of a 2-3, 3-4 or 4-5 dim input "
-            f"(as PyTorch); got padding length {len(amounts)} and input of shape "
-            f"{tuple(x.shape)}"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"pad: mode {mode!r} pads the last 1, 2 or 3 dims of a 2-3, 3-4 or 4-5 dim input "
+                f"(as PyTorch); got padding length {len(amounts)} and input of shape "
+                f"{tuple(x.shape)}"
+            )
+        )
     if min(amounts) < 0:
-        raise MinitorchError(at_user_line(
-            f"pad: negative padding {amounts} in mode {mode!r} is not supported here "
-            f"(only in mode 'constant')"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"pad: negative padding {amounts} in mode {mode!r} is not supported here "
+                f"(only in mode 'constant')"
+            )
+        )
     for k in range(dims):
         size = x.shape[x.ndim - 1 - k]
         limit = size - 1 if mode == "reflect" else size
-        if mode != "replicate" and max(amounts[2 * k:2 * k + 2]) > limit or size == 0:
-            raise ShapeError(at_user_line(
-                f"pad: padding {amounts[2 * k:2 * k + 2]} in mode {mode!r} must be at most "
-                f"{limit} for dim {x.ndim - 1 - k} of input of shape {tuple(x.shape)}"
-            ))
+        if mode != "replicate" and max(amounts[2 * k : 2 * k + 2]) > limit or size == 0:
+            raise ShapeError(
+                at_user_line(
+                    f"pad: padding {amounts[2 * k : 2 * k + 2]} in mode {mode!r} must be at most "
+                    f"{limit} for dim {x.ndim - 1 - k} of input of shape {tuple(x.shape)}"
+                )
+            )
     return amounts
 
 
@@ -150,10 +160,12 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     _check_shuffle("pixel_shuffle", input, r)
     *batch, c, h, w = input.shape
     if c % (r * r):
-        raise ShapeError(at_user_line(
-            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
-            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+                f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+            )
+        )
     k = len(batch)
     x = ops.reshape(input, (*batch, c // (r * r), r, r, h, w))
     x = ops.permute(x, (*range(k), k, k + 3, k + 1, k + 4, k + 2))  # (*, C, H, r, W, r)
@@ -167,10 +179,12 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     _check_shuffle("pixel_unshuffle", input, r)
     *batch, c, h, w = input.shape
     if h % r or w % r:
-        raise ShapeError(at_user_line(
-            f"pixel_unshuffle expects height and width to be divisible by downscale_factor "
-            f"{r}, got input of shape {tuple(input.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"pixel_unshuffle expects height and width to be divisible by downscale_factor "
+                f"{r}, got input of shape {tuple(input.shape)}"
+            )
+        )
     k = len(batch)
     x = ops.reshape(input, (*batch, c, h // r, r, w // r, r))
     x = ops.permute(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))  # (*, C, r, r, H, W)
@@ -179,10 +193,12 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 
 def _check_shuffle(op: str, x: Tensor, r) -> None:
     if x.ndim < 3:
-        raise ShapeError(at_user_line(
-            f"{op} expects input to have at least 3 dimensions, but got input with "
-            f"{x.ndim} dimension(s)"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op} expects input to have at least 3 dimensions, but got input with "
+                f"{x.ndim} dimension(s)"
+            )
+        )
     if not isinstance(r, int) or isinstance(r, bool) or r <= 0:
         raise ShapeError(at_user_line(f"{op}: the factor must be a positive int, got {r!r}"))
 
@@ -192,9 +208,15 @@ def _check_shuffle(op: str, x: Tensor, r) -> None:
 _LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-                align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
-                antialias: bool = False) -> Tensor:
+def interpolate(
+    input: Tensor,
+    size=None,
+    scale_factor=None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
     """Resize the spatial dims of (N, C, *spatial) by `size` or `scale_factor`.
 
     Modes: 'nearest' and 'nearest-exact' (1, 2 or 3 spatial dims), 'linear' (1),
@@ -228,26 +250,35 @@ def _check_interpolate(x: Tensor, mode: str, align_corners, antialias: bool) -> 
     spatial = x.ndim - 2
     if mode in _LINEAR_MODES:
         if spatial != _LINEAR_MODES[mode]:
-            raise ShapeError(at_user_line(
-                f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode] + 2}D input, got "
-                f"shape {tuple(x.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode] + 2}D input, got "
+                    f"shape {tuple(x.shape)}"
+                )
+            )
     elif mode in ("nearest", "nearest-exact", "area"):
         if spatial not in ((1, 2) if mode == "area" else (1, 2, 3)):
-            raise ShapeError(at_user_line(
-                f"interpolate: mode {mode!r} expects a 3D or 4D{'' if mode == 'area' else ' or 5D'}"
-                f" input here, got shape {tuple(x.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"interpolate: mode {mode!r} expects a 3D or "
+                    f"4D{'' if mode == 'area' else ' or 5D'}"
+                    f" input here, got shape {tuple(x.shape)}"
+                )
+            )
         if align_corners is not None:
-            raise MinitorchError(at_user_line(
-                "align_corners option can only be set with the interpolating modes: "
-                "linear | bilinear | bicubic | trilinear"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "align_corners option can only be set with the interpolating modes: "
+                    "linear | bilinear | bicubic | trilinear"
+                )
+            )
     else:
-        raise MinitorchError(at_user_line(
-            f"interpolate: mode {mode!r} is not supported here (nearest, nearest-exact, "
-            f"linear, bilinear, trilinear, area are)"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"interpolate: mode {mode!r} is not supported here (nearest, nearest-exact, "
+                f"linear, bilinear, trilinear, area are)"
+            )
+        )
     if antialias:
         raise MinitorchError(at_user_line("interpolate: antialias=True is not supported here"))
 
@@ -256,32 +287,42 @@ def _output_size(x: Tensor, size, scale_factor, recompute) -> tuple[list[int], l
     """The output's spatial size, and each dim's scale from output index to input index."""
     spatial, in_size = x.ndim - 2, tuple(x.shape[2:])
     if (size is None) == (scale_factor is None):
-        raise MinitorchError(at_user_line(
-            "only one of size or scale_factor should be defined" if size is not None
-            else "either size or scale_factor should be defined"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                "only one of size or scale_factor should be defined"
+                if size is not None
+                else "either size or scale_factor should be defined"
+            )
+        )
     if size is not None:
         sizes = list(size) if isinstance(size, (tuple, list)) else [size] * spatial
         if len(sizes) != spatial:
-            raise ShapeError(at_user_line(
-                f"Input and output must have the same number of spatial dimensions, but got "
-                f"input with spatial dimensions of {list(in_size)} and output size of {size}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(in_size)} and output size of {size}"
+                )
+            )
         return sizes, [n / o if o else 0.0 for n, o in zip(in_size, sizes)]
-    factors = list(scale_factor) if isinstance(scale_factor, (tuple, list)) \
-        else [scale_factor] * spatial
+    factors = (
+        list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * spatial
+    )
     if len(factors) != spatial:
-        raise ShapeError(at_user_line(
-            f"Input and scale_factor must have the same number of spatial dimensions, but got "
-            f"input with spatial dimensions of {list(in_size)} and scale_factor of "
-            f"{scale_factor}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                f"input with spatial dimensions of {list(in_size)} and scale_factor of "
+                f"{scale_factor}"
+            )
+        )
     sizes = [int(math.floor(n * float(f))) for n, f in zip(in_size, factors)]
     if any(s <= 0 for s in sizes):
-        raise ShapeError(at_user_line(
-            f"interpolate: input of shape {tuple(x.shape)} and scale_factor {scale_factor} "
-            f"give an empty output size {sizes}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"interpolate: input of shape {tuple(x.shape)} and scale_factor {scale_factor} "
+                f"give an empty output size {sizes}"
+            )
+        )
     if recompute:
         return sizes, [n / o for n, o in zip(in_size, sizes)]
     return sizes, [1.0 / float(f) for f in factors]
@@ -311,12 +352,12 @@ def _nearest_index(n_in: int, n_out: int, scale: float, mode: str) -> list[int]:
     """
     offset = np.float32(0.5 if mode == "nearest-exact" else 0.0)
     scale32 = np.float32(scale)
-    return [min(int(np.floor((np.float32(i) + offset) * scale32)), n_in - 1)
-            for i in range(n_out)]
+    return [min(int(np.floor((np.float32(i) + offset) * scale32)), n_in - 1) for i in range(n_out)]
 
 
-def _linear_dim(x: Tensor, dim: int, n_in: int, n_out: int, scale: float,
-                align_corners: bool) -> Tensor:
+def _linear_dim(
+    x: Tensor, dim: int, n_in: int, n_out: int, scale: float, align_corners: bool
+) -> Tensor:
     """Linear interpolation along one dim: x[i0] + (x[i1] - x[i0]) * w.
 
     The source coordinates are computed as tensors, in x's dtype as PyTorch's kernels do, so

@@ -20,20 +20,36 @@ from minitorch.nn._data import copy_into
 from minitorch.tensor import Tensor
 
 __all__ = [
-    "calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
+    "calculate_gain",
+    "constant_",
+    "kaiming_normal_",
+    "kaiming_uniform_",
+    "normal_",
+    "ones_",
     "orthogonal_",
-    "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+    "uniform_",
+    "xavier_normal_",
+    "xavier_uniform_",
+    "zeros_",
 ]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The factor by which a nonlinearity shrinks the standard deviation, to undo it.
 
-        linear, conv, sigmoid: 1    tanh: 5/3    relu: sqrt(2)
-        leaky_relu(slope): sqrt(2 / (1 + slope**2))    selu: 3/4
+    linear, conv, sigmoid: 1    tanh: 5/3    relu: sqrt(2)
+    leaky_relu(slope): sqrt(2 / (1 + slope**2))    selu: 3/4
     """
-    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
+    if nonlinearity in (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "sigmoid",
+    ):
         return 1.0
     if nonlinearity == "tanh":
         return 5.0 / 3
@@ -55,10 +71,12 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """(inputs, outputs) per unit: weight (out, in, *kernel) -> (in * k, out * k)."""
     if tensor.dim() < 2:
-        raise ShapeError(at_user_line(
-            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions "
-            f"(got shape {tuple(tensor.shape)})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions "
+                f"(got shape {tuple(tensor.shape)})"
+            )
+        )
     receptive_field = 1
     for n in tensor.shape[2:]:
         receptive_field *= n
@@ -67,8 +85,9 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
 
 def _fan(tensor: Tensor, mode: str) -> int:
     if mode not in ("fan_in", "fan_out"):
-        raise MinitorchError(at_user_line(f"Mode {mode} not supported, please use one of "
-                                          "fan_in, fan_out"))
+        raise MinitorchError(
+            at_user_line(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        )
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -120,8 +139,9 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a).
 
     nn.Linear and nn.Conv2d use a = sqrt(5), which gives bound = 1 / sqrt(fan_in).
@@ -142,8 +162,9 @@ def default_weight_and_bias_(weight: Tensor, bias: Tensor | None) -> None:
         uniform_(bias, -bound, bound)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"
+) -> Tensor:
     """N(0, std**2) with std = gain / sqrt(fan)."""
     if tensor.numel() == 0:
         return tensor
@@ -165,10 +186,12 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
     from minitorch.factories import tensor as make_tensor
 
     if tensor.dim() < 2:
-        raise ShapeError(at_user_line(
-            f"Only tensors with 2 or more dimensions are supported (got shape "
-            f"{tuple(tensor.shape)})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"Only tensors with 2 or more dimensions are supported (got shape "
+                f"{tuple(tensor.shape)})"
+            )
+        )
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]

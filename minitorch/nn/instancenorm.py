@@ -26,9 +26,16 @@ class _InstanceNorm(Module):
 
     dims = 2
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -51,15 +58,24 @@ class _InstanceNorm(Module):
     def forward(self, input: Tensor) -> Tensor:
         batched_ndim = self.dims + 2
         if input.ndim not in (batched_ndim - 1, batched_ndim):
-            raise ShapeError(at_user_line(
-                f"{type(self).__name__}: expected {batched_ndim - 1}D or {batched_ndim}D input "
-                f"(got {input.ndim}D input of shape {tuple(input.shape)})"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{type(self).__name__}: expected {batched_ndim - 1}D or {batched_ndim}D input "
+                    f"(got {input.ndim}D input of shape {tuple(input.shape)})"
+                )
+            )
         self._check_channels(input)
         batched = input if input.ndim == batched_ndim else input.unsqueeze(0)
-        out = F.instance_norm(batched, self.running_mean, self.running_var, self.weight,
-                              self.bias, self.training or not self.track_running_stats,
-                              0.0 if self.momentum is None else self.momentum, self.eps)
+        out = F.instance_norm(
+            batched,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            self.training or not self.track_running_stats,
+            0.0 if self.momentum is None else self.momentum,
+            self.eps,
+        )
         return out if input.ndim == batched_ndim else out.squeeze(0)
 
     def _check_channels(self, input: Tensor) -> None:
@@ -68,17 +84,24 @@ class _InstanceNorm(Module):
         if channels == self.num_features:
             return
         if self.affine:
-            raise ShapeError(at_user_line(
-                f"expected input's size at dim={dim} to match num_features "
-                f"({self.num_features}), but got: {channels}."
-            ))
-        warnings.warn(f"input's size at dim={dim} does not match num_features. You "
-                      "can silence this warning by not passing in num_features, which is not "
-                      "used because affine=False", stacklevel=3)
+            raise ShapeError(
+                at_user_line(
+                    f"expected input's size at dim={dim} to match num_features "
+                    f"({self.num_features}), but got: {channels}."
+                )
+            )
+        warnings.warn(
+            f"input's size at dim={dim} does not match num_features. You "
+            "can silence this warning by not passing in num_features, which is not "
+            "used because affine=False",
+            stacklevel=3,
+        )
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
 
 
 class InstanceNorm1d(_InstanceNorm):
@@ -90,8 +113,8 @@ class InstanceNorm1d(_InstanceNorm):
 class InstanceNorm2d(_InstanceNorm):
     """(N, C, H, W) or (C, H, W).
 
-        >>> InstanceNorm2d(3, affine=True)
-        InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=False)
+    >>> InstanceNorm2d(3, affine=True)
+    InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=False)
     """
 
 

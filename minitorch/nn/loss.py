@@ -34,8 +34,9 @@ class L1Loss(_Loss):
 class SmoothL1Loss(_Loss):
     """Quadratic for |input - target| < beta, linear beyond (see F.smooth_l1_loss)."""
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
-                 beta: float = 1.0) -> None:
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
@@ -57,40 +58,61 @@ class HuberLoss(_Loss):
 class NLLLoss(_Loss):
     """-input[n, target[n]], from log-probabilities (pair it with LogSoftmax)."""
 
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(
+            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+        )
 
 
 class CrossEntropyLoss(_Loss):
     """The loss of a classifier: nll_loss(log_softmax(logits), target), computed stably.
 
-        >>> CrossEntropyLoss()(logits (N, C), labels (N,) int64)   # a 0-d mean
+    >>> CrossEntropyLoss()(logits (N, C), labels (N,) int64)   # a 0-d mean
     """
 
-    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
-                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class BCELoss(_Loss):
     """-weight * (y log p + (1 - y) log(1 - p)) for probabilities p (pair it with Sigmoid)."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
@@ -101,13 +123,14 @@ class BCELoss(_Loss):
 class BCEWithLogitsLoss(_Loss):
     """BCELoss of sigmoid(logits), computed stably; pos_weight weighs positive targets."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
-                 pos_weight=None) -> None:
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, reduction=self.reduction, pos_weight=self.pos_weight
+        )

@@ -44,8 +44,10 @@ class _IncompatibleKeys(NamedTuple):  # PyTorch's name, so it prints the same
     def __repr__(self) -> str:
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
-        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                f"unexpected_keys={self.unexpected_keys})")
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
 
 
 class Module:
@@ -64,8 +66,9 @@ class Module:
         object.__setattr__(self, "_forward_hooks", {})
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
-                                  '"forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args, **kwargs):
         hook = call_hook.get()
@@ -75,13 +78,15 @@ class Module:
             return call_with_hooks(self, self.forward, args, kwargs)
         return self.forward(*args, **kwargs)
 
-    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """`hook(module, args)` before each forward; a value it returns replaces the args."""
         return register(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook: Callable, *, prepend: bool = False,
-                              with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """`hook(module, args, output)` after each forward; a value it returns replaces
         the output."""
         return register(self._forward_hooks, hook, prepend, with_kwargs)
@@ -95,20 +100,28 @@ class Module:
             self._forget(name)
             self.register_parameter(name, value)
         elif name in self._parameters:
-            self._check(value is None, f"cannot assign {_kind(value)} as parameter '{name}' "
-                                       "(minitorch.nn.Parameter or None expected)")
+            self._check(
+                value is None,
+                f"cannot assign {_kind(value)} as parameter '{name}' "
+                "(minitorch.nn.Parameter or None expected)",
+            )
             self._parameters[name] = None
         elif isinstance(value, Module):
             self._forget(name)
             self.add_module(name, value)
         elif name in self._modules:
-            self._check(value is None, f"cannot assign {_kind(value)} as child module "
-                                       f"'{name}' (minitorch.nn.Module or None expected)")
+            self._check(
+                value is None,
+                f"cannot assign {_kind(value)} as child module "
+                f"'{name}' (minitorch.nn.Module or None expected)",
+            )
             self._modules[name] = None
         elif name in self._buffers:
-            self._check(value is None or isinstance(value, Tensor),
-                        f"cannot assign {_kind(value)} as buffer '{name}' "
-                        "(minitorch.Tensor or None expected)")
+            self._check(
+                value is None or isinstance(value, Tensor),
+                f"cannot assign {_kind(value)} as buffer '{name}' "
+                "(minitorch.Tensor or None expected)",
+            )
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -131,9 +144,10 @@ class Module:
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """State that is not learned (running statistics); in state_dict() if `persistent`."""
         self._check_new_name("buffer", name)
-        self._check(tensor is None or isinstance(tensor, Tensor),
-                    f"cannot assign {_kind(tensor)} as buffer '{name}' "
-                    "(minitorch.Tensor or None expected)")
+        self._check(
+            tensor is None or isinstance(tensor, Tensor),
+            f"cannot assign {_kind(tensor)} as buffer '{name}' (minitorch.Tensor or None expected)",
+        )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -142,26 +156,33 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         self._check_new_name("parameter", name)
-        self._check(param is None or isinstance(param, Parameter),
-                    f"cannot assign {_kind(param)} as parameter '{name}' "
-                    "(minitorch.nn.Parameter or None expected)")
+        self._check(
+            param is None or isinstance(param, Parameter),
+            f"cannot assign {_kind(param)} as parameter '{name}' "
+            "(minitorch.nn.Parameter or None expected)",
+        )
         self._parameters[name] = param
 
     def add_module(self, name: str, module: Module | None) -> None:
         self._check_new_name("module", name)
-        self._check(module is None or isinstance(module, Module),
-                    f"{_kind(module)} is not a Module subclass")
+        self._check(
+            module is None or isinstance(module, Module),
+            f"{_kind(module)} is not a Module subclass",
+        )
         self._modules[name] = module
 
     register_module = add_module
 
     def _check_new_name(self, what: str, name: str) -> None:
         self._check(isinstance(name, str), f"{what} name should be a string, got {_kind(name)}")
-        self._check(name != "" and "." not in name,
-                    f"{what} name can't be empty or contain \".\", got {name!r}")
+        self._check(
+            name != "" and "." not in name,
+            f'{what} name can\'t be empty or contain ".", got {name!r}',
+        )
         tables = {"parameter": self._parameters, "buffer": self._buffers, "module": self._modules}
-        self._check(not hasattr(self, name) or name in tables[what],
-                    f"attribute '{name}' already exists")
+        self._check(
+            not hasattr(self, name) or name in tables[what], f"attribute '{name}' already exists"
+        )
 
     def _forget(self, name: str) -> bool:
         """Remove `name` from every table and the plain attributes; True if it was anywhere."""
@@ -180,8 +201,9 @@ class Module:
 
     # ---- traversal -----------------------------------------------------------------------
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
         """Self, then every submodule depth first, with dotted names; a shared one once."""
         memo = set() if memo is None else memo
         if remove_duplicate:
@@ -209,11 +231,15 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def _named_members(self, table: str, prefix: str, recurse: bool,
-                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+    def _named_members(
+        self, table: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
         """(dotted name, entry) of one table over self (and submodules if `recurse`)."""
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
-            if recurse else [(prefix, self)]
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         seen = set()
         for module_name, module in modules:
             for name, value in getattr(module, table).items():
@@ -222,8 +248,9 @@ class Module:
                 seen.add(id(value))
                 yield (f"{module_name}.{name}" if module_name else name), value
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """('fc1.weight', p), ...; a parameter shared by two layers comes once."""
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
@@ -231,8 +258,9 @@ class Module:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
@@ -256,8 +284,9 @@ class Module:
 
     # ---- state ---------------------------------------------------------------------------
 
-    def state_dict(self, *, destination: dict | None = None, prefix: str = "",
-                   keep_vars: bool = False) -> OrderedDict[str, Tensor]:
+    def state_dict(
+        self, *, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict[str, Tensor]:
         """Parameters and persistent buffers by dotted name, module by module.
 
         Values share memory with the module's tensors but are detached (unless keep_vars).
@@ -274,8 +303,9 @@ class Module:
                 child.state_dict(destination=out, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
         return out
 
-    def load_state_dict(self, state_dict: dict[str, Tensor], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
+    def load_state_dict(
+        self, state_dict: dict[str, Tensor], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
         """Copy `state_dict`'s tensors into the parameters and buffers, in place.
 
         Shape mismatches always fail; missing and unexpected keys fail when `strict`, and are
@@ -287,27 +317,37 @@ class Module:
         errors = []
         if strict:  # PyTorch's order: missing, unexpected, then size mismatches
             if missing:
-                errors.append("Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                )
             if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+                errors.append(
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". "
+                )
         mismatched = False
         for key, target in expected.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a Tensor '
-                              f"from checkpoint but received {_kind(value)}")
+                errors.append(
+                    f'While copying the parameter named "{key}", expected a Tensor '
+                    f"from checkpoint but received {_kind(value)}"
+                )
             elif tuple(value.shape) != tuple(target.shape):
                 mismatched = True
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{value.shape} from checkpoint, the shape in current model is "
-                              f"{target.shape}.")
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{value.shape} from checkpoint, the shape in current model is "
+                    f"{target.shape}."
+                )
         if errors:
-            message = (f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                       + "\n\t".join(errors))
+            message = (
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
             raise (ShapeError if mismatched else MinitorchError)(at_user_line(message))
         for key, target in expected.items():
             if key in state_dict:
@@ -354,9 +394,12 @@ class Module:
 
         dtype, device = to_arguments(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
-            raise MinitorchError(at_user_line(
-                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "nn.Module.to only accepts floating point dtypes, but got desired "
+                    f"dtype={dtype}"
+                )
+            )
 
         def convert(t: Tensor) -> Tensor:
             wanted = dtype if dtype is not None and t.dtype.is_floating_point else None
@@ -412,8 +455,10 @@ class Module:
     def __repr__(self) -> str:
         """PyTorch's layout: settings on one line, or one indented line per child."""
         extra = self.extra_repr().split("\n") if self.extra_repr() else []
-        children = [f"({name}): " + repr(module).replace("\n", "\n  ")
-                    for name, module in self._modules.items()]
+        children = [
+            f"({name}): " + repr(module).replace("\n", "\n  ")
+            for name, module in self._modules.items()
+        ]
         name = type(self).__name__
         if not extra and not children:
             return f"{name}()"

@@ -25,9 +25,16 @@ class _BatchNorm(Module):
 
     _expected_dims: tuple[int, ...] = ()
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -50,10 +57,12 @@ class _BatchNorm(Module):
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self._expected_dims:
             wanted = " or ".join(f"{d}D" for d in self._expected_dims)
-            raise ShapeError(at_user_line(
-                f"{type(self).__name__}: expected {wanted} input (got {input.ndim}D input of "
-                f"shape {tuple(input.shape)})"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{type(self).__name__}: expected {wanted} input (got {input.ndim}D input of "
+                    f"shape {tuple(input.shape)})"
+                )
+            )
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             copy_into(self.num_batches_tracked, self.num_batches_tracked + 1)
@@ -62,13 +71,22 @@ class _BatchNorm(Module):
         # Without running statistics, eval mode normalises with the batch's own, too.
         use_batch_stats = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if track else None,
-                            self.running_var if track else None, self.weight, self.bias,
-                            use_batch_stats, momentum, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean if track else None,
+            self.running_var if track else None,
+            self.weight,
+            self.bias,
+            use_batch_stats,
+            momentum,
+            self.eps,
+        )
 
     def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
 
 
 class BatchNorm1d(_BatchNorm):
@@ -86,15 +104,23 @@ class BatchNorm2d(_BatchNorm):
 class LayerNorm(Module):
     """y = (x - mean) / sqrt(var + eps) * weight + bias over the last dims, per sample.
 
-        >>> LayerNorm(4)
-        LayerNorm((4,), eps=1e-05, elementwise_affine=True)
+    >>> LayerNorm(4)
+    LayerNorm((4,), eps=1e-05, elementwise_affine=True)
     """
 
-    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) \
-            else tuple(normalized_shape)
+        shape = (
+            (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        )
         self.normalized_shape, self.eps = shape, eps
         self.elementwise_affine = elementwise_affine
         kwargs = _factory(device, dtype)
@@ -112,8 +138,9 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class GroupNorm(Module):
@@ -124,14 +151,23 @@ class GroupNorm(Module):
         GroupNorm(2, 4, eps=1e-05, affine=True)
     """
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, device=None, dtype=None) -> None:
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if num_channels % num_groups != 0:
-            raise InvalidArgumentError(at_user_line(
-                f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
-                f"({num_groups})"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "
+                    f"({num_groups})"
+                )
+            )
         self.num_groups, self.num_channels = num_groups, num_channels
         self.eps, self.affine = eps, affine
         kwargs = _factory(device, dtype)

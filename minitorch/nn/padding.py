@@ -33,17 +33,20 @@ class _PadNd(Module):
             return (padding,) * sides
         if isinstance(padding, (tuple, list)) and len(padding) == sides:
             return tuple(int(p) for p in padding)
-        raise ShapeError(at_user_line(
-            f"{type(self).__name__}: padding must be an int or a {sides}-tuple, got "
-            f"{padding!r}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{type(self).__name__}: padding must be an int or a {sides}-tuple, got {padding!r}"
+            )
+        )
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in (self.dims + 1, self.dims + 2):
-            raise ShapeError(at_user_line(
-                f"{type(self).__name__}: expected {self.dims + 1}D or {self.dims + 2}D input, "
-                f"got shape {tuple(input.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{type(self).__name__}: expected {self.dims + 1}D or {self.dims + 2}D input, "
+                    f"got shape {tuple(input.shape)}"
+                )
+            )
         return F.pad(input, self.padding, self.mode, self.value)
 
     def extra_repr(self) -> str:
@@ -70,8 +73,8 @@ class ZeroPad1d(_PadNd):
 class ZeroPad2d(_PadNd):
     """Pad the last two dims with zeros.
 
-        >>> ZeroPad2d((1, 1, 2, 0))
-        ZeroPad2d((1, 1, 2, 0))
+    >>> ZeroPad2d((1, 1, 2, 0))
+    ZeroPad2d((1, 1, 2, 0))
     """
 
 

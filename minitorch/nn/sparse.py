@@ -25,21 +25,33 @@ class Embedding(Module):
         Embedding(10, 3, padding_idx=0)
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 max_norm=None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-                 sparse: bool = False, _weight=None, _freeze: bool = False, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm=None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         if max_norm is not None or scale_grad_by_freq or sparse:
-            raise MinitorchError(at_user_line(
-                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported"
-            ))
+            raise MinitorchError(
+                at_user_line("Embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+            )
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ShapeError(at_user_line(
-                    f"Embedding: padding_idx {padding_idx} must be within num_embeddings "
-                    f"{num_embeddings}"
-                ))
+                raise ShapeError(
+                    at_user_line(
+                        f"Embedding: padding_idx {padding_idx} must be within num_embeddings "
+                        f"{num_embeddings}"
+                    )
+                )
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
@@ -51,10 +63,12 @@ class Embedding(Module):
             self.reset_parameters()
         else:
             if tuple(_weight.shape) != (num_embeddings, embedding_dim):
-                raise ShapeError(at_user_line(
-                    f"Embedding: _weight of shape {tuple(_weight.shape)} does not match "
-                    f"({num_embeddings}, {embedding_dim})"
-                ))
+                raise ShapeError(
+                    at_user_line(
+                        f"Embedding: _weight of shape {tuple(_weight.shape)} does not match "
+                        f"({num_embeddings}, {embedding_dim})"
+                    )
+                )
             self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self) -> None:
@@ -67,14 +81,17 @@ class Embedding(Module):
         return F.embedding(input, self.weight, self.padding_idx)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: int | None = None,
-                        **kwargs) -> Embedding:
+    def from_pretrained(
+        cls, embeddings, freeze: bool = True, padding_idx: int | None = None, **kwargs
+    ) -> Embedding:
         """An Embedding holding `embeddings` (rows, dim); frozen (no gradient) by default."""
         if embeddings.ndim != 2:
-            raise ShapeError(at_user_line(
-                f"Embeddings parameter is expected to be 2-dimensional, got shape "
-                f"{tuple(embeddings.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"Embeddings parameter is expected to be 2-dimensional, got shape "
+                    f"{tuple(embeddings.shape)}"
+                )
+            )
         rows, dim = embeddings.shape
         return cls(rows, dim, padding_idx, _weight=embeddings, _freeze=freeze, **kwargs)
 
@@ -83,4 +100,3 @@ class Embedding(Module):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s
-

@@ -12,28 +12,43 @@ from minitorch.tensor import Tensor
 class Upsample(Module):
     """F.interpolate with fixed arguments.
 
-        >>> Upsample(scale_factor=2.0, mode='bilinear')
-        Upsample(scale_factor=2.0, mode='bilinear')
+    >>> Upsample(scale_factor=2.0, mode='bilinear')
+    Upsample(scale_factor=2.0, mode='bilinear')
     """
 
-    def __init__(self, size=None, scale_factor=None, mode: str = "nearest",
-                 align_corners: bool | None = None,
-                 recompute_scale_factor: bool | None = None) -> None:
+    def __init__(
+        self,
+        size=None,
+        scale_factor=None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
+        recompute_scale_factor: bool | None = None,
+    ) -> None:
         super().__init__()
         self.size = size
-        self.scale_factor = float(scale_factor) if isinstance(scale_factor, (int, float)) \
-            else scale_factor
+        self.scale_factor = (
+            float(scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        )
         self.mode = mode
         self.align_corners = align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                             recompute_scale_factor=self.recompute_scale_factor)
+        return F.interpolate(
+            input,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            recompute_scale_factor=self.recompute_scale_factor,
+        )
 
     def extra_repr(self) -> str:
-        what = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None \
+        what = (
+            f"scale_factor={self.scale_factor!r}"
+            if self.scale_factor is not None
             else f"size={self.size!r}"
+        )
         return f"{what}, mode={self.mode!r}"
 
 

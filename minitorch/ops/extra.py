@@ -38,8 +38,17 @@ from minitorch.ops.views import cat, clone, expand, permute, reshape
 
 # the ops this family registers
 __all__ = [
-    "outer", "diag", "diagonal", "repeat", "repeat_interleave", "flip", "std", "any", "all",
-    "cumsum", "cumprod",
+    "outer",
+    "diag",
+    "diagonal",
+    "repeat",
+    "repeat_interleave",
+    "flip",
+    "std",
+    "any",
+    "all",
+    "cumsum",
+    "cumprod",
 ]
 
 
@@ -53,9 +62,9 @@ def _constant(positions: np.ndarray, like, dtype=np.int64):
 def _check_ndim(op: str, x, allowed: tuple[int, ...]) -> None:
     if len(x.shape) not in allowed:
         wanted = " or ".join(f"{n}-D" for n in allowed)
-        raise ShapeError(at_user_line(
-            f"{op}: expected a {wanted} tensor, got shape {tuple(x.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(f"{op}: expected a {wanted} tensor, got shape {tuple(x.shape)}")
+        )
 
 
 # ---- outer, diag, diagonal ---------------------------------------------------------------
@@ -70,15 +79,17 @@ def _outer(a, b):
 def _diagonal(x, offset: int = 0, dim1: int = 0, dim2: int = 1):
     """x[..., i, i + offset] over i, the diagonal's dim last, as PyTorch's diagonal."""
     if len(x.shape) < 2:
-        raise ShapeError(at_user_line(
-            f"diagonal: expected a tensor of at least 2 dimensions, got shape {tuple(x.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"diagonal: expected a tensor of at least 2 dimensions, got shape {tuple(x.shape)}"
+            )
+        )
     d1 = m.normalize_dims("diagonal", dim1, len(x.shape))[0]
     d2 = m.normalize_dims("diagonal", dim2, len(x.shape))[0]
     if d1 == d2:
-        raise ShapeError(at_user_line(
-            f"diagonal: dim1 and dim2 cannot be the same dim ({dim1} and {dim2})"
-        ))
+        raise ShapeError(
+            at_user_line(f"diagonal: dim1 and dim2 cannot be the same dim ({dim1} and {dim2})")
+        )
     rest = tuple(d for d in range(len(x.shape)) if d not in (d1, d2))
     x = permute(x, rest + (d1, d2))  # (..., n, m)
     n, cols = x.shape[-2:]
@@ -116,10 +127,12 @@ def _repeat(x, repeats):
     """Tile x: repeat(x, (2, 3)) is x's (a, b) laid out 2 times down and 3 times across."""
     repeats = tuple(repeats)
     if len(repeats) < len(x.shape):
-        raise ShapeError(at_user_line(
-            f"repeat: the number of repeats {repeats} cannot be smaller than the number of "
-            f"dimensions of the tensor {tuple(x.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"repeat: the number of repeats {repeats} cannot be smaller than the number of "
+                f"dimensions of the tensor {tuple(x.shape)}"
+            )
+        )
     if builtins.any(r < 0 for r in repeats):
         raise ShapeError(at_user_line(f"repeat: repeats {repeats} cannot be negative"))
     shape = (1,) * (len(repeats) - len(x.shape)) + tuple(x.shape)
@@ -141,9 +154,11 @@ def _repeat_interleave(x, repeats: int, dim: int | None = None):
         x = reshape(x, (1,))
     d = m.normalize_dims("repeat_interleave", dim, len(x.shape))[0]
     shape = tuple(x.shape)
-    out = expand(reshape(x, shape[:d + 1] + (1,) + shape[d + 1:]),
-                 shape[:d + 1] + (repeats,) + shape[d + 1:])  # (..., n, repeats, ...)
-    return clone(reshape(out, shape[:d] + (shape[d] * repeats,) + shape[d + 1:]))  # a copy
+    out = expand(
+        reshape(x, shape[: d + 1] + (1,) + shape[d + 1 :]),
+        shape[: d + 1] + (repeats,) + shape[d + 1 :],
+    )  # (..., n, repeats, ...)
+    return clone(reshape(out, shape[:d] + (shape[d] * repeats,) + shape[d + 1 :]))  # a copy
 
 
 def _flip(x, dims):
@@ -158,8 +173,9 @@ def _flip(x, dims):
 
 
 repeat = register(OpDef("repeat", "composite", None, decomposition=_repeat))
-repeat_interleave = register(OpDef(
-    "repeat_interleave", "composite", None, decomposition=_repeat_interleave))
+repeat_interleave = register(
+    OpDef("repeat_interleave", "composite", None, decomposition=_repeat_interleave)
+)
 flip = register(OpDef("flip", "composite", None, decomposition=_flip))
 
 # ---- std, any, all -----------------------------------------------------------------------
@@ -167,9 +183,9 @@ flip = register(OpDef("flip", "composite", None, decomposition=_flip))
 
 def _std(x, dim=None, correction=1, keepdim: bool = False):
     if not x.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"std: expected a floating point input, got dtype {x.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(f"std: expected a floating point input, got dtype {x.dtype.name}")
+        )
     return sqrt(var(x, dim=dim, correction=correction, keepdim=keepdim))
 
 
@@ -243,14 +259,22 @@ def _cumprod_backward(g, out, x, dim: int):
 
 
 # why primitive: a scan carries a running sum along a dim (no pointwise op or reduction can)
-cumsum = register(OpDef(
-    "cumsum", "reduction", _scan_meta("cumsum"),
-    impl=_scan_impl("cumsum"),
-    backward=_cumsum_backward,
-))
+cumsum = register(
+    OpDef(
+        "cumsum",
+        "reduction",
+        _scan_meta("cumsum"),
+        impl=_scan_impl("cumsum"),
+        backward=_cumsum_backward,
+    )
+)
 # why primitive: cumsum's scan with a running product
-cumprod = register(OpDef(
-    "cumprod", "reduction", _scan_meta("cumprod"),
-    impl=_scan_impl("cumprod"),
-    backward=_cumprod_backward,
-))
+cumprod = register(
+    OpDef(
+        "cumprod",
+        "reduction",
+        _scan_meta("cumprod"),
+        impl=_scan_impl("cumprod"),
+        backward=_cumprod_backward,
+    )
+)

@@ -33,8 +33,9 @@ def _shaped(op: str):
     """The rule of a factory: the shape it is asked for, and its dtype."""
 
     def meta(size, *numbers, dtype: DType, generator=None) -> TensorMeta:
-        return TensorMeta(check_sizes(f"{op}()", size, new_tensor=True),
-                          check_dtype(f"{op}()", dtype))
+        return TensorMeta(
+            check_sizes(f"{op}()", size, new_tensor=True), check_dtype(f"{op}()", dtype)
+        )
 
     return meta
 
@@ -80,13 +81,16 @@ def _arange_impl(xp, start, end, step, *, dtype: DType):
     return xp.arange(start, end, step).astype(dtype.np)
 
 
-full = register(OpDef(
-    "full", "factory", _shaped("full"),
-    impl=lambda xp, size, fill_value, *, dtype: xp.full(tuple(size), fill_value, dtype.np),
-    lowering="lowered",
-))
-arange = register(OpDef("arange", "factory", _arange_meta, impl=_arange_impl,
-                           lowering="lowered"))
+full = register(
+    OpDef(
+        "full",
+        "factory",
+        _shaped("full"),
+        impl=lambda xp, size, fill_value, *, dtype: xp.full(tuple(size), fill_value, dtype.np),
+        lowering="lowered",
+    )
+)
+arange = register(OpDef("arange", "factory", _arange_meta, impl=_arange_impl, lowering="lowered"))
 uniform = register(OpDef("uniform", "random", _shaped("uniform"), impl=_uniform_impl))
 normal = register(OpDef("normal", "random", _shaped("normal"), impl=_normal_impl))
 randint = register(OpDef("randint", "random", _shaped("randint"), impl=_randint_impl))

@@ -44,20 +44,24 @@ __all__ = ["index_tensor", "index_put"]
 def _check_indices(op: str, x, indices: tuple) -> list[int]:
     """The positions of the tensors among `indices`, after checking them against x."""
     if len(indices) > len(x.shape):
-        raise ShapeError(at_user_line(
-            f"{op}: too many indices for tensor of dimension {len(x.shape)} "
-            f"(got {len(indices)})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: too many indices for tensor of dimension {len(x.shape)} "
+                f"(got {len(indices)})"
+            )
+        )
     where = []
     for d, i in enumerate(indices):
         if i is None:
             continue
         if getattr(i, "dtype", None) not in (int64, int32):
             got = getattr(i, "dtype", None)
-            raise DTypeError(at_user_line(
-                f"{op}: tensors used as indices must be int64 or int32 tensors, got "
-                f"{type(i).__name__ if got is None else got.name} at position {d}"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    f"{op}: tensors used as indices must be int64 or int32 tensors, got "
+                    f"{type(i).__name__ if got is None else got.name} at position {d}"
+                )
+            )
         where.append(d)
     if not where:
         raise ShapeError(at_user_line(f"{op}: expected at least one index tensor, got none"))
@@ -72,14 +76,16 @@ def indexed_shape(op: str, x, indices: tuple) -> tuple[int, ...]:
         b = broadcast_shapes(op, *shapes)
     except ShapeError:
         shown = ", ".join(str(list(s)) for s in shapes)
-        raise ShapeError(at_user_line(
-            f"{op}: shape mismatch: indexing tensors could not be broadcast together with "
-            f"shapes {shown}"
-        )) from None
+        raise ShapeError(
+            at_user_line(
+                f"{op}: shape mismatch: indexing tensors could not be broadcast together with "
+                f"shapes {shown}"
+            )
+        ) from None
     shape = tuple(x.shape)
     first, last = where[0], where[-1]
     if last - first + 1 == len(where):  # adjacent: B replaces the indexed dims in place
-        return (*shape[:first], *b, *shape[last + 1:])
+        return (*shape[:first], *b, *shape[last + 1 :])
     return (*b, *(n for d, n in enumerate(shape) if d not in where))
 
 
@@ -93,10 +99,12 @@ def index_put_meta(base, src, *indices, accumulate: bool = False) -> TensorMeta:
     check_scalars_fit("index_put", base.dtype, src)
     src_shape = operand_shape("index_put", src)
     if not broadcasts_to(src_shape, region):
-        raise ShapeError(at_user_line(
-            f"index_put: shape mismatch: value tensor of shape {src_shape} cannot be "
-            f"broadcast to indexing result of shape {region}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"index_put: shape mismatch: value tensor of shape {src_shape} cannot be "
+                f"broadcast to indexing result of shape {region}"
+            )
+        )
     return TensorMeta(tuple(base.shape), base.dtype)
 
 
@@ -113,10 +121,12 @@ def numpy_key(op: str, a, indices: tuple) -> tuple:
         size = a.shape[d]
         if i.size and not (-size <= int(i.min()) and int(i.max()) < size):
             bad = int(i.min()) if int(i.min()) < -size else int(i.max())
-            raise IndexOutOfRangeError(at_user_line(
-                f"{op}: index {bad} is out of bounds for dimension {d} with size {size} "
-                f"(indexing a tensor of shape {tuple(a.shape)})"
-            ))
+            raise IndexOutOfRangeError(
+                at_user_line(
+                    f"{op}: index {bad} is out of bounds for dimension {d} with size {size} "
+                    f"(indexing a tensor of shape {tuple(a.shape)})"
+                )
+            )
         key.append(i)
     return tuple(key)
 
@@ -160,16 +170,24 @@ def _index_put_backward(g, out, base, src, *indices, accumulate=False):
 
 # why primitive: a read at positions computed at run time (an indirect load), which no view
 # can express; its result's shape still depends on shapes only
-index_tensor = register(OpDef(
-    "index_tensor", "gather", index_tensor_meta,
-    impl=_index_tensor_impl,
-    backward=_index_tensor_backward,
-    lowering="lowered",
-))
+index_tensor = register(
+    OpDef(
+        "index_tensor",
+        "gather",
+        index_tensor_meta,
+        impl=_index_tensor_impl,
+        backward=_index_tensor_backward,
+        lowering="lowered",
+    )
+)
 # why primitive: a write at positions computed at run time (an indirect store), with or
 # without accumulation: the gradient of index_tensor, and the out-of-place x[idx] = v
-index_put = register(OpDef(
-    "index_put", "scatter", index_put_meta,
-    impl=_index_put_impl,
-    backward=_index_put_backward,
-))
+index_put = register(
+    OpDef(
+        "index_put",
+        "scatter",
+        index_put_meta,
+        impl=_index_put_impl,
+        backward=_index_put_backward,
+    )
+)

@@ -36,10 +36,12 @@ __all__ = ["mm", "bmm", "matmul", "tril", "triu", "norm"]
 def _check_dtypes(op: str, a, b) -> None:
     """Products take one dtype on both sides (PyTorch does not promote here), and not bool."""
     if a.dtype is not b.dtype:
-        raise DTypeError(at_user_line(
-            f"{op}: expected both operands to have the same dtype, "
-            f"got {a.dtype.name} and {b.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}: expected both operands to have the same dtype, "
+                f"got {a.dtype.name} and {b.dtype.name}"
+            )
+        )
     if a.dtype.category == 0:
         raise DTypeError(at_user_line(f"{op}: not supported for dtype {a.dtype.name}"))
 
@@ -50,17 +52,17 @@ def _product_meta(op: str, ndim: int):
     def rule(a, b) -> TensorMeta:
         sa, sb = tuple(a.shape), tuple(b.shape)
         if len(sa) != ndim or len(sb) != ndim:
-            raise ShapeError(at_user_line(
-                f"{op}: expected two {ndim}-d tensors, got shapes {sa} and {sb}"
-            ))
+            raise ShapeError(
+                at_user_line(f"{op}: expected two {ndim}-d tensors, got shapes {sa} and {sb}")
+            )
         if sa[:-2] != sb[:-2]:
-            raise ShapeError(at_user_line(
-                f"{op}: batch sizes differ: shapes {sa} and {sb}"
-            ))
+            raise ShapeError(at_user_line(f"{op}: batch sizes differ: shapes {sa} and {sb}"))
         if sa[-1] != sb[-2]:
-            raise ShapeError(at_user_line(
-                f"{op}: shapes {sa} and {sb} cannot be multiplied ({sa[-1]} != {sb[-2]})"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{op}: shapes {sa} and {sb} cannot be multiplied ({sa[-1]} != {sb[-2]})"
+                )
+            )
         _check_dtypes(op, a, b)
         return TensorMeta(sa[:-1] + sb[-1:], a.dtype)
 
@@ -69,17 +71,25 @@ def _product_meta(op: str, ndim: int):
 
 
 # why primitive: a contraction (k multiply-adds per output), handed to BLAS's gemm as a whole
-mm = register(OpDef(
-    "mm", "linalg", _product_meta("mm", 2),
-    impl=lambda xp, a, b: xp.matmul(a, b),
-    backward=lambda g, out, a, b: (mm(g, transpose(b, 0, 1)), mm(transpose(a, 0, 1), g)),
-))
+mm = register(
+    OpDef(
+        "mm",
+        "linalg",
+        _product_meta("mm", 2),
+        impl=lambda xp, a, b: xp.matmul(a, b),
+        backward=lambda g, out, a, b: (mm(g, transpose(b, 0, 1)), mm(transpose(a, 0, 1), g)),
+    )
+)
 # why primitive: mm over a batch dim in one call (attention, convolution as im2col)
-bmm = register(OpDef(
-    "bmm", "linalg", _product_meta("bmm", 3),
-    impl=lambda xp, a, b: xp.matmul(a, b),
-    backward=lambda g, out, a, b: (bmm(g, transpose(b, 1, 2)), bmm(transpose(a, 1, 2), g)),
-))
+bmm = register(
+    OpDef(
+        "bmm",
+        "linalg",
+        _product_meta("bmm", 3),
+        impl=lambda xp, a, b: xp.matmul(a, b),
+        backward=lambda g, out, a, b: (bmm(g, transpose(b, 1, 2)), bmm(transpose(a, 1, 2), g)),
+    )
+)
 
 
 def _numel(shape: tuple[int, ...]) -> int:
@@ -92,14 +102,14 @@ def _numel(shape: tuple[int, ...]) -> int:
 def _matmul_decomposition(a, b):
     sa, sb = tuple(a.shape), tuple(b.shape)
     if not sa or not sb:
-        raise ShapeError(at_user_line(
-            f"matmul: both arguments need at least 1 dim, got shapes {sa} and {sb}"
-        ))
+        raise ShapeError(
+            at_user_line(f"matmul: both arguments need at least 1 dim, got shapes {sa} and {sb}")
+        )
     k, inner = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
     if k != inner:
-        raise ShapeError(at_user_line(
-            f"matmul: shapes {sa} and {sb} cannot be multiplied ({k} != {inner})"
-        ))
+        raise ShapeError(
+            at_user_line(f"matmul: shapes {sa} and {sb} cannot be multiplied ({k} != {inner})")
+        )
     _check_dtypes("matmul", a, b)
     # A vector is a matrix with one row (on the left) or one column (on the right).
     rows = sa[:-1] if len(sa) > 1 else (1,)  # (..., n)
@@ -142,10 +152,12 @@ def _triangle(name: str, outside):
         from minitorch.factories import tensor
 
         if len(x.shape) < 2:
-            raise ShapeError(at_user_line(
-                f"{name}: input tensor must have at least 2 dimensions, got shape "
-                f"{tuple(x.shape)}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{name}: input tensor must have at least 2 dimensions, got shape "
+                    f"{tuple(x.shape)}"
+                )
+            )
         rows, cols = x.shape[-2:]
         mask = tensor(outside(rows, cols, diagonal), device=x.device)  # (rows, cols)
         return masked_fill(x, mask, 0)
@@ -155,25 +167,39 @@ def _triangle(name: str, outside):
 
 
 # tril keeps j <= i + diagonal; triu keeps j >= i + diagonal (the last two dims are (i, j))
-tril = register(OpDef("tril", "composite", None, decomposition=_triangle(
-    "tril", lambda n, m, k: ~np.tri(n, m, k, dtype=bool))))
-triu = register(OpDef("triu", "composite", None, decomposition=_triangle(
-    "triu", lambda n, m, k: np.tri(n, m, k - 1, dtype=bool))))
+tril = register(
+    OpDef(
+        "tril",
+        "composite",
+        None,
+        decomposition=_triangle("tril", lambda n, m, k: ~np.tri(n, m, k, dtype=bool)),
+    )
+)
+triu = register(
+    OpDef(
+        "triu",
+        "composite",
+        None,
+        decomposition=_triangle("triu", lambda n, m, k: np.tri(n, m, k - 1, dtype=bool)),
+    )
+)
 
 
 def _norm_decomposition(x, p=2, dim=None, keepdim: bool = False):
     """The vector p-norm over `dim` (every dim if None): (sum |x|^p)^(1/p), and its limits:
     p = inf is max |x|, -inf min |x|, 0 the count of non-zeros; 'fro' is p = 2."""
     if not x.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"norm: expected a floating point tensor as input, got {x.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(f"norm: expected a floating point tensor as input, got {x.dtype.name}")
+        )
     if p == "fro":
         p = 2
     if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise MinitorchError(at_user_line(
-            f"norm: p must be a number or 'fro', got {p!r} (the nuclear norm is not supported)"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"norm: p must be a number or 'fro', got {p!r} (the nuclear norm is not supported)"
+            )
+        )
     size = abs(x)
     if p == math.inf:
         return amax(size, dim=dim, keepdim=keepdim)

@@ -34,8 +34,17 @@ from minitorch.ops.registry import OpDef, TensorMeta, register
 
 # the ops this family registers
 __all__ = [
-    "logical_not", "logical_and", "logical_or", "logical_xor",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
+    "logical_not",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "isnan",
+    "isinf",
+    "isfinite",
 ]
 
 # ---- logical -------------------------------------------------------------------------------
@@ -48,16 +57,18 @@ def _truth(x):
     return ne(x, 0)
 
 
-logical_not = register(OpDef(
-    "logical_not", "composite", None, decomposition=lambda x: eq(x, 0)))
-logical_and = register(OpDef(
-    "logical_and", "composite", None,
-    decomposition=lambda a, b: minimum(_truth(a), _truth(b))))
-logical_or = register(OpDef(
-    "logical_or", "composite", None,
-    decomposition=lambda a, b: maximum(_truth(a), _truth(b))))
-logical_xor = register(OpDef(
-    "logical_xor", "composite", None, decomposition=lambda a, b: ne(_truth(a), _truth(b))))
+logical_not = register(OpDef("logical_not", "composite", None, decomposition=lambda x: eq(x, 0)))
+logical_and = register(
+    OpDef(
+        "logical_and", "composite", None, decomposition=lambda a, b: minimum(_truth(a), _truth(b))
+    )
+)
+logical_or = register(
+    OpDef("logical_or", "composite", None, decomposition=lambda a, b: maximum(_truth(a), _truth(b)))
+)
+logical_xor = register(
+    OpDef("logical_xor", "composite", None, decomposition=lambda a, b: ne(_truth(a), _truth(b)))
+)
 
 # ---- bitwise -------------------------------------------------------------------------------
 
@@ -65,9 +76,11 @@ logical_xor = register(OpDef(
 def _check_integral(op: str, x) -> None:
     if isinstance(x, float) or (hasattr(x, "dtype") and x.dtype.is_floating_point):
         name = "float" if isinstance(x, float) else x.dtype.name
-        raise DTypeError(at_user_line(
-            f"{op}: not implemented for {name}; bitwise ops take integer or bool tensors"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}: not implemented for {name}; bitwise ops take integer or bool tensors"
+            )
+        )
 
 
 def _bitwise_meta(op: str):
@@ -93,14 +106,21 @@ def _bitwise_impl(name: str):
 
 
 # why primitive: bit operations on integers, which no arithmetic op expresses in one step
-bitwise_and = register(OpDef(
-    "bitwise_and", "pointwise", _bitwise_meta("bitwise_and"), impl=_bitwise_impl("bitwise_and")))
+bitwise_and = register(
+    OpDef(
+        "bitwise_and", "pointwise", _bitwise_meta("bitwise_and"), impl=_bitwise_impl("bitwise_and")
+    )
+)
 # why primitive: as bitwise_and
-bitwise_or = register(OpDef(
-    "bitwise_or", "pointwise", _bitwise_meta("bitwise_or"), impl=_bitwise_impl("bitwise_or")))
+bitwise_or = register(
+    OpDef("bitwise_or", "pointwise", _bitwise_meta("bitwise_or"), impl=_bitwise_impl("bitwise_or"))
+)
 # why primitive: as bitwise_and
-bitwise_xor = register(OpDef(
-    "bitwise_xor", "pointwise", _bitwise_meta("bitwise_xor"), impl=_bitwise_impl("bitwise_xor")))
+bitwise_xor = register(
+    OpDef(
+        "bitwise_xor", "pointwise", _bitwise_meta("bitwise_xor"), impl=_bitwise_impl("bitwise_xor")
+    )
+)
 
 
 def _bitwise_not(x):

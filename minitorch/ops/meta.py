@@ -28,9 +28,9 @@ def operand_shape(op: str, x) -> tuple[int, ...]:
     if isinstance(x, (bool, int, float)):
         return ()
     if not isinstance(getattr(x, "dtype", None), DType):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}: expected a Tensor or a Python number, got {type(x).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(f"{op}: expected a Tensor or a Python number, got {type(x).__name__}")
+        )
     return tuple(x.shape)
 
 
@@ -48,9 +48,11 @@ def check_scalars_fit(op: str, dtype: DType, *operands) -> None:
             info = np.iinfo(dtype.np)
             fits = info.min <= x <= info.max
         if not fits:
-            raise InvalidArgumentError(at_user_line(
-                f"{op}: value {x} cannot be converted to {dtype.name} without overflow"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"{op}: value {x} cannot be converted to {dtype.name} without overflow"
+                )
+            )
 
 
 def broadcast_shapes(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -73,9 +75,11 @@ def check_dtype(op: str, dtype) -> DType:
     if isinstance(dtype, UnsupportedDType):  # complex64, ...: names what is missing
         raise dtype.refuse(op)
     if not isinstance(dtype, DType):
-        raise ArgumentTypeError(at_user_line(
-            f"{op}: argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
-        ))
+        raise ArgumentTypeError(
+            at_user_line(
+                f"{op}: argument 'dtype' must be a minitorch dtype, not {type(dtype).__name__}"
+            )
+        )
     return dtype
 
 
@@ -84,9 +88,9 @@ def as_dim(op: str, dim) -> int:
     try:
         return operator.index(dim)
     except TypeError:
-        raise ArgumentTypeError(at_user_line(
-            f"{op}: dim must be an int, got {type(dim).__name__}"
-        )) from None
+        raise ArgumentTypeError(
+            at_user_line(f"{op}: dim must be an int, got {type(dim).__name__}")
+        ) from None
 
 
 def normalize_dims(op: str, dim, ndim: int) -> tuple[int, ...]:
@@ -134,10 +138,12 @@ def binary(op: str, float_result: bool = False):
         shape = broadcast_shapes(op, operand_shape(op, a), operand_shape(op, b))
         dtype = result_type(a, b)
         if op == "sub" and dtype is bool_:
-            raise DTypeError(at_user_line(
-                "sub: subtraction, the `-` operator, with two bool tensors is not supported; "
-                "use the `^` or logical_xor() operator instead"
-            ))
+            raise DTypeError(
+                at_user_line(
+                    "sub: subtraction, the `-` operator, with two bool tensors is not supported; "
+                    "use the `^` or logical_xor() operator instead"
+                )
+            )
         check_scalars_fit(op, dtype, a, b)
         if float_result and not dtype.is_floating_point:
             dtype = float32
@@ -150,9 +156,7 @@ def binary(op: str, float_result: bool = False):
 def sum_meta(x, dim=None, keepdim: bool = False) -> TensorMeta:
     """Reduce the dims in `dim` (all if None); integer sums accumulate in int64, as in PyTorch."""
     dims = normalize_dims("sum", dim, len(x.shape))
-    shape = tuple(
-        1 if i in dims else n for i, n in enumerate(x.shape) if keepdim or i not in dims
-    )
+    shape = tuple(1 if i in dims else n for i, n in enumerate(x.shape) if keepdim or i not in dims)
     dtype = x.dtype if x.dtype.is_floating_point else int64  # bool and int32 sums too
     return TensorMeta(shape, dtype)
 
@@ -165,15 +169,17 @@ def check_sizes(op: str, shape, new_tensor: bool = False) -> tuple[int, ...]:
         try:
             sizes.append(operator.index(n))
         except TypeError:
-            raise ArgumentTypeError(at_user_line(
-                f"{op}: size must be a tuple of ints, but found element of type "
-                f"{type(n).__name__} at pos {pos}"
-            )) from None
+            raise ArgumentTypeError(
+                at_user_line(
+                    f"{op}: size must be a tuple of ints, but found element of type "
+                    f"{type(n).__name__} at pos {pos}"
+                )
+            ) from None
     for n in sizes:
         if new_tensor and n < 0:
-            raise ShapeError(at_user_line(
-                f"{op}: trying to create tensor with negative dimension {n}: {sizes}"
-            ))
+            raise ShapeError(
+                at_user_line(f"{op}: trying to create tensor with negative dimension {n}: {sizes}")
+            )
         if n < -1:
             raise ShapeError(at_user_line(f"{op}: invalid shape dimension {n} in {tuple(sizes)}"))
     return tuple(sizes)
@@ -186,9 +192,11 @@ def expand_meta(x, shape) -> TensorMeta:
     if lead < 0:
         raise ShapeError(at_user_line(f"expand: cannot expand {tuple(x.shape)} to {shape}"))
     if -1 in shape[:lead]:
-        raise ShapeError(at_user_line(
-            f"expand: -1 is not allowed in a new leading dim ({tuple(x.shape)} to {shape})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"expand: -1 is not allowed in a new leading dim ({tuple(x.shape)} to {shape})"
+            )
+        )
     out = list(shape)
     for i, n in enumerate(x.shape):
         want = shape[lead + i]

@@ -52,8 +52,17 @@ from minitorch.ops.registry import OpDef, register
 from minitorch.ops.views import expand, reshape
 
 __all__ = [  # the ops this family registers
-    "im2col", "col2im", "embedding", "rng_state", "dropout_keep", "dropout_mask",
-    "conv2d", "avg_pool2d", "max_pool2d", "max_pool2d_with_indices", "dropout",
+    "im2col",
+    "col2im",
+    "embedding",
+    "rng_state",
+    "dropout_keep",
+    "dropout_mask",
+    "conv2d",
+    "avg_pool2d",
+    "max_pool2d",
+    "max_pool2d_with_indices",
+    "dropout",
 ]
 
 # ---- windows: im2col and its adjoint col2im ----------------------------------------------
@@ -72,7 +81,7 @@ def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
     (kh, kw), ((top, bottom), (left, right)) = kernel_size, padding
     out_size = m.window_output_size("im2col", (h, w), kernel_size, dilation, padding, stride)
     padded = xp.full((n, c, top + h + bottom, left + w + right), fill, dtype=x.dtype)
-    padded[:, :, top:top + h, left:left + w] = x
+    padded[:, :, top : top + h, left : left + w] = x
     cols = xp.empty((n, c, kh, kw, *out_size), dtype=x.dtype)
     for i in range(kh):  # kh * kw strided copies, each over every window at once
         for j in range(kw):
@@ -92,26 +101,34 @@ def _col2im_impl(xp, cols, output_size, kernel_size, dilation, padding, stride):
             # NOTE: one tap's windows never share a pixel, so += adds every contribution.
             rows, columns = _window_slices(i, j, dilation, stride, out_size)
             padded[:, :, rows, columns] += cols[:, :, i, j]
-    return xp.ascontiguousarray(padded[:, :, top:top + h, left:left + w])
+    return xp.ascontiguousarray(padded[:, :, top : top + h, left : left + w])
 
 
 # why primitive: a sliding-window gather with padding, indexing no view or pointwise op has
-im2col = register(OpDef(
-    "im2col", "window", m.im2col_meta,
-    impl=_im2col_impl,
-    backward=lambda g, out, x, kernel_size, dilation, padding, stride, fill=0.0: (
-        col2im(g, tuple(x.shape[2:]), kernel_size, dilation, padding, stride),
-    ),
-))
+im2col = register(
+    OpDef(
+        "im2col",
+        "window",
+        m.im2col_meta,
+        impl=_im2col_impl,
+        backward=lambda g, out, x, kernel_size, dilation, padding, stride, fill=0.0: (
+            col2im(g, tuple(x.shape[2:]), kernel_size, dilation, padding, stride),
+        ),
+    )
+)
 # why primitive: im2col's adjoint; as a scatter_add through an index table it ran 15x slower
 # and would hide a fixed stencil (a sum over the kh*kw taps) from the loop-level IR
-col2im = register(OpDef(
-    "col2im", "window", m.col2im_meta,
-    impl=_col2im_impl,
-    backward=lambda g, out, cols, output_size, kernel_size, dilation, padding, stride: (
-        im2col(g, kernel_size, dilation, padding, stride),
-    ),
-))
+col2im = register(
+    OpDef(
+        "col2im",
+        "window",
+        m.col2im_meta,
+        impl=_col2im_impl,
+        backward=lambda g, out, cols, output_size, kernel_size, dilation, padding, stride: (
+            im2col(g, kernel_size, dilation, padding, stride),
+        ),
+    )
+)
 
 # ---- embedding: a gather of rows ----------------------------------------------------------
 
@@ -151,19 +168,25 @@ def _embedding_impl(xp, weight, indices, padding_idx=None):
     # A data-dependent check: take() would wrap a negative index around silently.
     if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= weight.shape[0]):
         bad = int(indices.min()) if int(indices.min()) < 0 else int(indices.max())
-        raise IndexOutOfRangeError(at_user_line(
-            f"embedding: index {bad} is out of range for a table of {weight.shape[0]} rows"
-        ))
+        raise IndexOutOfRangeError(
+            at_user_line(
+                f"embedding: index {bad} is out of range for a table of {weight.shape[0]} rows"
+            )
+        )
     return xp.take(weight, indices, axis=0)
 
 
 # why primitive: a gather of rows whose derivative skips the padding row (see the note)
-embedding = register(OpDef(
-    "embedding", "gather", m.embedding_meta,
-    impl=_embedding_impl,
-    backward=_embedding_backward,
-    lowering="lowered",
-))
+embedding = register(
+    OpDef(
+        "embedding",
+        "gather",
+        m.embedding_meta,
+        impl=_embedding_impl,
+        backward=_embedding_backward,
+        lowering="lowered",
+    )
+)
 
 # ---- dropout's random mask ([Note: counter-based random numbers] in minitorch/counter_rng.py) ---
 
@@ -186,12 +209,16 @@ def _dropout_keep_impl(xp, x, p, state):
 
 
 # why primitive: a hash of integers, which no pointwise op computes; it lowers to ops.rand
-dropout_keep = register(OpDef(
-    "dropout_keep", "pointwise", m.dropout_keep_meta,
-    impl=_dropout_keep_impl,
-    lowering="lowered",
-    layout="row_major",  # element k is draw k in row-major order, whatever x's layout
-))
+dropout_keep = register(
+    OpDef(
+        "dropout_keep",
+        "pointwise",
+        m.dropout_keep_meta,
+        impl=_dropout_keep_impl,
+        lowering="lowered",
+        layout="row_major",  # element k is draw k in row-major order, whatever x's layout
+    )
+)
 
 
 def _dropout_mask_decomposition(x, p):
@@ -200,8 +227,9 @@ def _dropout_mask_decomposition(x, p):
     return dropout_keep(x, p, rng_state(x))
 
 
-dropout_mask = register(OpDef("dropout_mask", "composite", None,
-                              decomposition=_dropout_mask_decomposition))
+dropout_mask = register(
+    OpDef("dropout_mask", "composite", None, decomposition=_dropout_mask_decomposition)
+)
 
 # ---- composites --------------------------------------------------------------------------
 
@@ -210,22 +238,28 @@ def _conv2d_decomposition(input, weight, bias=None, stride=1, padding=0, dilatio
     """See [Note: convolution as im2col]."""
     x, batched = _as_batch("conv2d", input)
     if len(weight.shape) != 4:
-        raise ShapeError(at_user_line(
-            f"conv2d: expected a 4-d weight (out_channels, in_channels/groups, kh, kw), "
-            f"got shape {tuple(weight.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv2d: expected a 4-d weight (out_channels, in_channels/groups, kh, kw), "
+                f"got shape {tuple(weight.shape)}"
+            )
+        )
     if not (input.dtype.is_floating_point and weight.dtype is input.dtype):
-        raise DTypeError(at_user_line(
-            f"conv2d: expected input and weight of the same floating-point dtype, "
-            f"got {input.dtype.name} and {weight.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"conv2d: expected input and weight of the same floating-point dtype, "
+                f"got {input.dtype.name} and {weight.dtype.name}"
+            )
+        )
     n, c, h, w = x.shape
     out_c, c_per_group, kh, kw = weight.shape
     if groups < 1 or c % groups or out_c % groups or c_per_group * groups != c:
-        raise ShapeError(at_user_line(
-            f"conv2d: input of shape {tuple(input.shape)} ({c} channels) does not match weight "
-            f"of shape {tuple(weight.shape)} with groups={groups}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"conv2d: input of shape {tuple(input.shape)} ({c} channels) does not match weight "
+                f"of shape {tuple(weight.shape)} with groups={groups}"
+            )
+        )
     kernel = (kh, kw)
     stride, dilation = m.pair("conv2d", "stride", stride), m.pair("conv2d", "dilation", dilation)
     m.check_param_shape("conv2d", "bias", bias, (out_c,))
@@ -244,12 +278,20 @@ def _conv2d_decomposition(input, weight, bias=None, stride=1, padding=0, dilatio
     return out if batched else reshape(out, (out_c, oh, ow))
 
 
-def _avg_pool2d_decomposition(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-                              count_include_pad=True, divisor_override=None):
+def _avg_pool2d_decomposition(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     """The mean of each window: im2col, then a mean over the kh*kw taps."""
     x, batched = _as_batch("avg_pool2d", input)
-    kernel, stride, pads, out_size = _pool_geometry("avg_pool2d", x, kernel_size, stride,
-                                                     padding, ceil_mode)
+    kernel, stride, pads, out_size = _pool_geometry(
+        "avg_pool2d", x, kernel_size, stride, padding, ceil_mode
+    )
     n, c = x.shape[:2]
     taps = kernel[0] * kernel[1]
     cols = reshape(im2col(x, kernel, (1, 1), pads, stride), (n, c, taps, *out_size))
@@ -263,8 +305,9 @@ def _avg_pool2d_decomposition(input, kernel_size, stride=None, padding=0, ceil_m
     return out if batched else reshape(out, (c, *out_size))
 
 
-def _max_pool2d_decomposition(input, kernel_size, stride=None, padding=0, dilation=1,
-                              ceil_mode=False):
+def _max_pool2d_decomposition(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
     """The max of each window: im2col padded with -inf, then a max over the kh*kw taps.
 
     The max over a dim sends the gradient to the one element it picked, as PyTorch's
@@ -275,11 +318,13 @@ def _max_pool2d_decomposition(input, kernel_size, stride=None, padding=0, dilati
     return values if batched else reshape(values, tuple(values.shape[1:]))
 
 
-def _max_pool2d_with_indices_decomposition(input, kernel_size, stride=None, padding=0,
-                                           dilation=1, ceil_mode=False):
+def _max_pool2d_with_indices_decomposition(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
     """(values, indices), each index into its flattened input plane: row * W + column."""
-    taps, geometry, batched = _max_pool_taps(input, kernel_size, stride, padding, dilation,
-                                             ceil_mode)
+    taps, geometry, batched = _max_pool_taps(
+        input, kernel_size, stride, padding, dilation, ceil_mode
+    )
     winner = argmax(taps, dim=2, keepdim=True)  # (N, C, 1, oh, ow): which tap was largest
     values = gather(taps, 2, winner)
     where = expand(_tap_positions(input, *geometry), tuple(taps.shape))
@@ -293,8 +338,9 @@ def _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode):
     """The windows of a max pool as (N, C, kh*kw, oh, ow), padded with the lowest value."""
     x, batched = _as_batch("max_pool2d", input)
     dilation = m.pair("max_pool2d", "dilation", dilation)
-    kernel, stride, pads, out_size = _pool_geometry("max_pool2d", x, kernel_size, stride,
-                                                     padding, ceil_mode, dilation)
+    kernel, stride, pads, out_size = _pool_geometry(
+        "max_pool2d", x, kernel_size, stride, padding, ceil_mode, dilation
+    )
     n, c = x.shape[:2]
     lowest = -math.inf if x.dtype.is_floating_point else _lowest_int(x.dtype)
     cols = im2col(x, kernel, dilation, pads, stride, fill=lowest)
@@ -308,7 +354,12 @@ def _tap_positions(input, kernel, dilation, pads, stride, out_size):
 
     width = input.shape[-1]
     (kh, kw), (dh, dw), ((top, _), (left, _)), (sh, sw), (oh, ow) = (
-        kernel, dilation, pads, stride, out_size)
+        kernel,
+        dilation,
+        pads,
+        stride,
+        out_size,
+    )
     rows = np.arange(oh)[None, None, :, None] * sh - top + np.arange(kh)[:, None, None, None] * dh
     cols = np.arange(ow)[None, None, None, :] * sw - left + np.arange(kw)[None, :, None, None] * dw
     flat = (rows * width + cols).reshape(1, 1, kh * kw, oh, ow)  # (kh, kw, oh, ow) -> taps
@@ -326,12 +377,20 @@ def _dropout_decomposition(input, p=0.5, train=True):
 
 
 conv2d = register(OpDef("conv2d", "composite", None, decomposition=_conv2d_decomposition))
-max_pool2d = register(OpDef("max_pool2d", "composite", None,
-                            decomposition=_max_pool2d_decomposition))
-max_pool2d_with_indices = register(OpDef("max_pool2d_with_indices", "composite", None,
-                                         decomposition=_max_pool2d_with_indices_decomposition))
-avg_pool2d = register(OpDef("avg_pool2d", "composite", None,
-                            decomposition=_avg_pool2d_decomposition))
+max_pool2d = register(
+    OpDef("max_pool2d", "composite", None, decomposition=_max_pool2d_decomposition)
+)
+max_pool2d_with_indices = register(
+    OpDef(
+        "max_pool2d_with_indices",
+        "composite",
+        None,
+        decomposition=_max_pool2d_with_indices_decomposition,
+    )
+)
+avg_pool2d = register(
+    OpDef("avg_pool2d", "composite", None, decomposition=_avg_pool2d_decomposition)
+)
 dropout = register(OpDef("dropout", "composite", None, decomposition=_dropout_decomposition))
 
 # ---- helpers of the composites -----------------------------------------------------------
@@ -343,9 +402,11 @@ def _as_batch(op: str, x):
         return x, True
     if len(x.shape) == 3:
         return reshape(x, (1, *x.shape)), False
-    raise ShapeError(at_user_line(
-        f"{op}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got shape {tuple(x.shape)}"
-    ))
+    raise ShapeError(
+        at_user_line(
+            f"{op}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got shape {tuple(x.shape)}"
+        )
+    )
 
 
 def _padding(op: str, padding, kernel, dilation, stride) -> tuple[m.Pair, m.Pair]:
@@ -354,9 +415,9 @@ def _padding(op: str, padding, kernel, dilation, stride) -> tuple[m.Pair, m.Pair
         return ((0, 0), (0, 0))
     if padding == "same":
         if stride != (1, 1):
-            raise ShapeError(at_user_line(
-                f"{op}: padding='same' needs stride 1, got stride {stride}"
-            ))
+            raise ShapeError(
+                at_user_line(f"{op}: padding='same' needs stride 1, got stride {stride}")
+            )
         # The total padding keeps the size; an odd total puts the extra row below, as PyTorch.
         totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
         return tuple((t // 2, t - t // 2) for t in totals)
@@ -370,9 +431,9 @@ def _pool_geometry(op, x, kernel_size, stride, padding, ceil_mode, dilation=(1, 
     stride = kernel if stride is None else m.pair(op, "stride", stride)
     ph, pw = m.pair(op, "padding", padding)
     if ph > kernel[0] // 2 or pw > kernel[1] // 2:
-        raise ShapeError(at_user_line(
-            f"{op}: padding {(ph, pw)} should be at most half of kernel_size {kernel}"
-        ))
+        raise ShapeError(
+            at_user_line(f"{op}: padding {(ph, pw)} should be at most half of kernel_size {kernel}")
+        )
     pads = ((ph, ph), (pw, pw))
     h, w = x.shape[2:]
     out = m.window_output_size(op, (h, w), kernel, dilation, pads, stride)

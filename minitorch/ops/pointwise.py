@@ -61,10 +61,41 @@ from minitorch.ops.registry import OpDef, register
 
 # the ops this family registers
 __all__ = [
-    "add", "sub", "mul", "div", "neg", "abs", "pow", "sin", "cos", "exp", "log", "tanh",
-    "sigmoid", "erf", "log1p", "expm1", "eq", "ne", "lt", "le", "gt", "ge", "where", "maximum",
-    "minimum", "sqrt", "rsqrt", "reciprocal", "relu", "clamp", "masked_fill", "isclose", "gelu",
-    "silu", "to_copy",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "abs",
+    "pow",
+    "sin",
+    "cos",
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "erf",
+    "log1p",
+    "expm1",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "where",
+    "maximum",
+    "minimum",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "relu",
+    "clamp",
+    "masked_fill",
+    "isclose",
+    "gelu",
+    "silu",
+    "to_copy",
 ]
 
 
@@ -74,25 +105,39 @@ def _needs_grad(x) -> bool:
 
 # ---- arithmetic --------------------------------------------------------------------------
 
-add = register(OpDef(
-    "add", "pointwise", m.binary("add"),
-    impl=lambda xp, a, b: xp.add(a, b),
-    backward=lambda g, out, a, b: (sum_to(g, a), sum_to(g, b)),
-    lowering="lowered",
-))
-sub = register(OpDef(
-    "sub", "pointwise", m.binary("sub"),
-    impl=lambda xp, a, b: xp.subtract(a, b),
-    backward=lambda g, out, a, b: (sum_to(g, a), sum_to(neg(g), b)),
-    lowering="lowered",
-))
-mul = register(OpDef(
-    "mul", "pointwise", m.binary("mul"),
-    impl=lambda xp, a, b: xp.multiply(a, b),
-    backward=lambda g, out, a, b: (sum_to(mul(g, b), a) if _needs_grad(a) else None,
-                                   sum_to(mul(g, a), b) if _needs_grad(b) else None),
-    lowering="lowered",
-))  # as in PyTorch, `x * 2` saves nothing of x, nor `x * mask` of x (only the mask)
+add = register(
+    OpDef(
+        "add",
+        "pointwise",
+        m.binary("add"),
+        impl=lambda xp, a, b: xp.add(a, b),
+        backward=lambda g, out, a, b: (sum_to(g, a), sum_to(g, b)),
+        lowering="lowered",
+    )
+)
+sub = register(
+    OpDef(
+        "sub",
+        "pointwise",
+        m.binary("sub"),
+        impl=lambda xp, a, b: xp.subtract(a, b),
+        backward=lambda g, out, a, b: (sum_to(g, a), sum_to(neg(g), b)),
+        lowering="lowered",
+    )
+)
+mul = register(
+    OpDef(
+        "mul",
+        "pointwise",
+        m.binary("mul"),
+        impl=lambda xp, a, b: xp.multiply(a, b),
+        backward=lambda g, out, a, b: (
+            sum_to(mul(g, b), a) if _needs_grad(a) else None,
+            sum_to(mul(g, a), b) if _needs_grad(b) else None,
+        ),
+        lowering="lowered",
+    )
+)  # as in PyTorch, `x * 2` saves nothing of x, nor `x * mask` of x (only the mask)
 
 
 def _div_backward(g, out, a, b):
@@ -104,18 +149,26 @@ def _div_backward(g, out, a, b):
     return (sum_to(div(g, b), a) if _needs_grad(a) else None), grad_b
 
 
-div = register(OpDef(
-    "div", "pointwise", m.binary("div", float_result=True),
-    impl=lambda xp, a, b: xp.true_divide(a, b),
-    backward=_div_backward,
-    lowering="lowered",
-))
-neg = register(OpDef(
-    "neg", "pointwise", m.unary_same("neg"),
-    impl=lambda xp, a: xp.negative(a),
-    backward=lambda g, out, a: (neg(g),),
-    lowering="lowered",
-))
+div = register(
+    OpDef(
+        "div",
+        "pointwise",
+        m.binary("div", float_result=True),
+        impl=lambda xp, a, b: xp.true_divide(a, b),
+        backward=_div_backward,
+        lowering="lowered",
+    )
+)
+neg = register(
+    OpDef(
+        "neg",
+        "pointwise",
+        m.unary_same("neg"),
+        impl=lambda xp, a: xp.negative(a),
+        backward=lambda g, out, a: (neg(g),),
+        lowering="lowered",
+    )
+)
 
 
 def _abs_backward(g, out, x):
@@ -124,12 +177,16 @@ def _abs_backward(g, out, x):
 
 
 # why primitive: see [Note: the pointwise primitives] (exact for -0.0)
-abs = register(OpDef(
-    "abs", "pointwise", m.unary_same("abs"),
-    impl=lambda xp, a: xp.abs(a),
-    backward=_abs_backward,
-    lowering="lowered",
-))
+abs = register(
+    OpDef(
+        "abs",
+        "pointwise",
+        m.unary_same("abs"),
+        impl=lambda xp, a: xp.abs(a),
+        backward=_abs_backward,
+        lowering="lowered",
+    )
+)
 
 # ---- powers ------------------------------------------------------------------------------
 
@@ -149,111 +206,172 @@ def _pow_backward(g, out, x, exponent):
             grad_y = where(eq(x, 0), where(ge(exponent, 0), 0.0, grad_y), grad_y)
         elif x == 0:
             grad_y = where(ge(exponent, 0), 0.0, grad_y)
-    return (sum_to(grad_x, x) if grad_x is not None else None,
-            sum_to(grad_y, exponent) if grad_y is not None else None)
+    return (
+        sum_to(grad_x, x) if grad_x is not None else None,
+        sum_to(grad_y, exponent) if grad_y is not None else None,
+    )
 
 
 # why primitive: see [Note: the pointwise primitives] (negative bases, integer powers)
-pow = register(OpDef(
-    "pow", "pointwise", pm.pow_meta,
-    impl=k.power,
-    backward=_pow_backward,
-    lowering="lowered",
-))
-sqrt = register(OpDef("sqrt", "composite", None, decomposition=lambda x: pow(x, 0.5),
-                     saves_output=True))
-rsqrt = register(OpDef("rsqrt", "composite", None, decomposition=lambda x: div(1.0, sqrt(x)),
-                      saves_output=True))
-reciprocal = register(OpDef("reciprocal", "composite", None, decomposition=lambda x: div(1.0, x),
-                           saves_output=True))
+pow = register(
+    OpDef(
+        "pow",
+        "pointwise",
+        pm.pow_meta,
+        impl=k.power,
+        backward=_pow_backward,
+        lowering="lowered",
+    )
+)
+sqrt = register(
+    OpDef("sqrt", "composite", None, decomposition=lambda x: pow(x, 0.5), saves_output=True)
+)
+rsqrt = register(
+    OpDef("rsqrt", "composite", None, decomposition=lambda x: div(1.0, sqrt(x)), saves_output=True)
+)
+reciprocal = register(
+    OpDef("reciprocal", "composite", None, decomposition=lambda x: div(1.0, x), saves_output=True)
+)
 
 # ---- elementwise functions ---------------------------------------------------------------
 
-sin = register(OpDef(
-    "sin", "pointwise", m.unary_float("sin"),
-    impl=lambda xp, a: xp.sin(k.as_float(xp, a)),
-    backward=lambda g, out, x: (mul(g, cos(x)),),
-    lowering="lowered",
-))
-cos = register(OpDef(
-    "cos", "pointwise", m.unary_float("cos"),
-    impl=lambda xp, a: xp.cos(k.as_float(xp, a)),
-    backward=lambda g, out, x: (mul(g, neg(sin(x))),),
-    lowering="lowered",
-))
-exp = register(OpDef(
-    "exp", "pointwise", m.unary_float("exp"),
-    impl=lambda xp, a: xp.exp(k.as_float(xp, a)),
-    backward=lambda g, out, x: (mul(g, out),),
-    lowering="lowered",
-))
-log = register(OpDef(
-    "log", "pointwise", m.unary_float("log"),
-    impl=lambda xp, a: xp.log(k.as_float(xp, a)),
-    backward=lambda g, out, x: (div(g, x),),
-    lowering="lowered",
-))
+sin = register(
+    OpDef(
+        "sin",
+        "pointwise",
+        m.unary_float("sin"),
+        impl=lambda xp, a: xp.sin(k.as_float(xp, a)),
+        backward=lambda g, out, x: (mul(g, cos(x)),),
+        lowering="lowered",
+    )
+)
+cos = register(
+    OpDef(
+        "cos",
+        "pointwise",
+        m.unary_float("cos"),
+        impl=lambda xp, a: xp.cos(k.as_float(xp, a)),
+        backward=lambda g, out, x: (mul(g, neg(sin(x))),),
+        lowering="lowered",
+    )
+)
+exp = register(
+    OpDef(
+        "exp",
+        "pointwise",
+        m.unary_float("exp"),
+        impl=lambda xp, a: xp.exp(k.as_float(xp, a)),
+        backward=lambda g, out, x: (mul(g, out),),
+        lowering="lowered",
+    )
+)
+log = register(
+    OpDef(
+        "log",
+        "pointwise",
+        m.unary_float("log"),
+        impl=lambda xp, a: xp.log(k.as_float(xp, a)),
+        backward=lambda g, out, x: (div(g, x),),
+        lowering="lowered",
+    )
+)
 # why primitive: see [Note: the pointwise primitives] (accuracy near 0)
-tanh = register(OpDef(
-    "tanh", "pointwise", m.unary_float("tanh"),
-    impl=lambda xp, a: xp.tanh(k.as_float(xp, a)),
-    backward=lambda g, out, x: (mul(g, sub(1.0, mul(out, out))),),  # 1 - tanh(x)^2
-    lowering="lowered",
-))
+tanh = register(
+    OpDef(
+        "tanh",
+        "pointwise",
+        m.unary_float("tanh"),
+        impl=lambda xp, a: xp.tanh(k.as_float(xp, a)),
+        backward=lambda g, out, x: (mul(g, sub(1.0, mul(out, out))),),  # 1 - tanh(x)^2
+        lowering="lowered",
+    )
+)
 # why primitive: see [Note: the pointwise primitives] (a derivative that never overflows)
-sigmoid = register(OpDef(
-    "sigmoid", "pointwise", m.unary_float("sigmoid"),
-    impl=k.sigmoid,
-    backward=lambda g, out, x: (mul(g, mul(out, sub(1.0, out))),),  # s (1 - s)
-    lowering="lowered",
-))
+sigmoid = register(
+    OpDef(
+        "sigmoid",
+        "pointwise",
+        m.unary_float("sigmoid"),
+        impl=k.sigmoid,
+        backward=lambda g, out, x: (mul(g, mul(out, sub(1.0, out))),),  # s (1 - s)
+        lowering="lowered",
+    )
+)
 # why primitive: see [Note: the pointwise primitives] (a special function)
-erf = register(OpDef(
-    "erf", "pointwise", m.unary_float("erf"),
-    impl=k.erf,
-    backward=lambda g, out, x: (mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))),),
-    lowering="lowered",
-))
+erf = register(
+    OpDef(
+        "erf",
+        "pointwise",
+        m.unary_float("erf"),
+        impl=k.erf,
+        backward=lambda g, out, x: (mul(g, mul(exp(neg(mul(x, x))), 2 / math.sqrt(math.pi))),),
+        lowering="lowered",
+    )
+)
 # why primitive: see [Note: the pointwise primitives] (accuracy near 0)
-log1p = register(OpDef(
-    "log1p", "pointwise", m.unary_float("log1p"),
-    impl=lambda xp, a: xp.log1p(k.as_float(xp, a)),
-    backward=lambda g, out, x: (div(g, add(x, 1.0)),),  # 1 / (1 + x)
-    lowering="lowered",
-))
+log1p = register(
+    OpDef(
+        "log1p",
+        "pointwise",
+        m.unary_float("log1p"),
+        impl=lambda xp, a: xp.log1p(k.as_float(xp, a)),
+        backward=lambda g, out, x: (div(g, add(x, 1.0)),),  # 1 / (1 + x)
+        lowering="lowered",
+    )
+)
 # why primitive: see [Note: the pointwise primitives] (accuracy near 0)
-expm1 = register(OpDef(
-    "expm1", "pointwise", m.unary_float("expm1"),
-    impl=lambda xp, a: xp.expm1(k.as_float(xp, a)),
-    backward=lambda g, out, x: (mul(g, add(out, 1.0)),),  # e^x = expm1(x) + 1
-    lowering="lowered",
-))
+expm1 = register(
+    OpDef(
+        "expm1",
+        "pointwise",
+        m.unary_float("expm1"),
+        impl=lambda xp, a: xp.expm1(k.as_float(xp, a)),
+        backward=lambda g, out, x: (mul(g, add(out, 1.0)),),  # e^x = expm1(x) + 1
+        lowering="lowered",
+    )
+)
 
 # ---- comparisons and selection -----------------------------------------------------------
 # Comparisons have no derivative (their results are bool), and compare in PyTorch's promoted
 # dtype (see k.promoted).
 
 # why primitive: a new kind of computation (bool results); gt and ge are these, swapped
-eq = register(OpDef(
-    "eq", "pointwise", pm.compare("eq"),
-    impl=lambda xp, a, b: xp.equal(*k.promoted(xp, a, b)),
-    lowering="lowered",
-))
-ne = register(OpDef(
-    "ne", "pointwise", pm.compare("ne"),
-    impl=lambda xp, a, b: xp.not_equal(*k.promoted(xp, a, b)),
-    lowering="lowered",
-))
-lt = register(OpDef(
-    "lt", "pointwise", pm.compare("lt"),
-    impl=lambda xp, a, b: xp.less(*k.promoted(xp, a, b)),
-    lowering="lowered",
-))
-le = register(OpDef(
-    "le", "pointwise", pm.compare("le"),
-    impl=lambda xp, a, b: xp.less_equal(*k.promoted(xp, a, b)),
-    lowering="lowered",
-))
+eq = register(
+    OpDef(
+        "eq",
+        "pointwise",
+        pm.compare("eq"),
+        impl=lambda xp, a, b: xp.equal(*k.promoted(xp, a, b)),
+        lowering="lowered",
+    )
+)
+ne = register(
+    OpDef(
+        "ne",
+        "pointwise",
+        pm.compare("ne"),
+        impl=lambda xp, a, b: xp.not_equal(*k.promoted(xp, a, b)),
+        lowering="lowered",
+    )
+)
+lt = register(
+    OpDef(
+        "lt",
+        "pointwise",
+        pm.compare("lt"),
+        impl=lambda xp, a, b: xp.less(*k.promoted(xp, a, b)),
+        lowering="lowered",
+    )
+)
+le = register(
+    OpDef(
+        "le",
+        "pointwise",
+        pm.compare("le"),
+        impl=lambda xp, a, b: xp.less_equal(*k.promoted(xp, a, b)),
+        lowering="lowered",
+    )
+)
 
 
 def _swapped(op: OpDef, name: str):
@@ -280,12 +398,16 @@ def _where_backward(g, out, condition, input, other):
 
 # why primitive: selection between two values; relu, clamp, masked_fill and the derivatives
 # at kinks are written with it
-where = register(OpDef(
-    "where", "pointwise", pm.where_meta,
-    impl=lambda xp, condition, a, b: xp.where(condition, a, b),
-    backward=_where_backward,
-    lowering="lowered",
-))
+where = register(
+    OpDef(
+        "where",
+        "pointwise",
+        pm.where_meta,
+        impl=lambda xp, condition, a, b: xp.where(condition, a, b),
+        backward=_where_backward,
+        lowering="lowered",
+    )
+)
 
 
 def _extremum_backward(loses):
@@ -297,26 +419,36 @@ def _extremum_backward(loses):
         tie = eq(a, b)
         grad_a = where(loses(a, b), 0.0, where(tie, half, g)) if _needs_grad(a) else None
         grad_b = where(loses(b, a), 0.0, where(tie, half, g)) if _needs_grad(b) else None
-        return (sum_to(grad_a, a) if grad_a is not None else None,
-                sum_to(grad_b, b) if grad_b is not None else None)
+        return (
+            sum_to(grad_a, a) if grad_a is not None else None,
+            sum_to(grad_b, b) if grad_b is not None else None,
+        )
 
     return backward
 
 
 # why primitive: see [Note: the pointwise primitives] (NaN propagation, even split at ties)
-maximum = register(OpDef(
-    "maximum", "pointwise", m.binary("maximum"),
-    impl=lambda xp, a, b: xp.maximum(a, b),
-    backward=_extremum_backward(lt),
-    lowering="lowered",
-))
+maximum = register(
+    OpDef(
+        "maximum",
+        "pointwise",
+        m.binary("maximum"),
+        impl=lambda xp, a, b: xp.maximum(a, b),
+        backward=_extremum_backward(lt),
+        lowering="lowered",
+    )
+)
 # why primitive: as maximum
-minimum = register(OpDef(
-    "minimum", "pointwise", m.binary("minimum"),
-    impl=lambda xp, a, b: xp.minimum(a, b),
-    backward=_extremum_backward(gt),
-    lowering="lowered",
-))
+minimum = register(
+    OpDef(
+        "minimum",
+        "pointwise",
+        m.binary("minimum"),
+        impl=lambda xp, a, b: xp.minimum(a, b),
+        backward=_extremum_backward(gt),
+        lowering="lowered",
+    )
+)
 
 # ---- composites of selection -------------------------------------------------------------
 
@@ -358,10 +490,12 @@ def _masked_fill(x, mask, value):
         got = mask.dtype.name if is_tensor(mask) else type(mask).__name__
         raise DTypeError(at_user_line(f"masked_fill: expected a bool mask, got {got}"))
     if m.operand_shape("masked_fill", value) != ():
-        raise ShapeError(at_user_line(
-            f"masked_fill: the value must be a number or a 0-d tensor, got shape "
-            f"{tuple(value.shape)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"masked_fill: the value must be a number or a 0-d tensor, got shape "
+                f"{tuple(value.shape)}"
+            )
+        )
     _check_broadcast("masked_fill", x, mask)
     m.check_scalars_fit("masked_fill", x.dtype, value)
     if not is_tensor(value):
@@ -381,13 +515,15 @@ def _isclose(a, b, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = F
     """
     if not (is_tensor(a) and is_tensor(b)) or a.dtype is not b.dtype:
         got = " and ".join(x.dtype.name if is_tensor(x) else type(x).__name__ for x in (a, b))
-        raise DTypeError(at_user_line(
-            f"isclose: expected two tensors of the same dtype, got {got}"
-        ))
+        raise DTypeError(
+            at_user_line(f"isclose: expected two tensors of the same dtype, got {got}")
+        )
     if rtol < 0 or atol < 0:
-        raise MinitorchError(at_user_line(
-            f"isclose: rtol and atol must be non-negative, got rtol={rtol}, atol={atol}"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                f"isclose: rtol and atol must be non-negative, got rtol={rtol}, atol={atol}"
+            )
+        )
     _check_broadcast("isclose", a, b)
     close = eq(a, b)
     if equal_nan and a.dtype.is_floating_point:
@@ -415,9 +551,9 @@ def _gelu(x, approximate: str = "none"):
     if approximate == "tanh":
         inner = mul(add(x, mul(pow(x, 3), 0.044715)), math.sqrt(2 / math.pi))
         return mul(mul(x, 0.5), add(tanh(inner), 1.0))
-    raise MinitorchError(at_user_line(
-        f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}"
-    ))
+    raise MinitorchError(
+        at_user_line(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    )
 
 
 def _silu(x):
@@ -437,9 +573,9 @@ def _refuse_bool(op: str, x) -> None:
 
 def _require_float(op: str, x) -> None:
     if not x.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"{op}: expected a floating point tensor, got {x.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(f"{op}: expected a floating point tensor, got {x.dtype.name}")
+        )
 
 
 def _check_broadcast(op: str, *operands) -> None:
@@ -469,10 +605,14 @@ def _to_copy_backward(g, out, x, dtype=None, device=None):
     return (to_copy(g, dtype=x.dtype, device=x.device if device is not None else None),)
 
 
-to_copy = register(OpDef(
-    "to_copy", "pointwise", _to_copy_meta,
-    impl=_to_copy_impl,
-    backward=_to_copy_backward,
-    lowering="lowered",
-    layout="row_major",
-))
+to_copy = register(
+    OpDef(
+        "to_copy",
+        "pointwise",
+        _to_copy_meta,
+        impl=_to_copy_impl,
+        backward=_to_copy_backward,
+        lowering="lowered",
+        layout="row_major",
+    )
+)

@@ -1,8 +1,8 @@
 """Shape and dtype rules of the pointwise ops that ops/meta.py does not share with others.
 
-    compare   eq, lt, ...: broadcast; the result is bool
-    where     broadcast all three; the dtype promotes the two values, never the condition
-    pow_meta  broadcast; promote base and exponent (a tensor or a Python number on either side)
+compare   eq, lt, ...: broadcast; the result is bool
+where     broadcast all three; the dtype promotes the two values, never the condition
+pow_meta  broadcast; promote base and exponent (a tensor or a Python number on either side)
 """
 
 from __future__ import annotations
@@ -28,13 +28,17 @@ def compare(op: str):
 def where_meta(condition, input, other) -> TensorMeta:
     """where(condition, input, other): three shapes broadcast; the dtype is input's and other's.
 
-        where(bool (2, 1), float32 (3,), 0) -> float32 (2, 3)
+    where(bool (2, 1), float32 (3,), 0) -> float32 (2, 3)
     """
     if not is_tensor(condition) or condition.dtype is not bool_:
         got = condition.dtype.name if is_tensor(condition) else type(condition).__name__
         raise DTypeError(at_user_line(f"where: expected a bool condition, got {got}"))
-    shape = broadcast_shapes("where", operand_shape("where", condition),
-                             operand_shape("where", input), operand_shape("where", other))
+    shape = broadcast_shapes(
+        "where",
+        operand_shape("where", condition),
+        operand_shape("where", input),
+        operand_shape("where", other),
+    )
     dtype = result_type(input, other)
     check_scalars_fit("where", dtype, input, other)
     return TensorMeta(shape, dtype)
@@ -43,7 +47,7 @@ def where_meta(condition, input, other) -> TensorMeta:
 def pow_meta(input, exponent) -> TensorMeta:
     """input ** exponent: broadcast, promote; bool results and int ** negative int are refused.
 
-        float32 (3,) ** 2 -> float32      2 ** int64 (3,) -> int64      int64 ** 0.5 -> float32
+    float32 (3,) ** 2 -> float32      2 ** int64 (3,) -> int64      int64 ** 0.5 -> float32
     """
     shape = broadcast_shapes("pow", operand_shape("pow", input), operand_shape("pow", exponent))
     dtype = result_type(input, exponent)
@@ -51,8 +55,10 @@ def pow_meta(input, exponent) -> TensorMeta:
     if dtype is bool_:
         raise DTypeError(at_user_line("pow: not supported for dtype bool"))
     if not dtype.is_floating_point and type(exponent) is int and exponent < 0:
-        raise DTypeError(at_user_line(
-            f"pow: integers to negative integer powers are not allowed "
-            f"({dtype.name} ** {exponent}; use a float base)"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"pow: integers to negative integer powers are not allowed "
+                f"({dtype.name} ** {exponent}; use a float base)"
+            )
+        )
     return TensorMeta(shape, dtype)

@@ -30,8 +30,22 @@ from minitorch.ops.views import expand, reshape
 
 # the ops this family registers
 __all__ = [
-    "sum", "mean", "var", "amax", "amin", "argmax", "argmin", "topk_indices",
-    "gather", "scatter_add", "softmax", "log_softmax", "max", "min", "topk", "sort",
+    "sum",
+    "mean",
+    "var",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "topk_indices",
+    "gather",
+    "scatter_add",
+    "softmax",
+    "log_softmax",
+    "max",
+    "min",
+    "topk",
+    "sort",
 ]
 
 # ---- sums --------------------------------------------------------------------------------
@@ -52,12 +66,16 @@ def _sum_backward(g, out, x, dim=None, keepdim=False):
     return (expand(g, tuple(x.shape)),)
 
 
-sum = register(OpDef(
-    "sum", "reduction", m.sum_meta,
-    impl=_sum_impl,
-    backward=_sum_backward,
-    lowering="lowered",
-))
+sum = register(
+    OpDef(
+        "sum",
+        "reduction",
+        m.sum_meta,
+        impl=_sum_impl,
+        backward=_sum_backward,
+        lowering="lowered",
+    )
+)
 
 
 def _count(x, dims: tuple[int, ...]) -> int:
@@ -70,10 +88,12 @@ def _count(x, dims: tuple[int, ...]) -> int:
 
 def _check_float(op: str, x) -> None:
     if not x.dtype.is_floating_point:
-        raise DTypeError(at_user_line(
-            f"{op}(): expected a floating point input, got dtype {x.dtype.name}; "
-            f"convert it first (x.float()) or pass dtype="
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"{op}(): expected a floating point input, got dtype {x.dtype.name}; "
+                f"convert it first (x.float()) or pass dtype="
+            )
+        )
 
 
 def _mean_decomposition(x, dim=None, keepdim=False):
@@ -114,21 +134,31 @@ def _extreme_backward(g, out, x, dim=None, keepdim=False):
 
 
 # why primitive: a new kind of reduction (the max monoid); softmax needs it to stay finite
-amax = register(OpDef(
-    "amax", "reduction", rm.extreme_meta("amax"),
-    impl=lambda xp, a, dim=None, keepdim=False: xp.amax(
-        a, axis=m.normalize_dims("amax", dim, a.ndim), keepdims=keepdim),
-    backward=_extreme_backward,
-    lowering="lowered",
-))
+amax = register(
+    OpDef(
+        "amax",
+        "reduction",
+        rm.extreme_meta("amax"),
+        impl=lambda xp, a, dim=None, keepdim=False: xp.amax(
+            a, axis=m.normalize_dims("amax", dim, a.ndim), keepdims=keepdim
+        ),
+        backward=_extreme_backward,
+        lowering="lowered",
+    )
+)
 # why primitive: amax's mirror; -amax(-x) would fail for bool and overflow at the int minimum
-amin = register(OpDef(
-    "amin", "reduction", rm.extreme_meta("amin"),
-    impl=lambda xp, a, dim=None, keepdim=False: xp.amin(
-        a, axis=m.normalize_dims("amin", dim, a.ndim), keepdims=keepdim),
-    backward=_extreme_backward,
-    lowering="lowered",
-))
+amin = register(
+    OpDef(
+        "amin",
+        "reduction",
+        rm.extreme_meta("amin"),
+        impl=lambda xp, a, dim=None, keepdim=False: xp.amin(
+            a, axis=m.normalize_dims("amin", dim, a.ndim), keepdims=keepdim
+        ),
+        backward=_extreme_backward,
+        lowering="lowered",
+    )
+)
 
 
 def _arg_extreme_impl(find):
@@ -144,17 +174,25 @@ def _arg_extreme_impl(find):
 
 
 # why primitive: an index-valued reduction (position of the first maximum), not a value
-argmax = register(OpDef(
-    "argmax", "reduction", rm.arg_extreme_meta("argmax"),
-    impl=_arg_extreme_impl(lambda a, **kw: a.argmax(**kw)),
-    lowering="lowered",
-))
+argmax = register(
+    OpDef(
+        "argmax",
+        "reduction",
+        rm.arg_extreme_meta("argmax"),
+        impl=_arg_extreme_impl(lambda a, **kw: a.argmax(**kw)),
+        lowering="lowered",
+    )
+)
 # why primitive: argmax's mirror (argmax(-x) would overflow at the int minimum)
-argmin = register(OpDef(
-    "argmin", "reduction", rm.arg_extreme_meta("argmin"),
-    impl=_arg_extreme_impl(lambda a, **kw: a.argmin(**kw)),
-    lowering="lowered",
-))
+argmin = register(
+    OpDef(
+        "argmin",
+        "reduction",
+        rm.arg_extreme_meta("argmin"),
+        impl=_arg_extreme_impl(lambda a, **kw: a.argmin(**kw)),
+        lowering="lowered",
+    )
+)
 
 
 def _topk_indices_impl(xp, a, k, dim=-1, largest=True, sorted=True):
@@ -176,10 +214,14 @@ def _topk_indices_impl(xp, a, k, dim=-1, largest=True, sorted=True):
 
 # why primitive: ordering is a new kind of computation (a sort along a dim); topk's values
 # are then gather(x, dim, indices)
-topk_indices = register(OpDef(
-    "topk_indices", "reduction", rm.topk_indices_meta,
-    impl=_topk_indices_impl,
-))
+topk_indices = register(
+    OpDef(
+        "topk_indices",
+        "reduction",
+        rm.topk_indices_meta,
+        impl=_topk_indices_impl,
+    )
+)
 
 # ---- selecting along a dim: gather and its transpose, scatter_add ------------------------
 
@@ -206,9 +248,9 @@ def _check_in_range(op: str, index, size: int, dim: int) -> None:
     low, high = int(index.min()), int(index.max())
     if low < 0 or high >= size:
         bad = low if low < 0 else high
-        raise IndexOutOfRangeError(at_user_line(
-            f"{op}(): index {bad} is out of bounds for dim {dim} of size {size}"
-        ))
+        raise IndexOutOfRangeError(
+            at_user_line(f"{op}(): index {bad} is out of bounds for dim {dim} of size {size}")
+        )
 
 
 def _gather_impl(xp, a, dim, index):
@@ -229,12 +271,16 @@ def _gather_backward(g, out, x, dim, index):
 
 # why primitive: an indexed read (out[p] = x[p with index[p] along dim]), a new kind of
 # computation; it turns argmax/topk indices into values with the right gradient
-gather = register(OpDef(
-    "gather", "gather", rm.gather_meta,
-    impl=_gather_impl,
-    backward=_gather_backward,
-    lowering="lowered",
-))
+gather = register(
+    OpDef(
+        "gather",
+        "gather",
+        rm.gather_meta,
+        impl=_gather_impl,
+        backward=_gather_backward,
+        lowering="lowered",
+    )
+)
 
 
 def _scatter_add_impl(xp, a, dim, index, src):
@@ -249,11 +295,15 @@ def _scatter_add_impl(xp, a, dim, index, src):
 
 
 # why primitive: an indexed, accumulating write: the derivative of gather (and vice versa)
-scatter_add = register(OpDef(
-    "scatter_add", "scatter", rm.scatter_add_meta,
-    impl=_scatter_add_impl,
-    backward=lambda g, out, x, dim, index, src: (g, None, None, gather(g, dim, index)),
-))
+scatter_add = register(
+    OpDef(
+        "scatter_add",
+        "scatter",
+        rm.scatter_add_meta,
+        impl=_scatter_add_impl,
+        backward=lambda g, out, x, dim, index, src: (g, None, None, gather(g, dim, index)),
+    )
+)
 
 # ---- softmax -----------------------------------------------------------------------------
 
@@ -284,12 +334,18 @@ def _log_softmax_decomposition(x, dim: int):
     return sub(shifted, log(sum(exp(shifted), dim=dim, keepdim=True)))
 
 
-softmax = register(OpDef("softmax", "composite", None, decomposition=_softmax_decomposition,
-                        saves_output=True))
-log_softmax = register(OpDef(
-    "log_softmax", "composite", None, decomposition=_log_softmax_decomposition,
-    saves_output=True,
-))
+softmax = register(
+    OpDef("softmax", "composite", None, decomposition=_softmax_decomposition, saves_output=True)
+)
+log_softmax = register(
+    OpDef(
+        "log_softmax",
+        "composite",
+        None,
+        decomposition=_log_softmax_decomposition,
+        saves_output=True,
+    )
+)
 
 # ---- two outputs: (values, indices) ------------------------------------------------------
 # Composites over the rows above: see [Note: max with a dim].
@@ -316,8 +372,9 @@ def _min_decomposition(x, dim: int, keepdim: bool = False) -> tuple:
     return _values_at(x, argmin(x, dim=dim, keepdim=True), dim, keepdim)
 
 
-def _topk_decomposition(x, k: int, dim: int = -1, largest: bool = True,
-                        sorted: bool = True) -> tuple:
+def _topk_decomposition(
+    x, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> tuple:
     indices = topk_indices(x, k, dim=dim, largest=largest, sorted=sorted)
     return gather(x, dim, indices), indices
 

@@ -22,9 +22,9 @@ def _check_nonempty(op: str, shape: tuple[int, ...], dims: tuple[int, ...]) -> N
     """A max, a min or an arg-max over no elements has no value, so PyTorch refuses it."""
     for d in dims:
         if shape[d] == 0:
-            raise ShapeError(at_user_line(
-                f"{op}(): cannot reduce over dim {d} of size 0 (shape {shape})"
-            ))
+            raise ShapeError(
+                at_user_line(f"{op}(): cannot reduce over dim {d} of size 0 (shape {shape})")
+            )
 
 
 def extreme_meta(op: str):
@@ -55,8 +55,9 @@ def arg_extreme_meta(op: str):
     return rule
 
 
-def topk_indices_meta(x, k: int, dim: int = -1, largest: bool = True,
-                      sorted: bool = True) -> TensorMeta:
+def topk_indices_meta(
+    x, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+) -> TensorMeta:
     """The positions of the k largest (or smallest) entries along `dim`: size k there."""
     shape = tuple(x.shape)
     (d,) = normalize_dims("topk", dim, len(shape)) or (0,)
@@ -64,31 +65,37 @@ def topk_indices_meta(x, k: int, dim: int = -1, largest: bool = True,
     if isinstance(k, bool) or not isinstance(k, int):
         raise ArgumentTypeError(at_user_line(f"topk(): k must be an int, got {k!r}"))
     if not 0 <= k <= size:
-        raise ShapeError(at_user_line(
-            f"topk(): k={k} is out of range for dim {dim} of size {size} (shape {shape})"
-        ))
-    out = shape[:d] + (k,) + shape[d + 1:] if shape else ()
+        raise ShapeError(
+            at_user_line(
+                f"topk(): k={k} is out of range for dim {dim} of size {size} (shape {shape})"
+            )
+        )
+    out = shape[:d] + (k,) + shape[d + 1 :] if shape else ()
     return TensorMeta(out, int64)
 
 
 def _check_index(op: str, index) -> None:
     if index.dtype is not int64:
-        raise DTypeError(at_user_line(
-            f"{op}(): expected an int64 index, got dtype {index.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(f"{op}(): expected an int64 index, got dtype {index.dtype.name}")
+        )
 
 
 def _check_fits(op: str, dim: int, index_shape, shape, what: str) -> None:
     """The index may be smaller than `shape` in every dim but `dim`, never larger."""
     if len(index_shape) != len(shape):
-        raise ShapeError(at_user_line(
-            f"{op}(): index {index_shape} and {what} {shape} must have the same number of dims"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}(): index {index_shape} and {what} {shape} must have the same number of dims"
+            )
+        )
     for d, (n, m) in enumerate(zip(index_shape, shape)):
         if d != dim and n > m:
-            raise ShapeError(at_user_line(
-                f"{op}(): index {index_shape} is larger than {what} {shape} in dim {d}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"{op}(): index {index_shape} is larger than {what} {shape} in dim {d}"
+                )
+            )
 
 
 def gather_meta(x, dim: int, index) -> TensorMeta:
@@ -103,14 +110,18 @@ def scatter_add_meta(x, dim: int, index, src) -> TensorMeta:
     """x with src[i][j][k] added at [index[i][j][k]][j][k] for dim 0: the shape of x."""
     _check_index("scatter_add", index)
     if src.dtype is not x.dtype:
-        raise DTypeError(at_user_line(
-            f"scatter_add(): src has dtype {src.dtype.name}, but input has {x.dtype.name}"
-        ))
+        raise DTypeError(
+            at_user_line(
+                f"scatter_add(): src has dtype {src.dtype.name}, but input has {x.dtype.name}"
+            )
+        )
     if tuple(src.shape) != tuple(index.shape):
-        raise ShapeError(at_user_line(
-            f"scatter_add(): src {tuple(src.shape)} and index {tuple(index.shape)} "
-            "must have the same shape"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"scatter_add(): src {tuple(src.shape)} and index {tuple(index.shape)} "
+                "must have the same shape"
+            )
+        )
     (d,) = normalize_dims("scatter_add", dim, len(x.shape)) or (0,)
     _check_fits("scatter_add", d, tuple(index.shape), tuple(x.shape), "input")
     return TensorMeta(tuple(x.shape), x.dtype)

@@ -98,4 +98,3 @@ def register(op: OpDef) -> OpDef:
     assert op.lowering in ("lowered", "extern", "decomposed"), (op.name, op.lowering)
     OPS[op.name] = op
     return op
-

@@ -31,27 +31,48 @@ from minitorch.ops.registry import OpDef, register
 
 # the ops this family registers
 __all__ = [
-    "expand", "reshape", "permute", "index", "index_scatter", "cat",
-    "view", "flatten", "squeeze", "unsqueeze", "transpose", "stack", "clone", "split", "roll",
+    "expand",
+    "reshape",
+    "permute",
+    "index",
+    "index_scatter",
+    "cat",
+    "view",
+    "flatten",
+    "squeeze",
+    "unsqueeze",
+    "transpose",
+    "stack",
+    "clone",
+    "split",
+    "roll",
 ]
 
 # ---- views -------------------------------------------------------------------------------
 
 # why primitive: broadcasting as a view; a stretched dim reads index 0 (stride 0)
-expand = register(OpDef(
-    "expand", "view", m.expand_meta,
-    impl=lambda xp, a, shape: xp.broadcast_to(a, m.expand_meta(ArrayMeta(a), shape).shape),
-    backward=lambda g, out, x, shape: (sum_to(g, x),),
-    lowering="lowered",
-))
+expand = register(
+    OpDef(
+        "expand",
+        "view",
+        m.expand_meta,
+        impl=lambda xp, a, shape: xp.broadcast_to(a, m.expand_meta(ArrayMeta(a), shape).shape),
+        backward=lambda g, out, x, shape: (sum_to(g, x),),
+        lowering="lowered",
+    )
+)
 # why primitive: regrouping dims changes the index arithmetic (split/merge); a view when the
 # strides allow (numpy's reshape decides exactly as views_meta.reshape_strides), else a copy
-reshape = register(OpDef(
-    "reshape", "view", m.reshape_meta,
-    impl=lambda xp, a, shape: xp.reshape(a, shape),  # numpy resolves -1 as infer_reshape does
-    backward=lambda g, out, x, shape: (reshape(g, tuple(x.shape)),),
-    lowering="lowered",
-))
+reshape = register(
+    OpDef(
+        "reshape",
+        "view",
+        m.reshape_meta,
+        impl=lambda xp, a, shape: xp.reshape(a, shape),  # numpy resolves -1 as infer_reshape does
+        backward=lambda g, out, x, shape: (reshape(g, tuple(x.shape)),),
+        lowering="lowered",
+    )
+)
 
 
 def _permute_backward(g, out, x, dims):
@@ -64,12 +85,16 @@ def _permute_backward(g, out, x, dims):
 
 
 # why primitive: the only op that moves axes (transpose, .T and .mT are permutes)
-permute = register(OpDef(
-    "permute", "view", vm.permute_meta,
-    impl=lambda xp, a, dims: xp.transpose(a, dims),  # numpy reads negative dims too
-    backward=_permute_backward,
-    lowering="lowered",
-))
+permute = register(
+    OpDef(
+        "permute",
+        "view",
+        vm.permute_meta,
+        impl=lambda xp, a, dims: xp.transpose(a, dims),  # numpy reads negative dims too
+        backward=_permute_backward,
+        lowering="lowered",
+    )
+)
 
 
 def _index_backward(g, out, x, key):
@@ -91,11 +116,15 @@ def _index_impl(xp, a, key):
 
 # why primitive: selecting, strided slicing and new dims are one affine map of the index,
 # which no other view expresses (see [Note: basic indexing keys] in views_meta.py)
-index = register(OpDef(
-    "index", "view", vm.index_meta,
-    impl=_index_impl,
-    backward=_index_backward,
-))
+index = register(
+    OpDef(
+        "index",
+        "view",
+        vm.index_meta,
+        impl=_index_impl,
+        backward=_index_backward,
+    )
+)
 
 # ---- writes and joins (new memory) -------------------------------------------------------
 
@@ -118,12 +147,16 @@ def _index_scatter_backward(g, out, base, src, key):
 
 # why primitive: a write into a region (out = base; out[key] = src), a new kind of computation;
 # it is index's gradient and the out-of-place form of x[key] = v, fill_ and copy_
-index_scatter = register(OpDef(
-    "index_scatter", "pointwise", vm.index_scatter_meta,
-    impl=_index_scatter_impl,
-    layout="first",  # a copy of base, in base's layout
-    backward=_index_scatter_backward,
-))
+index_scatter = register(
+    OpDef(
+        "index_scatter",
+        "pointwise",
+        vm.index_scatter_meta,
+        impl=_index_scatter_impl,
+        layout="first",  # a copy of base, in base's layout
+        backward=_index_scatter_backward,
+    )
+)
 
 
 def _cat_impl(xp, *arrays, dim=0):
@@ -153,12 +186,16 @@ def _cat_backward(g, out, *tensors, dim=0):
 
 # why primitive: joining tensors (each output element reads one element of one input); as a
 # composite of index_scatter it would copy the whole result once per input
-cat = register(OpDef(
-    "cat", "pointwise", vm.cat_meta,
-    impl=_cat_impl,
-    backward=_cat_backward,
-    lowering="lowered",
-))
+cat = register(
+    OpDef(
+        "cat",
+        "pointwise",
+        vm.cat_meta,
+        impl=_cat_impl,
+        backward=_cat_backward,
+        lowering="lowered",
+    )
+)
 
 # ---- composites --------------------------------------------------------------------------
 
@@ -167,11 +204,13 @@ def _view_decomposition(x, shape):
     """reshape, but only where no copy is needed: a view of the same memory, always."""
     new_shape = m.infer_reshape("view", tuple(x.shape), shape)
     if not x.is_contiguous() and not vm.view_is_possible(tuple(x.shape), x.stride(), new_shape):
-        raise ShapeError(at_user_line(
-            f"view: size {new_shape} is not compatible with the input's size {tuple(x.shape)} "
-            f"and stride {x.stride()} (at least one dimension spans across two contiguous "
-            "subspaces). Use .reshape(...) instead."
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"view: size {new_shape} is not compatible with the input's size {tuple(x.shape)} "
+                f"and stride {x.stride()} (at least one dimension spans across two contiguous "
+                "subspaces). Use .reshape(...) instead."
+            )
+        )
     return reshape(x, new_shape)
 
 
@@ -183,13 +222,13 @@ def _flatten_decomposition(x, start_dim=0, end_dim=-1):
     start = vm.normalize_dim("flatten", start_dim, len(shape))
     end = vm.normalize_dim("flatten", end_dim, len(shape))
     if start > end:
-        raise ShapeError(at_user_line(
-            f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}"
-        ))
+        raise ShapeError(
+            at_user_line(f"flatten: start_dim {start_dim} cannot come after end_dim {end_dim}")
+        )
     merged = 1
-    for n in shape[start:end + 1]:
+    for n in shape[start : end + 1]:
         merged *= n
-    return reshape(x, (*shape[:start], merged, *shape[end + 1:]))
+    return reshape(x, (*shape[:start], merged, *shape[end + 1 :]))
 
 
 def _squeeze_decomposition(x, dim=None):
@@ -223,10 +262,12 @@ def _stack_decomposition(*tensors, dim=0):
     first = tuple(tensors[0].shape)
     for i, t in enumerate(tensors):
         if tuple(t.shape) != first:
-            raise ShapeError(at_user_line(
-                f"stack(): expects each tensor to be equal size, but got {first} at entry 0 "
-                f"and {tuple(t.shape)} at entry {i}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"stack(): expects each tensor to be equal size, but got {first} at entry 0 "
+                    f"and {tuple(t.shape)} at entry {i}"
+                )
+            )
     d = vm.normalize_dim("stack", dim, len(first) + 1)
     return cat(*(unsqueeze(t, d) for t in tensors), dim=d)
 
@@ -234,10 +275,8 @@ def _stack_decomposition(*tensors, dim=0):
 view = register(OpDef("view", "composite", None, decomposition=_view_decomposition))
 flatten = register(OpDef("flatten", "composite", None, decomposition=_flatten_decomposition))
 squeeze = register(OpDef("squeeze", "composite", None, decomposition=_squeeze_decomposition))
-unsqueeze = register(OpDef("unsqueeze", "composite", None,
-                           decomposition=_unsqueeze_decomposition))
-transpose = register(OpDef("transpose", "composite", None,
-                           decomposition=_transpose_decomposition))
+unsqueeze = register(OpDef("unsqueeze", "composite", None, decomposition=_unsqueeze_decomposition))
+transpose = register(OpDef("transpose", "composite", None, decomposition=_transpose_decomposition))
 stack = register(OpDef("stack", "composite", None, decomposition=_stack_decomposition))
 # clone: a copy in new memory, differentiable (to_copy with neither dtype nor device)
 clone = register(OpDef("clone", "composite", None, decomposition=lambda x: to_copy(x)))
@@ -257,16 +296,20 @@ def _split_sizes(x, split_size_or_sections, d: int) -> list[int]:
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step < 0 or (step == 0 and size != 0):
-            raise ShapeError(at_user_line(
-                f"split: split_size must be positive (0 only for an empty dim), got {step}"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"split: split_size must be positive (0 only for an empty dim), got {step}"
+                )
+            )
         return [min(step, size - start) for start in range(0, size, step)] or [0]
     sizes = [m.as_dim("split", n) for n in split_size_or_sections]
     if any(n < 0 for n in sizes) or sum(sizes) != size:
-        raise ShapeError(at_user_line(
-            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
-            f"size at dimension {d}), but got split_sizes={sizes}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+        )
     return sizes
 
 
@@ -286,15 +329,15 @@ def _roll_decomposition(x, shifts, dims=None):
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     if dims is None:
         if len(shifts) != 1:
-            raise ShapeError(at_user_line(
-                f"roll: shifts {shifts} need dims, one per shift"
-            ))
+            raise ShapeError(at_user_line(f"roll: shifts {shifts} need dims, one per shift"))
         return reshape(_roll_decomposition(reshape(x, (-1,)), shifts, 0), tuple(x.shape))
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise ShapeError(at_user_line(
-            f"roll: shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"roll: shifts and dimensions must align. shifts: {len(shifts)}, dims: {len(dims)}"
+            )
+        )
     out = x
     for shift, dim in zip(shifts, dims):
         d = vm.normalize_dim("roll", dim, len(x.shape))

@@ -31,10 +31,12 @@ def normalize_dim(op: str, dim: int, ndim: int) -> int:
     """`dim` as a non-negative axis of an `ndim`-d tensor (a 0-d tensor accepts 0 and -1)."""
     size, dim = max(ndim, 1), as_dim(op, dim)
     if not -size <= dim < size:
-        raise ShapeError(at_user_line(
-            f"{op}: dimension out of range (expected to be in range of [{-size}, {size - 1}], "
-            f"but got {dim})"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: dimension out of range (expected to be in range of [{-size}, {size - 1}], "
+                f"but got {dim})"
+            )
+        )
     return dim % size
 
 
@@ -42,9 +44,11 @@ def normalize_permutation(op: str, dims, ndim: int) -> tuple[int, ...]:
     """`dims` as a permutation of range(ndim), negative dims allowed: (-1, 0) -> (1, 0)."""
     dims = tuple(dims)
     if len(dims) != ndim:
-        raise ShapeError(at_user_line(
-            f"{op}: the number of dims {len(dims)} in {dims} does not match the tensor's {ndim}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: the number of dims {len(dims)} in {dims} does not match the tensor's {ndim}"
+            )
+        )
     out = tuple(normalize_dim(op, d, ndim) for d in dims)
     if len(set(out)) != ndim:
         raise ShapeError(at_user_line(f"{op}: repeated dim in {dims}"))
@@ -64,18 +68,20 @@ def _as_int(item) -> int:
     if type(item) is int:
         return item
     if isinstance(item, bool):
-        raise DTypeError(at_user_line(
-            "indexing with a bool is not supported; use an int, a slice, None or ..."
-        ))
+        raise DTypeError(
+            at_user_line("indexing with a bool is not supported; use an int, a slice, None or ...")
+        )
     if hasattr(item, "_data") and item.ndim == 0 and not item.dtype.is_floating_point:
         return int(item.item())
     try:
         return operator.index(item)
     except TypeError:
-        raise DTypeError(at_user_line(
-            f"only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
-            f"tensors are valid indices, got {type(item).__name__}"
-        )) from None
+        raise DTypeError(
+            at_user_line(
+                f"only integers, slices (`:`), ellipsis (`...`), None and long, int or bool "
+                f"tensors are valid indices, got {type(item).__name__}"
+            )
+        ) from None
 
 
 def normalize_index(shape: tuple[int, ...], key) -> tuple:
@@ -90,16 +96,16 @@ def normalize_index(shape: tuple[int, ...], key) -> tuple:
     if ellipses > 1:
         raise ShapeError(at_user_line("an index can only have a single ellipsis ('...')"))
     if used > len(shape):
-        raise ShapeError(at_user_line(
-            f"too many indices for tensor of dimension {len(shape)} (got {used})"
-        ))
+        raise ShapeError(
+            at_user_line(f"too many indices for tensor of dimension {len(shape)} (got {used})")
+        )
     out: list = []
     dim = 0
     for item in items:
         if item is None:
             out.append(None)
         elif item is Ellipsis:
-            out.extend(slice(0, n, 1) for n in shape[dim:dim + len(shape) - used])
+            out.extend(slice(0, n, 1) for n in shape[dim : dim + len(shape) - used])
             dim += len(shape) - used
         elif type(item) is slice:
             out.append(_normalize_slice(item, shape[dim]))
@@ -107,9 +113,9 @@ def normalize_index(shape: tuple[int, ...], key) -> tuple:
         else:
             i, size = _as_int(item), shape[dim]
             if not -size <= i < size:
-                raise IndexOutOfRangeError(at_user_line(
-                    f"index {i} is out of bounds for dimension {dim} with size {size}"
-                ))
+                raise IndexOutOfRangeError(
+                    at_user_line(f"index {i} is out of bounds for dimension {dim} with size {size}")
+                )
             out.append(i % size)
             dim += 1
     while out and type(out[-1]) is slice and out[-1] == slice(0, shape[dim - 1], 1):
@@ -165,10 +171,12 @@ def check_value_fits(op: str, base, src, key) -> None:
     src_shape = operand_shape(op, src)
     check_scalars_fit(op, base.dtype, src)
     if not broadcasts_to(src_shape, region):
-        raise ShapeError(at_user_line(
-            f"{op}: shape mismatch: value tensor of shape {src_shape} cannot be "
-            f"broadcast to indexing result of shape {region}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                f"{op}: shape mismatch: value tensor of shape {src_shape} cannot be "
+                f"broadcast to indexing result of shape {region}"
+            )
+        )
 
 
 def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
@@ -177,7 +185,7 @@ def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         shape = shape[1:]
     if len(shape) > len(target):
         return False
-    return all(n in (1, t) for n, t in zip(shape, target[len(target) - len(shape):]))
+    return all(n in (1, t) for n, t in zip(shape, target[len(target) - len(shape) :]))
 
 
 # ---- joining -----------------------------------------------------------------------------
@@ -201,9 +209,11 @@ def cat_meta(*tensors, dim: int = 0) -> TensorMeta:
     first = tuple(joined[0].shape)
     for i, t in enumerate(tensors):
         if len(t.shape) == 0:
-            raise ShapeError(at_user_line(
-                f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"cat(): zero-dimensional tensor (at position {i}) cannot be concatenated"
+                )
+            )
     dim = normalize_dim("cat", dim, len(first))
     total = 0
     for i, t in enumerate(tensors):
@@ -211,19 +221,23 @@ def cat_meta(*tensors, dim: int = 0) -> TensorMeta:
         if shape == (0,):
             continue
         if len(shape) != len(first):
-            raise ShapeError(at_user_line(
-                f"cat(): tensors must have same number of dimensions: got {len(first)} and "
-                f"{len(shape)} (shapes {first} and {shape})"
-            ))
+            raise ShapeError(
+                at_user_line(
+                    f"cat(): tensors must have same number of dimensions: got {len(first)} and "
+                    f"{len(shape)} (shapes {first} and {shape})"
+                )
+            )
         for d, (n, m) in enumerate(zip(first, shape)):
             if d != dim and n != m:
-                raise ShapeError(at_user_line(
-                    f"cat(): sizes of tensors must match except in dimension {dim}. Expected "
-                    f"size {n} but got size {m} for tensor number {i} in the list "
-                    f"(shapes {first} and {shape})"
-                ))
+                raise ShapeError(
+                    at_user_line(
+                        f"cat(): sizes of tensors must match except in dimension {dim}. Expected "
+                        f"size {n} but got size {m} for tensor number {i} in the list "
+                        f"(shapes {first} and {shape})"
+                    )
+                )
         total += shape[dim]
-    return TensorMeta((*first[:dim], total, *first[dim + 1:]), dtype)
+    return TensorMeta((*first[:dim], total, *first[dim + 1 :]), dtype)
 
 
 def cat_offsets(tensors, dim: int) -> list[tuple[int, int] | None]:
@@ -307,7 +321,7 @@ def reshape_strides(shape, strides, new_shape) -> tuple[int, ...] | None:
             else:
                 old_size *= old[oj][0]
                 oj += 1
-        for (_, s), (n_next, s_next) in zip(old[oi:oj - 1], old[oi + 1:oj]):
+        for (_, s), (n_next, s_next) in zip(old[oi : oj - 1], old[oi + 1 : oj]):
             if s != n_next * s_next:
                 return None  # the group spans two chunks
         out[nj - 1] = old[oj - 1][1]

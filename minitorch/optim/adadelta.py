@@ -41,8 +41,9 @@ class Adadelta(Optimizer):
     ) -> None:
         flags = implementation_flags("Adadelta", foreach, None, capturable, differentiable)
         del flags["fused"]  # not one of Adadelta's arguments
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        **flags)
+        defaults = dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, **flags
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:
@@ -50,9 +51,9 @@ class Adadelta(Optimizer):
         check_nonnegative(group, "eps", "epsilon value")
         check_nonnegative(group, "weight_decay", "weight_decay value")
         if not 0.0 <= group["rho"] <= 1.0:
-            raise InvalidArgumentError(at_user_line(
-                f"Invalid rho value: {group['rho']} (rho must lie in [0, 1])"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(f"Invalid rho value: {group['rho']} (rho must lie in [0, 1])")
+            )
 
     def _update(self, p: Tensor, state: dict, group: dict) -> None:
         xp = module_of(p._data)  # numpy or cupy: the update runs where the parameter lives

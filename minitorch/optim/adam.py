@@ -47,10 +47,18 @@ class Adam(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        flags = implementation_flags(type(self).__name__, foreach, fused, capturable,
-                                     differentiable)
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize, **flags)
+        flags = implementation_flags(
+            type(self).__name__, foreach, fused, capturable, differentiable
+        )
+        defaults = dict(
+            lr=lr,
+            betas=tuple(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            amsgrad=amsgrad,
+            maximize=maximize,
+            **flags,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:
@@ -59,9 +67,11 @@ class Adam(Optimizer):
         check_nonnegative(group, "weight_decay", "weight_decay value")
         for i, beta in enumerate(group["betas"]):
             if not 0.0 <= beta < 1.0:
-                raise InvalidArgumentError(at_user_line(
-                    f"Invalid beta parameter at index {i}: {beta} (betas must lie in [0, 1))"
-                ))
+                raise InvalidArgumentError(
+                    at_user_line(
+                        f"Invalid beta parameter at index {i}: {beta} (betas must lie in [0, 1))"
+                    )
+                )
 
     def _update(self, p: Tensor, state: dict, group: dict) -> None:
         xp = module_of(p._data)  # numpy or cupy: the update runs where the parameter lives

@@ -40,6 +40,16 @@ class AdamW(Adam):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
-                         maximize=maximize, capturable=capturable,
-                         differentiable=differentiable, fused=fused)
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+        )

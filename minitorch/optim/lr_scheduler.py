@@ -45,8 +45,10 @@ class LRScheduler:
             if last_epoch == -1:
                 group.setdefault("initial_lr", group["lr"])
             elif "initial_lr" not in group:  # resuming needs the lr the schedule started at
-                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                               "when resuming an optimizer")
+                raise KeyError(
+                    f"param 'initial_lr' is not specified in param_groups[{i}] "
+                    "when resuming an optimizer"
+                )
         self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._step_count = 0
@@ -63,19 +65,27 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """Move to the next epoch (or to `epoch`) and write its lr into every group."""
         if self._step_count == 1 and not self.optimizer._opt_called:
-            warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
-                          "In PyTorch 1.1.0 and later, you should call them in the opposite "
-                          "order: `optimizer.step()` before `lr_scheduler.step()`. Failure to "
-                          "do this will result in PyTorch skipping the first value of the "
-                          "learning rate schedule.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+                "In PyTorch 1.1.0 and later, you should call them in the opposite "
+                "order: `optimizer.step()` before `lr_scheduler.step()`. Failure to "
+                "do this will result in PyTorch skipping the first value of the "
+                "learning rate schedule.",
+                UserWarning,
+                stacklevel=2,
+            )
         self._step_count += 1
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is "
-                          "being deprecated where possible. Please use `scheduler.step()` to "
-                          "step the scheduler.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "The epoch parameter in `scheduler.step()` was not necessary and is "
+                "being deprecated where possible. Please use `scheduler.step()` to "
+                "step the scheduler.",
+                UserWarning,
+                stacklevel=2,
+            )
             self.last_epoch = epoch
             closed_form = getattr(self, "_get_closed_form_lr", self.get_lr)
             values = closed_form()
@@ -97,35 +107,37 @@ _LRScheduler = LRScheduler  # PyTorch's older name, still imported by scripts
 class StepLR(LRScheduler):
     """lr = base_lr * gamma ** (epoch // step_size): divide by 1/gamma every step_size epochs."""
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
         decay = self.last_epoch != 0 and self.last_epoch % self.step_size == 0
-        return [group["lr"] * (self.gamma if decay else 1.0)
-                for group in self.optimizer.param_groups]
+        return [
+            group["lr"] * (self.gamma if decay else 1.0) for group in self.optimizer.param_groups
+        ]
 
     def _get_closed_form_lr(self) -> list[float]:
-        return [base * self.gamma ** (self.last_epoch // self.step_size)
-                for base in self.base_lrs]
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
 class LambdaLR(LRScheduler):
     """lr = base_lr * lr_lambda(epoch), with one function for every group or one per group.
 
-        >>> LambdaLR(opt, lambda epoch: min(1.0, (epoch + 1) / warmup))   # linear warm-up
+    >>> LambdaLR(opt, lambda epoch: min(1.0, (epoch + 1) / warmup))   # linear warm-up
     """
 
-    def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list[Callable],
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable | list[Callable], last_epoch: int = -1
+    ) -> None:
         groups = len(optimizer.param_groups)
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != groups:
-                raise InvalidArgumentError(at_user_line(
-                    f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}"
-                ))
+                raise InvalidArgumentError(
+                    at_user_line(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+                )
             self.lr_lambdas = list(lr_lambda)
         else:
             self.lr_lambdas = [lr_lambda] * groups
@@ -137,8 +149,7 @@ class LambdaLR(LRScheduler):
     def state_dict(self) -> dict:
         """As the base's, with each lambda that is an object saved as its `__dict__` (a
         function cannot be saved as data: it is saved as None and kept when loading)."""
-        state = {key: value for key, value in super().state_dict().items()
-                 if key != "lr_lambdas"}
+        state = {key: value for key, value in super().state_dict().items() if key != "lr_lambdas"}
         state["lr_lambdas"] = [
             None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
             for fn in self.lr_lambdas
@@ -161,8 +172,9 @@ class CosineAnnealingLR(LRScheduler):
         lr(t) = eta_min + (base_lr - eta_min) * (1 + cos(pi * t / T_max)) / 2
     """
 
-    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
-                 last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
@@ -176,8 +188,10 @@ class CosineAnnealingLR(LRScheduler):
         if self._step_count == 1 and t > 0:  # constructed to resume at epoch t
             return self._get_closed_form_lr()
         if (t - 1 - period) % (2 * period) == 0:  # the bottom, where the ratio is 0/0
-            return [lr + (base - low) * (1 - math.cos(math.pi / period)) / 2
-                    for lr, base in zip(lrs, self.base_lrs)]
+            return [
+                lr + (base - low) * (1 - math.cos(math.pi / period)) / 2
+                for lr, base in zip(lrs, self.base_lrs)
+            ]
         ratio = (1 + math.cos(math.pi * t / period)) / (1 + math.cos(math.pi * (t - 1) / period))
         return [low + ratio * (lr - low) for lr in lrs]
 
@@ -202,9 +216,18 @@ class ReduceLROnPlateau(LRScheduler):
     after the last step (their lr before any).
     """
 
-    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
-                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
-                 cooldown: int = 0, min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: float | list[float] = 0,
+        eps: float = 1e-8,
+    ) -> None:
         if factor >= 1.0:
             raise InvalidArgumentError(at_user_line("Factor should be < 1.0."))
         if not isinstance(optimizer, Optimizer):
@@ -212,18 +235,16 @@ class ReduceLROnPlateau(LRScheduler):
         groups = len(optimizer.param_groups)
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != groups:
-                raise InvalidArgumentError(at_user_line(
-                    f"expected {groups} min_lrs, got {len(min_lr)}"
-                ))
+                raise InvalidArgumentError(
+                    at_user_line(f"expected {groups} min_lrs, got {len(min_lr)}")
+                )
             self.min_lrs = list(min_lr)
         else:
             self.min_lrs = [min_lr] * groups
         if mode not in ("min", "max"):
             raise InvalidArgumentError(at_user_line(f"mode {mode} is unknown!"))
         if threshold_mode not in ("rel", "abs"):
-            raise InvalidArgumentError(at_user_line(
-                f"threshold mode {threshold_mode} is unknown!"
-            ))
+            raise InvalidArgumentError(at_user_line(f"threshold mode {threshold_mode} is unknown!"))
         self.optimizer = optimizer
         self.mode, self.factor, self.patience = mode, factor, patience
         self.threshold, self.threshold_mode = threshold, threshold_mode
@@ -258,9 +279,13 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is "
-                          "being deprecated where possible. Please use `scheduler.step()` to "
-                          "step the scheduler.", UserWarning, stacklevel=2)
+            warnings.warn(
+                "The epoch parameter in `scheduler.step()` was not necessary and is "
+                "being deprecated where possible. Please use `scheduler.step()` to "
+                "step the scheduler.",
+                UserWarning,
+                stacklevel=2,
+            )
         self.last_epoch = epoch
         if self.is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0

@@ -53,10 +53,12 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], defaults: dict) -> None:
         if isinstance(params, Tensor):
-            raise MinitorchError(at_user_line(
-                "params argument given to the optimizer should be an iterable of Tensors or "
-                f"dicts, but got {params.__class__.__name__}"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "params argument given to the optimizer should be an iterable of Tensors or "
+                    f"dicts, but got {params.__class__.__name__}"
+                )
+            )
         self.defaults = defaults
         self.param_groups: list[dict] = []
         self.state: dict[Tensor, dict] = {}
@@ -75,17 +77,21 @@ class Optimizer:
         group = dict(param_group)
         params = group["params"]
         if isinstance(params, set):
-            raise MinitorchError(at_user_line(
-                "optimizer parameters need to be organized in ordered collections, but the "
-                "ordering of tensors in sets changes between runs; use a list"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "optimizer parameters need to be organized in ordered collections, but the "
+                    "ordering of tensors in sets changes between runs; use a list"
+                )
+            )
         group["params"] = [params] if isinstance(params, Tensor) else list(params)
         for p in group["params"]:
             if not isinstance(p, Tensor):
-                raise MinitorchError(at_user_line(
-                    f"optimizer can only optimize Tensors, but one of the params is "
-                    f"{type(p).__name__}"
-                ))
+                raise MinitorchError(
+                    at_user_line(
+                        f"optimizer can only optimize Tensors, but one of the params is "
+                        f"{type(p).__name__}"
+                    )
+                )
             if not p.is_leaf:
                 raise MinitorchError(at_user_line("can't optimize a non-leaf Tensor"))
         for name, default in self.defaults.items():
@@ -94,9 +100,11 @@ class Optimizer:
         ids = [id(p) for p in group["params"]]
         if len(set(ids)) != len(ids) or seen.intersection(ids):
             # It would be updated twice per step.
-            raise MinitorchError(at_user_line(
-                "some parameters appear more than once in the optimizer's parameter groups"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    "some parameters appear more than once in the optimizer's parameter groups"
+                )
+            )
         self._check(group)
         self.param_groups.append(group)
 
@@ -131,11 +139,13 @@ class Optimizer:
                 if p.grad is None:
                     continue  # not used by this loss: no update, and no state is made
                 if group.get("capturable") and p.device.type != "cuda":
-                    raise MinitorchError(at_user_line(
-                        f"{type(self).__name__}: If capturable=True, params and state_steps "
-                        f"must be on supported devices: ['cuda'] (got a parameter on "
-                        f"{p.device.type}; PyTorch refuses this step too)"
-                    ))
+                    raise MinitorchError(
+                        at_user_line(
+                            f"{type(self).__name__}: If capturable=True, params and state_steps "
+                            f"must be on supported devices: ['cuda'] (got a parameter on "
+                            f"{p.device.type}; PyTorch refuses this step too)"
+                        )
+                    )
                 self._update(p, self.state.setdefault(p, {}), group)
                 if p.dtype is bfloat16:  # [Note: half precision] in minitorch/dtype.py
                     round_bfloat16_(p._data)
@@ -181,16 +191,20 @@ class Optimizer:
         """Restore hyper-parameters and state saved by `state_dict()` (groups must match)."""
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
-            raise MinitorchError(at_user_line(
-                f"loaded state dict has {len(saved_groups)} parameter groups, but the "
-                f"optimizer has {len(self.param_groups)}"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"loaded state dict has {len(saved_groups)} parameter groups, but the "
+                    f"optimizer has {len(self.param_groups)}"
+                )
+            )
         for i, (saved, group) in enumerate(zip(saved_groups, self.param_groups)):
             if len(saved["params"]) != len(group["params"]):
-                raise MinitorchError(at_user_line(
-                    f"loaded state dict's parameter group {i} has {len(saved['params'])} "
-                    f"parameters, but the optimizer's has {len(group['params'])}"
-                ))
+                raise MinitorchError(
+                    at_user_line(
+                        f"loaded state dict's parameter group {i} has {len(saved['params'])} "
+                        f"parameters, but the optimizer's has {len(group['params'])}"
+                    )
+                )
         param_at = {
             i: p
             for saved, group in zip(saved_groups, self.param_groups)
@@ -213,8 +227,13 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-def implementation_flags(name: str, foreach: bool | None = None, fused: bool | None = None,
-                         capturable: bool = False, differentiable: bool = False) -> dict:
+def implementation_flags(
+    name: str,
+    foreach: bool | None = None,
+    fused: bool | None = None,
+    capturable: bool = False,
+    differentiable: bool = False,
+) -> dict:
     """PyTorch's choice-of-implementation keywords, checked, as a group's defaults.
 
     foreach (one kernel per list of tensors), fused (one kernel for the whole step) and
@@ -225,18 +244,19 @@ def implementation_flags(name: str, foreach: bool | None = None, fused: bool | N
     [Note: updating in place]) cannot give: it is refused by name.
     """
     if fused and foreach:
-        raise MinitorchError(at_user_line(
-            f"{name}: `fused` and `foreach` cannot be `True` together."
-        ))
+        raise MinitorchError(
+            at_user_line(f"{name}: `fused` and `foreach` cannot be `True` together.")
+        )
     if fused and differentiable:
         raise MinitorchError(at_user_line(f"{name}: `fused` does not support `differentiable`"))
     if differentiable:
-        raise MinitorchError(at_user_line(
-            f"{name}: differentiable=True is not supported here: minitorch's optimizer step "
-            f"runs outside autograd, so no gradient can flow through it"
-        ))
-    return dict(foreach=foreach, fused=fused, capturable=capturable,
-                differentiable=differentiable)
+        raise MinitorchError(
+            at_user_line(
+                f"{name}: differentiable=True is not supported here: minitorch's optimizer step "
+                f"runs outside autograd, so no gradient can flow through it"
+            )
+        )
+    return dict(foreach=foreach, fused=fused, capturable=capturable, differentiable=differentiable)
 
 
 def check_nonnegative(group: dict, key: str, what: str) -> None:

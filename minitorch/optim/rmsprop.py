@@ -44,8 +44,16 @@ class RMSprop(Optimizer):
     ) -> None:
         flags = implementation_flags("RMSprop", foreach, None, capturable, differentiable)
         del flags["fused"]  # not one of RMSprop's arguments
-        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                        momentum=momentum, centered=centered, maximize=maximize, **flags)
+        defaults = dict(
+            lr=lr,
+            alpha=alpha,
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            centered=centered,
+            maximize=maximize,
+            **flags,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:

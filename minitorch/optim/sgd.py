@@ -42,9 +42,15 @@ class SGD(Optimizer):
     ) -> None:
         flags = implementation_flags("SGD", foreach, fused, differentiable=differentiable)
         del flags["capturable"]  # not one of SGD's arguments
-        defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
-                        weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
-                        **flags)
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+            **flags,
+        )
         super().__init__(params, defaults)
 
     def _check(self, group: dict) -> None:
@@ -52,9 +58,9 @@ class SGD(Optimizer):
         check_nonnegative(group, "momentum", "momentum value")
         check_nonnegative(group, "weight_decay", "weight_decay value")
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise MinitorchError(at_user_line(
-                "Nesterov momentum requires a momentum and zero dampening"
-            ))
+            raise MinitorchError(
+                at_user_line("Nesterov momentum requires a momentum and zero dampening")
+            )
 
     def _update(self, p: Tensor, state: dict, group: dict) -> None:
         momentum = group["momentum"]

@@ -40,7 +40,8 @@ def test_the_key_prints_every_field_the_generator_reads(cls):
     fields = {field.name for field in dataclasses.fields(cls)}
     assert fields == FIELDS[cls], (
         f"{cls.__name__} has fields {fields}: make describe() in codegen/llvm/backend.py "
-        "print the new ones (or the printer it calls), then update FIELDS")
+        "print the new ones (or the printer it calls), then update FIELDS"
+    )
 
 
 @pytest.fixture
@@ -57,9 +58,13 @@ def cache(tmp_path, monkeypatch):
 def row_program(reduction_type: str, scale: float, dtype=np.float64) -> LoweredProgram:
     """out[i] = reduce_j(sin(x[i, j]) * scale) over a (3, 5) x."""
     x = input_buffer("x", np.zeros((3, 5), dtype))
-    data = Reduction(x.layout.dtype, (3,), (5,), reduction_type,
-                     lambda i, r: ops.mul(ops.sin(load(x, (i[0], r[0]))),
-                                          ops.constant(scale, x.layout.dtype)))
+    data = Reduction(
+        x.layout.dtype,
+        (3,),
+        (5,),
+        reduction_type,
+        lambda i, r: ops.mul(ops.sin(load(x, (i[0], r[0]))), ops.constant(scale, x.layout.dtype)),
+    )
     out = ComputedBuffer("buf0", Layout.contiguous((3,), x.layout.dtype), data)
     return LoweredProgram((x,), (out,), ("buf0",))
 
@@ -133,8 +138,11 @@ def test_another_generator_does_not_load_the_old_code(cache, monkeypatch):
 def test_size_symbols_are_arguments_of_a_loaded_kernel(cache):
     s0 = Var("s0")
     x = InputBuffer("x", Layout((s0,), (1,), dt.float32))
-    out = ComputedBuffer("buf0", Layout((s0,), (1,), dt.float32),
-                         Pointwise(dt.float32, (s0,), lambda i: ops.exp(load(x, i))))
+    out = ComputedBuffer(
+        "buf0",
+        Layout((s0,), (1,), dt.float32),
+        Pointwise(dt.float32, (s0,), lambda i: ops.exp(load(x, i))),
+    )
     program = LoweredProgram((x,), (out,), ("buf0",))
     (kernel,) = schedule(program)
     for _ in range(2):  # compiled, then loaded from the disk
@@ -148,15 +156,15 @@ def test_size_symbols_are_arguments_of_a_loaded_kernel(cache):
 
 
 def test_the_generators_source_digest_is_kept_under_its_files_names_sizes_and_times(
-        cache, tmp_path, monkeypatch):
+    cache, tmp_path, monkeypatch
+):
     """A process reads the digest of the generator's source from the disk (no file read and
     hashed) while no file changed; a file touched or edited makes the digest anew."""
     source = tmp_path / "src"
     source.mkdir()
     (source / "a.py").write_text("x = 1\n")
     (source / "b.py").write_text("y = 2\n")
-    monkeypatch.setattr(llvm_backend, "_generator_files",
-                        lambda: sorted(source.glob("*.py")))
+    monkeypatch.setattr(llvm_backend, "_generator_files", lambda: sorted(source.glob("*.py")))
 
     def digest() -> str:
         llvm_backend.generator_source.cache_clear()  # as a new process would

@@ -116,21 +116,28 @@ def stale_format(path: Path) -> None:
 
 
 def other_key(path: Path) -> None:
-    path.write_bytes(seal({"kind": "compiled_code", "format": disk_cache.FORMAT,
-                           "key": "0" * 64}, b"someone else's code"))
+    path.write_bytes(
+        seal(
+            {"kind": "compiled_code", "format": disk_cache.FORMAT, "key": "0" * 64},
+            b"someone else's code",
+        )
+    )
 
 
 def empty(path: Path) -> None:
     path.write_bytes(b"")
 
 
-@pytest.mark.parametrize("damage, reason", [
-    (flip_last_byte, "checksum mismatch"),
-    (truncate, "truncated"),
-    (stale_format, "format 0"),
-    (other_key, "belongs to key '000"),
-    (empty, "not a minitorch saved program"),
-])
+@pytest.mark.parametrize(
+    "damage, reason",
+    [
+        (flip_last_byte, "checksum mismatch"),
+        (truncate, "truncated"),
+        (stale_format, "format 0"),
+        (other_key, "belongs to key '000"),
+        (empty, "not a minitorch saved program"),
+    ],
+)
 def test_a_bad_entry_is_removed_logged_and_rebuilt(damage, reason, capsys):
     assert run_scale(5) == 10.0
     path = entry_path(scale_ir(5))
@@ -158,8 +165,12 @@ WRITER = textwrap.dedent("""
 
 def test_concurrent_writers_never_leave_half_an_entry(cache):
     key = "k" * 64
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(cache), name],
-                                cwd=ROOT, env=_env(cache)) for name in ("a", "b")]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(cache), name], cwd=ROOT, env=_env(cache)
+        )
+        for name in ("a", "b")
+    ]
     seen = set()
     while any(w.poll() is None for w in writers):
         payload = disk_cache.load(key)
@@ -216,18 +227,32 @@ def test_config_turns_the_cache_off(cache, monkeypatch):
     assert not cache.exists()
 
 
-@pytest.mark.parametrize("variables, expected", [
-    ({"XDG_CACHE_HOME": "/xdg"}, ["/xdg/minitorch", "True"]),
-    ({"XDG_CACHE_HOME": "/xdg", "MINITORCH_CACHE_DIR": "/mine"}, ["/mine", "True"]),
-    ({"HOME": "/home/someone"}, ["/home/someone/.cache/minitorch", "True"]),
-    ({"HOME": "/h", "MINITORCH_DISK_CACHE": "0"}, ["/h/.cache/minitorch", "False"]),
-])
+@pytest.mark.parametrize(
+    "variables, expected",
+    [
+        ({"XDG_CACHE_HOME": "/xdg"}, ["/xdg/minitorch", "True"]),
+        ({"XDG_CACHE_HOME": "/xdg", "MINITORCH_CACHE_DIR": "/mine"}, ["/mine", "True"]),
+        ({"HOME": "/home/someone"}, ["/home/someone/.cache/minitorch", "True"]),
+        ({"HOME": "/h", "MINITORCH_DISK_CACHE": "0"}, ["/h/.cache/minitorch", "False"]),
+    ],
+)
 def test_where_the_cache_lives_and_whether_it_is_on(variables, expected):
-    env = {k: v for k, v in _env(Path()).items()
-           if k not in ("MINITORCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME")}
-    done = subprocess.run([sys.executable, "-c", "from minitorch import config; "
-                           "print(config.cache_dir, config.disk_cache)"],
-                          cwd=ROOT, env={**env, **variables}, capture_output=True, text=True)
+    env = {
+        k: v
+        for k, v in _env(Path()).items()
+        if k not in ("MINITORCH_CACHE_DIR", "XDG_CACHE_HOME", "HOME")
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from minitorch import config; print(config.cache_dir, config.disk_cache)",
+        ],
+        cwd=ROOT,
+        env={**env, **variables},
+        capture_output=True,
+        text=True,
+    )
     assert done.stdout.split() == expected, done.stderr
 
 
@@ -257,8 +282,14 @@ def run_in_new_process(cache: Path) -> dict[str, int]:
 def run_with_llvm_or_not(cache: Path) -> tuple[dict[str, int], bool, bool]:
     """The same, whether the process imported LLVM (llvmlite.binding), and whether it
     generated IR (llvmlite.ir)."""
-    done = subprocess.run([sys.executable, "-c", SIN_COS], cwd=ROOT, env=_env(cache),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SIN_COS],
+        cwd=ROOT,
+        env=_env(cache),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     *_, imported, stats = done.stdout.strip().splitlines()
     imported_llvm, imported_ir = imported.split()

@@ -83,8 +83,9 @@ def test_comparisons_compile_to_bool_outputs():
 def test_nan_propagates_through_compiled_maximum_and_relu():
     x = minitorch.tensor([float("nan"), 1.0, -1.0])
     y = minitorch.tensor([0.0, float("nan"), 0.5])
-    fn = minitorch.compile(lambda x, y: (minitorch.maximum(x, y), minitorch.relu(x)),
-                           fullgraph=True)
+    fn = minitorch.compile(
+        lambda x, y: (minitorch.maximum(x, y), minitorch.relu(x)), fullgraph=True
+    )
     biggest, relu = fn(x, y)
     np.testing.assert_array_equal(biggest.numpy(), [np.nan, np.nan, 0.5])
     np.testing.assert_array_equal(relu.numpy(), [np.nan, 1.0, 0.0])
@@ -101,5 +102,3 @@ def test_a_call_the_lowering_refuses_runs_as_an_extern_step_not_eagerly():
         out = minitorch.compile(tensor_power, fullgraph=True)(x, y)
     np.testing.assert_allclose(out.numpy(), tensor_power(x, y).numpy(), rtol=1e-6)
     assert fallback_reasons(tensor_power) == []
-
-

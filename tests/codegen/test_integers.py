@@ -48,14 +48,32 @@ PROGRAMS = {
     "casts": (lambda x: (x.long(), x.int(), x.bool(), x.long().bool(), I32.float()), [FLOATS]),
     # sums of int32 and bool are int64, as PyTorch's
     "sums": (lambda a, m: (a.sum(), a.sum(dim=1), m.sum(dim=0), (a > 2).sum()), [I32, I64 > 0]),
-    "select": (lambda a, m: (minitorch.where(m, a, 0), minitorch.maximum(a, a * 2 - 3),
-                             a.clamp(-2, 4)), [I64, I64 > 0]),
+    "select": (
+        lambda a, m: (minitorch.where(m, a, 0), minitorch.maximum(a, a * 2 - 3), a.clamp(-2, 4)),
+        [I64, I64 > 0],
+    ),
     "int_to_the_power": (lambda a: (2**a, a**0, a**2), [minitorch.tensor([0, 1, 5, 62])]),
     # NaN, infinities and floats beyond the integer's range: the smallest integer, as x86 and
     # numpy give it (LLVM's fptosi alone made them poison: `nan.long() == 0` came out True)
-    "casts_out_of_range": (lambda x: (x.long(), x.int(), x.long() == 0, (x * 0).int() == 0),
-                           [minitorch.tensor([np.nan, np.inf, -np.inf, 1e20, -1e20, 2.0**31,
-                                              -(2.0**31), 2.0**63, -(2.0**63), -3.7])]),
+    "casts_out_of_range": (
+        lambda x: (x.long(), x.int(), x.long() == 0, (x * 0).int() == 0),
+        [
+            minitorch.tensor(
+                [
+                    np.nan,
+                    np.inf,
+                    -np.inf,
+                    1e20,
+                    -1e20,
+                    2.0**31,
+                    -(2.0**31),
+                    2.0**63,
+                    -(2.0**63),
+                    -3.7,
+                ]
+            )
+        ],
+    ),
 }
 
 

@@ -109,11 +109,13 @@ entry:
 def test_texts_linked_into_one_module_keep_each_function_apart():
     texts = (SCALED.format(scale="2.0"), SCALED.format(scale="3.0"), SQUARE_SUM)
     jit = compile_ir(*texts)
-    scaled = [jit.function(part_symbol("f", part, 3), ctypes.c_double, ctypes.c_double)
-              for part in (0, 1)]
+    scaled = [
+        jit.function(part_symbol("f", part, 3), ctypes.c_double, ctypes.c_double) for part in (0, 1)
+    ]
     assert [f(5.0) for f in scaled] == [10.0, 15.0]
-    square_sum = jit.function(part_symbol("square_sum", 2, 3), ctypes.c_double,
-                              ctypes.c_void_p, ctypes.c_int64)
+    square_sum = jit.function(
+        part_symbol("square_sum", 2, 3), ctypes.c_double, ctypes.c_void_p, ctypes.c_int64
+    )
     assert square_sum((ctypes.c_double * 2)(1.0, 2.0), 2) == 5.0
     assert compile_ir(*texts) is jit  # cached as a whole
     assert "@part1.f(" in jit.source and compile_ir(jit.source).object_code  # the linked text
@@ -174,8 +176,9 @@ def test_modules_loaded_and_dropped_give_their_memory_back():
     object_code = compile_ir(text).object_code
 
     def load_run_drop() -> None:
-        fn = JitModule(text, object_code).function("square_sum7", ctypes.c_double,
-                                                   ctypes.c_void_p, ctypes.c_int64)
+        fn = JitModule(text, object_code).function(
+            "square_sum7", ctypes.c_double, ctypes.c_void_p, ctypes.c_int64
+        )
         gc.collect()  # the callable alone keeps the module alive
         assert fn((ctypes.c_double * 2)(1.0, 2.0), 2) == 35.0
 

@@ -462,12 +462,14 @@ def row_softmax_program(x: np.ndarray) -> LoweredProgram:
     """max, sum of exp(x - max), exp(x - max) / sum along dim 1: one kernel of three loops."""
     rows, n = x.shape
     bx = input_buffer("x", x)
-    row_max = reduction("buf0", dt.float32, (rows, 1), (n,), lambda i, r: load(bx, (i[0], r[0])),
-                        "max")
+    row_max = reduction(
+        "buf0", dt.float32, (rows, 1), (n,), lambda i, r: load(bx, (i[0], r[0])), "max"
+    )
     exp = lambda i0, i1: ops.exp(ops.sub(load(bx, (i0, i1)), ops.load("buf0", i0)))  # noqa: E731
     total = reduction("buf1", dt.float32, (rows, 1), (n,), lambda i, r: exp(i[0], r[0]))
-    out = computed("buf2", dt.float32, (rows, n),
-                   lambda i: ops.div(exp(i[0], i[1]), ops.load("buf1", i[0])))
+    out = computed(
+        "buf2", dt.float32, (rows, n), lambda i: ops.div(exp(i[0], i[1]), ops.load("buf1", i[0]))
+    )
     return LoweredProgram((bx,), (row_max, total, out), ("buf2",))
 
 
@@ -496,9 +498,11 @@ def test_the_loops_of_a_row_stay_loops():
     program = row_softmax_program(x)
     (kernel,) = schedule(program)
     optimized = BACKEND.compile_kernel(kernel, program.dtypes()).optimized_source
-    back_edges = [line for line in optimized.splitlines()
-                  if line.lstrip().startswith("br i1") and "vector.body" in line
-                  and "!llvm.loop" in line]
+    back_edges = [
+        line
+        for line in optimized.splitlines()
+        if line.lstrip().startswith("br i1") and "vector.body" in line and "!llvm.loop" in line
+    ]
     assert len(back_edges) == 3
     (got,), (expected,) = run_both(program, [x])
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

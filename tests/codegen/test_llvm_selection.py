@@ -28,9 +28,15 @@ def binary_program(op, a: np.ndarray, b: np.ndarray, out_dtype) -> LoweredProgra
 
 
 @pytest.mark.parametrize("dtype", list(DTYPES))
-@pytest.mark.parametrize("name, reference", [
-    ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
-])
+@pytest.mark.parametrize(
+    "name, reference",
+    [
+        ("eq", np.equal),
+        ("ne", np.not_equal),
+        ("lt", np.less),
+        ("le", np.less_equal),
+    ],
+)
 def test_comparisons(name, reference, dtype):
     a, b = with_specials(1000, dtype), with_specials(1000, dtype)
     (got,), (expected,) = run_both(binary_program(getattr(ops, name), a, b, bool_), [a, b])

@@ -47,12 +47,13 @@ def test_for_range_runs_like_python_range(start, stop):
 def test_an_unroll_hint_is_a_self_referring_node_on_the_back_edge():
     module = _count_iterations(unroll=4)
     text = str(module)
-    assert '!llvm.loop !1' in text.split("i.again")[-1].splitlines()[0]
+    assert "!llvm.loop !1" in text.split("i.again")[-1].splitlines()[0]
     assert '!0 = !{ !"llvm.loop.unroll.count", i32 4 }' in text
     assert "!1 = distinct !{ !1, !0 }" in text
     count = _compiled(module)
-    assert [count(0, n) for n in (0, 1, 7, 8, 9)] == [sum(1000 + i for i in range(n))
-                                                     for n in (0, 1, 7, 8, 9)]
+    assert [count(0, n) for n in (0, 1, 7, 8, 9)] == [
+        sum(1000 + i for i in range(n)) for n in (0, 1, 7, 8, 9)
+    ]
 
 
 def test_for_nest_visits_every_index_in_row_major_order():

@@ -88,7 +88,7 @@ def test_sin_cos_at_the_double_closest_to_a_multiple_of_half_pi(name):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["sin", "cos"])
 def test_sin_cos_of_huge_values_are_numbers_as_in_numpy(name, dtype):
-    # These used to be NaN (issue 11); numpy gives a number for every finite x.
+    # These used to be NaN; numpy gives a number for every finite x.
     finfo = np.finfo(dtype)
     values = [1e15, 3e17, -1e20, 1e30, 3.4e38, -3.4e38, 2.0**30, 2.0**30 * (1 + finfo.eps)]
     if dtype == np.float64:

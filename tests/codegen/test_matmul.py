@@ -33,8 +33,13 @@ def assert_matches(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 70), st.sampled_from(DTYPES),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.integers(0, 40),
+    st.integers(0, 40),
+    st.integers(0, 70),
+    st.sampled_from(DTYPES),
+    st.integers(0, 2**32 - 1),
+)
 def test_matches_numpy_for_any_sizes(m, k, n, dtype, seed):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(dtype)
@@ -95,7 +100,7 @@ def test_the_tile_lives_in_phis_and_fmas():
     """The accumulators are values of the k loop (registers), not memory: one vector phi per
     accumulator, one vector FMA per accumulator per k, and no alloca."""
     source = str(generate_matmul(ir.FloatType(), 8, rows=6, vectors=2))
-    k_loop = source[source.index("k.body:"):source.index("k.exit:")]
+    k_loop = source[source.index("k.body:") : source.index("k.exit:")]
     assert len(re.findall(r"phi\s+<8 x float>", k_loop)) == 12
     assert k_loop.count('call <8 x float> @"llvm.fma.v8f32"') == 12
     assert "alloca" not in source

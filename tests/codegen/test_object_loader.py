@@ -56,8 +56,7 @@ define i64 @count() {
 
 
 def mcjit(object_code: bytes) -> compiler.McjitObject:
-    return compiler.McjitObject(object_code, host_description(),
-                                object_loader.registered_symbols())
+    return compiler.McjitObject(object_code, host_description(), object_loader.registered_symbols())
 
 
 def run_f_and_count(loaded) -> tuple[list[float], int]:
@@ -72,7 +71,7 @@ def relocation_types(object_code: bytes) -> set[int]:
     types = set()
     for s in sections:
         if s.type == 4:  # SHT_RELA
-            entries = object_code[s.offset:s.offset + s.size]
+            entries = object_code[s.offset : s.offset + s.size]
             types |= {info & 0xFFFFFFFF for _, info, _ in struct.iter_unpack("<QQq", entries)}
     return types
 
@@ -92,13 +91,17 @@ def test_small_code_model_relocations_within_reach():
     """Position-independent code of the small code model reaches its own data with PC32, and
     calls other objects' functions with PLT32: the loader takes both while within +-2 GiB."""
     without_cos = SECTIONS.replace("declare double @cos(double)", "").replace(
-        "call double @cos(double %x)", "fadd double %x, 1.0")
+        "call double @cos(double %x)", "fadd double %x, 1.0"
+    )
     near_data = without_cos.replace(" global ", " dso_local global ")  # no GOT: PC32 it is
     object_code = _emit(near_data, codemodel="small", reloc="pic")
     assert relocation_types(object_code) == {2}  # R_X86_64_PC32
     assert run_f_and_count(LoadedObject(object_code)) == run_f_and_count(mcjit(object_code))
-    twice = LoadedObject(compile_object(
-        "define double @twice(double %x) {\n  %y = fmul double %x, 2.0\n  ret double %y\n}\n"))
+    twice = LoadedObject(
+        compile_object(
+            "define double @twice(double %x) {\n  %y = fmul double %x, 2.0\n  ret double %y\n}\n"
+        )
+    )
     object_loader.add_symbol("minitorch.test.twice", twice.address("twice"))  # mapped nearby
     object_code = _emit(CALLS_TWICE, codemodel="small", reloc="pic")
     assert 4 in relocation_types(object_code)  # R_X86_64_PLT32
@@ -136,9 +139,11 @@ def test_what_the_loader_refuses_mcjit_loads():
 
 
 def test_an_unknown_function_is_a_compile_error_not_a_crash():
-    text = "declare double @no_such_function(double)\n" \
-           "define double @g(double %x) {\n" \
-           "  %y = call double @no_such_function(double %x)\n  ret double %y\n}\n"
+    text = (
+        "declare double @no_such_function(double)\n"
+        "define double @g(double %x) {\n"
+        "  %y = call double @no_such_function(double %x)\n  ret double %y\n}\n"
+    )
     with pytest.raises(CompileError, match="'no_such_function'.*neither registered"):
         compile_ir(text)
 
@@ -149,7 +154,8 @@ def _emit(text: str, codemodel: str, reloc: str) -> bytes:
     triple, cpu, features, _ = host_description()
     compiler._initialize_llvm()
     machine = llvm.Target.from_triple(triple).create_target_machine(
-        cpu=cpu, features=features, opt=2, codemodel=codemodel, reloc=reloc)
+        cpu=cpu, features=features, opt=2, codemodel=codemodel, reloc=reloc
+    )
     module = llvm.parse_assembly(text)
     return machine.emit_object(module)
 
@@ -160,8 +166,9 @@ WORKLOADS = {
     "sin and cos, huge inputs too": lambda t: minitorch.sin(t) * 2 + minitorch.cos(t),
     "softmax": lambda t: t.softmax(-1),
     "layernorm": lambda t: minitorch.nn.functional.layer_norm(t, (t.shape[-1],)),
-    "gelu, sum of squares": lambda t: minitorch.nn.functional.gelu(t, approximate="tanh")
-    + (t * t).sum(-1, keepdim=True),
+    "gelu, sum of squares": lambda t: (
+        minitorch.nn.functional.gelu(t, approximate="tanh") + (t * t).sum(-1, keepdim=True)
+    ),
 }
 
 
@@ -199,13 +206,16 @@ def test_a_module_with_nothing_to_load_loads():
     assert LoadedObject(compile_object("declare double @cos(double)\n")).address("cos") is None
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda b: b[:40], "shorter than an ELF header"),
-    (lambda b: b"\x7fELG" + b[4:], "not an object file"),
-    (lambda b: b[:len(b) // 2], "malformed object"),  # the section headers are at the end
-    (lambda b: _set(b, 18, "<H", 183), "machine 183"),  # e_machine: AArch64
-    (lambda b: _set(b, 16, "<H", 3), "type 3"),  # e_type: a shared library
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda b: b[:40], "shorter than an ELF header"),
+        (lambda b: b"\x7fELG" + b[4:], "not an object file"),
+        (lambda b: b[: len(b) // 2], "malformed object"),  # the section headers are at the end
+        (lambda b: _set(b, 18, "<H", 183), "machine 183"),  # e_machine: AArch64
+        (lambda b: _set(b, 16, "<H", 3), "type 3"),  # e_type: a shared library
+    ],
+)
 def test_a_damaged_or_foreign_object_is_refused(damage, message):
     with pytest.raises(CompileError, match=message):
         LoadedObject(damage(compile_object(SECTIONS)))

@@ -152,8 +152,10 @@ def test_two_threads_calling_at_once_each_get_their_own_pieces(monkeypatch):
             parallel_for(_record(calls), n, work=config.parallel_threshold * n)
             results.setdefault(name, []).append(sorted((s, e) for s, e, _ in calls))
 
-    threads = [threading.Thread(target=caller, args=(name, n), daemon=True)
-               for name, n in (("a", 1000), ("b", 777))]
+    threads = [
+        threading.Thread(target=caller, args=(name, n), daemon=True)
+        for name, n in (("a", 1000), ("b", 777))
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -191,7 +193,12 @@ def test_the_pool_starts_its_threads_at_the_first_split():
         pool = [t for t in threading.enumerate() if t is not threading.main_thread()]
         print(before, small, len(pool), all(t.daemon for t in pool))
     """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-                         timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=120,
+        check=True,
+    ).stdout
     assert out.split() == ["1", "1", "2", "True"]

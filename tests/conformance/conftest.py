@@ -50,8 +50,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     backends = chosen_backends(metafunc.config)
     marker = metafunc.definition.get_closest_marker("backend_cases")
     if marker is None:
-        metafunc.parametrize("backend", [pytest.param(b, id=b.name, marks=_device_marks(b))
-                                         for b in backends])
+        metafunc.parametrize(
+            "backend", [pytest.param(b, id=b.name, marks=_device_marks(b)) for b in backends]
+        )
         return
     argnames, cases = marker.args
     names = ["backend", *(name.strip() for name in argnames.split(","))]
@@ -60,8 +61,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         for values in cases(backend):
             values = values if isinstance(values, tuple) else (values,)
             case_id = "-".join([backend.name, *(str(v) for v in values)])
-            params.append(pytest.param(backend, *values, id=case_id,
-                                       marks=_device_marks(backend)))
+            params.append(pytest.param(backend, *values, id=case_id, marks=_device_marks(backend)))
     metafunc.parametrize(names, params)
 
 

@@ -72,17 +72,31 @@ def _layernorm(x: InputBuffer) -> LoweredProgram:
     rows, n = x.layout.size
     dtype = x.layout.dtype
     c = lambda v: ops.constant(v, dtype)  # noqa: E731
-    total = computed("buf0", Reduction(dtype, (rows, 1), (n,), "sum",
-                                       lambda i, r: load(x, (i[0], r[0]))))
-    mean = computed("buf1", Pointwise(dtype, (rows, 1),
-                                      lambda i: ops.div(load(total, i), c(float(n)))))
+    total = computed(
+        "buf0", Reduction(dtype, (rows, 1), (n,), "sum", lambda i, r: load(x, (i[0], r[0])))
+    )
+    mean = computed(
+        "buf1", Pointwise(dtype, (rows, 1), lambda i: ops.div(load(total, i), c(float(n))))
+    )
     centered = lambda i0, i1: ops.sub(load(x, (i0, i1)), load(mean, (i0, Const(0))))  # noqa: E731
-    squares = computed("buf2", Reduction(dtype, (rows, 1), (n,), "sum",
-                                         lambda i, r: ops.square(centered(i[0], r[0]))))
-    rstd = computed("buf3", Pointwise(dtype, (rows, 1), lambda i: ops.rsqrt(
-        ops.add(ops.div(load(squares, i), c(float(n))), c(1e-5)))))
-    out = computed("buf4", Pointwise(dtype, (rows, n), lambda i: ops.mul(
-        centered(i[0], i[1]), load(rstd, (i[0], Const(0))))))
+    squares = computed(
+        "buf2",
+        Reduction(dtype, (rows, 1), (n,), "sum", lambda i, r: ops.square(centered(i[0], r[0]))),
+    )
+    rstd = computed(
+        "buf3",
+        Pointwise(
+            dtype,
+            (rows, 1),
+            lambda i: ops.rsqrt(ops.add(ops.div(load(squares, i), c(float(n))), c(1e-5))),
+        ),
+    )
+    out = computed(
+        "buf4",
+        Pointwise(
+            dtype, (rows, n), lambda i: ops.mul(centered(i[0], i[1]), load(rstd, (i[0], Const(0))))
+        ),
+    )
     return LoweredProgram((x,), (total, mean, squares, rstd, out), ("buf4",))
 
 
@@ -90,13 +104,28 @@ def _integer_rows(x: InputBuffer) -> LoweredProgram:
     """out = x * sum(x - max) + max along dim 1: wraps around, exactly, in any order."""
     rows, n = x.layout.size
     dtype = x.layout.dtype
-    m = computed("buf0", Reduction(dtype, (rows, 1), (n,), "max",
-                                   lambda i, r: load(x, (i[0], r[0]))))
+    m = computed(
+        "buf0", Reduction(dtype, (rows, 1), (n,), "max", lambda i, r: load(x, (i[0], r[0])))
+    )
     row_max = lambda i0: load(m, (i0, Const(0)))  # noqa: E731
-    s = computed("buf1", Reduction(dtype, (rows, 1), (n,), "sum",
-                                   lambda i, r: ops.sub(load(x, (i[0], r[0])), row_max(i[0]))))
-    out = computed("buf2", Pointwise(dtype, (rows, n), lambda i: ops.add(
-        ops.mul(load(x, i), load(s, (i[0], Const(0)))), row_max(i[0]))))
+    s = computed(
+        "buf1",
+        Reduction(
+            dtype,
+            (rows, 1),
+            (n,),
+            "sum",
+            lambda i, r: ops.sub(load(x, (i[0], r[0])), row_max(i[0])),
+        ),
+    )
+    out = computed(
+        "buf2",
+        Pointwise(
+            dtype,
+            (rows, n),
+            lambda i: ops.add(ops.mul(load(x, i), load(s, (i[0], Const(0)))), row_max(i[0])),
+        ),
+    )
     return LoweredProgram((x,), (m, s, out), ("buf2",))
 
 
@@ -104,16 +133,21 @@ def _after_argmax(x: InputBuffer) -> LoweredProgram:
     """out = x * argmax(x along dim 1): the argmax runs in a loop of its own."""
     rows, n = x.layout.size
     dtype = x.layout.dtype
-    position = computed("buf0", Reduction(int64, (rows, 1), (n,), "argmax",
-                                          lambda i, r: load(x, (i[0], r[0]))))
-    out = computed("buf1", Pointwise(dtype, (rows, n), lambda i: ops.mul(
-        load(x, i), ops.to_dtype(load(position, (i[0], Const(0))), dtype))))
+    position = computed(
+        "buf0", Reduction(int64, (rows, 1), (n,), "argmax", lambda i, r: load(x, (i[0], r[0])))
+    )
+    out = computed(
+        "buf1",
+        Pointwise(
+            dtype,
+            (rows, n),
+            lambda i: ops.mul(load(x, i), ops.to_dtype(load(position, (i[0], Const(0))), dtype)),
+        ),
+    )
     return LoweredProgram((x,), (position, out), ("buf1",))
 
 
-def _check(
-    backend: Backend, program: LoweredProgram, array: np.ndarray, loops: int | None
-) -> None:
+def _check(backend: Backend, program: LoweredProgram, array: np.ndarray, loops: int | None) -> None:
     """One kernel of `loops` loops; the backend agrees with the interpreter, and the fused
     interpreter with the unfused one. (Rows of one element have other loops: a Pointwise
     over (6, 1) runs once per row.)"""
@@ -192,6 +226,7 @@ def test_element_nodes_after_an_argmax(backend: Backend, dtype: str):
 @pytest.mark.backend_cases("dtype", lambda b: ["float32"] if "float32" in b.dtypes else [])
 def test_softmax_compiled_once_over_size_symbols(backend: Backend, dtype: str):
     """Rows (s0, 1) of s1: the loops' bounds are symbols; sizes 1 are compiled as numbers."""
+
     def program(s0: Size, s1: Size) -> LoweredProgram:
         return _softmax(InputBuffer("x", contiguous((s0, s1), float32)), reload=False)
 
@@ -219,12 +254,16 @@ def test_reductions_over_no_dims_between_pointwise_steps(backend: Backend, dtype
     dtype_ = x.layout.dtype
     shifted = computed("buf0", Pointwise(dtype_, (), lambda i: ops.neg(load(x, ()))))
     m = computed("buf1", Reduction(dtype_, (), (), "max", lambda i, r: load(shifted, ())))
-    centered = computed("buf2", Pointwise(dtype_, (), lambda i: ops.sub(
-        load(shifted, ()), load(m, ()))))
-    total = computed("buf3", Reduction(dtype_, (), (), "sum", lambda i, r: ops.exp(
-        load(centered, ()))))
-    out = computed("buf4", Pointwise(dtype_, (), lambda i: ops.sub(
-        load(centered, ()), ops.log(load(total, ())))))
+    centered = computed(
+        "buf2", Pointwise(dtype_, (), lambda i: ops.sub(load(shifted, ()), load(m, ())))
+    )
+    total = computed(
+        "buf3", Reduction(dtype_, (), (), "sum", lambda i, r: ops.exp(load(centered, ())))
+    )
+    out = computed(
+        "buf4",
+        Pointwise(dtype_, (), lambda i: ops.sub(load(centered, ()), ops.log(load(total, ())))),
+    )
     program = LoweredProgram((x,), (shifted, m, centered, total, out), ("buf4",))
     (kernel,) = schedule(program)
     assert kernel.writes == ("buf4",)

@@ -105,6 +105,7 @@ INT_EXPONENTS = (0, 1, 2, 3, 7, 2.0, 64, 65, 100)
 def exponents(dtype: np.dtype) -> tuple[float | int, ...]:
     return INT_EXPONENTS if dtype.kind == "i" else EXPONENTS
 
+
 RANDOM_COUNT = 256  # ordinary values per kernel, besides the special ones
 
 
@@ -317,8 +318,10 @@ def _indirect_indexing(op, dtype, domain):
 
 def _rand(op, dtype, domain):
     seed, counter = _pairs(dtype)
-    return (*_pointwise([seed, counter], get_dtype("float64"), ops.rand),
-            {"seed": seed, "counter": counter})
+    return (
+        *_pointwise([seed, counter], get_dtype("float64"), ops.rand),
+        {"seed": seed, "counter": counter},
+    )
 
 
 BUILDERS = {

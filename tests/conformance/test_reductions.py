@@ -36,6 +36,7 @@ from tests.conformance.kernels import (
 # The inputs, one per rank, each in a different layout: reversed, row-major, permuted.
 SHAPES = {1: (13,), 2: (6, 7), 3: (3, 4, 5)}
 
+
 def _numpy_position(find):
     """np.argmax (or argmin) over a set of axes: the position in their row-major order."""
 

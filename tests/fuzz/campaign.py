@@ -49,37 +49,49 @@ class Summary:
 
     def listing(self) -> str:
         """One line per failure: seed, backend, call, kind and what differed."""
-        return "\n".join(f"seed {seed}: {f.backend} call {f.call}: {f.kind}: {f.message}"
-                         for seed, f in self.every)
+        return "\n".join(
+            f"seed {seed}: {f.backend} call {f.call}: {f.kind}: {f.message}"
+            for seed, f in self.every
+        )
 
     def report(self, minimized: list[Failure] = ()) -> str:
-        lines = [f"{self.programs} programs in {self.seconds:.1f} s: "
-                 f"{sum(self.wrong.values())} wrong answers, {sum(self.crashes.values())} "
-                 f"crashes"]
+        lines = [
+            f"{self.programs} programs in {self.seconds:.1f} s: "
+            f"{sum(self.wrong.values())} wrong answers, {sum(self.crashes.values())} "
+            f"crashes"
+        ]
         for title, counter in (("wrong answers", self.wrong), ("crashes", self.crashes)):
             if counter:
                 lines.append(f"{title}:")
-                lines += [f"  {n:6}  {backend}: {what}"
-                          for (backend, what), n in counter.most_common()]
+                lines += [
+                    f"  {n:6}  {backend}: {what}" for (backend, what), n in counter.most_common()
+                ]
         if self.fallbacks:
             lines.append("fallbacks (frames run eagerly), by reason:")
             lines += [f"  {n:6}  {reason}" for reason, n in self.fallbacks.most_common()]
         for failure in minimized:
             group = (failure.backend, *failure.signature())
             seeds = self.seeds.get(group, [])
-            lines += ["", f"---- {failure.backend}: {failure.kind} {group[2]} "
-                          f"(seeds {seeds[:8]}{' ...' if len(seeds) > 8 else ''})",
-                      reproducer(failure)]
+            lines += [
+                "",
+                f"---- {failure.backend}: {failure.kind} {group[2]} "
+                f"(seeds {seeds[:8]}{' ...' if len(seeds) > 8 else ''})",
+                reproducer(failure),
+            ]
         return "\n".join(lines)
 
 
-def fuzz(n: int, seed: int = 0, backends: tuple[str, ...] = BACKENDS,
-         progress: Callable[[Summary], None] | None = None,
-         recycle: int | None = None) -> Summary:
+def fuzz(
+    n: int,
+    seed: int = 0,
+    backends: tuple[str, ...] = BACKENDS,
+    progress: Callable[[Summary], None] | None = None,
+    recycle: int | None = None,
+) -> Summary:
     """Run programs seed, seed + 1, ..., seed + n - 1 through every backend.
 
     `recycle`: run them in a child process, replaced after that many programs. The LLVM JIT
-    keeps every kernel it compiled (issue 11), so a long campaign in one process grows by a few
+    keeps every kernel it compiled, so a long campaign in one process grows by a few
     MB a program; a fresh process every few hundred programs keeps it small.
     """
     summary = Summary()
@@ -95,8 +107,9 @@ def fuzz(n: int, seed: int = 0, backends: tuple[str, ...] = BACKENDS,
     return summary
 
 
-def _results(seeds: range, backends: tuple[str, ...],
-             recycle: int | None) -> Iterator[tuple[int, Result]]:
+def _results(
+    seeds: range, backends: tuple[str, ...], recycle: int | None
+) -> Iterator[tuple[int, Result]]:
     run = functools.partial(_run_seed, backends=backends)
     if recycle is None:
         yield from map(run, seeds)

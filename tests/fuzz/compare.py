@@ -71,8 +71,13 @@ def observe(fn: Callable, inputs: list[minitorch.Tensor]) -> Observation:
     seen.aliases = _aliases(leaves, inputs)
     seen.outputs = [_copy(leaf) for leaf in leaves]
     seen.inputs_after = [_array(x).copy() for x in inputs]
-    differentiable = [leaf for leaf in leaves if isinstance(leaf, minitorch.Tensor)
-                      and leaf.requires_grad and leaf.dtype.is_floating_point]
+    differentiable = [
+        leaf
+        for leaf in leaves
+        if isinstance(leaf, minitorch.Tensor)
+        and leaf.requires_grad
+        and leaf.dtype.is_floating_point
+    ]
     if differentiable:
         try:
             with np.errstate(all="ignore"):
@@ -84,8 +89,9 @@ def observe(fn: Callable, inputs: list[minitorch.Tensor]) -> Observation:
     return seen
 
 
-def difference(want: Observation, got: Observation,
-               precision: str = "float64") -> tuple[str, str] | None:
+def difference(
+    want: Observation, got: Observation, precision: str = "float64"
+) -> tuple[str, str] | None:
     """(kind, what differs) for the first way `got` is not `want`, or None when it is.
 
     `precision`: the least precise float dtype the program computed in. A float64 output of
@@ -105,12 +111,13 @@ def difference(want: Observation, got: Observation,
             return "input mutation", f"input {k} after the call: {found}"
     for k, (w, g) in enumerate(zip(want.aliases, got.aliases)):
         if w != g:
-            return "aliasing", f"output {k} shares memory with {g or 'nothing'}, eager: " \
-                               f"{w or 'nothing'}"
+            return (
+                "aliasing",
+                f"output {k} shares memory with {g or 'nothing'}, eager: {w or 'nothing'}",
+            )
     for k, (w, g) in enumerate(zip(want.grads, got.grads)):
         if (w is None) != (g is None):
-            return "grad", f"input {k}'s .grad is {_none_or_tensor(g)}, eager " \
-                           f"{_none_or_tensor(w)}"
+            return "grad", f"input {k}'s .grad is {_none_or_tensor(g)}, eager {_none_or_tensor(w)}"
         found = None if w is None else _values_difference(w, g, precision)
         if found is not None:
             return "grad", f"input {k}'s .grad: {found}"
@@ -121,11 +128,16 @@ def _error_difference(want: Observation, got: Observation) -> tuple[str, str] | 
     if want.error is None:
         return "crash", f"{got.error_stage} raised {_describe(got.error)}; eager did not"
     if got.error is None:
-        return "missing error", f"eager's {want.error_stage} raised {_describe(want.error)}, " \
-                                "compiled did not"
+        return (
+            "missing error",
+            f"eager's {want.error_stage} raised {_describe(want.error)}, compiled did not",
+        )
     if not isinstance(got.error, type(want.error)) or got.error_stage != want.error_stage:
-        return "wrong error", f"{got.error_stage} raised {_describe(got.error)}; eager's " \
-                              f"{want.error_stage} raised {_describe(want.error)}"
+        return (
+            "wrong error",
+            f"{got.error_stage} raised {_describe(got.error)}; eager's "
+            f"{want.error_stage} raised {_describe(want.error)}",
+        )
     return None
 
 
@@ -161,8 +173,10 @@ def _values_difference(want: np.ndarray, got: np.ndarray, precision: str) -> str
     if not bad.any():
         return None
     where = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"{int(bad.sum())} of {bad.size} elements differ, e.g. at {list(where)}: " \
-           f"{got[where].item()!r}, eager {want[where].item()!r}"
+    return (
+        f"{int(bad.sum())} of {bad.size} elements differ, e.g. at {list(where)}: "
+        f"{got[where].item()!r}, eager {want[where].item()!r}"
+    )
 
 
 def _same_python_value(want: object, got: object) -> bool:
@@ -191,9 +205,15 @@ def _aliases(leaves: list, inputs: list[minitorch.Tensor]) -> list[list[str]]:
         if not isinstance(leaf, minitorch.Tensor):
             result.append([])
             continue
-        result.append([name for name, other in named
-                       if isinstance(other, minitorch.Tensor) and name != f"output {k}"
-                       and np.shares_memory(_array(leaf), _array(other))])
+        result.append(
+            [
+                name
+                for name, other in named
+                if isinstance(other, minitorch.Tensor)
+                and name != f"output {k}"
+                and np.shares_memory(_array(leaf), _array(other))
+            ]
+        )
     return result
 
 

@@ -55,8 +55,9 @@ def observe(function, namespace: dict, variant: int = 0) -> Call:
     return seen
 
 
-def run_container_program(program: ContainerProgram, backends: tuple[str, ...] = BACKENDS,
-                          breaks: list[str] | None = None) -> list[ContainerFailure]:
+def run_container_program(
+    program: ContainerProgram, backends: tuple[str, ...] = BACKENDS, breaks: list[str] | None = None
+) -> list[ContainerFailure]:
     """The first failure of each backend on `program` (an empty list: all agree).
 
     `breaks`, if given, collects why frames broke or ran eagerly (a fallback is no failure).
@@ -71,14 +72,19 @@ def run_container_program(program: ContainerProgram, backends: tuple[str, ...] =
                 got = observe(compiled, function.__globals__, variant)
                 found = difference(expected[variant], got)
                 if found is not None:
-                    failures.append(ContainerFailure(program, backend,
-                                                     _kind(expected[variant], got),
-                                                     f"{attempt}: {found}"))
+                    failures.append(
+                        ContainerFailure(
+                            program, backend, _kind(expected[variant], got), f"{attempt}: {found}"
+                        )
+                    )
                     break
         if breaks is not None:
             breaks += [fallback_class(b.reason) for e in journal for b in e.graph_breaks]
-            breaks += [fallback_class(e.fallback_reason) for e in journal
-                       if e.fallback_reason and not e.graph_breaks]
+            breaks += [
+                fallback_class(e.fallback_reason)
+                for e in journal
+                if e.fallback_reason and not e.graph_breaks
+            ]
     return failures
 
 
@@ -100,12 +106,15 @@ def minimize_container(failure: ContainerFailure) -> ContainerFailure:
     while changed:
         changed = False
         for i in reversed(range(len(current.program.body))):
-            body = current.program.body[:i] + current.program.body[i + 1:]
+            body = current.program.body[:i] + current.program.body[i + 1 :]
             smaller = current.program.with_body(body)
             if _raises(smaller) and not _raises(current.program):
                 continue  # deleting it made CPython raise: a different program
-            found = [f for f in run_container_program(smaller, (failure.backend,))
-                     if f.kind == failure.kind]
+            found = [
+                f
+                for f in run_container_program(smaller, (failure.backend,))
+                if f.kind == failure.kind
+            ]
             if found:
                 current, changed = found[0], True
     return current
@@ -113,12 +122,14 @@ def minimize_container(failure: ContainerFailure) -> ContainerFailure:
 
 def container_reproducer(failure: ContainerFailure) -> str:
     """A script that reproduces the failure on its own."""
-    return (f"# container fuzzer seed {failure.program.seed}, backend {failure.backend}: "
-            f"{failure.kind}\n# {failure.message}\nimport minitorch\n"
-            f"from tests.fuzz.containers import make_args\nGL = []\n\n"
-            f"{failure.program.source()}\n"
-            f"print(program(*make_args()))\nGL.clear()\n"
-            f"print(minitorch.compile(program, backend={failure.backend!r})(*make_args()))\n")
+    return (
+        f"# container fuzzer seed {failure.program.seed}, backend {failure.backend}: "
+        f"{failure.kind}\n# {failure.message}\nimport minitorch\n"
+        f"from tests.fuzz.containers import make_args\nGL = []\n\n"
+        f"{failure.program.source()}\n"
+        f"print(program(*make_args()))\nGL.clear()\n"
+        f"print(minitorch.compile(program, backend={failure.backend!r})(*make_args()))\n"
+    )
 
 
 @dataclass
@@ -130,30 +141,41 @@ class ContainerSummary:
     every: list[ContainerFailure] = field(default_factory=list)
 
     def report(self, minimized: list[ContainerFailure] = ()) -> str:
-        lines = [f"{self.programs} container programs in {self.seconds:.1f} s: "
-                 f"{sum(self.failures.values())} failures"]
-        lines += [f"  {backend:9} {kind:6} {n}" for (backend, kind), n in
-                  sorted(self.failures.items())]
-        lines.append(f"{sum(self.breaks.values())} graph breaks or fallbacks (not failures), "
-                     f"the commonest:")
+        lines = [
+            f"{self.programs} container programs in {self.seconds:.1f} s: "
+            f"{sum(self.failures.values())} failures"
+        ]
+        lines += [
+            f"  {backend:9} {kind:6} {n}" for (backend, kind), n in sorted(self.failures.items())
+        ]
+        lines.append(
+            f"{sum(self.breaks.values())} graph breaks or fallbacks (not failures), the commonest:"
+        )
         lines += [f"  {n:5} {reason}" for reason, n in self.breaks.most_common(8)]
-        lines += [f"  seed {f.program.seed}: {f.backend}: {f.kind}: {f.message[:200]}"
-                  for f in self.every]
+        lines += [
+            f"  seed {f.program.seed}: {f.backend}: {f.kind}: {f.message[:200]}" for f in self.every
+        ]
         for failure in minimized:
             lines += ["", container_reproducer(failure)]
         return "\n".join(lines)
 
 
-def fuzz_containers(n: int, seed: int = 0, backends: tuple[str, ...] = BACKENDS,
-                    progress=None, frozen_arguments: bool = False) -> ContainerSummary:
+def fuzz_containers(
+    n: int,
+    seed: int = 0,
+    backends: tuple[str, ...] = BACKENDS,
+    progress=None,
+    frozen_arguments: bool = False,
+) -> ContainerSummary:
     """Run programs seed .. seed + n - 1 and collect every failure."""
     summary = ContainerSummary()
     start = time.perf_counter()
     for s in range(seed, seed + n):
         minitorch._dynamo.reset()
         breaks: list[str] = []
-        for failure in run_container_program(generate_containers(s, None, frozen_arguments),
-                                             backends, breaks):
+        for failure in run_container_program(
+            generate_containers(s, None, frozen_arguments), backends, breaks
+        ):
             summary.failures[failure.backend, failure.kind] += 1
             summary.every.append(failure)
         summary.breaks.update(breaks)
@@ -181,14 +203,20 @@ def main(args, argv: list[str] | None) -> int:
     import sys
 
     given = argv if argv is not None else sys.argv[1:]
-    backends = BACKENDS if not any(a.startswith("--backends") for a in given) else \
-        tuple(b for b in args.backends.split(",") if b)
+    backends = (
+        BACKENDS
+        if not any(a.startswith("--backends") for a in given)
+        else tuple(b for b in args.backends.split(",") if b)
+    )
 
     def progress(summary: ContainerSummary) -> None:
         if summary.programs % 100 == 0 or summary.programs == args.n:
-            print(f"{summary.programs}/{args.n} container programs, "
-                  f"{sum(summary.failures.values())} failures, {summary.seconds:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{summary.programs}/{args.n} container programs, "
+                f"{sum(summary.failures.values())} failures, {summary.seconds:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     summary = fuzz_containers(args.n, args.seed, backends, progress, args.frozen_arguments)
     print(summary.report([] if args.no_minimize else minimize_first_of_each(summary)))

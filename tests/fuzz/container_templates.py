@@ -68,8 +68,7 @@ def tensor_loop(rng, p, fresh):
     source = rng.choice(p.iterables + p.dicts)
     t = fresh("t")
     if source in p.dicts and rng.random() < 0.5:
-        return f"{t} = {rng.choice(p.tensors)}\nfor k, v in {source}.items():\n" \
-               f"    {t} = {t} + v"
+        return f"{t} = {rng.choice(p.tensors)}\nfor k, v in {source}.items():\n    {t} = {t} + v"
     return f"{t} = {rng.choice(p.tensors)}\nfor v in {source}:\n    {t} = {t} + v"
 
 
@@ -99,10 +98,20 @@ def list_mutate(rng, p, fresh):
     if not p.lists:
         return None
     name, v = rng.choice(p.lists), _value(rng, p)
-    forms = [f"{name}.append({v})", f"{name} += [{v}]", f"{name}.insert({_index(rng)}, {v})",
-             f"{name}.pop()", f"{name}.pop(0)", f"{name}[{_index(rng)}] = {v}",
-             f"del {name}[{_index(rng)}]", f"{name}[1:3] = [{v}]", f"{name}.reverse()",
-             f"del {name}[::2]", f"{name}.clear()", f"{name} *= 2"]
+    forms = [
+        f"{name}.append({v})",
+        f"{name} += [{v}]",
+        f"{name}.insert({_index(rng)}, {v})",
+        f"{name}.pop()",
+        f"{name}.pop(0)",
+        f"{name}[{_index(rng)}] = {v}",
+        f"del {name}[{_index(rng)}]",
+        f"{name}[1:3] = [{v}]",
+        f"{name}.reverse()",
+        f"del {name}[::2]",
+        f"{name}.clear()",
+        f"{name} *= 2",
+    ]
     if p.iterables + p.dicts:
         other = rng.choice(p.iterables + p.dicts)
         forms += [f"{name}.extend({other})", f"{name} += {other}"]
@@ -126,8 +135,12 @@ def dict_literal(rng, p, fresh):
         forms.append(f"dict(zip({list(KEYS)!r}, {rng.choice(p.lists)}))")
     if p.dicts:
         source = rng.choice(p.dicts)
-        forms += [f"dict({source})", f"{source}.copy()", f"{source} | {{{items}}}",
-                  f"{{k: v for k, v in {source}.items()}}"]
+        forms += [
+            f"dict({source})",
+            f"{source}.copy()",
+            f"{source} | {{{items}}}",
+            f"{{k: v for k, v in {source}.items()}}",
+        ]
     return f"{fresh('d')} = {rng.choice(forms)}"
 
 
@@ -145,11 +158,20 @@ def dict_mutate(rng, p, fresh):
     if not p.dicts:
         return None
     name, k, v = rng.choice(p.dicts), _key(rng), _value(rng, p)
-    return rng.choice([f"{name}[{k}] = {v}", f"{name}.update({{{k}: {v}}})",
-                       f"{name}.update({k[1:-1]}={v})", f"{name}.pop({k}, None)",
-                       f"{name}.setdefault({k}, {v})", f"del {name}[{k}]",
-                       f"{name} |= {{{k}: {v}}}", f"{name}.popitem()", f"{name}.clear()",
-                       f"{name}.update([({k}, {v})])"])
+    return rng.choice(
+        [
+            f"{name}[{k}] = {v}",
+            f"{name}.update({{{k}: {v}}})",
+            f"{name}.update({k[1:-1]}={v})",
+            f"{name}.pop({k}, None)",
+            f"{name}.setdefault({k}, {v})",
+            f"del {name}[{k}]",
+            f"{name} |= {{{k}: {v}}}",
+            f"{name}.popitem()",
+            f"{name}.clear()",
+            f"{name}.update([({k}, {v})])",
+        ]
+    )
 
 
 def view_contains(rng, p, fresh):
@@ -195,15 +217,24 @@ def set_mutate(rng, p, fresh):
     if not p.sets:
         return None
     s, n = rng.choice(p.sets), rng.randint(0, 4)
-    return rng.choice([f"{s}.add({n})", f"{s}.discard({n})", f"{s} |= {{{n}}}",
-                       f"{s}.update([{n}, {n + 1}])", f"{s} -= {{{n}}}"])
+    return rng.choice(
+        [
+            f"{s}.add({n})",
+            f"{s}.discard({n})",
+            f"{s} |= {{{n}}}",
+            f"{s}.update([{n}, {n + 1}])",
+            f"{s} -= {{{n}}}",
+        ]
+    )
 
 
 def set_read(rng, p, fresh):
     if not p.sets:
         return None
-    return f"{fresh('t')} = {rng.choice(p.tensors)} * len({rng.choice(p.sets)}) + " \
-           f"sum(sorted({rng.choice(p.sets)}))"
+    return (
+        f"{fresh('t')} = {rng.choice(p.tensors)} * len({rng.choice(p.sets)}) + "
+        f"sum(sorted({rng.choice(p.sets)}))"
+    )
 
 
 # ---- nesting, identity, loops that mutate ---------------------------------------------------
@@ -242,11 +273,15 @@ def loop_mutating(rng, p, fresh):
         return None
     source, target = rng.choice(p.iterables), rng.choice(p.lists + p.dicts)
     if target in p.dicts:
-        return f"for i, v in enumerate({source}):\n    if i > 12:\n        break\n" \
-               f"    {target}[str(i)] = v"
-    return f"for v in {source}:\n    if len({target}) > 12:\n        break  # {source} may be " \
-           f"{target}: live, it would grow forever\n    if v is not None:\n" \
-           f"        {target}.append(v)"
+        return (
+            f"for i, v in enumerate({source}):\n    if i > 12:\n        break\n"
+            f"    {target}[str(i)] = v"
+        )
+    return (
+        f"for v in {source}:\n    if len({target}) > 12:\n        break  # {source} may be "
+        f"{target}: live, it would grow forever\n    if v is not None:\n"
+        f"        {target}.append(v)"
+    )
 
 
 def dict_get(rng, p, fresh):
@@ -280,20 +315,52 @@ def global_read(rng, p, fresh):
 
 
 TEMPLATES = (
-    tensor_arith, tensor_from_len, tensor_from_item, tensor_sum, tensor_loop,
-    list_literal, list_literal, list_from, list_alias, list_mutate, list_mutate, list_mutate,
+    tensor_arith,
+    tensor_from_len,
+    tensor_from_item,
+    tensor_sum,
+    tensor_loop,
+    list_literal,
+    list_literal,
+    list_from,
+    list_alias,
+    list_mutate,
+    list_mutate,
+    list_mutate,
     list_sort,
-    dict_literal, dict_alias, dict_view, dict_view, dict_mutate, dict_mutate, dict_mutate,
+    dict_literal,
+    dict_alias,
+    dict_view,
+    dict_view,
+    dict_mutate,
+    dict_mutate,
+    dict_mutate,
     view_contains,
-    tuple_make, unpack, set_make, set_mutate, set_read,
-    global_mutate, global_read, global_alias,
-    nest, identity, item_augmented, loop_mutating, dict_get, filtered,
+    tuple_make,
+    unpack,
+    set_make,
+    set_mutate,
+    set_read,
+    global_mutate,
+    global_read,
+    global_alias,
+    nest,
+    identity,
+    item_augmented,
+    loop_mutating,
+    dict_get,
+    filtered,
 )
 
 
 def raising(rng, p) -> str:
     """A last statement that raises in CPython: compiled must raise the same class."""
-    forms = ["x + {}['zz']".format(rng.choice(p.dicts) if p.dicts else "d"),
-             "[].pop()", f"x + {rng.choice(p.lists) if p.lists else 'lst'}[99]",
-             "(1, 2).index(7)", "{1}.remove(5)", "next(iter([]))"]
+    forms = [
+        "x + {}['zz']".format(rng.choice(p.dicts) if p.dicts else "d"),
+        "[].pop()",
+        f"x + {rng.choice(p.lists) if p.lists else 'lst'}[99]",
+        "(1, 2).index(7)",
+        "{1}.remove(5)",
+        "next(iter([]))",
+    ]
     return rng.choice(forms)

@@ -84,8 +84,11 @@ def _returned(body: tuple[str, ...]) -> str:
 
 def _assigned(statement: str) -> list[str]:
     first = statement.splitlines()[0]
-    if first.startswith("for ") or "=" not in first or first.split("=")[0].rstrip().endswith(
-            ("]", ")")):
+    if (
+        first.startswith("for ")
+        or "=" not in first
+        or first.split("=")[0].rstrip().endswith(("]", ")"))
+    ):
         return []
     target = first.split("=")[0].replace("+", "").replace("|", "").replace("*", " ")
     return [n.strip() for n in target.split(",") if n.strip().isidentifier()]
@@ -104,8 +107,9 @@ def _probe(body: list[str]) -> dict | None:
         return None
 
 
-def generate_containers(seed: int, length: int | None = None,
-                        frozen_arguments: bool = False) -> ContainerProgram:
+def generate_containers(
+    seed: int, length: int | None = None, frozen_arguments: bool = False
+) -> ContainerProgram:
     """A random program of `length` statements (6 to 16 by default), seeded.
 
     `frozen_arguments`: keep no statement that changes the caller's `lst` or `d` (through any
@@ -123,8 +127,11 @@ def generate_containers(seed: int, length: int | None = None,
         if candidate is None:
             continue
         new_state = _probe(body + [candidate])
-        if new_state is not None and _small(new_state) and not (
-                frozen_arguments and _arguments_changed(new_state)):
+        if (
+            new_state is not None
+            and _small(new_state)
+            and not (frozen_arguments and _arguments_changed(new_state))
+        ):
             body.append(candidate)
             state = new_state
     if rng.random() < 0.1:
@@ -152,8 +159,9 @@ def _plain(value: object) -> object:
 def _small(state: dict) -> bool:
     """Lists stay short, and no container holds itself (CPython's repr copes; comparing
     recursively would not)."""
-    return all(len(v) <= MAX_LEN * 2 for v in state.values() if isinstance(v, (list, tuple))) \
-        and not any(_cyclic(v, set()) for v in state.values())
+    return all(
+        len(v) <= MAX_LEN * 2 for v in state.values() if isinstance(v, (list, tuple))
+    ) and not any(_cyclic(v, set()) for v in state.values())
 
 
 def _cyclic(value: object, open_ids: set[int]) -> bool:

@@ -59,10 +59,15 @@ def _random_inputs(rng: np.random.Generator) -> list[Input]:
     for k in range(int(rng.integers(1, 4))):
         shape = first if k == 0 else _broadcastable(rng, first)
         dtype = first_dtype if k == 0 or rng.random() < 0.7 else str(rng.choice(dtypes))
-        inputs.append(Input("xyz"[k], shape, dtype,
-                            requires_grad=bool(grad and dtype in FLOAT_DTYPES
-                                               and rng.random() < 0.7),
-                            transposed=bool(len(shape) >= 2 and rng.random() < 0.2)))
+        inputs.append(
+            Input(
+                "xyz"[k],
+                shape,
+                dtype,
+                requires_grad=bool(grad and dtype in FLOAT_DTYPES and rng.random() < 0.7),
+                transposed=bool(len(shape) >= 2 and rng.random() < 0.2),
+            )
+        )
     return inputs
 
 
@@ -72,7 +77,7 @@ def _broadcastable(rng: np.random.Generator, shape: tuple[int, ...]) -> tuple[in
     if choice < 0.1:
         return tuple(int(s) for s in rng.integers(1, 5, rng.integers(0, 3)))
     if choice < 0.4:
-        return shape[int(rng.integers(0, len(shape) + 1)):]
+        return shape[int(rng.integers(0, len(shape) + 1)) :]
     if choice < 0.6:
         return tuple(1 if rng.random() < 0.5 else s for s in shape)
     return shape
@@ -82,8 +87,9 @@ _KINDS = list(templates.KINDS)
 _KIND_WEIGHTS = np.array(list(templates.KINDS.values())) / sum(templates.KINDS.values())
 
 
-def _random_statement(rng: np.random.Generator, namespace: dict, fresh: str,
-                      other: str) -> str | None:
+def _random_statement(
+    rng: np.random.Generator, namespace: dict, fresh: str, other: str
+) -> str | None:
     """One statement; `fresh` (and for some, `other`) the names it may bind."""
     tensors = [name for name, v in namespace.items() if isinstance(v, minitorch.Tensor)]
     # Recent values are the likely operands, so that programs are chains, not fans.
@@ -110,8 +116,10 @@ def _block(rng: np.random.Generator, kind: str, fill: dict, fresh: str) -> str:
         condition = str(rng.choice(templates.CONDITIONS)).format(**fill)
         return f"if {condition}:\n    {fresh} = {then}\nelse:\n    {fresh} = {other}"
     a = fill["a"]
-    return (f"{fresh} = {a} * 0\nfor i in range(min({a}.shape[0], 3)):\n"
-            f"    {fresh} = {fresh} + {a}[i] * i")
+    return (
+        f"{fresh} = {a} * 0\nfor i in range(min({a}.shape[0], 3)):\n"
+        f"    {fresh} = {fresh} + {a}[i] * i"
+    )
 
 
 def _placeholders(rng: np.random.Generator, tensor: minitorch.Tensor, a: str, b: str) -> dict:
@@ -119,7 +127,8 @@ def _placeholders(rng: np.random.Generator, tensor: minitorch.Tensor, a: str, b:
     dims = [int(d) for d in rng.choice(ndim, int(rng.integers(1, ndim + 1)), replace=False)]
     negative = rng.random() < 0.3
     return {
-        "a": a, "b": b,
+        "a": a,
+        "b": b,
         "d": int(rng.integers(0, ndim)) - (ndim if negative else 0),
         "e": int(rng.integers(0, ndim)),
         "i": int(rng.integers(0, max(tensor.shape[0] if tensor.ndim else 1, 1))),
@@ -159,8 +168,12 @@ def _casts_non_finite(statement: str, namespace: dict) -> bool:
     if not _CASTS.search(statement):
         return False
     named = (namespace.get(name) for name in set(_NAMES.findall(statement)))
-    return any(isinstance(t, minitorch.Tensor) and t.dtype.is_floating_point
-               and not np.isfinite(t.detach().numpy()).all() for t in named)
+    return any(
+        isinstance(t, minitorch.Tensor)
+        and t.dtype.is_floating_point
+        and not np.isfinite(t.detach().numpy()).all()
+        for t in named
+    )
 
 
 def _cast_of_nan(value: object) -> bool:

@@ -61,22 +61,22 @@ def _smaller(program: Program) -> Iterator[Program]:
     """Variants of `program`, each a little simpler, the likeliest to help first."""
     body = program.body
     for k in reversed(range(len(body))):
-        yield program.with_body(body[:k] + body[k + 1:])
+        yield program.with_body(body[:k] + body[k + 1 :])
     for k, statement in enumerate(body):
         renamed = _inline_rename(program, k, statement)
         if renamed is not None:
             yield renamed
     for k in range(len(program.returns) if len(program.returns) > 1 else 0):
-        yield replace(program, returns=program.returns[:k] + program.returns[k + 1:])
+        yield replace(program, returns=program.returns[:k] + program.returns[k + 1 :])
     for k, statement in enumerate(body):
         for simpler in _simpler_statements(statement):
-            yield program.with_body(body[:k] + (simpler,) + body[k + 1:])
+            yield program.with_body(body[:k] + (simpler,) + body[k + 1 :])
     text = "\n".join(body + program.returns)
     for k, spec in enumerate(program.inputs):
         if len(program.inputs) > 1 and not re.search(rf"\b{spec.name}\b", text):
-            yield replace(program, inputs=program.inputs[:k] + program.inputs[k + 1:])
+            yield replace(program, inputs=program.inputs[:k] + program.inputs[k + 1 :])
         for smaller in _smaller_inputs(spec):
-            inputs = program.inputs[:k] + (smaller,) + program.inputs[k + 1:]
+            inputs = program.inputs[:k] + (smaller,) + program.inputs[k + 1 :]
             yield replace(program, inputs=inputs)
 
 
@@ -86,7 +86,7 @@ def _inline_rename(program: Program, k: int, statement: str) -> Program | None:
     if not sep or not NAME.fullmatch(target) or not NAME.fullmatch(source):
         return None
     name = re.compile(rf"\b{target}\b")
-    after = tuple(name.sub(source, s) for s in program.body[k + 1:])
+    after = tuple(name.sub(source, s) for s in program.body[k + 1 :])
     returns = tuple(name.sub(source, r) for r in program.returns)
     return replace(program, body=program.body[:k] + after, returns=returns)
 
@@ -109,9 +109,9 @@ def _smaller_inputs(spec):
     """The input with one size smaller, one dim fewer, or a plainer layout or grad flag."""
     for d, size in enumerate(spec.shape):
         if size > 1:
-            yield replace(spec, shape=spec.shape[:d] + (size - 1,) + spec.shape[d + 1:])
+            yield replace(spec, shape=spec.shape[:d] + (size - 1,) + spec.shape[d + 1 :])
     for d in range(len(spec.shape)):
-        yield replace(spec, shape=spec.shape[:d] + spec.shape[d + 1:])
+        yield replace(spec, shape=spec.shape[:d] + spec.shape[d + 1 :])
     if spec.requires_grad:
         yield replace(spec, requires_grad=False)
     if spec.transposed:
@@ -121,23 +121,32 @@ def _smaller_inputs(spec):
 def reproducer(failure: Failure) -> str:
     """A self-contained script that shows the failure: the program, its inputs, the calls."""
     program = failure.program
-    resizes = sorted(set(RESIZES[:failure.call]))
-    lines = [f"# minitorch.compile(program, backend={failure.backend!r}) differs from eager "
-             f"on call {failure.call} ({failure.kind}):",
-             f"#   {failure.message}",
-             "import numpy as np", "import minitorch", "import minitorch.nn.functional as F", "",
-             program.source(),
-             "def inputs(resize):  # fresh tensors for each call; resize grows the sizes"]
+    resizes = sorted(set(RESIZES[: failure.call]))
+    lines = [
+        f"# minitorch.compile(program, backend={failure.backend!r}) differs from eager "
+        f"on call {failure.call} ({failure.kind}):",
+        f"#   {failure.message}",
+        "import numpy as np",
+        "import minitorch",
+        "import minitorch.nn.functional as F",
+        "",
+        program.source(),
+        "def inputs(resize):  # fresh tensors for each call; resize grows the sizes",
+    ]
     for resize in resizes:
-        tensors = ", ".join(_literal(spec, program.seed, k, resize)
-                            for k, spec in enumerate(program.inputs))
+        tensors = ", ".join(
+            _literal(spec, program.seed, k, resize) for k, spec in enumerate(program.inputs)
+        )
         lines.append(f"    if resize == {resize}:\n        return [{tensors}]")
-    lines += ["", "# eager and compiled, call by call: outputs, inputs after, aliasing, grads",
-              "from tests.fuzz.compare import difference, observe",
-              f"compiled = minitorch.compile(program, backend={failure.backend!r})",
-              f"for resize in {list(RESIZES[:failure.call])}:",
-              "    print(difference(observe(program, inputs(resize)),",
-              f"                     observe(compiled, inputs(resize)), {program.precision()!r}))"]
+    lines += [
+        "",
+        "# eager and compiled, call by call: outputs, inputs after, aliasing, grads",
+        "from tests.fuzz.compare import difference, observe",
+        f"compiled = minitorch.compile(program, backend={failure.backend!r})",
+        f"for resize in {list(RESIZES[: failure.call])}:",
+        "    print(difference(observe(program, inputs(resize)),",
+        f"                     observe(compiled, inputs(resize)), {program.precision()!r}))",
+    ]
     return "\n".join(lines) + "\n"
 
 

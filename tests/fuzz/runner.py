@@ -68,8 +68,9 @@ def run_program(program: Program, backends: tuple[str, ...] = BACKENDS) -> Resul
     return result
 
 
-def _run_backend(program: Program, function, backend: str,
-                 expected: dict[int, Observation]) -> tuple[Failure | None, list[str]]:
+def _run_backend(
+    program: Program, function, backend: str, expected: dict[int, Observation]
+) -> tuple[Failure | None, list[str]]:
     """The first failing call of `backend` (or None), and its fallback reasons."""
     failure = None
     # Private caches: this program's entries (its resume functions' too) are listed in

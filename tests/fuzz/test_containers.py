@@ -43,6 +43,7 @@ def test_a_compiler_that_returns_a_tuple_for_a_list_is_caught(monkeypatch):
     def tupling_compiler(fn, backend):  # a "compiler" whose lists come back as tuples
         def run(*args):
             return tuple(tuple(v) if type(v) is list else v for v in fn(*args))
+
         return run
 
     monkeypatch.setattr(minitorch, "compile", tupling_compiler)
@@ -73,6 +74,7 @@ def test_a_shared_global_list_is_compared(monkeypatch):
             result = fn(*args)
             fn.__globals__["GL"].clear()
             return result
+
         return run
 
     monkeypatch.setattr(minitorch, "compile", forgetful_compiler)

@@ -32,8 +32,12 @@ def test_generation_is_deterministic_and_eager_runs_it():
 
 
 def test_a_wrong_backend_is_caught_and_minimized(monkeypatch):
-    program = Program((Input("x", (3, 4), "float32"),),
-                      ("t0 = x.sin()", "t1 = t0 * 2", "t2 = x.cos()"), ("t1", "t2"), seed=1)
+    program = Program(
+        (Input("x", (3, 4), "float32"),),
+        ("t0 = x.sin()", "t1 = t0 * 2", "t2 = x.cos()"),
+        ("t1", "t2"),
+        seed=1,
+    )
 
     def off_compiler(fn, backend):  # a "compiler" whose first output is off by 1e-2
         return lambda *inputs: (fn(*inputs)[0] + 1e-2, *fn(*inputs)[1:])
@@ -52,10 +56,13 @@ def test_aliasing_mutation_and_grad_are_compared():
     program = Program((x,), ("t0 = x.t()",), ("t0",), seed=2)
     fn = program.function()
     want = observe(fn, program.make_inputs())
-    assert difference(want, observe(lambda x: fn(x).clone(), program.make_inputs()))[0] == \
-        "aliasing"
-    assert difference(want, observe(lambda x: fn(x.detach()), program.make_inputs()))[0] in \
-        ("requires_grad", "grad")
+    assert (
+        difference(want, observe(lambda x: fn(x).clone(), program.make_inputs()))[0] == "aliasing"
+    )
+    assert difference(want, observe(lambda x: fn(x.detach()), program.make_inputs()))[0] in (
+        "requires_grad",
+        "grad",
+    )
     ints = Program((Input("x", (3,), "int32"),), ("x.add_(1)",), ("x",), seed=3)
     want = observe(ints.function(), ints.make_inputs())
     got = observe(lambda x: x + 1, ints.make_inputs())
@@ -73,16 +80,31 @@ def test_errors_must_match():
 
 def test_programs_use_the_idioms_of_real_models():
     sources = [generate(seed).source() for seed in range(200)]
-    for idiom in ("F.dropout", ".long()", ".values", "minitorch.arange", "F.cross_entropy",
-                  ".chunk(", ".gather(", ".roll(", "+=", "tril", "minitorch.where"):
+    for idiom in (
+        "F.dropout",
+        ".long()",
+        ".values",
+        "minitorch.arange",
+        "F.cross_entropy",
+        ".chunk(",
+        ".gather(",
+        ".roll(",
+        "+=",
+        "tril",
+        "minitorch.where",
+    ):
         assert any(idiom in source for source in sources), idiom
     dtypes = {spec.dtype for seed in range(200) for spec in generate(seed).inputs}
     assert dtypes == {"float32", "float64", "int32", "int64", "bool"}
 
 
 def test_dropout_draws_the_same_mask_or_is_caught():
-    program = Program((Input("x", (4, 5), "float32", requires_grad=True),),
-                      ("t0 = F.dropout(x * 2, p=0.5)",), ("t0",), seed=5)
+    program = Program(
+        (Input("x", (4, 5), "float32", requires_grad=True),),
+        ("t0 = F.dropout(x * 2, p=0.5)",),
+        ("t0",),
+        seed=5,
+    )
     fn = program.function()
     want = observe(fn, program.make_inputs())
     assert difference(want, observe(fn, program.make_inputs())) is None  # seeded: repeatable

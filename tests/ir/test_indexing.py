@@ -167,8 +167,10 @@ def test_simplification_keeps_the_value(tree, values):
     assert eval(str(expr), {}, dict(env)) == _direct(tree, env)  # str is valid Python
 
 
-@given(st.lists(st.tuples(st.integers(1, 4), st.integers(-6, 6)), min_size=1, max_size=3),
-       st.integers(0, 9))
+@given(
+    st.lists(st.tuples(st.integers(1, 4), st.integers(-6, 6)), min_size=1, max_size=3),
+    st.integers(0, 9),
+)
 def test_layout_offsets_remembered_or_computed_agree_with_ints(dims, offset):
     """Layout.indexer remembers offsets of Expr indices ([Note: memoized offsets] in
     ir/nodes.py); the result, asked twice, and the offset of an int index (computed each

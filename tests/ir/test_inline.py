@@ -20,8 +20,12 @@ def rand(*shape):
 
 def stored_pointwise(program, kernels):
     """The pointwise buffers some kernel writes that are not graph outputs."""
-    return [name for k in kernels for name in k.writes
-            if name not in program.outputs and isinstance(program.buffer(name).data, Pointwise)]
+    return [
+        name
+        for k in kernels
+        for name in k.writes
+        if name not in program.outputs and isinstance(program.buffer(name).data, Pointwise)
+    ]
 
 
 def test_single_use_pointwise_is_inlined():

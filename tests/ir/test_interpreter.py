@@ -72,8 +72,9 @@ def test_zero_sized():
 
 
 def _kernel(nodes, writes, ranges, reduction_ranges=()):
-    return FusedKernel("kernel0", (Loop(reduction_ranges, tuple(nodes)),), ranges, reduction_ranges,
-                       ("x",), writes)
+    return FusedKernel(
+        "kernel0", (Loop(reduction_ranges, tuple(nodes)),), ranges, reduction_ranges, ("x",), writes
+    )
 
 
 def test_register_values_are_never_stored():
@@ -209,12 +210,23 @@ def test_max_and_min_of_bools_are_any_and_all(kind):
 
 
 @pytest.mark.parametrize("kind", ["argmax", "argmin"])
-@pytest.mark.parametrize("x", [
-    np.array([[1.0, 3.0, 3.0], [np.nan, 2.0, np.nan], [-np.inf, -np.inf, -np.inf],
-              [0.0, -0.0, 5.0], [2.0, np.nan, -1.0]]),  # ties, NaN first and in the middle
-    np.array([[7, -3, 7], [np.iinfo(np.int64).min, 0, np.iinfo(np.int64).min]]),
-    np.array([[False, True, True], [False, False, False]]),
-], ids=["float64", "int64", "bool"])
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array(
+            [
+                [1.0, 3.0, 3.0],
+                [np.nan, 2.0, np.nan],
+                [-np.inf, -np.inf, -np.inf],
+                [0.0, -0.0, 5.0],
+                [2.0, np.nan, -1.0],
+            ]
+        ),  # ties, NaN first and in the middle
+        np.array([[7, -3, 7], [np.iinfo(np.int64).min, 0, np.iinfo(np.int64).min]]),
+        np.array([[False, True, True], [False, False, False]]),
+    ],
+    ids=["float64", "int64", "bool"],
+)
 def test_arg_reductions_give_the_first_extreme_and_the_first_nan(kind, x):
     got = _reduce_rows(x, kind)
     assert got.dtype == np.int64

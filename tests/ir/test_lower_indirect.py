@@ -18,9 +18,7 @@ def rand(*shape, dtype=np.float32):
 
 
 def _dropout_keep(x, p, state):  # the eager kernel is the definition ([Note: counter-based...])
-    return minitorch.ops.dropout_keep(
-        minitorch.tensor(x), p, minitorch.tensor(state)
-    ).numpy()
+    return minitorch.ops.dropout_keep(minitorch.tensor(x), p, minitorch.tensor(state)).numpy()
 
 
 @pytest.fixture(autouse=True)
@@ -28,8 +26,11 @@ def references(monkeypatch):
     """numpy's meaning of the ops these tests build graphs of (ir_testing.NUMPY)."""
     monkeypatch.setitem(NUMPY, "gather", lambda x, dim, i: np.take_along_axis(x, i, dim))
     monkeypatch.setitem(NUMPY, "embedding", lambda w, i: w[i])
-    monkeypatch.setitem(NUMPY, "index_tensor", lambda x, *key: x[tuple(
-        slice(None) if k is None else k for k in key)])
+    monkeypatch.setitem(
+        NUMPY,
+        "index_tensor",
+        lambda x, *key: x[tuple(slice(None) if k is None else k for k in key)],
+    )
     monkeypatch.setitem(NUMPY, "cat", lambda *xs, dim=0: np.concatenate(xs, axis=dim))
     monkeypatch.setitem(NUMPY, "dropout_keep", _dropout_keep)
 
@@ -68,8 +69,11 @@ def test_embedding_and_advanced_indexing(dtype):
     ids = g.placeholder("ids", np.array([[4, 0], [2, 2]], dtype))
     x = g.placeholder("x", rand(4, 5, 6))
     i = g.placeholder("i", np.array([-1, 0, 3], dtype))
-    g.output(g.call("embedding", w, ids), g.call("index_tensor", x, i, None, i),
-             g.call("index_tensor", x, None, i))
+    g.output(
+        g.call("embedding", w, ids),
+        g.call("index_tensor", x, i, None, i),
+        g.call("index_tensor", x, None, i),
+    )
     check(g)
 
 

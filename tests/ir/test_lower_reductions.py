@@ -40,8 +40,14 @@ def test_amax_and_amin(op, dtype, shape, dim, keepdim):
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
 @pytest.mark.parametrize(
     "shape, dim, keepdim",
-    [((3, 4), 1, False), ((3, 4), 0, True), ((2, 3, 4), -2, False), ((2, 3, 4), None, False),
-     ((2, 3, 4), None, True), ((), None, False)],
+    [
+        ((3, 4), 1, False),
+        ((3, 4), 0, True),
+        ((2, 3, 4), -2, False),
+        ((2, 3, 4), None, False),
+        ((2, 3, 4), None, True),
+        ((), None, False),
+    ],
 )
 def test_argmax_and_argmin_give_the_first_position(op, dtype, shape, dim, keepdim):
     g = GraphBuilder()
@@ -69,8 +75,9 @@ def test_softmax_subtracts_the_row_maximum_in_the_kernel_that_reads_it():
     shifted = g.call("exp", g.call("sub", x, g.call("amax", x, dim=(1,), keepdim=True)))
     g.output(g.call("div", shifted, g.call("sum", shifted, dim=(1,), keepdim=True)))
     kernels = check(g)
-    reductions = [n.data.reduction_type for k in kernels for n in k.nodes
-                  if isinstance(n.data, Reduction)]
+    reductions = [
+        n.data.reduction_type for k in kernels for n in k.nodes if isinstance(n.data, Reduction)
+    ]
     assert sorted(reductions) == ["max", "sum"]
 
 

@@ -30,8 +30,12 @@ def reductions(program):
 
 def stored_pointwise(program, kernels):
     """The pointwise buffers some kernel writes that are not graph outputs."""
-    return [name for k in kernels for name in k.writes
-            if name not in program.outputs and isinstance(program.buffer(name).data, Pointwise)]
+    return [
+        name
+        for k in kernels
+        for name in k.writes
+        if name not in program.outputs and isinstance(program.buffer(name).data, Pointwise)
+    ]
 
 
 def run_inference(fn, arrays):
@@ -47,15 +51,18 @@ def run_inference(fn, arrays):
 
 # ---- max(dim) values without the indices --------------------------------------------------
 
-SPECIAL_ROWS = np.array([
-    [1.0, 3.0, 3.0, -2.0, 0.5],  # a tie for the largest
-    [2.0, 2.0, 2.0, 2.0, 2.0],  # all equal
-    [1.0, np.nan, 5.0, np.nan, 0.0],  # NaN wins, wherever it is
-    [np.nan, 1.0, 2.0, 3.0, 4.0],
-    [-np.inf, -np.inf, -np.inf, -np.inf, -np.inf],
-    [np.inf, 1.0, -np.inf, np.inf, 0.0],
-    [-1.0, -7.0, -1.0, -7.0, -3.0],  # a tie for the smallest
-], np.float32)
+SPECIAL_ROWS = np.array(
+    [
+        [1.0, 3.0, 3.0, -2.0, 0.5],  # a tie for the largest
+        [2.0, 2.0, 2.0, 2.0, 2.0],  # all equal
+        [1.0, np.nan, 5.0, np.nan, 0.0],  # NaN wins, wherever it is
+        [np.nan, 1.0, 2.0, 3.0, 4.0],
+        [-np.inf, -np.inf, -np.inf, -np.inf, -np.inf],
+        [np.inf, 1.0, -np.inf, np.inf, 0.0],
+        [-1.0, -7.0, -1.0, -7.0, -3.0],  # a tie for the smallest
+    ],
+    np.float32,
+)
 
 VALUES = {
     "max[0]": lambda x: x.max(dim=1)[0],
@@ -80,8 +87,9 @@ def test_values_without_indices_are_an_amax(name):
 def test_values_with_nan_and_ties_are_eager_values(backend, name):
     fn = VALUES[name]
     x = minitorch.tensor(SPECIAL_ROWS)
-    np.testing.assert_array_equal(minitorch.compile(fn, backend=backend)(x).numpy(),
-                                  fn(x).numpy())  # NaN where eager has NaN
+    np.testing.assert_array_equal(
+        minitorch.compile(fn, backend=backend)(x).numpy(), fn(x).numpy()
+    )  # NaN where eager has NaN
 
 
 def test_values_with_their_indices_keep_the_argmax():
@@ -142,8 +150,10 @@ def test_backward_stores_only_row_and_column_results(name):
     def fn(x, w):
         return (ROW_FUNCTIONS[name](x) * w,)
 
-    arrays = [rng.standard_normal((8, 16)).astype(np.float32),
-              rng.standard_normal(16).astype(np.float32)]
+    arrays = [
+        rng.standard_normal((8, 16)).astype(np.float32),
+        rng.standard_normal(16).astype(np.float32),
+    ]
     inputs = [minitorch.tensor(a, requires_grad=True) for a in arrays]
     partition = partition_joint(*trace_joint(fn, inputs))
     forward, backward = lowered(partition.forward), lowered(partition.backward)

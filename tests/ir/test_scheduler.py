@@ -121,8 +121,9 @@ def test_layernorm_is_one_kernel_of_three_loops():
     x = g.placeholder("x", rng.standard_normal((16, 32)).astype(np.float32))
     mean = g.call("div", g.call("sum", x, dim=(1,), keepdim=True), 32.0)
     centered = g.call("sub", x, mean)
-    var = g.call("div", g.call("sum", g.call("mul", centered, centered), dim=(1,),
-                                keepdim=True), 32.0)
+    var = g.call(
+        "div", g.call("sum", g.call("mul", centered, centered), dim=(1,), keepdim=True), 32.0
+    )
     g.output(g.call("div", centered, g.call("pow", g.call("add", var, 1e-5), 0.5)))
     (kernel,) = check(g, rtol=1e-5, atol=1e-5)
     assert len(kernel.loops) == 3 and kernel.reads == ("x",)  # sum, sum of squares, normalise
@@ -238,14 +239,28 @@ def _softmax_program() -> LoweredProgram:
     def buffer(name, data):
         return ComputedBuffer(name, Layout.contiguous(data.ranges, f32), data)
 
-    row_max = buffer("buf0", Reduction(f32, (4, 1), (8,), "max",
-                                       lambda i, r: ops.load("x", 8 * i[0] + r[0])))
-    exp = buffer("buf1", Pointwise(f32, (4, 8), lambda i: ops.exp(
-        ops.sub(ops.load("x", 8 * i[0] + i[1]), ops.load("buf0", i[0])))))
-    total = buffer("buf2", Reduction(f32, (4, 1), (8,), "sum",
-                                     lambda i, r: ops.load("buf1", 8 * i[0] + r[0])))
-    out = buffer("buf3", Pointwise(f32, (4, 8), lambda i: ops.div(
-        ops.load("buf1", 8 * i[0] + i[1]), ops.load("buf2", i[0]))))
+    row_max = buffer(
+        "buf0", Reduction(f32, (4, 1), (8,), "max", lambda i, r: ops.load("x", 8 * i[0] + r[0]))
+    )
+    exp = buffer(
+        "buf1",
+        Pointwise(
+            f32,
+            (4, 8),
+            lambda i: ops.exp(ops.sub(ops.load("x", 8 * i[0] + i[1]), ops.load("buf0", i[0]))),
+        ),
+    )
+    total = buffer(
+        "buf2", Reduction(f32, (4, 1), (8,), "sum", lambda i, r: ops.load("buf1", 8 * i[0] + r[0]))
+    )
+    out = buffer(
+        "buf3",
+        Pointwise(
+            f32,
+            (4, 8),
+            lambda i: ops.div(ops.load("buf1", 8 * i[0] + i[1]), ops.load("buf2", i[0])),
+        ),
+    )
     return LoweredProgram((x,), (row_max, exp, total, out), ("buf3",))
 
 

@@ -87,8 +87,11 @@ def test_the_rewrite_keeps_the_graph_valid():
     gm = make_fx(transposed_product)(a, b)
     split_graph(gm.graph, DTYPES)
     gm.graph.lint()
-    assert not any(n.target is ops.permute and n.args[0].target is ops.mm
-                   for n in gm.graph.nodes if n.op == "call_function")
+    assert not any(
+        n.target is ops.permute and n.args[0].target is ops.mm
+        for n in gm.graph.nodes
+        if n.op == "call_function"
+    )
 
 
 def product_of_a_double_transpose(x, w):

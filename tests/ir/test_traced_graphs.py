@@ -35,10 +35,13 @@ def forward_and_backward(fn, arrays):
     return fw_kernels, bw_kernels
 
 
-@pytest.mark.parametrize("partitioner, writes", [
-    ("default", ("buf0", "buf1", "buf2")),  # the output, sin and cos (saved)
-    ("min_cut", ("buf0",)),  # the output: x is saved, sin and cos are computed again
-])
+@pytest.mark.parametrize(
+    "partitioner, writes",
+    [
+        ("default", ("buf0", "buf1", "buf2")),  # the output, sin and cos (saved)
+        ("min_cut", ("buf0",)),  # the output: x is saved, sin and cos are computed again
+    ],
+)
 def test_sincos_forward_and_backward_are_one_kernel_each(partitioner, writes, monkeypatch):
     def f(x):
         return (minitorch.sin(x) ** 2 + minitorch.cos(x) ** 2,)

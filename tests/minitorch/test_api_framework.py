@@ -1,4 +1,4 @@
-"""Framework flags, autocast, GradScaler and saving whole modules (issue 24, section 3).
+"""Framework flags, autocast, GradScaler and saving whole modules.
 
 References: PyTorch's documented defaults and behaviour on a machine without a GPU; the
 GradScaler's algorithm is checked step by step against a hand-run of PyTorch's update rule.
@@ -19,7 +19,11 @@ from minitorch.errors import DeviceError, InvalidArgumentError, SerializationErr
 def test_backend_flags_start_at_pytorchs_defaults_and_can_be_set():
     cudnn, cuda = minitorch.backends.cudnn, minitorch.backends.cuda
     assert (cudnn.benchmark, cudnn.deterministic, cudnn.enabled, cudnn.allow_tf32) == (
-        False, False, True, True)
+        False,
+        False,
+        True,
+        True,
+    )
     assert cuda.matmul.allow_tf32 is False
     assert cudnn.is_available() is False  # minitorch has no cuDNN
     assert minitorch.backends.mps.is_available() is False
@@ -215,8 +219,13 @@ def test_grad_scaler_state_dict_round_trips_through_save():
     other = minitorch.amp.GradScaler("cpu")
     other.load_state_dict(minitorch.load(buf))
     assert other.state_dict() == scaler.state_dict()
-    assert other.state_dict() == {"scale": 16.0, "growth_factor": 2.0, "backoff_factor": 0.5,
-                                  "growth_interval": 7, "_growth_tracker": 1}
+    assert other.state_dict() == {
+        "scale": 16.0,
+        "growth_factor": 2.0,
+        "backoff_factor": 0.5,
+        "growth_interval": 7,
+        "_growth_tracker": 1,
+    }
 
 
 def test_a_disabled_grad_scaler_passes_everything_through():

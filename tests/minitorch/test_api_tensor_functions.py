@@ -1,4 +1,4 @@
-"""Tensor functions and methods real programs reach for (issue 24, section 3): outer, diag,
+"""Tensor functions and methods real programs reach for: outer, diag,
 unbind, repeat, repeat_interleave, new_*, std, any/all, isnan/isinf/isfinite, the logical and
 bitwise ops, cumsum/cumprod, flip, einsum, keyword sizes, as_tensor, the legacy tensor types,
 memory formats, and the clear errors for complex and sparse tensors.
@@ -76,18 +76,21 @@ def test_einsum_matches_numpy_and_its_gradient_finite_differences(equation, shap
     np.testing.assert_allclose(out.detach().numpy(), np.einsum(equation, *arrays), rtol=1e-10)
     out.sum().backward()
     for i, a in enumerate(arrays):
-        def f(x, i=i):
-            return np.einsum(equation, *arrays[:i], x, *arrays[i + 1:])
 
-        np.testing.assert_allclose(tensors[i].grad.numpy(), finite_difference_grad(f, a),
-                                   rtol=1e-5, atol=1e-6)
+        def f(x, i=i):
+            return np.einsum(equation, *arrays[:i], x, *arrays[i + 1 :])
+
+        np.testing.assert_allclose(
+            tensors[i].grad.numpy(), finite_difference_grad(f, a), rtol=1e-5, atol=1e-6
+        )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_einsum_compiles_whole_to_attention_scores(backend):
     q, k = minitorch.randn(2, 3, 4, 5), minitorch.randn(2, 3, 6, 5)
-    assert_compiled_equals_eager(lambda q, k: minitorch.einsum("bhqd,bhkd->bhqk", q, k) * 0.5,
-                                 q, k, backend=backend)
+    assert_compiled_equals_eager(
+        lambda q, k: minitorch.einsum("bhqd,bhkd->bhqk", q, k) * 0.5, q, k, backend=backend
+    )
 
 
 def test_einsum_takes_a_list_of_operands():
@@ -95,15 +98,18 @@ def test_einsum_takes_a_list_of_operands():
     assert minitorch.allclose(minitorch.einsum("ij,jk->ik", [a, b]), a @ b)
 
 
-@pytest.mark.parametrize("equation, shapes, match", [
-    ("ii->i", [(3, 3)], "repeats a letter within one operand"),
-    ("ii", [(3, 3)], "repeats a letter within one operand"),  # a trace
-    ("ij,jk->ik", [(3, 4)], "names 2 operands, but 1 were given"),
-    ("ij,jk->ik", [(3, 4), (5, 6)], "stands for sizes 4 and 5"),
-    ("ij->k", [(3, 4)], "only letters of the operands"),
-    ("ijk->i", [(3, 4)], "do not match an operand with 2 dims"),
-    ("iJ->i", [(3, 4)], "lowercase letters"),
-])
+@pytest.mark.parametrize(
+    "equation, shapes, match",
+    [
+        ("ii->i", [(3, 3)], "repeats a letter within one operand"),
+        ("ii", [(3, 3)], "repeats a letter within one operand"),  # a trace
+        ("ij,jk->ik", [(3, 4)], "names 2 operands, but 1 were given"),
+        ("ij,jk->ik", [(3, 4), (5, 6)], "stands for sizes 4 and 5"),
+        ("ij->k", [(3, 4)], "only letters of the operands"),
+        ("ijk->i", [(3, 4)], "do not match an operand with 2 dims"),
+        ("iJ->i", [(3, 4)], "lowercase letters"),
+    ],
+)
 def test_einsum_refuses_what_it_does_not_support_naming_the_equation(equation, shapes, match):
     with pytest.raises(ShapeError, match=match):
         minitorch.einsum(equation, *[minitorch.ones(s) for s in shapes])
@@ -114,13 +120,13 @@ def test_einsum_refuses_what_it_does_not_support_naming_the_equation(equation, s
 
 def test_outer_and_diag_match_numpy():
     u, v = np.arange(3.0), np.arange(4.0) - 1
-    np.testing.assert_array_equal(minitorch.outer(minitorch.tensor(u), minitorch.tensor(v))
-                                  .numpy(), np.outer(u, v))
+    np.testing.assert_array_equal(
+        minitorch.outer(minitorch.tensor(u), minitorch.tensor(v)).numpy(), np.outer(u, v)
+    )
     m = np.arange(12.0).reshape(3, 4)
     for k in (-2, 0, 1, 3, 9):
         np.testing.assert_array_equal(minitorch.tensor(m).diag(k).numpy(), np.diag(m, k))
-        np.testing.assert_array_equal(minitorch.diag(minitorch.tensor(u), k).numpy(),
-                                      np.diag(u, k))
+        np.testing.assert_array_equal(minitorch.diag(minitorch.tensor(u), k).numpy(), np.diag(u, k))
     with pytest.raises(ShapeError, match="diag"):
         minitorch.diag(minitorch.ones(2, 2, 2))
     with pytest.raises(ShapeError, match="outer"):
@@ -137,8 +143,7 @@ def test_diag_of_a_vector_sends_the_gradient_back_from_the_diagonal_only():
 def test_unbind_gives_views_along_a_dim():
     x = minitorch.arange(6.0).reshape(2, 3)
     parts = minitorch.unbind(x, dim=1)
-    assert len(parts) == 3 and [p.tolist() for p in parts] == [[0.0, 3.0], [1.0, 4.0],
-                                                                [2.0, 5.0]]
+    assert len(parts) == 3 and [p.tolist() for p in parts] == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
     assert [p.tolist() for p in x.unbind()] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     parts[0].mul_(10)  # a view, as in PyTorch: the write reaches x
     assert x[1, 0].item() == 30.0
@@ -161,8 +166,9 @@ def test_repeat_interleave_with_int_and_tensor_repeats():
     np.testing.assert_array_equal(minitorch.repeat_interleave(t, 2).numpy(), np.repeat(x, 2))
     np.testing.assert_array_equal(t.repeat_interleave(2, dim=1).numpy(), np.repeat(x, 2, 1))
     counts = minitorch.tensor([1, 0, 2])
-    np.testing.assert_array_equal(t.repeat_interleave(counts, dim=1).numpy(),
-                                  np.repeat(x, [1, 0, 2], axis=1))
+    np.testing.assert_array_equal(
+        t.repeat_interleave(counts, dim=1).numpy(), np.repeat(x, [1, 0, 2], axis=1)
+    )
     np.testing.assert_array_equal(minitorch.repeat_interleave(counts).numpy(), [0, 2, 2])
     with pytest.raises(ShapeError, match="same size as input along dim"):
         t.repeat_interleave(counts, dim=0)
@@ -207,8 +213,9 @@ def test_std_takes_unbiased_and_correction_as_pytorch():
     np.testing.assert_allclose(t.std().item(), np.std(x, ddof=1))
     np.testing.assert_allclose(minitorch.std(t, False).item(), np.std(x))  # std(x, unbiased)
     np.testing.assert_allclose(t.std(dim=1, unbiased=False).numpy(), np.std(x, 1))
-    np.testing.assert_allclose(t.std(0, keepdim=True, correction=2).numpy(),
-                               np.std(x, 0, ddof=2, keepdims=True))
+    np.testing.assert_allclose(
+        t.std(0, keepdim=True, correction=2).numpy(), np.std(x, 0, ddof=2, keepdims=True)
+    )
     with pytest.raises(DTypeError, match="std"):
         minitorch.arange(3).std()
     with pytest.raises(MinitorchError, match="either unbiased or correction"):
@@ -323,9 +330,17 @@ def test_scans_compile_with_their_gradients(backend):
 def test_the_arrangements_compile_whole(backend):
     def fn(x, v):
         parts = x.unbind(1)
-        return (x.repeat(2, 1), minitorch.repeat_interleave(x, 2, dim=1), minitorch.diag(x),
-                minitorch.diag(v, -1), minitorch.outer(v, v), parts[0] + parts[2],
-                x.std(dim=0), x.fliplr(), minitorch.einsum("ij,j->i", x, v))
+        return (
+            x.repeat(2, 1),
+            minitorch.repeat_interleave(x, 2, dim=1),
+            minitorch.diag(x),
+            minitorch.diag(v, -1),
+            minitorch.outer(v, v),
+            parts[0] + parts[2],
+            x.std(dim=0),
+            x.fliplr(),
+            minitorch.einsum("ij,j->i", x, v),
+        )
 
     x, v = minitorch.randn(3, 3), minitorch.randn(3)
     assert_compiled_equals_eager(fn, x, v, backend=backend)
@@ -413,15 +428,18 @@ def test_is_contiguous_reads_the_strides_in_the_format_order():
 # ---- complex and sparse: clear errors -----------------------------------------------------
 
 
-@pytest.mark.parametrize("call, op", [
-    (lambda x: minitorch.polar(x, x), "polar"),
-    (lambda x: minitorch.view_as_complex(x), "view_as_complex"),
-    (lambda x: minitorch.complex(x, x), "complex"),
-    (lambda x: minitorch.zeros(2, dtype=minitorch.complex64), "zeros"),
-    (lambda x: x.to(dtype=minitorch.cfloat), "to"),
-    (lambda x: minitorch.tensor([1.0], dtype=minitorch.complex128), "tensor"),
-    (lambda x: minitorch.tensor([1.0, 2j]), "tensor"),
-])
+@pytest.mark.parametrize(
+    "call, op",
+    [
+        (lambda x: minitorch.polar(x, x), "polar"),
+        (lambda x: minitorch.view_as_complex(x), "view_as_complex"),
+        (lambda x: minitorch.complex(x, x), "complex"),
+        (lambda x: minitorch.zeros(2, dtype=minitorch.complex64), "zeros"),
+        (lambda x: x.to(dtype=minitorch.cfloat), "to"),
+        (lambda x: minitorch.tensor([1.0], dtype=minitorch.complex128), "tensor"),
+        (lambda x: minitorch.tensor([1.0, 2j]), "tensor"),
+    ],
+)
 def test_complex_tensors_are_a_dtype_error_naming_the_op(call, op):
     with pytest.raises(DTypeError, match=rf"{op}\(\).*complex tensors are not supported"):
         call(minitorch.ones(2))
@@ -477,8 +495,10 @@ def test_in_place_mask_operators_compile_with_the_aliases_eager_has(backend):
         return seen * 1, m * 1
 
     x = minitorch.tensor([1.0, -1.0, 5.0])
-    compiled_mask, eager_mask = minitorch.tensor([False, True, True]), minitorch.tensor(
-        [False, True, True])
+    compiled_mask, eager_mask = (
+        minitorch.tensor([False, True, True]),
+        minitorch.tensor([False, True, True]),
+    )
     reset()
     got = minitorch.compile(fn, backend=backend)(x, compiled_mask)
     want = fn(x, eager_mask)
@@ -495,11 +515,13 @@ def test_diagonal_is_a_view_writes_reach_the_input():
     np.testing.assert_array_equal(x.numpy(), expected)
     a = np.arange(60.0).reshape(3, 4, 5)
     for args in [(0, 0, 1), (1, 1, 2), (-1, 2, 0), (2, -1, -2), (9, 0, 1), (0, 2, 1)]:
-        np.testing.assert_array_equal(minitorch.tensor(a).diagonal(*args).numpy(),
-                                      np.diagonal(a, *args))
+        np.testing.assert_array_equal(
+            minitorch.tensor(a).diagonal(*args).numpy(), np.diagonal(a, *args)
+        )
         strided = minitorch.tensor(a).transpose(0, 2)  # planes not dense: a copy, same values
-        np.testing.assert_array_equal(strided.diagonal(*args).numpy(),
-                                      np.diagonal(a.transpose(2, 1, 0), *args))
+        np.testing.assert_array_equal(
+            strided.diagonal(*args).numpy(), np.diagonal(a.transpose(2, 1, 0), *args)
+        )
     w = minitorch.randn(3, 4, requires_grad=True)
     (w.diagonal(1) * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), np.diag([1.0, 2.0, 3.0], 1)[:3])
@@ -507,8 +529,11 @@ def test_diagonal_is_a_view_writes_reach_the_input():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_diagonal_compiles_and_a_write_through_it_is_eager_write(backend):
-    assert_compiled_equals_eager(lambda x: x.diagonal(1, 0, 1) * 2 + minitorch.diagonal(x, -1),
-                                 minitorch.randn(4, 4), backend=backend)
+    assert_compiled_equals_eager(
+        lambda x: x.diagonal(1, 0, 1) * 2 + minitorch.diagonal(x, -1),
+        minitorch.randn(4, 4),
+        backend=backend,
+    )
 
     def write(x):
         d = x.diagonal()

@@ -51,8 +51,11 @@ def test_a_leafs_grad_is_laid_out_as_the_leaf_whatever_the_backward_made(compile
     rng = np.random.default_rng(0)
     x = minitorch.tensor(rng.standard_normal((2, 4)))
     values = rng.standard_normal((3, 4))
-    w = (leaf(values) if layout == "row_major"
-         else minitorch.tensor(values.T.copy()).t().detach().requires_grad_())
+    w = (
+        leaf(values)
+        if layout == "row_major"
+        else minitorch.tensor(values.T.copy()).t().detach().requires_grad_()
+    )
 
     def loss(x, w):
         return (x @ w.t()).sin().sum()
@@ -71,9 +74,12 @@ def test_a_leaf_without_a_dense_layout_gets_a_row_major_grad(compiled):
     (PyTorch's contract), and writable (sum's backward of an expanded leaf is a read-only
     broadcast)."""
     base = minitorch.tensor(np.arange(24.0).reshape(4, 6))
-    leaves = [base[:, ::2].detach().requires_grad_(),  # strides (6, 2): gaps
-              minitorch.tensor([1.0, 2.0]).expand(3, 2).detach().requires_grad_()]
+    leaves = [
+        base[:, ::2].detach().requires_grad_(),  # strides (6, 2): gaps
+        minitorch.tensor([1.0, 2.0]).expand(3, 2).detach().requires_grad_(),
+    ]
     for w in leaves:
+
         def loss(w):
             return (w.t() * 2).sum() + w.sum()
 
@@ -135,13 +141,16 @@ def test_inputs_that_do_not_require_grad_get_none():
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
 
 
-@pytest.mark.parametrize("x_shape, y_shape", [
-    ((3, 1), (4,)),
-    ((4,), (2, 3, 4)),
-    ((1, 4), (3, 1)),
-    ((), (2, 3)),
-    ((2, 1, 3), (1, 5, 1)),
-])
+@pytest.mark.parametrize(
+    "x_shape, y_shape",
+    [
+        ((3, 1), (4,)),
+        ((4,), (2, 3, 4)),
+        ((1, 4), (3, 1)),
+        ((), (2, 3)),
+        ((2, 1, 3), (1, 5, 1)),
+    ],
+)
 def test_broadcast_gradients_are_summed_to_the_input_shape(x_shape, y_shape):
     rng = np.random.default_rng(0)
     xv, yv = rng.standard_normal(x_shape), rng.standard_normal(y_shape)
@@ -263,7 +272,7 @@ def test_grad_refuses_an_unused_input_unless_allowed():
 def test_create_graph_gives_second_derivatives():
     values = np.array([0.5, -1.5, 2.0])
     x = leaf(values)
-    (g,) = autograd.grad((x ** 3).sum(), x, create_graph=True)  # 3x^2
+    (g,) = autograd.grad((x**3).sum(), x, create_graph=True)  # 3x^2
     assert g.requires_grad
     (gg,) = autograd.grad(g.sum(), x)  # 6x
     np.testing.assert_allclose(g.detach().numpy(), 3 * values**2)
@@ -343,21 +352,24 @@ def test_set_grad_enabled_as_function_and_context():
 # ---- grad_fn ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fn, name", [
-    (lambda x: x + 1.0, "AddBackward0"),
-    (lambda x: 1.0 - x, "SubBackward0"),
-    (lambda x: x * x, "MulBackward0"),
-    (lambda x: x / 2.0, "DivBackward0"),
-    (lambda x: -x, "NegBackward0"),
-    (lambda x: x ** 2, "PowBackward0"),
-    (lambda x: x.sin(), "SinBackward0"),
-    (lambda x: x.cos(), "CosBackward0"),
-    (lambda x: x.exp(), "ExpBackward0"),
-    (lambda x: x.log(), "LogBackward0"),
-    (lambda x: x.sum(), "SumBackward0"),
-    (lambda x: x.reshape(2, 1), "ReshapeBackward0"),
-    (lambda x: x.expand(3, 2), "ExpandBackward0"),
-])
+@pytest.mark.parametrize(
+    "fn, name",
+    [
+        (lambda x: x + 1.0, "AddBackward0"),
+        (lambda x: 1.0 - x, "SubBackward0"),
+        (lambda x: x * x, "MulBackward0"),
+        (lambda x: x / 2.0, "DivBackward0"),
+        (lambda x: -x, "NegBackward0"),
+        (lambda x: x**2, "PowBackward0"),
+        (lambda x: x.sin(), "SinBackward0"),
+        (lambda x: x.cos(), "CosBackward0"),
+        (lambda x: x.exp(), "ExpBackward0"),
+        (lambda x: x.log(), "LogBackward0"),
+        (lambda x: x.sum(), "SumBackward0"),
+        (lambda x: x.reshape(2, 1), "ReshapeBackward0"),
+        (lambda x: x.expand(3, 2), "ExpandBackward0"),
+    ],
+)
 def test_grad_fn_names(fn, name):
     x = leaf([1.0, 2.0])
     y = fn(x)

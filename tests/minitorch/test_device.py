@@ -17,12 +17,15 @@ def test_cpu_tensors_say_so():
 
 
 @pytest.mark.skipif(cuda_is_available(), reason="this machine has a GPU")
-@pytest.mark.parametrize("make", [
-    lambda: minitorch.ones(2).cuda(),
-    lambda: minitorch.ones(2).to("cuda"),
-    lambda: minitorch.zeros(3, device="cuda"),
-    lambda: minitorch.tensor([1.0], device="cuda"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: minitorch.ones(2).cuda(),
+        lambda: minitorch.ones(2).to("cuda"),
+        lambda: minitorch.zeros(3, device="cuda"),
+        lambda: minitorch.tensor([1.0], device="cuda"),
+    ],
+)
 def test_without_a_gpu_cuda_is_a_clear_device_error(make):
     with pytest.raises(minitorch.DeviceError, match="'cuda' is not available: (cupy|no CUDA)"):
         make()
@@ -48,5 +51,6 @@ def test_cuda_round_trip_and_ops():
     x = minitorch.rand(4, 3)
     y = x.cuda()
     assert y.is_cuda and (y + 1).is_cuda
-    np.testing.assert_allclose((minitorch.sin(y) * 2).cpu().numpy(), np.sin(x.numpy()) * 2,
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        (minitorch.sin(y) * 2).cpu().numpy(), np.sin(x.numpy()) * 2, rtol=1e-6
+    )

@@ -41,21 +41,34 @@ def test_normal_formulas_shapes_and_gradients():
     x = RNG.standard_normal((2, 3))
     dist = Normal(t(loc, True), t(scale, True))
     assert dist.batch_shape == (3,) and dist.event_shape == ()
-    np.testing.assert_allclose(dist.log_prob(t(x)).detach().numpy(),
-                               np_normal_log_prob(x, loc, scale), rtol=1e-12)
-    np.testing.assert_allclose(dist.entropy().detach().numpy(),
-                               0.5 + 0.5 * np.log(2 * np.pi) + np.log(scale), rtol=1e-12)
-    np.testing.assert_allclose(dist.cdf(t(x)).detach().numpy(), np.vectorize(
-        lambda v, m, s: 0.5 * (1 + math.erf((v - m) / (s * math.sqrt(2)))))(x, loc, scale),
-        rtol=1e-12)
+    np.testing.assert_allclose(
+        dist.log_prob(t(x)).detach().numpy(), np_normal_log_prob(x, loc, scale), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        dist.entropy().detach().numpy(), 0.5 + 0.5 * np.log(2 * np.pi) + np.log(scale), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        dist.cdf(t(x)).detach().numpy(),
+        np.vectorize(lambda v, m, s: 0.5 * (1 + math.erf((v - m) / (s * math.sqrt(2)))))(
+            x, loc, scale
+        ),
+        rtol=1e-12,
+    )
     assert dist.mean is dist.loc and dist.stddev is dist.scale
     np.testing.assert_allclose(dist.variance.detach().numpy(), scale**2)
-    loc_grad, scale_grad = minitorch.autograd.grad(dist.log_prob(t(x)).sum(),
-                                                   [dist.loc, dist.scale])
-    np.testing.assert_allclose(loc_grad.numpy(), finite_difference(
-        lambda m: np_normal_log_prob(x, m, scale), loc), rtol=1e-6)
-    np.testing.assert_allclose(scale_grad.numpy(), finite_difference(
-        lambda s: np_normal_log_prob(x, loc, s), scale), rtol=1e-6)
+    loc_grad, scale_grad = minitorch.autograd.grad(
+        dist.log_prob(t(x)).sum(), [dist.loc, dist.scale]
+    )
+    np.testing.assert_allclose(
+        loc_grad.numpy(),
+        finite_difference(lambda m: np_normal_log_prob(x, m, scale), loc),
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        scale_grad.numpy(),
+        finite_difference(lambda s: np_normal_log_prob(x, loc, s), scale),
+        rtol=1e-6,
+    )
 
 
 def test_normal_samples_and_the_reparameterised_gradient():
@@ -80,8 +93,7 @@ def test_normal_takes_numbers_and_checks_its_scale():
     assert dist.loc.dtype is minitorch.float32 and dist.batch_shape == ()
     assert tuple(dist.sample().shape) == () and tuple(dist.sample((2, 3)).shape) == (2, 3)
     assert repr(dist) == "Normal(loc: 0.0, scale: 1.0)"
-    assert Normal(minitorch.zeros(2, dtype=minitorch.float64), 1.0).scale.dtype is \
-        minitorch.float64
+    assert Normal(minitorch.zeros(2, dtype=minitorch.float64), 1.0).scale.dtype is minitorch.float64
     with pytest.raises(ValueError, match="scale .* to satisfy the constraint GreaterThan"):
         Normal(0.0, minitorch.tensor([1.0, 0.0]))
     Normal(0.0, minitorch.tensor([1.0, 0.0]), validate_args=False)  # allowed, unchecked
@@ -97,10 +109,12 @@ def test_bernoulli_probs_and_logits_agree_with_the_formulas():
         np.testing.assert_allclose(dist.probs.numpy(), p, rtol=1e-9)
         np.testing.assert_allclose(dist.logits.numpy(), logits, rtol=1e-9, atol=1e-12)
         x = np.array([1.0, 0.0, 1.0])
-        np.testing.assert_allclose(dist.log_prob(t(x)).numpy(),
-                                   x * np.log(p) + (1 - x) * np.log(1 - p), rtol=1e-9)
-        np.testing.assert_allclose(dist.entropy().numpy(),
-                                   -(p * np.log(p) + (1 - p) * np.log(1 - p)), rtol=1e-9)
+        np.testing.assert_allclose(
+            dist.log_prob(t(x)).numpy(), x * np.log(p) + (1 - x) * np.log(1 - p), rtol=1e-9
+        )
+        np.testing.assert_allclose(
+            dist.entropy().numpy(), -(p * np.log(p) + (1 - p) * np.log(1 - p)), rtol=1e-9
+        )
         np.testing.assert_allclose(dist.variance.numpy(), p * (1 - p), rtol=1e-9)
     big = Bernoulli(logits=minitorch.tensor([100.0, -100.0]))  # no overflow
     assert np.all(np.isfinite(big.log_prob(minitorch.tensor([0.0, 1.0])).numpy()))
@@ -112,11 +126,13 @@ def test_bernoulli_samples_gradient_and_errors():
     dist = Bernoulli(logits=logits)
     draws = dist.sample((20000,))
     assert draws.dtype is minitorch.float32 and set(np.unique(draws.numpy())) <= {0.0, 1.0}
-    np.testing.assert_allclose(draws.numpy().mean(0), 1 / (1 + np.exp([1.0, 0.0, -2.0])),
-                               atol=0.015)
+    np.testing.assert_allclose(
+        draws.numpy().mean(0), 1 / (1 + np.exp([1.0, 0.0, -2.0])), atol=0.015
+    )
     (grad,) = minitorch.autograd.grad(dist.log_prob(minitorch.ones(3)).sum(), [logits])
-    np.testing.assert_allclose(grad.numpy(), 1 - 1 / (1 + np.exp([1.0, 0.0, -2.0])),
-                               rtol=1e-6)  # d log sigmoid(l) / dl = 1 - sigmoid(l)
+    np.testing.assert_allclose(
+        grad.numpy(), 1 - 1 / (1 + np.exp([1.0, 0.0, -2.0])), rtol=1e-6
+    )  # d log sigmoid(l) / dl = 1 - sigmoid(l)
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
         Bernoulli(probs=minitorch.tensor(0.5), logits=minitorch.tensor(0.0))
     with pytest.raises(ValueError, match="probs .* Interval"):
@@ -135,11 +151,14 @@ def test_categorical_normalises_and_scores():
     assert dist.batch_shape == (2,) and dist.event_shape == ()
     np.testing.assert_allclose(dist.probs.numpy(), p)
     values = np.array([[1, 2], [0, 2], [1, 0]])  # (3, 2): broadcast against the batch
-    np.testing.assert_allclose(dist.log_prob(minitorch.tensor(values)).numpy(),
-                               np.log(p[[0, 1], values]), rtol=1e-9)
-    np.testing.assert_allclose(dist.entropy().numpy(),
-                               [-(0.25 * np.log(0.25) + 0.75 * np.log(0.75)),
-                                -(0.5 * np.log(0.25) + 0.5 * np.log(0.5))], rtol=1e-9)
+    np.testing.assert_allclose(
+        dist.log_prob(minitorch.tensor(values)).numpy(), np.log(p[[0, 1], values]), rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        dist.entropy().numpy(),
+        [-(0.25 * np.log(0.25) + 0.75 * np.log(0.75)), -(0.5 * np.log(0.25) + 0.5 * np.log(0.5))],
+        rtol=1e-9,
+    )
     logits = RNG.standard_normal((2, 4))
     from_logits = Categorical(logits=t(logits))
     shifted = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
@@ -200,8 +219,10 @@ def test_compiled_programs_using_distributions_equal_eager(backend):
     def loss(logits, actions, loc):
         policy = Categorical(logits=logits)
         value = Normal(loc, 2.0)
-        return -(policy.log_prob(actions) + 0.1 * policy.entropy()).mean() \
+        return (
+            -(policy.log_prob(actions) + 0.1 * policy.entropy()).mean()
             - value.log_prob(minitorch.ones(4)).sum()
+        )
 
     eager = loss(logits, actions, loc)
     eager_grads = minitorch.autograd.grad(eager, [logits, loc])

@@ -16,12 +16,18 @@ BACKENDS = ["eager", "aot_eager", "inductor"]
 
 NUMPY_SCALARS = [np.float32(2.5), np.float64(2.5), np.int64(3), np.int32(-2), np.bool_(True)]
 OPERATORS = {
-    "mul": lambda x, s: x * s, "rmul": lambda x, s: s * x,
-    "add": lambda x, s: x + s, "rsub": lambda x, s: s - x,
-    "truediv": lambda x, s: x / s, "pow": lambda x, s: x ** s,
-    "lt": lambda x, s: x < s, "rge": lambda x, s: s >= x, "eq": lambda x, s: x == s,
+    "mul": lambda x, s: x * s,
+    "rmul": lambda x, s: s * x,
+    "add": lambda x, s: x + s,
+    "rsub": lambda x, s: s - x,
+    "truediv": lambda x, s: x / s,
+    "pow": lambda x, s: x**s,
+    "lt": lambda x, s: x < s,
+    "rge": lambda x, s: s >= x,
+    "eq": lambda x, s: x == s,
     "gt": lambda x, s: x > s,
-    "clamp": lambda x, s: x.clamp(min=s), "masked_fill": lambda x, s: x.masked_fill(x > 0, s),
+    "clamp": lambda x, s: x.clamp(min=s),
+    "masked_fill": lambda x, s: x.masked_fill(x > 0, s),
     "where": lambda x, s: minitorch.where(x > 0, x, s),
     "function": lambda x, s: minitorch.mul(x, s),
 }
@@ -69,8 +75,10 @@ def test_numpy_scalar_compiled(backend):
 # read-only: minitorch/inplace.py, _writeable_alias).
 
 WRITES = {  # write -> x's values after it, from x = [5.]
-    "zero_": (lambda v: v.zero_(), 0.0), "fill_": (lambda v: v.fill_(1.0), 1.0),
-    "copy_": (lambda v: v.copy_(minitorch.ones(())), 1.0), "add_": (lambda v: v.add_(1.0), 6.0),
+    "zero_": (lambda v: v.zero_(), 0.0),
+    "fill_": (lambda v: v.fill_(1.0), 1.0),
+    "copy_": (lambda v: v.copy_(minitorch.ones(())), 1.0),
+    "add_": (lambda v: v.add_(1.0), 6.0),
     "setitem": (lambda v: v.__setitem__((), 2.0), 2.0),
 }
 
@@ -166,8 +174,9 @@ def test_no_grad_view_compiled(backend):
     assert x.grad is None
 
 
-@pytest.mark.parametrize("write", [lambda v: v.mul_(2), lambda v: v.copy_(v + 1),
-                                   lambda v: v.__setitem__(0, 1.0)])
+@pytest.mark.parametrize(
+    "write", [lambda v: v.mul_(2), lambda v: v.copy_(v + 1), lambda v: v.__setitem__(0, 1.0)]
+)
 def test_writing_a_no_grad_view_with_grad_on_is_an_error(write):
     x = minitorch.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
     with minitorch.no_grad():
@@ -192,9 +201,14 @@ def test_writing_a_value_that_requires_grad_into_a_no_grad_view_is_an_error():
 # ---- an output PyTorch saves for backward, written in place ([Note: outputs PyTorch saves]) -
 
 SAVE_THEIR_OUTPUT = {
-    "relu": minitorch.relu, "sqrt": minitorch.sqrt, "rsqrt": minitorch.rsqrt,
-    "reciprocal": minitorch.reciprocal, "exp": minitorch.exp, "tanh": minitorch.tanh,
-    "sigmoid": minitorch.sigmoid, "softmax": lambda x: minitorch.softmax(x, 0),
+    "relu": minitorch.relu,
+    "sqrt": minitorch.sqrt,
+    "rsqrt": minitorch.rsqrt,
+    "reciprocal": minitorch.reciprocal,
+    "exp": minitorch.exp,
+    "tanh": minitorch.tanh,
+    "sigmoid": minitorch.sigmoid,
+    "softmax": lambda x: minitorch.softmax(x, 0),
     "log_softmax": lambda x: minitorch.log_softmax(x, 0),
 }
 NAMES = {"log_softmax": "LogSoftmax"}
@@ -221,9 +235,13 @@ def test_writing_an_output_saved_for_backward_fails_backward(name, backend):
     saved = "output 0 of " + NAMES.get(name, name.capitalize()) + "Backward0"
     if backend in ("aot_eager", "inductor"):  # a compiled node may name its own saved tensor
         saved = f"({saved}|saved tensor \\d+ of CompiledFunctionBackward)"
-    with pytest.raises(AutogradError, match=(
+    with pytest.raises(
+        AutogradError,
+        match=(
             rf"modified by an inplace operation: \[float32 \[3\]\], {saved}, "
-            "is at version 1; expected version 0")):
+            "is at version 1; expected version 0"
+        ),
+    ):
         _overwrite_output(program)
 
 
@@ -257,6 +275,7 @@ def test_a_composite_that_saves_no_output_still_takes_the_write():
 def test_writing_a_saved_output_inside_a_compiled_frame_fails_backward(backend):
     """Dynamo may not rewrite the write functionally (which would hide it): see
     [Note: in-place on a tensor that requires grad] in tracer/dynamo/variables/inplace.py."""
+
     def program(x):
         y = minitorch.relu(x * 2 - 1)
         z = y * 1.0

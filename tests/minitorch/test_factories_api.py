@@ -28,8 +28,9 @@ def test_eye_takes_a_dtype_and_requires_grad_and_refuses_a_negative_size():
         minitorch.eye(-1)
 
 
-@pytest.mark.parametrize("start, end, steps", [(0, 1, 5), (-3.5, 2, 7), (2, -2, 4), (1, 1, 1),
-                                               (0, 10, 0), (0, 1, 1)])
+@pytest.mark.parametrize(
+    "start, end, steps", [(0, 1, 5), (-3.5, 2, 7), (2, -2, 4), (1, 1, 1), (0, 10, 0), (0, 1, 1)]
+)
 def test_linspace_matches_numpy(start, end, steps):
     x = minitorch.linspace(start, end, steps)
     assert x.dtype is minitorch.float32 and x.shape == (steps,)
@@ -84,13 +85,21 @@ def test_randint_like_draws_in_the_tensors_shape_and_dtype():
 # ---- randint ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, low, high, shape", [
-    (lambda: minitorch.randint(10, size=(200,)), 0, 10, (200,)),  # PyTorch's randint(high, size=)
-    (lambda: minitorch.randint(10, (200,)), 0, 10, (200,)),
-    (lambda: minitorch.randint(-5, 5, (20, 10)), -5, 5, (20, 10)),
-    (lambda: minitorch.randint(low=3, high=6, size=(200,)), 3, 6, (200,)),
-    (lambda: minitorch.randint(high=4, size=[200]), 0, 4, (200,)),
-])
+@pytest.mark.parametrize(
+    "call, low, high, shape",
+    [
+        (
+            lambda: minitorch.randint(10, size=(200,)),
+            0,
+            10,
+            (200,),
+        ),  # PyTorch's randint(high, size=)
+        (lambda: minitorch.randint(10, (200,)), 0, 10, (200,)),
+        (lambda: minitorch.randint(-5, 5, (20, 10)), -5, 5, (20, 10)),
+        (lambda: minitorch.randint(low=3, high=6, size=(200,)), 3, 6, (200,)),
+        (lambda: minitorch.randint(high=4, size=[200]), 0, 4, (200,)),
+    ],
+)
 def test_randint_accepts_each_of_pytorchs_forms(call, low, high, shape):
     x = call()
     assert x.dtype is minitorch.int64 and x.shape == shape
@@ -111,14 +120,17 @@ def test_randint_refuses_an_empty_range_a_float_bound_and_a_missing_size():
 # ---- generators ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("draw", [
-    lambda g: minitorch.rand(5, generator=g),
-    lambda g: minitorch.randn(2, 3, generator=g),
-    lambda g: minitorch.randint(0, 100, (6,), generator=g),
-    lambda g: minitorch.randperm(8, generator=g),
-    lambda g: minitorch.multinomial(minitorch.ones(5), 3, generator=g),
-    lambda g: minitorch.randint_like(minitorch.zeros(4), 9, generator=g),
-])
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda g: minitorch.rand(5, generator=g),
+        lambda g: minitorch.randn(2, 3, generator=g),
+        lambda g: minitorch.randint(0, 100, (6,), generator=g),
+        lambda g: minitorch.randperm(8, generator=g),
+        lambda g: minitorch.multinomial(minitorch.ones(5), 3, generator=g),
+        lambda g: minitorch.randint_like(minitorch.zeros(4), 9, generator=g),
+    ],
+)
 def test_a_seeded_generator_repeats_and_leaves_the_default_stream_alone(draw):
     g = minitorch.Generator().manual_seed(123)
     minitorch.manual_seed(0)
@@ -153,8 +165,9 @@ def test_randperm_is_a_permutation_in_the_asked_dtype():
 
 def test_multinomial_with_replacement_draws_in_proportion_to_the_weights():
     weights = minitorch.tensor([[1.0, 0.0, 3.0], [0.0, 2.0, 2.0]])
-    draws = minitorch.multinomial(weights, 20000, replacement=True, generator=minitorch
-                                  .Generator().manual_seed(0))
+    draws = minitorch.multinomial(
+        weights, 20000, replacement=True, generator=minitorch.Generator().manual_seed(0)
+    )
     assert draws.dtype is minitorch.int64 and draws.shape == (2, 20000)
     for row, w in zip(draws.numpy(), weights.numpy()):
         freq = np.bincount(row, minlength=3) / row.size
@@ -170,15 +183,18 @@ def test_multinomial_without_replacement_never_repeats_and_picks_heavy_classes_f
     assert minitorch.multinomial(weights, 1).shape == (1,)
 
 
-@pytest.mark.parametrize("weights, n, replacement, error, match", [
-    (minitorch.tensor([1, 2]), 1, False, DTypeError, "floating-point"),
-    (minitorch.ones(2, 2, 2), 1, False, ShapeError, "1 or 2 dim"),
-    (minitorch.ones(3), 0, True, InvalidArgumentError, "n_sample <= 0"),
-    (minitorch.ones(3), 4, False, InvalidArgumentError, "without replacement"),
-    (minitorch.tensor([1.0, -1.0]), 1, True, InvalidArgumentError, "element < 0"),
-    (minitorch.tensor([1.0, float("nan")]), 1, True, InvalidArgumentError, "nan"),
-    (minitorch.zeros(3), 1, True, InvalidArgumentError, "sum of probabilities"),
-])
+@pytest.mark.parametrize(
+    "weights, n, replacement, error, match",
+    [
+        (minitorch.tensor([1, 2]), 1, False, DTypeError, "floating-point"),
+        (minitorch.ones(2, 2, 2), 1, False, ShapeError, "1 or 2 dim"),
+        (minitorch.ones(3), 0, True, InvalidArgumentError, "n_sample <= 0"),
+        (minitorch.ones(3), 4, False, InvalidArgumentError, "without replacement"),
+        (minitorch.tensor([1.0, -1.0]), 1, True, InvalidArgumentError, "element < 0"),
+        (minitorch.tensor([1.0, float("nan")]), 1, True, InvalidArgumentError, "nan"),
+        (minitorch.zeros(3), 1, True, InvalidArgumentError, "sum of probabilities"),
+    ],
+)
 def test_multinomial_refuses_what_pytorch_refuses(weights, n, replacement, error, match):
     with pytest.raises(error, match=match):
         minitorch.multinomial(weights, n, replacement)

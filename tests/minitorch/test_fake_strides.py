@@ -181,7 +181,7 @@ def _factorization(draw, n: int) -> tuple[int, ...]:
 
 def _key(draw, shape) -> tuple:
     items: list = []
-    for n in shape[:draw(st.integers(0, len(shape)))]:
+    for n in shape[: draw(st.integers(0, len(shape)))]:
         if n and draw(st.booleans()):
             items.append(draw(st.integers(-n, n - 1)))
         else:
@@ -196,8 +196,21 @@ def _key(draw, shape) -> tuple:
 
 def random_view(draw, shape: tuple[int, ...]):
     """One view op for a tensor of `shape`, as a function (and its name, for failures)."""
-    kind = draw(st.sampled_from(["index", "permute", "expand", "reshape", "view", "flatten",
-                                 "unsqueeze", "squeeze", "transpose"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "index",
+                "permute",
+                "expand",
+                "reshape",
+                "view",
+                "flatten",
+                "unsqueeze",
+                "squeeze",
+                "transpose",
+            ]
+        )
+    )
     ndim = len(shape)
     if kind == "index":
         key = _key(draw, shape)

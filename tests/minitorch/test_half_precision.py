@@ -1,5 +1,5 @@
 """float16 and bfloat16: values, PyTorch's promotion, rounding after every op, autograd,
-saving, printing and compile (issue 24, section 3).
+saving, printing and compile.
 
 References: numpy's float16 for float16; for bfloat16, a scalar reference of PyTorch's
 round-to-nearest-even written with struct on one float at a time (`_bf16`), independent of the
@@ -47,10 +47,19 @@ def test_names_sizes_and_aliases():
     assert minitorch.ones(2).bfloat16().type() == "torch.BFloat16Tensor"
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    (F16, BF16, F32), (BF16, F16, F32), (F16, F32, F32), (BF16, F32, F32), (BF16, F64, F64),
-    (F16, minitorch.int64, F16), (minitorch.bool, BF16, BF16), (F16, F16, F16),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (F16, BF16, F32),
+        (BF16, F16, F32),
+        (F16, F32, F32),
+        (BF16, F32, F32),
+        (BF16, F64, F64),
+        (F16, minitorch.int64, F16),
+        (minitorch.bool, BF16, BF16),
+        (F16, F16, F16),
+    ],
+)
 def test_promote_types_is_pytorchs(a, b, expected):
     assert promote_types(a, b) is expected
 
@@ -70,8 +79,21 @@ def test_result_type_with_scalars_and_zero_dim_tensors():
 
 
 def test_bfloat16_rounds_to_nearest_even_as_pytorch():
-    cases = [1.0, 1.00390625, 1.01171875, 3.14159265, -2.71828, 3.4e38, -3.4e38, 1e-40,
-             -0.0, float("inf"), 65504.0, 0.1, 1 + 2**-8 + 2**-20]
+    cases = [
+        1.0,
+        1.00390625,
+        1.01171875,
+        3.14159265,
+        -2.71828,
+        3.4e38,
+        -3.4e38,
+        1e-40,
+        -0.0,
+        float("inf"),
+        65504.0,
+        0.1,
+        1 + 2**-8 + 2**-20,
+    ]
     got = _values(minitorch.tensor(cases).bfloat16())
     np.testing.assert_array_equal(got, _bf16_array(cases))
     nan = minitorch.tensor([float("nan"), -float("nan")]).bfloat16()
@@ -79,9 +101,14 @@ def test_bfloat16_rounds_to_nearest_even_as_pytorch():
 
 
 def test_factories_make_bfloat16_values():
-    made = [minitorch.tensor([0.1, 0.2, 0.3], dtype=BF16), minitorch.full((3,), 0.1, dtype=BF16),
-            minitorch.randn(50, dtype=BF16), minitorch.arange(0, 1, 0.1, dtype=BF16),
-            minitorch.linspace(0, 1, 7, dtype=BF16), minitorch.rand(50, dtype=BF16)]
+    made = [
+        minitorch.tensor([0.1, 0.2, 0.3], dtype=BF16),
+        minitorch.full((3,), 0.1, dtype=BF16),
+        minitorch.randn(50, dtype=BF16),
+        minitorch.arange(0, 1, 0.1, dtype=BF16),
+        minitorch.linspace(0, 1, 7, dtype=BF16),
+        minitorch.rand(50, dtype=BF16),
+    ]
     for t in made:
         assert t.dtype is BF16
         np.testing.assert_array_equal(_values(t), _bf16_array(_values(t)))
@@ -93,12 +120,20 @@ def test_random_values_round_as_the_scalar_reference():
     np.testing.assert_array_equal(_values(minitorch.from_numpy(x).bfloat16()), _bf16_array(x))
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("add", lambda a, b: a + b), ("mul", lambda a, b: a * b), ("div", lambda a, b: a / b),
-    ("sin", lambda a, b: a.sin()), ("exp", lambda a, b: (a / 4).exp()),
-    ("sum", lambda a, b: a.sum(0)), ("mean", lambda a, b: a.mean(1)),
-    ("matmul", lambda a, b: a @ b.t()), ("relu", lambda a, b: a.relu() - b),
-])
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("add", lambda a, b: a + b),
+        ("mul", lambda a, b: a * b),
+        ("div", lambda a, b: a / b),
+        ("sin", lambda a, b: a.sin()),
+        ("exp", lambda a, b: (a / 4).exp()),
+        ("sum", lambda a, b: a.sum(0)),
+        ("mean", lambda a, b: a.mean(1)),
+        ("matmul", lambda a, b: a @ b.t()),
+        ("relu", lambda a, b: a.relu() - b),
+    ],
+)
 def test_every_op_result_is_rounded_like_pytorchs(name, fn):
     """PyTorch on the CPU computes each bfloat16 op in float32 and rounds the result once."""
     rng = np.random.default_rng(1)
@@ -161,10 +196,13 @@ def test_a_big_endian_float32_array_is_not_taken_for_bfloat16():
 
 
 def test_printing_names_the_dtype():
-    assert repr(minitorch.tensor([1.0, 2.5]).half()) == \
-        "tensor([1.0000, 2.5000], dtype=minitorch.float16)"
-    assert repr(minitorch.tensor([3.14159]).bfloat16()) == \
-        "tensor([3.1406], dtype=minitorch.bfloat16)"
+    assert (
+        repr(minitorch.tensor([1.0, 2.5]).half())
+        == "tensor([1.0000, 2.5000], dtype=minitorch.float16)"
+    )
+    assert (
+        repr(minitorch.tensor([3.14159]).bfloat16()) == "tensor([3.1406], dtype=minitorch.bfloat16)"
+    )
     assert "dtype=minitorch.float16" in repr(minitorch.tensor([65504.0, 1e-7]).half())
 
 
@@ -192,8 +230,10 @@ def test_compiled_equals_eager_in_half_precision(dtype):
         return ((x * y + 1.3).sin().sum(0) * 2.7, (x @ y.t()).relu(), x.float() * 1.1)
 
     rng = np.random.default_rng(3)
-    x, y = (minitorch.from_numpy(rng.standard_normal((4, 5)).astype(np.float32)).to(dtype)
-            for _ in range(2))
+    x, y = (
+        minitorch.from_numpy(rng.standard_normal((4, 5)).astype(np.float32)).to(dtype)
+        for _ in range(2)
+    )
     for eager, compiled in zip(f(x, y), minitorch.compile(f)(x, y)):
         assert compiled.dtype is eager.dtype
         np.testing.assert_array_equal(_values(compiled), _values(eager))
@@ -239,8 +279,9 @@ def test_the_compiler_records_why_half_ops_run_eagerly(dtype):
 def test_a_half_model_trains_the_same_compiled_and_eager(dtype):
     def make():
         minitorch.manual_seed(0)
-        return minitorch.nn.Sequential(minitorch.nn.Linear(4, 8), minitorch.nn.ReLU(),
-                                       minitorch.nn.Linear(8, 2)).to(dtype)
+        return minitorch.nn.Sequential(
+            minitorch.nn.Linear(4, 8), minitorch.nn.ReLU(), minitorch.nn.Linear(8, 2)
+        ).to(dtype)
 
     def step(model, x):
         loss = model(x).float().pow(2).mean()
@@ -293,11 +334,14 @@ def test_float16_reductions_accumulate_in_float32_as_pytorch():
     np.testing.assert_array_equal(got.numpy(), expected)
     assert got.dtype is F16
     rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((16, 300)).astype(np.float16), rng.standard_normal(
-        (300, 8)).astype(np.float16)
+    a, b = (
+        rng.standard_normal((16, 300)).astype(np.float16),
+        rng.standard_normal((300, 8)).astype(np.float16),
+    )
     mm = (minitorch.from_numpy(a) @ minitorch.from_numpy(b)).numpy()
-    np.testing.assert_array_equal(mm, (a.astype(np.float32) @ b.astype(np.float32)).astype(
-        np.float16))
+    np.testing.assert_array_equal(
+        mm, (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    )
     assert minitorch.from_numpy(a).sum().item() == float(np.float16(a.astype(np.float32).sum()))
 
 
@@ -330,9 +374,20 @@ def test_views_share_memory_and_writes_through_them_round(dtype):
 def test_finfo_and_iinfo_report_pytorchs_limits():
     h, b = minitorch.finfo(F16), minitorch.finfo(BF16)
     assert (h.bits, h.eps, h.max, h.min, h.tiny, h.resolution) == (
-        16, 2.0**-10, 65504.0, -65504.0, 2.0**-14, 0.001)
-    assert (b.bits, b.eps, b.tiny, b.resolution, b.dtype) == (16, 2.0**-7, 2.0**-126, 0.01,
-                                                              "bfloat16")
+        16,
+        2.0**-10,
+        65504.0,
+        -65504.0,
+        2.0**-14,
+        0.001,
+    )
+    assert (b.bits, b.eps, b.tiny, b.resolution, b.dtype) == (
+        16,
+        2.0**-7,
+        2.0**-126,
+        0.01,
+        "bfloat16",
+    )
     assert b.max == 3.3895313892515355e38 and b.min == -b.max
     # the limits are bfloat16 numbers: max survives rounding, 1 + eps is the next one after 1
     assert _bf16(b.max) == b.max and _bf16(1 + b.eps) == 1 + b.eps and _bf16(1 + b.eps / 2) == 1

@@ -21,27 +21,29 @@ J = np.array([3, 0])
 
 def _key_for_minitorch(key):
     """numpy arrays in a key, as minitorch tensors."""
+
     def convert(item):
         return minitorch.tensor(item) if isinstance(item, np.ndarray) else item
+
     return tuple(convert(i) for i in key) if type(key) is tuple else convert(key)
 
 
 # Keys where PyTorch and numpy agree: no int next to an index array.
 KEYS = [
-    np.array([1, 0, 1]),                           # a 1-d index on dim 0
-    (slice(None), I),                              # a 2-d index in the middle
-    (slice(None), I, J),                           # adjacent: broadcast, in place
-    (I, slice(None), J),                           # separated by a slice: broadcast dims first
-    (Ellipsis, J),                                 # after ...
-    (None, slice(None), J, None),                  # new dims around
-    (slice(0, 2), [2, 0], slice(1, None, 2)),      # a list, with strided slices
-    (range(2), slice(None), [0, 0]),               # a range; repeated positions
-    (A[:, :, 0, 0] > 20,),                         # a 2-d mask: one dim of True positions
-    (slice(None), A[0, :, :, 0] % 3 == 0),         # a mask over middle dims
-    A > 50,                                        # a mask of the whole shape: 1-d result
+    np.array([1, 0, 1]),  # a 1-d index on dim 0
+    (slice(None), I),  # a 2-d index in the middle
+    (slice(None), I, J),  # adjacent: broadcast, in place
+    (I, slice(None), J),  # separated by a slice: broadcast dims first
+    (Ellipsis, J),  # after ...
+    (None, slice(None), J, None),  # new dims around
+    (slice(0, 2), [2, 0], slice(1, None, 2)),  # a list, with strided slices
+    (range(2), slice(None), [0, 0]),  # a range; repeated positions
+    (A[:, :, 0, 0] > 20,),  # a 2-d mask: one dim of True positions
+    (slice(None), A[0, :, :, 0] % 3 == 0),  # a mask over middle dims
+    A > 50,  # a mask of the whole shape: 1-d result
     (np.array([1, 0]), Ellipsis, np.array([1, 4])),
-    (slice(None), (0, 2)),                         # a tuple inside the key: an index
-    np.array([], dtype=np.int64),                  # empty
+    (slice(None), (0, 2)),  # a tuple inside the key: an index
+    np.array([], dtype=np.int64),  # empty
     (np.array([0, 1], dtype=np.int32), J[:, None]),  # int32; broadcast to (2, 2)
 ]
 
@@ -61,8 +63,11 @@ def test_getitem_matches_numpy_and_copies(key):
 @pytest.mark.parametrize("key", KEYS, ids=range(len(KEYS)))
 def test_setitem_matches_numpy(key):
     region = A[key].shape
-    for value in (7.0, rng.standard_normal(region[-1:] or ()).astype(np.float32),
-                  rng.standard_normal(region).astype(np.float32)):
+    for value in (
+        7.0,
+        rng.standard_normal(region[-1:] or ()).astype(np.float32),
+        rng.standard_normal(region).astype(np.float32),
+    ):
         x = minitorch.tensor(A)
         mt_value = minitorch.tensor(value) if isinstance(value, np.ndarray) else value
         x[_key_for_minitorch(key)] = mt_value
@@ -152,23 +157,35 @@ def test_writes_convert_the_value_to_the_tensor_dtype():
 
 def test_out_of_range_indices_raise_an_index_error_naming_the_op_and_shapes():
     x = minitorch.zeros(2, 3)
-    with pytest.raises(IndexOutOfRangeError, match=r"index: index 3 is out of bounds for "
-                                                   r"dimension 1 with size 3 \(indexing a "
-                                                   r"tensor of shape \(2, 3\)\)"):
+    with pytest.raises(
+        IndexOutOfRangeError,
+        match=r"index: index 3 is out of bounds for "
+        r"dimension 1 with size 3 \(indexing a "
+        r"tensor of shape \(2, 3\)\)",
+    ):
         x[:, [0, 3]]
     with pytest.raises(IndexError, match="index -3 is out of bounds for dimension 0 with size 2"):
         x[[-3]] = 1.0
     assert x.tolist() == [[0.0] * 3] * 2 and x._version == 0
 
 
-@pytest.mark.parametrize("key, error, message", [
-    ((minitorch.tensor([0, 1]), minitorch.tensor([0, 1, 2])), ShapeError,
-     r"indexing tensors could not be broadcast together with shapes \[2\], \[3\]"),
-    (minitorch.tensor([0.0]), DTypeError, "must be int64 or int32 tensors, got float32"),
-    (minitorch.tensor([True, False]), IndexOutOfRangeError,
-     r"the shape of the mask \[2\] at index 0 does not match .* \[3, 4\] at index 0"),
-    (([0], [0], [0]), ShapeError, "too many indices for tensor of dimension 2"),
-])
+@pytest.mark.parametrize(
+    "key, error, message",
+    [
+        (
+            (minitorch.tensor([0, 1]), minitorch.tensor([0, 1, 2])),
+            ShapeError,
+            r"indexing tensors could not be broadcast together with shapes \[2\], \[3\]",
+        ),
+        (minitorch.tensor([0.0]), DTypeError, "must be int64 or int32 tensors, got float32"),
+        (
+            minitorch.tensor([True, False]),
+            IndexOutOfRangeError,
+            r"the shape of the mask \[2\] at index 0 does not match .* \[3, 4\] at index 0",
+        ),
+        (([0], [0], [0]), ShapeError, "too many indices for tensor of dimension 2"),
+    ],
+)
 def test_bad_advanced_keys_name_the_problem(key, error, message):
     x = minitorch.zeros(3, 4)
     with pytest.raises(error, match=message):
@@ -180,8 +197,11 @@ def test_bad_advanced_keys_name_the_problem(key, error, message):
 
 def test_a_value_that_does_not_fit_the_indexed_shape_is_refused():
     x = minitorch.zeros(3, 4)
-    with pytest.raises(ShapeError, match=r"value tensor of shape \(3,\) cannot be broadcast "
-                                         r"to indexing result of shape \(2, 4\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"value tensor of shape \(3,\) cannot be broadcast "
+        r"to indexing result of shape \(2, 4\)",
+    ):
         x[[0, 1]] = minitorch.ones(3)
     with pytest.raises(ShapeError, match=r"value tensor of shape \(3,\) cannot be broadcast"):
         x[minitorch.tensor([True, False, True])] = minitorch.ones(3)
@@ -217,8 +237,9 @@ def test_index_put_writes_or_accumulates_as_pytorch_documents():
     x.index_put_((rows, cols), values, accumulate=True)
     np.testing.assert_array_equal(x.numpy(), expected)
     assert x._version == 1
-    masked = minitorch.ones(3).index_put((minitorch.tensor([True, False, True]),),
-                                         minitorch.tensor(5.0))
+    masked = minitorch.ones(3).index_put(
+        (minitorch.tensor([True, False, True]),), minitorch.tensor(5.0)
+    )
     assert masked.tolist() == [5.0, 1.0, 5.0]
 
 
@@ -242,14 +263,22 @@ def _advanced_keys(draw, shape: tuple[int, ...]):
         kind = draw(st.sampled_from(["index", "index", "slice", "mask"]))
         if kind == "index":
             size = draw(st.integers(0, 3))
-            items.append(np.array(draw(st.lists(st.integers(-n, n - 1), min_size=size,
-                                                max_size=size)), dtype=np.int64))
-        elif kind == "mask" and not any(i.dtype == bool for i in items
-                                        if isinstance(i, np.ndarray)):
+            items.append(
+                np.array(
+                    draw(st.lists(st.integers(-n, n - 1), min_size=size, max_size=size)),
+                    dtype=np.int64,
+                )
+            )
+        elif kind == "mask" and not any(
+            i.dtype == bool for i in items if isinstance(i, np.ndarray)
+        ):
             items.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
         else:
-            items.append(slice(draw(st.none() | st.integers(0, n)), None,
-                               draw(st.none() | st.integers(1, 2))))
+            items.append(
+                slice(
+                    draw(st.none() | st.integers(0, n)), None, draw(st.none() | st.integers(1, 2))
+                )
+            )
         dim += 1
     if draw(st.booleans()):
         items.insert(draw(st.integers(0, len(items))), None)

@@ -33,7 +33,7 @@ def _basic_keys(draw, shape: tuple[int, ...]):
     items = [item(n) for n in shape[:first]]
     if draw(st.booleans()):  # `...`, then keys for some of the trailing dims
         last = draw(st.integers(0, len(shape) - first))
-        items += [Ellipsis] + [item(n) for n in shape[len(shape) - last:]]
+        items += [Ellipsis] + [item(n) for n in shape[len(shape) - last :]]
     for _ in range(draw(st.integers(0, 2))):  # new dims anywhere
         items.insert(draw(st.integers(0, len(items))), None)
     if len(items) == 1 and draw(st.booleans()):
@@ -75,7 +75,8 @@ def test_setitem_matches_numpy(data, shape):
     else:
         value_shape = tuple(n if data.draw(st.booleans()) else 1 for n in region)
         np_value = np.full(value_shape, 7, dtype=np.int64) - np.arange(
-            int(np.prod(value_shape)), dtype=np.int64).reshape(value_shape)
+            int(np.prod(value_shape)), dtype=np.int64
+        ).reshape(value_shape)
         value = minitorch.tensor(np_value)
     x = minitorch.tensor(a)
     x[key] = value
@@ -108,17 +109,20 @@ def test_iterating_gives_the_rows():
         iter(minitorch.tensor(1.0))
 
 
-@pytest.mark.parametrize("key, error, message", [
-    (3, ShapeError, "index 3 is out of bounds for dimension 0 with size 2"),
-    ((0, -4), ShapeError, "index -4 is out of bounds for dimension 1 with size 3"),
-    ((0, 0, 0), ShapeError, r"too many indices for tensor of dimension 2 \(got 3\)"),
-    ((..., 0, ...), ShapeError, "only have a single ellipsis"),
-    (slice(None, None, -1), ShapeError, "slice step must be positive, got -1"),
-    (slice(None, None, 0), ShapeError, "slice step must be positive, got 0"),
-    (1.0, DTypeError, "only integers, slices .* got float"),
-    (minitorch.tensor(1.0), DTypeError, "None and long, int or bool tensors are valid"),
-    ((slice(0, 1.5),), DTypeError, "got float"),
-])
+@pytest.mark.parametrize(
+    "key, error, message",
+    [
+        (3, ShapeError, "index 3 is out of bounds for dimension 0 with size 2"),
+        ((0, -4), ShapeError, "index -4 is out of bounds for dimension 1 with size 3"),
+        ((0, 0, 0), ShapeError, r"too many indices for tensor of dimension 2 \(got 3\)"),
+        ((..., 0, ...), ShapeError, "only have a single ellipsis"),
+        (slice(None, None, -1), ShapeError, "slice step must be positive, got -1"),
+        (slice(None, None, 0), ShapeError, "slice step must be positive, got 0"),
+        (1.0, DTypeError, "only integers, slices .* got float"),
+        (minitorch.tensor(1.0), DTypeError, "None and long, int or bool tensors are valid"),
+        ((slice(0, 1.5),), DTypeError, "got float"),
+    ],
+)
 def test_bad_keys_name_the_problem(key, error, message):
     x = minitorch.zeros(2, 3)
     with pytest.raises(error, match=message):
@@ -130,8 +134,11 @@ def test_bad_keys_name_the_problem(key, error, message):
 
 def test_setitem_errors_leave_the_tensor_unchanged():
     x = minitorch.zeros(3, 2)
-    with pytest.raises(ShapeError, match=r"value tensor of shape \(3,\) cannot be broadcast to "
-                                         r"indexing result of shape \(2,\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"value tensor of shape \(3,\) cannot be broadcast to "
+        r"indexing result of shape \(2,\)",
+    ):
         x[0] = minitorch.ones(3)
     with pytest.raises(ShapeError, match=r"shape \(2, 2\) cannot be broadcast"):
         x[1:2] = minitorch.ones(2, 2)

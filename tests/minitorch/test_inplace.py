@@ -15,27 +15,37 @@ A = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
 B = np.array([2.0, -0.5, 4.0], dtype=np.float32)
 
 
-@pytest.mark.parametrize("name, call, reference", [
-    ("add_", lambda x, y: x.add_(y), lambda a, b: a + b),
-    ("add_ alpha", lambda x, y: x.add_(y, alpha=2), lambda a, b: a + 2 * b),
-    ("sub_", lambda x, y: x.sub_(y), lambda a, b: a - b),
-    ("sub_ alpha", lambda x, y: x.sub_(y, alpha=-1), lambda a, b: a + b),
-    ("mul_", lambda x, y: x.mul_(y), lambda a, b: a * b),
-    ("div_", lambda x, y: x.div_(y), lambda a, b: a / b),
-    ("clamp_", lambda x, y: x.clamp_(-1.0, 2.0), lambda a, b: np.clip(a, -1.0, 2.0)),
-    ("clamp_ min", lambda x, y: x.clamp_(min=0.0), lambda a, b: np.maximum(a, 0.0)),
-    ("zero_", lambda x, y: x.zero_(), lambda a, b: np.zeros_like(a)),
-    ("fill_", lambda x, y: x.fill_(2.5), lambda a, b: np.full_like(a, 2.5)),
-    ("fill_ 0-d", lambda x, y: x.fill_(minitorch.tensor(-3.0)), lambda a, b: np.full_like(a, -3)),
-    ("copy_", lambda x, y: x.copy_(y), lambda a, b: np.broadcast_to(b, a.shape)),
-    ("+=", lambda x, y: x.__iadd__(y), lambda a, b: a + b),
-    ("-=", lambda x, y: x.__isub__(y), lambda a, b: a - b),
-    ("*=", lambda x, y: x.__imul__(y), lambda a, b: a * b),
-    ("/=", lambda x, y: x.__itruediv__(y), lambda a, b: a / b),
-    ("+= scalar", lambda x, y: x.__iadd__(3), lambda a, b: a + 3),
-    ("*= 0-d", lambda x, y: x.__imul__(minitorch.tensor(2.0, dtype=minitorch.float64)),
-     lambda a, b: a * 2),
-])
+@pytest.mark.parametrize(
+    "name, call, reference",
+    [
+        ("add_", lambda x, y: x.add_(y), lambda a, b: a + b),
+        ("add_ alpha", lambda x, y: x.add_(y, alpha=2), lambda a, b: a + 2 * b),
+        ("sub_", lambda x, y: x.sub_(y), lambda a, b: a - b),
+        ("sub_ alpha", lambda x, y: x.sub_(y, alpha=-1), lambda a, b: a + b),
+        ("mul_", lambda x, y: x.mul_(y), lambda a, b: a * b),
+        ("div_", lambda x, y: x.div_(y), lambda a, b: a / b),
+        ("clamp_", lambda x, y: x.clamp_(-1.0, 2.0), lambda a, b: np.clip(a, -1.0, 2.0)),
+        ("clamp_ min", lambda x, y: x.clamp_(min=0.0), lambda a, b: np.maximum(a, 0.0)),
+        ("zero_", lambda x, y: x.zero_(), lambda a, b: np.zeros_like(a)),
+        ("fill_", lambda x, y: x.fill_(2.5), lambda a, b: np.full_like(a, 2.5)),
+        (
+            "fill_ 0-d",
+            lambda x, y: x.fill_(minitorch.tensor(-3.0)),
+            lambda a, b: np.full_like(a, -3),
+        ),
+        ("copy_", lambda x, y: x.copy_(y), lambda a, b: np.broadcast_to(b, a.shape)),
+        ("+=", lambda x, y: x.__iadd__(y), lambda a, b: a + b),
+        ("-=", lambda x, y: x.__isub__(y), lambda a, b: a - b),
+        ("*=", lambda x, y: x.__imul__(y), lambda a, b: a * b),
+        ("/=", lambda x, y: x.__itruediv__(y), lambda a, b: a / b),
+        ("+= scalar", lambda x, y: x.__iadd__(3), lambda a, b: a + 3),
+        (
+            "*= 0-d",
+            lambda x, y: x.__imul__(minitorch.tensor(2.0, dtype=minitorch.float64)),
+            lambda a, b: a * 2,
+        ),
+    ],
+)
 def test_in_place_ops_match_numpy(name, call, reference):
     x = minitorch.tensor(A)
     memory = x.data_ptr()
@@ -76,27 +86,65 @@ def test_a_wider_float_result_is_converted_back():
     np.testing.assert_allclose(x.numpy(), [1.1, 1.2], rtol=1e-6)
 
 
-@pytest.mark.parametrize("make, call, error, message", [
-    (lambda: minitorch.tensor([1, 2]), lambda x: x.add_(1.5), DTypeError,
-     "add_: result type float32 can't be cast to the desired output type int64"),
-    (lambda: minitorch.tensor([1, 2]), lambda x: x.div_(2), DTypeError,
-     "div_: result type float32 can't be cast to the desired output type int64"),
-    (lambda: minitorch.tensor([1, 2], dtype=minitorch.int32),
-     lambda x: x.mul_(minitorch.tensor([0.5, 1.0])), DTypeError,
-     "result type float32 can't be cast to the desired output type int32"),
-    (lambda: minitorch.tensor([True]), lambda x: x.add_(1), DTypeError,
-     "result type int64 can't be cast to the desired output type bool"),
-    (lambda: minitorch.zeros(3), lambda x: x.add_(minitorch.ones(2, 3)), ShapeError,
-     r"add_: output with shape \(3,\) doesn't match the broadcast shape \(2, 3\)"),
-    (lambda: minitorch.zeros(3), lambda x: x.sub_(minitorch.ones(2)), ShapeError,
-     r"sub: shapes \(3,\) and \(2,\) cannot be broadcast"),
-    (lambda: minitorch.zeros(3), lambda x: x.copy_(minitorch.ones(2)), ShapeError,
-     r"value tensor of shape \(2,\) cannot be broadcast to indexing result of shape \(3,\)"),
-    (lambda: minitorch.zeros(3), lambda x: x.fill_(minitorch.ones(2)), ShapeError,
-     r"fill_ only supports a 0-d value tensor, got one of shape \(2,\)"),
-    (lambda: minitorch.zeros(1).expand(3), lambda x: x.add_(1), MinitorchError,
-     "more than one element of the written-to tensor refers to a single memory location"),
-])
+@pytest.mark.parametrize(
+    "make, call, error, message",
+    [
+        (
+            lambda: minitorch.tensor([1, 2]),
+            lambda x: x.add_(1.5),
+            DTypeError,
+            "add_: result type float32 can't be cast to the desired output type int64",
+        ),
+        (
+            lambda: minitorch.tensor([1, 2]),
+            lambda x: x.div_(2),
+            DTypeError,
+            "div_: result type float32 can't be cast to the desired output type int64",
+        ),
+        (
+            lambda: minitorch.tensor([1, 2], dtype=minitorch.int32),
+            lambda x: x.mul_(minitorch.tensor([0.5, 1.0])),
+            DTypeError,
+            "result type float32 can't be cast to the desired output type int32",
+        ),
+        (
+            lambda: minitorch.tensor([True]),
+            lambda x: x.add_(1),
+            DTypeError,
+            "result type int64 can't be cast to the desired output type bool",
+        ),
+        (
+            lambda: minitorch.zeros(3),
+            lambda x: x.add_(minitorch.ones(2, 3)),
+            ShapeError,
+            r"add_: output with shape \(3,\) doesn't match the broadcast shape \(2, 3\)",
+        ),
+        (
+            lambda: minitorch.zeros(3),
+            lambda x: x.sub_(minitorch.ones(2)),
+            ShapeError,
+            r"sub: shapes \(3,\) and \(2,\) cannot be broadcast",
+        ),
+        (
+            lambda: minitorch.zeros(3),
+            lambda x: x.copy_(minitorch.ones(2)),
+            ShapeError,
+            r"value tensor of shape \(2,\) cannot be broadcast to indexing result of shape \(3,\)",
+        ),
+        (
+            lambda: minitorch.zeros(3),
+            lambda x: x.fill_(minitorch.ones(2)),
+            ShapeError,
+            r"fill_ only supports a 0-d value tensor, got one of shape \(2,\)",
+        ),
+        (
+            lambda: minitorch.zeros(1).expand(3),
+            lambda x: x.add_(1),
+            MinitorchError,
+            "more than one element of the written-to tensor refers to a single memory location",
+        ),
+    ],
+)
 def test_a_failed_in_place_op_changes_nothing(make, call, error, message):
     x = make()
     before = x.clone()

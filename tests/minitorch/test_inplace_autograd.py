@@ -33,18 +33,20 @@ PROGRAMS = {
     "mul_ by a tensor": (lambda x: (x * 1).mul_(x), lambda x: x * x),
     "div_": (lambda x: (x + 5).div_(x * x + 1), lambda x: (x + 5) / (x * x + 1)),
     "clamp_": (lambda x: (x * 3).clamp_(-2.0, 4.0), lambda x: (x * 3).clamp(-2.0, 4.0)),
-    "chain": (lambda x: (x * 1).add_(x).mul_(x).sub_(1),
-              lambda x: (x + x) * x - 1),
+    "chain": (lambda x: (x * 1).add_(x).mul_(x).sub_(1), lambda x: (x + x) * x - 1),
     "zero_": (lambda x: (x * 2).zero_() + x, lambda x: x * 0 + x),
     "copy_": (lambda x: (x * 2).copy_(x.exp()), lambda x: x.exp()),
     "+= into a buffer": (lambda x: _accumulated(x), lambda x: x * 3 + x.sin()),
     "residual": (lambda x: _residual(x), lambda x: ((x * 2 + 1) + x).relu()),
-    "setitem": (lambda x: _setitem(x), lambda x: minitorch.cat([x[:1] * 2, x[1:2] * 0 + 7,
-                                                               x[2:] * 2])),
-    "setitem a tensor": (lambda x: _setitem_tensor(x),
-                         lambda x: minitorch.cat([x[:2] * 2, x[:2].exp()])),
-    "through a view": (lambda x: _through_view(x),
-                       lambda x: minitorch.cat([x[:2], x[2:] * x[2:]])),
+    "setitem": (
+        lambda x: _setitem(x),
+        lambda x: minitorch.cat([x[:1] * 2, x[1:2] * 0 + 7, x[2:] * 2]),
+    ),
+    "setitem a tensor": (
+        lambda x: _setitem_tensor(x),
+        lambda x: minitorch.cat([x[:2] * 2, x[:2].exp()]),
+    ),
+    "through a view": (lambda x: _through_view(x), lambda x: minitorch.cat([x[:2], x[2:] * x[2:]])),
     "through a view of a view": (lambda x: _view_of_view(x), lambda x: _view_of_view_ref(x)),
     "base written, then view used": (lambda x: _stale_view(x), lambda x: x[1:] * 3),
     "old consumer": (lambda x: _old_consumer(x), lambda x: x * 2 + 1),
@@ -141,8 +143,10 @@ def test_a_write_through_a_view_gives_the_base_copy_slices():
 
 def test_leaves_that_require_grad_cannot_be_written():
     x = leaf()
-    with pytest.raises(AutogradError, match="a leaf Variable that requires grad is being used in "
-                                            "an in-place operation"):
+    with pytest.raises(
+        AutogradError,
+        match="a leaf Variable that requires grad is being used in an in-place operation",
+    ):
         x.add_(1)
     with pytest.raises(AutogradError, match="a view of a leaf Variable that requires grad"):
         x[1:].zero_()
@@ -164,16 +168,22 @@ def test_a_view_made_in_no_grad_mode_cannot_be_written_with_grad_on():
         v.add_(1)
 
 
-@pytest.mark.parametrize("program, saved", [
-    (lambda x: _overwrite_after(x, lambda y: y.exp(), output=True), "output 0 of ExpBackward0"),
-    (lambda x: _overwrite_after(x, lambda y: y.sin(), output=False), "input 0 of SinBackward0"),
-    (lambda x: _overwrite_after(x, lambda y: y * y, output=False), "input 1 of MulBackward0"),
-])
+@pytest.mark.parametrize(
+    "program, saved",
+    [
+        (lambda x: _overwrite_after(x, lambda y: y.exp(), output=True), "output 0 of ExpBackward0"),
+        (lambda x: _overwrite_after(x, lambda y: y.sin(), output=False), "input 0 of SinBackward0"),
+        (lambda x: _overwrite_after(x, lambda y: y * y, output=False), "input 1 of MulBackward0"),
+    ],
+)
 def test_overwriting_a_saved_tensor_fails_backward_with_the_versions(program, saved):
-    with pytest.raises(AutogradError, match=(
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        rf"operation: \[float64 \[4\]\], {saved}, is at version 1; expected version 0 instead"
-    )):
+    with pytest.raises(
+        AutogradError,
+        match=(
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            rf"operation: \[float64 \[4\]\], {saved}, is at version 1; expected version 0 instead"
+        ),
+    ):
         program(leaf()).sum().backward()
 
 

@@ -56,42 +56,77 @@ SAMPLES = {
         (EDGES, lambda: ((), {"min": 0.5, "max": 0.5}), _twin("clamp_")),
         (EDGES, lambda: ((_other([0.0] * 7), _other([1.0] * 7)), {}), _twin("clamp_")),
     ],
-    "add_": [(EDGES, lambda: ((_other([0.0, 1.0, 0.0, -0.0, INF, 2.0, -1.0]),),
-                              {"alpha": 2}), _twin("add_"))],
-    "sub_": [(EDGES, lambda: ((_other([0.0, 1.0, 0.0, -0.0, 3.0, 2.0, -1.0]),),
-                              {"alpha": 0.5}), _twin("sub_"))],
-    "mul_": [(EDGES, lambda: ((_other([0.0, 1.0, -0.0, INF, 2.0, 0.0, -1.0]),), {}),
-              _twin("mul_")),
-             (EDGES, lambda: ((0.0,), {}), _twin("mul_"))],
-    "div_": [(EDGES, lambda: ((_other([1.0, 0.0, -0.0, 2.0, INF, 0.5, -1.0]),), {}),
-              _twin("div_"))],
-    "pow_": [(EDGES, lambda: ((2,), {}), _twin("pow_")),
-             (EDGES, lambda: ((0.5,), {}), _twin("pow_")),
-             (EDGES, lambda: ((0,), {}), _twin("pow_")),
-             ([0.5, 1.0, 2.0], lambda: ((_other([0.0, 1.0, -1.0]),), {}), _twin("pow_"))],
+    "add_": [
+        (
+            EDGES,
+            lambda: ((_other([0.0, 1.0, 0.0, -0.0, INF, 2.0, -1.0]),), {"alpha": 2}),
+            _twin("add_"),
+        )
+    ],
+    "sub_": [
+        (
+            EDGES,
+            lambda: ((_other([0.0, 1.0, 0.0, -0.0, 3.0, 2.0, -1.0]),), {"alpha": 0.5}),
+            _twin("sub_"),
+        )
+    ],
+    "mul_": [
+        (EDGES, lambda: ((_other([0.0, 1.0, -0.0, INF, 2.0, 0.0, -1.0]),), {}), _twin("mul_")),
+        (EDGES, lambda: ((0.0,), {}), _twin("mul_")),
+    ],
+    "div_": [
+        (EDGES, lambda: ((_other([1.0, 0.0, -0.0, 2.0, INF, 0.5, -1.0]),), {}), _twin("div_"))
+    ],
+    "pow_": [
+        (EDGES, lambda: ((2,), {}), _twin("pow_")),
+        (EDGES, lambda: ((0.5,), {}), _twin("pow_")),
+        (EDGES, lambda: ((0,), {}), _twin("pow_")),
+        ([0.5, 1.0, 2.0], lambda: ((_other([0.0, 1.0, -1.0]),), {}), _twin("pow_")),
+    ],
     "exp_": [(EDGES + [INF, -INF], lambda: ((), {}), _twin("exp_"))],
     "sqrt_": [(EDGES + [INF], lambda: ((), {}), _twin("sqrt_"))],
     "sigmoid_": [(EDGES + [INF, -INF, -100.0], lambda: ((), {}), _twin("sigmoid_"))],
     "tanh_": [(EDGES + [INF, -INF], lambda: ((), {}), _twin("tanh_"))],
     "neg_": [(EDGES + [INF], lambda: ((), {}), _twin("neg_"))],
     "abs_": [(EDGES + [-INF], lambda: ((), {}), _twin("abs_"))],
-    "masked_fill_": [(EDGES, lambda: ((minitorch.tensor([True, False] * 3 + [True]), 0.0), {}),
-                      _twin("masked_fill_"))],
-    "fill_": [(EDGES, lambda: ((0.0,), {}), _filled),
-              (EDGES, lambda: ((_other(1.5),), {}), _filled)],
+    "masked_fill_": [
+        (
+            EDGES,
+            lambda: ((minitorch.tensor([True, False] * 3 + [True]), 0.0), {}),
+            _twin("masked_fill_"),
+        )
+    ],
+    "fill_": [
+        (EDGES, lambda: ((0.0,), {}), _filled),
+        (EDGES, lambda: ((_other(1.5),), {}), _filled),
+    ],
     "zero_": [(EDGES, lambda: ((), {}), lambda t: _filled(t, 0.0))],
     "copy_": [(EDGES, lambda: ((_other([3.0]),), {}), _copied)],
-    "index_put_": [(EDGES, lambda: (((minitorch.tensor([0, 3, 3]),), _other([1.0, 2.0, 5.0])),
-                                    {"accumulate": True}), _twin("index_put_"))],
+    "index_put_": [
+        (
+            EDGES,
+            lambda: (
+                ((minitorch.tensor([0, 3, 3]),), _other([1.0, 2.0, 5.0])),
+                {"accumulate": True},
+            ),
+            _twin("index_put_"),
+        )
+    ],
 }
 
-CASES = [pytest.param(name, i, id=f"{name}-{i}")
-         for name, samples in SAMPLES.items() for i in range(len(samples))]
+CASES = [
+    pytest.param(name, i, id=f"{name}-{i}")
+    for name, samples in SAMPLES.items()
+    for i in range(len(samples))
+]
 
 
 def _in_place_methods() -> set[str]:
-    return {n for n in dir(minitorch.Tensor)
-            if n.endswith("_") and not n.startswith("_") and n not in NOT_VALUE_WRITES}
+    return {
+        n
+        for n in dir(minitorch.Tensor)
+        if n.endswith("_") and not n.startswith("_") and n not in NOT_VALUE_WRITES
+    }
 
 
 def _run(program, values, make_args, backend: str | None):
@@ -124,8 +159,9 @@ def _grad_or_zeros(t) -> np.ndarray:
 def _same(got, want, what: str) -> None:
     np.testing.assert_array_equal(got, want, err_msg=what)  # NaN equals NaN here
     zeros = want == 0
-    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]),
-                                  err_msg=f"{what}: the sign of a zero")
+    np.testing.assert_array_equal(
+        np.signbit(got[zeros]), np.signbit(want[zeros]), err_msg=f"{what}: the sign of a zero"
+    )
 
 
 def _in_place_program(name: str):
@@ -133,12 +169,14 @@ def _in_place_program(name: str):
         t = x * 1
         getattr(t, name)(*args, **kwargs)
         return t
+
     return program
 
 
 def _out_of_place_program(twin):
     def program(x, *args, **kwargs):
         return twin(x * 1, *args, **kwargs)
+
     return program
 
 
@@ -182,9 +220,13 @@ FUNCTIONS = {
 
 
 def test_every_inplace_function_has_samples():
-    takes_inplace = {name for name, fn in vars(F).items()
-                     if inspect.isfunction(fn) and not name.startswith("_")
-                     and "inplace" in inspect.signature(fn).parameters}
+    takes_inplace = {
+        name
+        for name, fn in vars(F).items()
+        if inspect.isfunction(fn)
+        and not name.startswith("_")
+        and "inplace" in inspect.signature(fn).parameters
+    }
     covered = {name.split()[0] for name in FUNCTIONS}
     assert takes_inplace <= covered, sorted(takes_inplace - covered)
 

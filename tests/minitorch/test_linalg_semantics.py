@@ -32,17 +32,25 @@ def test_bmm():
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-6)
 
 
-@pytest.mark.parametrize("op, a, b, message", [
-    ("mm", (2, 3), (4, 5), r"mm: shapes \(2, 3\) and \(4, 5\) cannot be multiplied \(3 != 4\)"),
-    ("mm", (2, 3, 4), (4, 5), r"mm: expected two 2-d tensors, got shapes \(2, 3, 4\) and"),
-    ("mm", (3,), (3, 2), r"mm: expected two 2-d tensors, got shapes \(3,\) and \(3, 2\)"),
-    ("bmm", (2, 3, 4), (3, 4, 5), r"bmm: batch sizes differ: shapes \(2, 3, 4\) and \(3, 4, 5\)"),
-    ("bmm", (2, 3, 4), (2, 5, 5), r"bmm: shapes \(2, 3, 4\) and \(2, 5, 5\) cannot be"),
-    ("bmm", (3, 4), (4, 5), r"bmm: expected two 3-d tensors"),
-    ("matmul", (2, 3), (4,), r"matmul: shapes \(2, 3\) and \(4,\) cannot be multiplied"),
-    ("matmul", (), (3,), r"matmul: both arguments need at least 1 dim"),
-    ("matmul", (2, 2, 3), (3, 3, 1), r"matmul: shapes \(2,\) and \(3,\) cannot be broadcast"),
-])
+@pytest.mark.parametrize(
+    "op, a, b, message",
+    [
+        ("mm", (2, 3), (4, 5), r"mm: shapes \(2, 3\) and \(4, 5\) cannot be multiplied \(3 != 4\)"),
+        ("mm", (2, 3, 4), (4, 5), r"mm: expected two 2-d tensors, got shapes \(2, 3, 4\) and"),
+        ("mm", (3,), (3, 2), r"mm: expected two 2-d tensors, got shapes \(3,\) and \(3, 2\)"),
+        (
+            "bmm",
+            (2, 3, 4),
+            (3, 4, 5),
+            r"bmm: batch sizes differ: shapes \(2, 3, 4\) and \(3, 4, 5\)",
+        ),
+        ("bmm", (2, 3, 4), (2, 5, 5), r"bmm: shapes \(2, 3, 4\) and \(2, 5, 5\) cannot be"),
+        ("bmm", (3, 4), (4, 5), r"bmm: expected two 3-d tensors"),
+        ("matmul", (2, 3), (4,), r"matmul: shapes \(2, 3\) and \(4,\) cannot be multiplied"),
+        ("matmul", (), (3,), r"matmul: both arguments need at least 1 dim"),
+        ("matmul", (2, 2, 3), (3, 3, 1), r"matmul: shapes \(2,\) and \(3,\) cannot be broadcast"),
+    ],
+)
 def test_shape_errors_name_the_op_and_both_shapes(op, a, b, message):
     with pytest.raises(minitorch.ShapeError, match=message):
         getattr(minitorch, op)(minitorch.ones(a), minitorch.ones(b))
@@ -71,7 +79,13 @@ def test_what_a_product_becomes():
     assert _products(lambda x, w: x @ w, (4, 2, 3), (4, 3, 2)) == ["bmm"]
     # Broadcast batch dims expand, then flatten into one batch dim.
     assert _products(lambda x, w: x @ w, (2, 1, 2, 3), (5, 3, 2)) == [
-        "expand", "reshape", "expand", "reshape", "bmm", "reshape"]
+        "expand",
+        "reshape",
+        "expand",
+        "reshape",
+        "bmm",
+        "reshape",
+    ]
 
 
 def test_gradients_of_a_broadcast_batched_product():

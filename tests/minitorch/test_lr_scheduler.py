@@ -65,8 +65,9 @@ def test_lambda_lr_one_function_or_one_per_group():
     factors = [min(1.0, (t + 1) / warmup) for t in range(6)]
     np.testing.assert_allclose(got, [[0.1 * f, 0.2 * f] for f in factors], rtol=1e-12)
     per_group = LambdaLR(_optimizer((0.1, 0.2)), [lambda e: 0.5**e, lambda e: e + 1])
-    np.testing.assert_allclose(_lrs(per_group, 3), [[0.1, 0.2], [0.05, 0.4], [0.025, 0.6]],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        _lrs(per_group, 3), [[0.1, 0.2], [0.05, 0.4], [0.025, 0.6]], rtol=1e-12
+    )
     with pytest.raises(ValueError, match="Expected 2 lr_lambdas, but got 1"):
         LambdaLR(_optimizer((0.1, 0.2)), [lambda e: 1.0])
 

@@ -33,9 +33,7 @@ RANDOM = {"dropout", "dropout_mask", "rng_state"}
 CAPTURE_LIMITS = {
     ("index", i): "a slice or Ellipsis argument cannot be passed to a graph op yet"
     for i in (0, 2, 4, 5, 6, 7)
-} | {
-    ("index_scatter", i): "a slice argument cannot be passed to a graph op yet" for i in (0, 2, 6)
-}
+} | {("index_scatter", i): "a slice argument cannot be passed to a graph op yet" for i in (0, 2, 6)}
 
 
 def _cases():

@@ -32,6 +32,7 @@ SPECS: dict = {}
 for _module in pkgutil.iter_modules(op_samples.__path__):
     SPECS.update(getattr(importlib.import_module(f"op_samples.{_module.name}"), "SPECS", {}))
 
+
 def _flat_samples(args) -> list:
     """Every T in a sample's arguments, also inside lists and tuples (cat, stack)."""
     out = []
@@ -54,8 +55,12 @@ def _cases():
 
 CASES = list(_cases())
 # Gradients exist for float inputs only: samples with integer tensors alone are not rows here.
-GRAD_CASES = [case for case in CASES if SPECS[case.values[0]].grad
-              and any(a.dtype in (f32, f64) for a in _flat_samples(case.values[2][0]))]
+GRAD_CASES = [
+    case
+    for case in CASES
+    if SPECS[case.values[0]].grad
+    and any(a.dtype in (f32, f64) for a in _flat_samples(case.values[2][0]))
+]
 DEVICES = ["cpu"] + (["cuda"] if cuda_is_available() else [])  # the suite runs on each
 
 
@@ -111,8 +116,9 @@ def _reference(name: str, arrays: list, kwargs: dict) -> tuple:
     """numpy's answer(s), computed in float64 for float inputs, as a tuple of arrays."""
     wide = _map_arrays(arrays, lambda a: a.astype(f64) if a.dtype.kind == "f" else a)
     result = SPECS[name].numpy(*wide, **kwargs)
-    return tuple(np.asarray(r) for r in result) if isinstance(result, tuple) \
-        else (np.asarray(result),)
+    return (
+        tuple(np.asarray(r) for r in result) if isinstance(result, tuple) else (np.asarray(result),)
+    )
 
 
 def _expected_dtypes(name: str, arrays: list, kwargs: dict) -> tuple:
@@ -174,8 +180,9 @@ def _map_tensors(args, fn):
     return args
 
 
-def _finite_difference(name: str, arrays: list, kwargs: dict, weights: tuple,
-                       i: int, eps: float = 1e-6) -> np.ndarray:
+def _finite_difference(
+    name: str, arrays: list, kwargs: dict, weights: tuple, i: int, eps: float = 1e-6
+) -> np.ndarray:
     """d sum_k(weights_k * f_k(...)) / d leaf i, by central differences of the reference.
 
     `weights` holds one array per float output (None for the others).
@@ -202,13 +209,18 @@ def test_gradient_matches_finite_differences(name, index, sample):
     leaves = [t for t in _flat_tensors(tensors) if t.requires_grad]
     outs = _outputs(OPS[name](*tensors, **kwargs))
     rng = np.random.default_rng(100 + index)
-    weights = tuple(rng.uniform(-1, 1, size=tuple(o.shape)) if o.dtype.is_floating_point
-                    else None for o in outs)
+    weights = tuple(
+        rng.uniform(-1, 1, size=tuple(o.shape)) if o.dtype.is_floating_point else None for o in outs
+    )
 
     # The gradient of sum(weights * out) is the vector-Jacobian product with `weights`.
     diff = [(o, w) for o, w in zip(outs, weights) if w is not None]
-    grads = autograd.grad([o for o, _ in diff], leaves,
-                          grad_outputs=[minitorch.tensor(w) for _, w in diff], allow_unused=True)
+    grads = autograd.grad(
+        [o for o, _ in diff],
+        leaves,
+        grad_outputs=[minitorch.tensor(w) for _, w in diff],
+        allow_unused=True,
+    )
 
     float_leaves = [i for i, a in enumerate(_arrays(arrays)) if a.dtype.kind == "f"]
     for i, leaf, grad in zip(float_leaves, leaves, grads, strict=True):
@@ -225,18 +237,21 @@ def _flat_tensors(args) -> list:
     return found
 
 
-@pytest.mark.parametrize("left, right, dtype", [
-    (T((3,)), 2.0, minitorch.float32),
-    (T((3,), i64), 2.5, minitorch.float32),
-    (T((3,), i32), 2, minitorch.int32),
-    (T((3,)), T((), f64), minitorch.float32),
-    (T((3,), i32), T((), i64), minitorch.int32),
-    (T((3,), i32), T((), f64), minitorch.float64),
-    (T(()), T((), f64), minitorch.float64),
-    (T((3,)), T((3,), f64), minitorch.float64),
-    (T((3,), i32), T((3,), f32), minitorch.float32),
-    (1, T((), i32), minitorch.int32),
-])
+@pytest.mark.parametrize(
+    "left, right, dtype",
+    [
+        (T((3,)), 2.0, minitorch.float32),
+        (T((3,), i64), 2.5, minitorch.float32),
+        (T((3,), i32), 2, minitorch.int32),
+        (T((3,)), T((), f64), minitorch.float32),
+        (T((3,), i32), T((), i64), minitorch.int32),
+        (T((3,), i32), T((), f64), minitorch.float64),
+        (T(()), T((), f64), minitorch.float64),
+        (T((3,)), T((3,), f64), minitorch.float64),
+        (T((3,), i32), T((3,), f32), minitorch.float32),
+        (1, T((), i32), minitorch.int32),
+    ],
+)
 def test_promotion_examples_from_pytorch(left, right, dtype):
     a, b = _tensors(_draw((left, right), seed=0))
     assert (a + b).dtype is dtype

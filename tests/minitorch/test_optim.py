@@ -14,8 +14,9 @@ STEPS = 5
 # ---- the formulas, in numpy, one step at a time --------------------------------------------
 
 
-def numpy_sgd(theta, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0,
-              nesterov=False, maximize=False):
+def numpy_sgd(
+    theta, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False
+):
     """θ after each step of PyTorch's SGD."""
     b, out = None, []
     for g in grads:
@@ -30,8 +31,16 @@ def numpy_sgd(theta, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0,
     return out
 
 
-def numpy_adam(theta, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-               amsgrad=False, maximize=False):
+def numpy_adam(
+    theta,
+    grads,
+    lr=1e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=0.0,
+    amsgrad=False,
+    maximize=False,
+):
     """θ after each step of PyTorch's Adam."""
     beta1, beta2 = betas
     m = np.zeros_like(theta)
@@ -55,8 +64,16 @@ def numpy_adam(theta, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay
     return out
 
 
-def numpy_adamw(theta, grads, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                amsgrad=False, maximize=False):
+def numpy_adamw(
+    theta,
+    grads,
+    lr=1e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=1e-2,
+    amsgrad=False,
+    maximize=False,
+):
     """θ after each step of PyTorch's AdamW: θ shrinks by lr * weight_decay (the gradient
     never sees the decay), then Adam's step."""
     beta1, beta2 = betas
@@ -106,8 +123,9 @@ SGD_CASES = [
 ]
 
 
-@pytest.mark.parametrize("hyper", SGD_CASES, ids=lambda h: ",".join(f"{k}={v}" for k, v in
-                                                                  h.items()))
+@pytest.mark.parametrize(
+    "hyper", SGD_CASES, ids=lambda h: ",".join(f"{k}={v}" for k, v in h.items())
+)
 def test_sgd_matches_formula(problem, hyper):
     theta, grads = problem
     got = run_optimizer(lambda ps: SGD(ps, **hyper), theta, grads)
@@ -132,13 +150,20 @@ ADAMW_CASES = [
     dict(lr=0.01, betas=(0.8, 0.99), eps=1e-6, weight_decay=0.0),
     dict(lr=0.05, weight_decay=0.1, amsgrad=True, maximize=True),
 ]
-ADAM_FAMILY = [(Adam, numpy_adam, hyper) for hyper in ADAM_CASES] + \
-    [(AdamW, numpy_adamw, hyper) for hyper in ADAMW_CASES]
+ADAM_FAMILY = [(Adam, numpy_adam, hyper) for hyper in ADAM_CASES] + [
+    (AdamW, numpy_adamw, hyper) for hyper in ADAMW_CASES
+]
 
 
-@pytest.mark.parametrize("method, formula, hyper", ADAM_FAMILY, ids=lambda v: (
-    ",".join(f"{k}={x}" for k, x in v.items()) or "defaults") if isinstance(v, dict)
-    else getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "method, formula, hyper",
+    ADAM_FAMILY,
+    ids=lambda v: (
+        (",".join(f"{k}={x}" for k, x in v.items()) or "defaults")
+        if isinstance(v, dict)
+        else getattr(v, "__name__", "")
+    ),
+)
 def test_adam_and_adamw_match_their_formulas(problem, method, formula, hyper):
     theta, grads = problem
     got = run_optimizer(lambda ps: method(ps, **hyper), theta, grads)
@@ -150,8 +175,17 @@ def test_adam_and_adamw_match_their_formulas(problem, method, formula, hyper):
 def test_adamw_defaults_and_decay_is_not_adams():
     opt = AdamW([Parameter(minitorch.zeros(2))])
     assert opt.defaults == dict(
-        lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, maximize=False,
-        foreach=None, fused=None, capturable=False, differentiable=False)
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        maximize=False,
+        foreach=None,
+        fused=None,
+        capturable=False,
+        differentiable=False,
+    )
     # With weight decay the two methods differ; without it they are the same method.
     theta, grads = np.ones((2, 2)), [np.full((2, 2), 0.5)] * 3
 
@@ -180,8 +214,13 @@ def test_step_uses_gradients_from_backward():
     np.testing.assert_allclose(p.detach().numpy(), [1.0, -2.0, 3.0], atol=1e-4)
 
 
-@pytest.mark.parametrize("make", [lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
-                                  lambda ps: Adam(ps, lr=0.1, weight_decay=0.1, amsgrad=True)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+        lambda ps: Adam(ps, lr=0.1, weight_decay=0.1, amsgrad=True),
+    ],
+)
 def test_updates_in_place_and_keep_float32(make):
     p = Parameter(minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]))
     array = p._data
@@ -291,19 +330,22 @@ def test_named_parameters_of_a_module_can_be_optimized():
 # ---- bad input -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda ps: SGD(ps, lr=-0.1), "Invalid learning rate: -0.1"),
-    (lambda ps: SGD(ps, lr=float("nan")), "Invalid learning rate"),
-    (lambda ps: SGD(ps, momentum=-0.5), "Invalid momentum value: -0.5"),
-    (lambda ps: SGD(ps, weight_decay=-1), "Invalid weight_decay value: -1"),
-    (lambda ps: SGD(ps, nesterov=True), "Nesterov momentum requires a momentum"),
-    (lambda ps: SGD(ps, momentum=0.9, dampening=0.1, nesterov=True), "zero dampening"),
-    (lambda ps: Adam(ps, lr=-1e-3), "Invalid learning rate"),
-    (lambda ps: Adam(ps, betas=(1.0, 0.999)), "Invalid beta parameter at index 0: 1.0"),
-    (lambda ps: Adam(ps, betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
-    (lambda ps: Adam(ps, eps=-1e-8), "Invalid epsilon value"),
-    (lambda ps: Adam(ps, weight_decay=-0.1), "Invalid weight_decay value"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda ps: SGD(ps, lr=-0.1), "Invalid learning rate: -0.1"),
+        (lambda ps: SGD(ps, lr=float("nan")), "Invalid learning rate"),
+        (lambda ps: SGD(ps, momentum=-0.5), "Invalid momentum value: -0.5"),
+        (lambda ps: SGD(ps, weight_decay=-1), "Invalid weight_decay value: -1"),
+        (lambda ps: SGD(ps, nesterov=True), "Nesterov momentum requires a momentum"),
+        (lambda ps: SGD(ps, momentum=0.9, dampening=0.1, nesterov=True), "zero dampening"),
+        (lambda ps: Adam(ps, lr=-1e-3), "Invalid learning rate"),
+        (lambda ps: Adam(ps, betas=(1.0, 0.999)), "Invalid beta parameter at index 0: 1.0"),
+        (lambda ps: Adam(ps, betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
+        (lambda ps: Adam(ps, eps=-1e-8), "Invalid epsilon value"),
+        (lambda ps: Adam(ps, weight_decay=-0.1), "Invalid weight_decay value"),
+    ],
+)
 def test_bad_hyperparameters_are_refused(make, message):
     with pytest.raises(MinitorchError, match=message) as info:
         make([Parameter(minitorch.tensor([1.0]))])
@@ -340,14 +382,20 @@ def _make_model(theta):
     return [Parameter(minitorch.tensor(t)) for t in theta]
 
 
-@pytest.mark.parametrize("make", [
-    lambda ps, lr: SGD([{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr,
-                       momentum=0.9),
-    lambda ps, lr: Adam([{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr,
-                        amsgrad=True),
-    lambda ps, lr: AdamW([{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr,
-                         weight_decay=0.3),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ps, lr: SGD(
+            [{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr, momentum=0.9
+        ),
+        lambda ps, lr: Adam(
+            [{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr, amsgrad=True
+        ),
+        lambda ps, lr: AdamW(
+            [{"params": ps[:1]}, {"params": ps[1:], "lr": lr / 10}], lr=lr, weight_decay=0.3
+        ),
+    ],
+)
 def test_state_dict_round_trip_continues_identically(make):
     rng = np.random.default_rng(1)
     theta = [rng.normal(size=(2, 3)), rng.normal(size=(3,))]
@@ -363,8 +411,9 @@ def test_state_dict_round_trip_continues_identically(make):
     opt = make(params, 0.1)
     train(params, opt, grads[:3])
     saved = opt.state_dict()
-    saved_arrays = {k: v.numpy().copy() for k, v in saved["state"][1].items()
-                    if isinstance(v, minitorch.Tensor)}
+    saved_arrays = {
+        k: v.numpy().copy() for k, v in saved["state"][1].items() if isinstance(v, minitorch.Tensor)
+    }
 
     # A fresh model at the same point, a fresh optimizer built with other hyper-parameters.
     resumed = _make_model([p.detach().numpy() for p in params])
@@ -444,12 +493,18 @@ def test_bad_hyper_parameters_are_value_errors_as_in_pytorch():
         minitorch.optim.Adam([p], betas=(0.9, 1.5))
 
 
-@pytest.mark.parametrize("method, formula, hyper", ADAM_FAMILY + [
-    (SGD, numpy_sgd, hyper) for hyper in SGD_CASES], ids=lambda v: (
-    ",".join(f"{k}={x}" for k, x in v.items()) or "defaults") if isinstance(v, dict)
-    else getattr(v, "__name__", ""))
-def test_updates_in_place_are_bit_identical_to_the_formulas_in_float32(problem, method, formula,
-                                                                       hyper):
+@pytest.mark.parametrize(
+    "method, formula, hyper",
+    ADAM_FAMILY + [(SGD, numpy_sgd, hyper) for hyper in SGD_CASES],
+    ids=lambda v: (
+        (",".join(f"{k}={x}" for k, x in v.items()) or "defaults")
+        if isinstance(v, dict)
+        else getattr(v, "__name__", "")
+    ),
+)
+def test_updates_in_place_are_bit_identical_to_the_formulas_in_float32(
+    problem, method, formula, hyper
+):
     """The scratch arrays ([Note: updating in place]) change where intermediates live, not
     one bit of a float32 result: the same operations, in the same order."""
     theta, grads = problem

@@ -25,8 +25,17 @@ def numpy_adadelta(theta, grads, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, ma
     return out
 
 
-def numpy_rmsprop(theta, grads, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
-                  centered=False, maximize=False):
+def numpy_rmsprop(
+    theta,
+    grads,
+    lr=1e-2,
+    alpha=0.99,
+    eps=1e-8,
+    weight_decay=0.0,
+    momentum=0.0,
+    centered=False,
+    maximize=False,
+):
     """θ after each step of PyTorch's RMSprop."""
     v, g_avg, b = np.zeros_like(theta), np.zeros_like(theta), np.zeros_like(theta)
     out = []
@@ -48,10 +57,12 @@ def numpy_rmsprop(theta, grads, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
 
 
 CASES = [
-    (Adadelta, numpy_adadelta, dict()), (Adadelta, numpy_adadelta, dict(lr=0.5, rho=0.95)),
+    (Adadelta, numpy_adadelta, dict()),
+    (Adadelta, numpy_adadelta, dict(lr=0.5, rho=0.95)),
     (Adadelta, numpy_adadelta, dict(eps=1e-3, weight_decay=0.1)),
     (Adadelta, numpy_adadelta, dict(maximize=True)),
-    (RMSprop, numpy_rmsprop, dict()), (RMSprop, numpy_rmsprop, dict(lr=1e-3, alpha=0.9)),
+    (RMSprop, numpy_rmsprop, dict()),
+    (RMSprop, numpy_rmsprop, dict(lr=1e-3, alpha=0.9)),
     (RMSprop, numpy_rmsprop, dict(momentum=0.9, weight_decay=0.1)),
     (RMSprop, numpy_rmsprop, dict(centered=True, momentum=0.5, maximize=True)),
 ]

@@ -34,14 +34,29 @@ def test_min_mode_with_patience_and_cooldown():
     sched = ReduceLROnPlateau(_sgd(), factor=0.5, patience=1, threshold=0.1, cooldown=1)
     assert sched.get_last_lr() == [1.0]  # before any step: the groups' lr
     assert _run(sched, [10, 9.5, 9.5, 9.5, 9.5, 9.5, 8, 8]) == [
-        1.0, 1.0, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25]
+        1.0,
+        1.0,
+        0.5,
+        0.5,
+        0.5,
+        0.25,
+        0.25,
+        0.25,
+    ]
     assert sched.best == 8 and sched.last_epoch == 8
 
 
 def test_max_mode_absolute_threshold_min_lr_and_eps():
     opt = _sgd(lr=1.0, groups=2)
-    sched = ReduceLROnPlateau(opt, mode="max", factor=0.1, patience=0, threshold=0.5,
-                              threshold_mode="abs", min_lr=[0.05, 0.0])
+    sched = ReduceLROnPlateau(
+        opt,
+        mode="max",
+        factor=0.1,
+        patience=0,
+        threshold=0.5,
+        threshold_mode="abs",
+        min_lr=[0.05, 0.0],
+    )
     # 1.4 is not above 1 + 0.5: reduce (patience 0); 1.6 is a new best; 1.6 again is not
     # above 1.6 + 0.5: reduce. The first group stops at its min_lr.
     _run(sched, [1.0, 1.4, 1.6, 1.6])

@@ -151,29 +151,45 @@ def test_comparisons_promote_before_comparing():
     assert (x == minitorch.tensor(0.1, dtype=minitorch.float64)).item() is True
 
 
-@pytest.mark.parametrize("make, dtype", [
-    (lambda: minitorch.abs(minitorch.tensor([-2, 3])), minitorch.int64),
-    (lambda: minitorch.abs(minitorch.tensor([-2, 3], dtype=minitorch.int32)), minitorch.int32),
-    (lambda: minitorch.sqrt(minitorch.tensor([4, 9])), minitorch.float32),
-    (lambda: minitorch.rsqrt(minitorch.tensor([4, 9], dtype=minitorch.int32)), minitorch.float32),
-    (lambda: minitorch.reciprocal(minitorch.tensor([2, 4])), minitorch.float32),
-    (lambda: minitorch.sigmoid(minitorch.tensor([True, False])), minitorch.float32),
-    (lambda: minitorch.relu(minitorch.tensor([-2, 3])), minitorch.int64),
-    (lambda: minitorch.tensor([1, 2]) < 1.5, minitorch.bool),
-    (lambda: minitorch.where(minitorch.tensor([True]), minitorch.tensor([1]), 2.5),
-     minitorch.float32),
-    (lambda: minitorch.where(minitorch.tensor([True]), 1, minitorch.tensor([2.0],
-                                                                           dtype=minitorch.float64)),
-     minitorch.float64),
-    (lambda: minitorch.clamp(minitorch.tensor([1, 5]), min=2.5), minitorch.float32),
-    (lambda: minitorch.clamp(minitorch.tensor([1, 5]), 0, 3), minitorch.int64),
-    (lambda: minitorch.tensor([1, 5]).masked_fill(minitorch.tensor([True, False]), 2.7),
-     minitorch.int64),
-    (lambda: 2 ** minitorch.tensor([1, 2]), minitorch.int64),
-    (lambda: 2.0 ** minitorch.tensor([1, 2]), minitorch.float32),
-    (lambda: minitorch.tensor([1, 2]) ** 0.5, minitorch.float32),
-    (lambda: minitorch.maximum(minitorch.tensor([1]), minitorch.tensor([0.5])), minitorch.float32),
-])
+@pytest.mark.parametrize(
+    "make, dtype",
+    [
+        (lambda: minitorch.abs(minitorch.tensor([-2, 3])), minitorch.int64),
+        (lambda: minitorch.abs(minitorch.tensor([-2, 3], dtype=minitorch.int32)), minitorch.int32),
+        (lambda: minitorch.sqrt(minitorch.tensor([4, 9])), minitorch.float32),
+        (
+            lambda: minitorch.rsqrt(minitorch.tensor([4, 9], dtype=minitorch.int32)),
+            minitorch.float32,
+        ),
+        (lambda: minitorch.reciprocal(minitorch.tensor([2, 4])), minitorch.float32),
+        (lambda: minitorch.sigmoid(minitorch.tensor([True, False])), minitorch.float32),
+        (lambda: minitorch.relu(minitorch.tensor([-2, 3])), minitorch.int64),
+        (lambda: minitorch.tensor([1, 2]) < 1.5, minitorch.bool),
+        (
+            lambda: minitorch.where(minitorch.tensor([True]), minitorch.tensor([1]), 2.5),
+            minitorch.float32,
+        ),
+        (
+            lambda: minitorch.where(
+                minitorch.tensor([True]), 1, minitorch.tensor([2.0], dtype=minitorch.float64)
+            ),
+            minitorch.float64,
+        ),
+        (lambda: minitorch.clamp(minitorch.tensor([1, 5]), min=2.5), minitorch.float32),
+        (lambda: minitorch.clamp(minitorch.tensor([1, 5]), 0, 3), minitorch.int64),
+        (
+            lambda: minitorch.tensor([1, 5]).masked_fill(minitorch.tensor([True, False]), 2.7),
+            minitorch.int64,
+        ),
+        (lambda: 2 ** minitorch.tensor([1, 2]), minitorch.int64),
+        (lambda: 2.0 ** minitorch.tensor([1, 2]), minitorch.float32),
+        (lambda: minitorch.tensor([1, 2]) ** 0.5, minitorch.float32),
+        (
+            lambda: minitorch.maximum(minitorch.tensor([1]), minitorch.tensor([0.5])),
+            minitorch.float32,
+        ),
+    ],
+)
 def test_result_dtypes_follow_pytorch(make, dtype):
     assert make().dtype is dtype
 
@@ -218,8 +234,7 @@ def test_a_number_to_an_integer_tensor_power_runs_on_cupys_where():
 def test_sigmoid_keeps_its_tails_and_its_gradient_finite():
     x = leaf([-800.0, -100.0, 0.0, 100.0, 800.0])
     y = minitorch.sigmoid(x)
-    np.testing.assert_allclose(y.detach().numpy(), [0.0, math.exp(-100), 0.5, 1.0, 1.0],
-                               rtol=1e-15)
+    np.testing.assert_allclose(y.detach().numpy(), [0.0, math.exp(-100), 0.5, 1.0, 1.0], rtol=1e-15)
     (grad,) = autograd.grad(y.sum(), [x])
     assert np.isfinite(grad.numpy()).all()
     x32 = leaf([-100.0, 100.0], dtype=minitorch.float32)  # e^100 overflows float32
@@ -276,7 +291,7 @@ def test_python_operators_on_either_side():
     assert (x > 2).tolist() == [False, False, True]
     assert (x >= 2).tolist() == [False, True, True]
     assert (2 < x).tolist() == [False, False, True]  # Python turns it into x > 2
-    assert (2 ** x).tolist() == [2.0, 4.0, 8.0]
+    assert (2**x).tolist() == [2.0, 4.0, 8.0]
     assert abs(-x).tolist() == [1.0, 2.0, 3.0]
 
 
@@ -285,16 +300,26 @@ def test_methods_match_functions():
     y = minitorch.tensor([0.5, 0.5, 0.5])
     mask = x > 0
     pairs = [
-        (x.abs(), minitorch.abs(x)), (x.relu(), minitorch.relu(x)),
-        (x.sigmoid(), minitorch.sigmoid(x)), (x.tanh(), minitorch.tanh(x)),
-        (x.erf(), minitorch.erf(x)), (y.sqrt(), minitorch.sqrt(y)),
-        (y.rsqrt(), minitorch.rsqrt(y)), (x.reciprocal(), minitorch.reciprocal(x)),
-        (x.maximum(y), minitorch.maximum(x, y)), (x.minimum(y), minitorch.minimum(x, y)),
-        (x.clamp(max=1.0), minitorch.clamp(x, max=1.0)), (x.clip(-1, 1), minitorch.clip(x, -1, 1)),
+        (x.abs(), minitorch.abs(x)),
+        (x.relu(), minitorch.relu(x)),
+        (x.sigmoid(), minitorch.sigmoid(x)),
+        (x.tanh(), minitorch.tanh(x)),
+        (x.erf(), minitorch.erf(x)),
+        (y.sqrt(), minitorch.sqrt(y)),
+        (y.rsqrt(), minitorch.rsqrt(y)),
+        (x.reciprocal(), minitorch.reciprocal(x)),
+        (x.maximum(y), minitorch.maximum(x, y)),
+        (x.minimum(y), minitorch.minimum(x, y)),
+        (x.clamp(max=1.0), minitorch.clamp(x, max=1.0)),
+        (x.clip(-1, 1), minitorch.clip(x, -1, 1)),
         (x.where(mask, y), minitorch.where(mask, x, y)),
         (x.masked_fill(mask, 0.0), minitorch.masked_fill(x, mask, 0.0)),
-        (x.eq(y), minitorch.eq(x, y)), (x.ne(y), minitorch.ne(x, y)), (x.lt(y), minitorch.lt(x, y)),
-        (x.le(y), minitorch.le(x, y)), (x.gt(y), minitorch.gt(x, y)), (x.ge(y), minitorch.ge(x, y)),
+        (x.eq(y), minitorch.eq(x, y)),
+        (x.ne(y), minitorch.ne(x, y)),
+        (x.lt(y), minitorch.lt(x, y)),
+        (x.le(y), minitorch.le(x, y)),
+        (x.gt(y), minitorch.gt(x, y)),
+        (x.ge(y), minitorch.ge(x, y)),
         (y.pow(x), minitorch.pow(y, x)),
     ]
     for method, function in pairs:
@@ -327,6 +352,7 @@ def test_composites_trace_with_fake_tensors():
 
 # ---- property tests -------------------------------------------------------------------------
 
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_where_and_comparisons_broadcast_like_numpy(data):
@@ -340,8 +366,9 @@ def test_where_and_comparisons_broadcast_like_numpy(data):
     np.testing.assert_array_equal(minitorch.where(tc, ta, tb).numpy(), np.where(c, a, b))
     np.testing.assert_array_equal((ta <= tb).numpy(), a <= b)
     np.testing.assert_array_equal(minitorch.maximum(ta, tb).numpy(), np.maximum(a, b))
-    np.testing.assert_array_equal(minitorch.clamp(ta, tb, 1.0).numpy(),
-                                  np.minimum(np.maximum(a, b), 1.0))
+    np.testing.assert_array_equal(
+        minitorch.clamp(ta, tb, 1.0).numpy(), np.minimum(np.maximum(a, b), 1.0)
+    )
 
 
 def test_a_numpy_float_scalar_is_a_python_float():

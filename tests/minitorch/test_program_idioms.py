@@ -14,8 +14,9 @@ def test_masked_fill_writes_in_place_and_its_gradient_skips_the_filled_entries()
     mask = minitorch.tensor([True, False, True, False])  # broadcasts over the rows
     y = x * 1
     assert y.masked_fill_(mask, -1.0) is y
-    np.testing.assert_array_equal(y.detach().numpy(),
-                                  np.where(mask.numpy(), -1.0, x.detach().numpy()))
+    np.testing.assert_array_equal(
+        y.detach().numpy(), np.where(mask.numpy(), -1.0, x.detach().numpy())
+    )
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.broadcast_to(~mask.numpy(), (3, 4)))
     with pytest.raises(AutogradError, match="leaf"):

@@ -33,8 +33,9 @@ def test_max_along_a_dim_is_a_named_pair():
     assert values.tolist() == [5.0, 4.0] and indices.tolist() == [1, 0]
     assert indices.dtype is minitorch.int64
     assert isinstance(out, minitorch.return_types.max)
-    assert repr(out) == ("minitorch.return_types.max(\nvalues=tensor([5., 4.]),\n"
-                         "indices=tensor([1, 0]))")
+    assert repr(out) == (
+        "minitorch.return_types.max(\nvalues=tensor([5., 4.]),\nindices=tensor([1, 0]))"
+    )
 
 
 def test_max_and_min_forms():
@@ -172,8 +173,9 @@ def test_var_forms():
     np.testing.assert_allclose(minitorch.var(x, 1).numpy(), np.var(data, 1, ddof=1))
     np.testing.assert_allclose(minitorch.var(x, 1, False).numpy(), np.var(data, 1))
     np.testing.assert_allclose(minitorch.var(x, False).item(), np.var(data))  # var(x, unbiased)
-    np.testing.assert_allclose(x.var(0, correction=0, keepdim=True).numpy(),
-                               np.var(data, 0, keepdims=True))
+    np.testing.assert_allclose(
+        x.var(0, correction=0, keepdim=True).numpy(), np.var(data, 0, keepdims=True)
+    )
     assert x.var(dim=1, unbiased=True, keepdim=True).shape == (2, 1)
     with pytest.raises(minitorch.MinitorchError, match=r"either unbiased or correction"):
         x.var(unbiased=True, correction=1)
@@ -202,8 +204,9 @@ def test_softmax_is_stable_for_large_inputs():
     out = minitorch.softmax(x, dim=1).numpy()
     assert np.all(np.isfinite(out))
     np.testing.assert_allclose(out.sum(axis=1), 1.0, rtol=1e-6)
-    np.testing.assert_allclose(out[0], np.exp([-2.0, -1.0, 0.0]) / np.exp([-2, -1, 0.0]).sum(),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        out[0], np.exp([-2.0, -1.0, 0.0]) / np.exp([-2, -1, 0.0]).sum(), rtol=1e-6
+    )
     # log_softmax stays finite where softmax underflows to 0.
     logp = x.log_softmax(1).numpy()
     np.testing.assert_allclose(logp[1], [-2000.0, -1000.0, 0.0], rtol=1e-6)
@@ -244,8 +247,13 @@ def test_aot_eager_matches_eager_forward_and_backward():
     def f(x, w):
         h = x @ w
         values, _ = h.max(1)
-        return (minitorch.log_softmax(h, 1).sum() + values.sum() + h.amax(0).sum()
-                + minitorch.softmax(h, 0).var() + h.topk(2).values.sum())
+        return (
+            minitorch.log_softmax(h, 1).sum()
+            + values.sum()
+            + h.amax(0).sum()
+            + minitorch.softmax(h, 0).var()
+            + h.topk(2).values.sum()
+        )
 
     rng = np.random.default_rng(0)
     data = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
@@ -282,19 +290,24 @@ def test_extremes_over_random_dims_match_numpy(shape, data):
     keepdim = data.draw(st.booleans())
     x = minitorch.tensor(a)
 
-    np.testing.assert_array_equal(minitorch.amax(x, dims, keepdim).numpy(),
-                                  np.amax(a, axis=dims, keepdims=keepdim))
-    np.testing.assert_array_equal(x.amin(dims, keepdim).numpy(),
-                                  np.amin(a, axis=dims, keepdims=keepdim))
+    np.testing.assert_array_equal(
+        minitorch.amax(x, dims, keepdim).numpy(), np.amax(a, axis=dims, keepdims=keepdim)
+    )
+    np.testing.assert_array_equal(
+        x.amin(dims, keepdim).numpy(), np.amin(a, axis=dims, keepdims=keepdim)
+    )
     d = dims[0]
     values, indices = x.max(d, keepdim)
     np.testing.assert_array_equal(indices.numpy(), np.argmax(a, axis=d, keepdims=keepdim))
     np.testing.assert_array_equal(values.numpy(), np.amax(a, axis=d, keepdims=keepdim))
     np.testing.assert_array_equal(x.argmin(d).numpy(), np.argmin(a, axis=d))
     if np.prod([a.shape[i] for i in dims]) > 1:  # else N - 1 = 0: nan
-        np.testing.assert_allclose(x.var(dims, keepdim=keepdim).numpy(),
-                                   np.var(a, axis=dims, ddof=1, keepdims=keepdim),
-                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(
+            x.var(dims, keepdim=keepdim).numpy(),
+            np.var(a, axis=dims, ddof=1, keepdims=keepdim),
+            rtol=1e-9,
+            atol=1e-9,
+        )
     softmax = minitorch.softmax(x, d).numpy()
     np.testing.assert_allclose(softmax.sum(axis=d), 1.0, rtol=1e-12)
     np.testing.assert_allclose(np.log(softmax), x.log_softmax(d).numpy(), rtol=1e-9, atol=1e-9)

@@ -45,16 +45,20 @@ def test_a_state_dict_round_trips_and_loads_into_a_fresh_model(tmp_path):
     fresh = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.Linear(4, 2))
     fresh.load_state_dict(loaded)
     x = minitorch.randn(2, 3)
-    np.testing.assert_array_equal(fresh.eval()(x).detach().numpy(),
-                                  model.eval()(x).detach().numpy())
+    np.testing.assert_array_equal(
+        fresh.eval()(x).detach().numpy(), model.eval()(x).detach().numpy()
+    )
 
 
-@pytest.mark.parametrize("dtype", [minitorch.float32, minitorch.float64, minitorch.int32,
-                                   minitorch.int64, minitorch.bool], ids=str)
+@pytest.mark.parametrize(
+    "dtype",
+    [minitorch.float32, minitorch.float64, minitorch.int32, minitorch.int64, minitorch.bool],
+    ids=str,
+)
 def test_every_dtype_and_shape_comes_back_bit_for_bit(dtype):
     array = np.random.default_rng(0).normal(size=(2, 3, 4)) * 100
     for shape in [(2, 3, 4), (), (0, 3)]:
-        x = minitorch.tensor(array.reshape(-1)[:math.prod(shape)].reshape(shape), dtype=dtype)
+        x = minitorch.tensor(array.reshape(-1)[: math.prod(shape)].reshape(shape), dtype=dtype)
         y = _round_trip(x)
         assert y.dtype is dtype and y.shape == x.shape
         np.testing.assert_array_equal(y.numpy(), x.numpy())
@@ -68,9 +72,19 @@ def test_non_contiguous_views_are_saved_as_their_values():
 
 def test_nested_containers_numbers_and_requires_grad_come_back():
     w = minitorch.ones(2, requires_grad=True)
-    obj = {"step": 10, "lr": 1e-3, "best": float("inf"), "nan": float("nan"), "name": "gpt",
-           "flag": True, "none": None, "losses": [0.5, 0.25], "shape": (2, 3),
-           "nested": {"w": w, 1: "int key"}, "param": nn.Parameter(minitorch.zeros(3))}
+    obj = {
+        "step": 10,
+        "lr": 1e-3,
+        "best": float("inf"),
+        "nan": float("nan"),
+        "name": "gpt",
+        "flag": True,
+        "none": None,
+        "losses": [0.5, 0.25],
+        "shape": (2, 3),
+        "nested": {"w": w, 1: "int key"},
+        "param": nn.Parameter(minitorch.zeros(3)),
+    }
     loaded = _round_trip(obj)
     assert loaded["step"] == 10 and loaded["lr"] == 1e-3 and loaded["best"] == math.inf
     assert math.isnan(loaded["nan"]) and loaded["name"] == "gpt" and loaded["flag"] is True
@@ -100,11 +114,11 @@ def test_the_file_is_the_export_format_with_an_object_header(tmp_path):
     magic, version, head_len, payload_len, digest = PREFIX.unpack_from(data)
     assert magic == b"MTEXPORT" and version == 1
     assert len(data) == PREFIX.size + head_len + payload_len
-    assert hashlib.sha256(data[PREFIX.size:]).digest() == digest
-    header = json.loads(data[PREFIX.size:PREFIX.size + head_len])
+    assert hashlib.sha256(data[PREFIX.size :]).digest() == digest
+    header = json.loads(data[PREFIX.size : PREFIX.size + head_len])
     assert header["kind"] == "object"
     assert header["object"] == {"dict": [["x", {"tensor": 0}]]}
-    assert data[PREFIX.size + head_len:] == np.array([1.0, 2.0], "<f4").tobytes()
+    assert data[PREFIX.size + head_len :] == np.array([1.0, 2.0], "<f4").tobytes()
 
 
 # ---- damaged and foreign files ---------------------------------------------------------------
@@ -146,19 +160,52 @@ def _sealed(header: dict, payload: bytes = b"") -> bytes:
     return PREFIX.pack(b"MTEXPORT", 1, len(head), len(payload), digest) + head + payload
 
 
-@pytest.mark.parametrize("header, match", [
-    ({"kind": "object", "object": {"tensor": 0}, "tensors": []}, "no tensor #0"),
-    ({"kind": "object", "object": {"set": []}, "tensors": []}, "unknown kind of object"),
-    ({"kind": "object", "object": {"float": "1e400"}, "tensors": []}, "is not a float"),
-    ({"kind": "object", "object": 1}, "keys kind"),
-    ({"kind": "object", "object": None, "tensors": [{"dtype": "float8", "shape": [1],
-      "offset": 0, "nbytes": 2, "device": "cpu", "requires_grad": False,
-      "parameter": False}]}, "unknown dtype"),
-    ({"kind": "object", "object": None, "tensors": [{"dtype": "float32", "shape": [4],
-      "offset": 0, "nbytes": 16, "device": "cpu", "requires_grad": False,
-      "parameter": False}]}, "run past the payload"),
-    ({"kind": "graph_module", "nodes": [], "tensors": [], "training": False}, "jit.load"),
-])
+@pytest.mark.parametrize(
+    "header, match",
+    [
+        ({"kind": "object", "object": {"tensor": 0}, "tensors": []}, "no tensor #0"),
+        ({"kind": "object", "object": {"set": []}, "tensors": []}, "unknown kind of object"),
+        ({"kind": "object", "object": {"float": "1e400"}, "tensors": []}, "is not a float"),
+        ({"kind": "object", "object": 1}, "keys kind"),
+        (
+            {
+                "kind": "object",
+                "object": None,
+                "tensors": [
+                    {
+                        "dtype": "float8",
+                        "shape": [1],
+                        "offset": 0,
+                        "nbytes": 2,
+                        "device": "cpu",
+                        "requires_grad": False,
+                        "parameter": False,
+                    }
+                ],
+            },
+            "unknown dtype",
+        ),
+        (
+            {
+                "kind": "object",
+                "object": None,
+                "tensors": [
+                    {
+                        "dtype": "float32",
+                        "shape": [4],
+                        "offset": 0,
+                        "nbytes": 16,
+                        "device": "cpu",
+                        "requires_grad": False,
+                        "parameter": False,
+                    }
+                ],
+            },
+            "run past the payload",
+        ),
+        ({"kind": "graph_module", "nodes": [], "tensors": [], "training": False}, "jit.load"),
+    ],
+)
 def test_a_well_sealed_but_wrong_header_is_refused_by_name(header, match):
     with pytest.raises(SerializationError, match=match):
         _load_bytes(_sealed(header))

@@ -17,34 +17,52 @@ from minitorch.fake import FakeTensorMode, fake_like
 # ---- repr ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make, text", [
-    (lambda: minitorch.tensor([1.0, 2.5]), "tensor([1.0000, 2.5000])"),
-    (lambda: minitorch.tensor([1.0, 2.0]), "tensor([1., 2.])"),
-    (lambda: minitorch.tensor([-1.0, 2.0]), "tensor([-1.,  2.])"),
-    (lambda: minitorch.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
-    (lambda: minitorch.tensor([1.0, 1e4]), "tensor([1.0000e+00, 1.0000e+04])"),  # > 1000x
-    (lambda: minitorch.tensor([float("inf"), 1.5]), "tensor([   inf, 1.5000])"),
-    (lambda: minitorch.tensor(3.5), "tensor(3.5000)"),
-    (lambda: minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]), "tensor([[1., 2.],\n        [3., 4.]])"),
-    (lambda: minitorch.tensor([1, 2, 3]), "tensor([1, 2, 3])"),
-    (lambda: minitorch.tensor([1, 2], dtype=minitorch.int32),
-     "tensor([1, 2], dtype=minitorch.int32)"),
-    (lambda: minitorch.tensor([True, False]), "tensor([ True, False])"),
-    (lambda: minitorch.tensor([1.5, 2.0], dtype=minitorch.float64),
-     "tensor([1.5000, 2.0000], dtype=minitorch.float64)"),
-    (lambda: minitorch.tensor([1.0, 2.0], requires_grad=True),
-     "tensor([1., 2.], requires_grad=True)"),
-    (lambda: minitorch.tensor([1.0, 2.0], requires_grad=True) * 2,
-     "tensor([2., 4.], grad_fn=<MulBackward0>)"),
-    (lambda: minitorch.tensor([1.0, 2.0], dtype=minitorch.float64, requires_grad=True).sum(),
-     "tensor(3., dtype=minitorch.float64, grad_fn=<SumBackward0>)"),
-    (lambda: minitorch.ones(1001), "tensor([1., 1., 1.,  ..., 1., 1., 1.])"),  # summarized
-    (lambda: minitorch.arange(2000).reshape(2, 1000),
-     "tensor([[   0,    1,    2,  ...,  997,  998,  999],\n"
-     "        [1000, 1001, 1002,  ..., 1997, 1998, 1999]])"),
-    (lambda: minitorch.zeros(0), "tensor([])"),
-    (lambda: minitorch.zeros(0, 3), "tensor([], size=(0, 3))"),
-])
+@pytest.mark.parametrize(
+    "make, text",
+    [
+        (lambda: minitorch.tensor([1.0, 2.5]), "tensor([1.0000, 2.5000])"),
+        (lambda: minitorch.tensor([1.0, 2.0]), "tensor([1., 2.])"),
+        (lambda: minitorch.tensor([-1.0, 2.0]), "tensor([-1.,  2.])"),
+        (lambda: minitorch.tensor([1e-5, 1.0]), "tensor([1.0000e-05, 1.0000e+00])"),
+        (lambda: minitorch.tensor([1.0, 1e4]), "tensor([1.0000e+00, 1.0000e+04])"),  # > 1000x
+        (lambda: minitorch.tensor([float("inf"), 1.5]), "tensor([   inf, 1.5000])"),
+        (lambda: minitorch.tensor(3.5), "tensor(3.5000)"),
+        (
+            lambda: minitorch.tensor([[1.0, 2.0], [3.0, 4.0]]),
+            "tensor([[1., 2.],\n        [3., 4.]])",
+        ),
+        (lambda: minitorch.tensor([1, 2, 3]), "tensor([1, 2, 3])"),
+        (
+            lambda: minitorch.tensor([1, 2], dtype=minitorch.int32),
+            "tensor([1, 2], dtype=minitorch.int32)",
+        ),
+        (lambda: minitorch.tensor([True, False]), "tensor([ True, False])"),
+        (
+            lambda: minitorch.tensor([1.5, 2.0], dtype=minitorch.float64),
+            "tensor([1.5000, 2.0000], dtype=minitorch.float64)",
+        ),
+        (
+            lambda: minitorch.tensor([1.0, 2.0], requires_grad=True),
+            "tensor([1., 2.], requires_grad=True)",
+        ),
+        (
+            lambda: minitorch.tensor([1.0, 2.0], requires_grad=True) * 2,
+            "tensor([2., 4.], grad_fn=<MulBackward0>)",
+        ),
+        (
+            lambda: minitorch.tensor([1.0, 2.0], dtype=minitorch.float64, requires_grad=True).sum(),
+            "tensor(3., dtype=minitorch.float64, grad_fn=<SumBackward0>)",
+        ),
+        (lambda: minitorch.ones(1001), "tensor([1., 1., 1.,  ..., 1., 1., 1.])"),  # summarized
+        (
+            lambda: minitorch.arange(2000).reshape(2, 1000),
+            "tensor([[   0,    1,    2,  ...,  997,  998,  999],\n"
+            "        [1000, 1001, 1002,  ..., 1997, 1998, 1999]])",
+        ),
+        (lambda: minitorch.zeros(0), "tensor([])"),
+        (lambda: minitorch.zeros(0, 3), "tensor([], size=(0, 3))"),
+    ],
+)
 def test_repr(make, text):
     assert repr(make()) == text
 
@@ -161,26 +179,32 @@ def test_shape_mismatch_is_a_value_error_for_every_binary_op():
             fn()
 
 
-@pytest.mark.parametrize("fn, pattern", [
-    (lambda: minitorch.ones(2, 3).reshape(4, 2), r"reshape: .*\(2, 3\).*\(4, 2\)"),
-    (lambda: minitorch.ones(2, 3).reshape(-1, -1), "reshape"),
-    (lambda: minitorch.ones(2, 3).reshape(4, -1), "reshape"),
-    (lambda: minitorch.ones(2, 3).expand(4, 3), r"expand: .*\(2, 3\).*\(4, 3\)"),
-    (lambda: minitorch.ones(2, 3).expand(3), "expand"),
-    (lambda: minitorch.ones(3).expand(-1, 3), "expand: -1"),
-    (lambda: minitorch.ones(2, 3).sum(dim=2), "sum: dim 2 is out of range for a 2-d tensor"),
-    (lambda: minitorch.ones(2, 3).mean(dim=-3), "mean: dim -3"),
-])
+@pytest.mark.parametrize(
+    "fn, pattern",
+    [
+        (lambda: minitorch.ones(2, 3).reshape(4, 2), r"reshape: .*\(2, 3\).*\(4, 2\)"),
+        (lambda: minitorch.ones(2, 3).reshape(-1, -1), "reshape"),
+        (lambda: minitorch.ones(2, 3).reshape(4, -1), "reshape"),
+        (lambda: minitorch.ones(2, 3).expand(4, 3), r"expand: .*\(2, 3\).*\(4, 3\)"),
+        (lambda: minitorch.ones(2, 3).expand(3), "expand"),
+        (lambda: minitorch.ones(3).expand(-1, 3), "expand: -1"),
+        (lambda: minitorch.ones(2, 3).sum(dim=2), "sum: dim 2 is out of range for a 2-d tensor"),
+        (lambda: minitorch.ones(2, 3).mean(dim=-3), "mean: dim -3"),
+    ],
+)
 def test_shape_errors_name_the_op(fn, pattern):
     with pytest.raises(minitorch.ShapeError, match=pattern):
         fn()
 
 
-@pytest.mark.parametrize("fn, pattern", [
-    (lambda: minitorch.sin(1.0), "sin.*float"),
-    (lambda: -minitorch.tensor([True]), "neg.*bool"),
-    (lambda: minitorch.from_numpy(np.zeros(2, np.complex64)), "complex64"),
-])
+@pytest.mark.parametrize(
+    "fn, pattern",
+    [
+        (lambda: minitorch.sin(1.0), "sin.*float"),
+        (lambda: -minitorch.tensor([True]), "neg.*bool"),
+        (lambda: minitorch.from_numpy(np.zeros(2, np.complex64)), "complex64"),
+    ],
+)
 def test_dtype_errors_name_the_op_and_dtype(fn, pattern):
     with pytest.raises(minitorch.DTypeError, match=pattern) as info:
         fn()

@@ -49,12 +49,15 @@ def test_gradients_flow_back_through_split_pieces():
 # ---- (values, indices) pairs -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda x: x.max(dim=1), "max"),
-    (lambda x: minitorch.min(x, 0), "min"),
-    (lambda x: x.topk(2), "topk"),
-    (lambda x: x.sort(descending=True), "sort"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda x: x.max(dim=1), "max"),
+        (lambda x: minitorch.min(x, 0), "min"),
+        (lambda x: x.topk(2), "topk"),
+        (lambda x: x.sort(descending=True), "sort"),
+    ],
+)
 def test_max_min_topk_sort_return_named_pairs(call, name):
     out = call(minitorch.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]]))
     values, indices = out
@@ -106,10 +109,12 @@ def test_log1p_and_expm1_keep_every_digit_of_a_tiny_input(compiled, dtype):
 
     fn = minitorch.compile(both, fullgraph=True) if compiled else both
     log1p, expm1 = fn(minitorch.tensor(tiny))
-    np.testing.assert_allclose(log1p.numpy(), np.log1p(tiny), rtol=2e-7 if dtype.itemsize == 4
-                               else 1e-15)
-    np.testing.assert_allclose(expm1.numpy(), np.expm1(tiny), rtol=2e-7 if dtype.itemsize == 4
-                               else 1e-15)
+    np.testing.assert_allclose(
+        log1p.numpy(), np.log1p(tiny), rtol=2e-7 if dtype.itemsize == 4 else 1e-15
+    )
+    np.testing.assert_allclose(
+        expm1.numpy(), np.expm1(tiny), rtol=2e-7 if dtype.itemsize == 4 else 1e-15
+    )
 
 
 def test_norm_defaults_dims_and_dtype_follow_pytorch():
@@ -170,11 +175,16 @@ def test_parameter_data_is_a_plain_tensor():
     assert type(p.data) is minitorch.Tensor and p.data.data_ptr() == p.data_ptr()
 
 
-@pytest.mark.parametrize("dtype, name", [
-    (minitorch.float32, "torch.FloatTensor"), (minitorch.float64, "torch.DoubleTensor"),
-    (minitorch.int32, "torch.IntTensor"), (minitorch.int64, "torch.LongTensor"),
-    (minitorch.bool, "torch.BoolTensor"),
-])
+@pytest.mark.parametrize(
+    "dtype, name",
+    [
+        (minitorch.float32, "torch.FloatTensor"),
+        (minitorch.float64, "torch.DoubleTensor"),
+        (minitorch.int32, "torch.IntTensor"),
+        (minitorch.int64, "torch.LongTensor"),
+        (minitorch.bool, "torch.BoolTensor"),
+    ],
+)
 def test_type_names_the_tensor_as_pytorch_and_converts(dtype, name):
     x = minitorch.zeros(2, dtype=dtype)
     assert x.type() == name
@@ -256,14 +266,22 @@ def tensor_methods(x):
     # NOTE: not x.sort(): capture takes tensor results only, and sort returns a pair (the op
     # itself compiles: tests/minitorch/test_op_coverage.py)
     rolled = minitorch.roll(left, 1, -1) * right  # (..., 3)
-    return (rolled.sum(-1, keepdim=True) + x.norm(dim=-1, keepdim=True) + minitorch.log1p(x.abs())
-            + (x * 0.1).expm1() + x.triu(1))
+    return (
+        rolled.sum(-1, keepdim=True)
+        + x.norm(dim=-1, keepdim=True)
+        + minitorch.log1p(x.abs())
+        + (x * 0.1).expm1()
+        + x.triu(1)
+    )
 
 
-@pytest.mark.parametrize("fn, shapes", [
-    (causal_attention, [(2, 5, 4), (4, 12)]),
-    (tensor_methods, [(3, 6, 6)]),
-])
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (causal_attention, [(2, 5, 4), (4, 12)]),
+        (tensor_methods, [(3, 6, 6)]),
+    ],
+)
 def test_compiled_equals_eager_values_and_gradients(fn, shapes):
     rng = np.random.default_rng(0)
     arrays = [rng.uniform(-1, 1, size=s).astype(np.float32) for s in shapes]

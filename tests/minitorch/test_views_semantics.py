@@ -35,8 +35,10 @@ VIEWS = {  # name: (the view in minitorch, the same view in numpy)
     "flatten": (lambda x: minitorch.flatten(x, 1), lambda a: a.reshape(2, 12)),
     "index": (lambda x: x[1, :, ::2], lambda a: a[1, :, ::2]),
     "index_none": (lambda x: x[None, ..., 1:], lambda a: a[None, ..., 1:]),
-    "view_of_view": (lambda x: x.transpose(0, 1)[1:].permute(2, 1, 0),
-                     lambda a: a.swapaxes(0, 1)[1:].transpose(2, 1, 0)),
+    "view_of_view": (
+        lambda x: x.transpose(0, 1)[1:].permute(2, 1, 0),
+        lambda a: a.swapaxes(0, 1)[1:].transpose(2, 1, 0),
+    ),
     "contiguous": (lambda x: x.contiguous(), lambda a: a),
 }
 
@@ -156,19 +158,22 @@ def test_transposes():
         _ = arange(3).mT
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda x: x.view(5, 5), r"cannot reshape \(2, 3, 4\)"),
-    (lambda x: x.view(-1, -1), r"cannot reshape"),
-    (lambda x: x.view(minitorch.float64), "view\\(dtype\\) is not supported"),
-    (lambda x: x.permute(0, 1), r"number of dims 2 in \(0, 1\) does not match"),
-    (lambda x: x.permute(0, 1, 1), "repeated dim"),
-    (lambda x: x.permute(0, 1, 3), r"range of \[-3, 2\], but got 3"),
-    (lambda x: x.transpose(0, 3), r"transpose: dimension out of range"),
-    (lambda x: x.unsqueeze(4), r"unsqueeze: dimension out of range .*\[-4, 3\]"),
-    (lambda x: x.squeeze(3), "squeeze: dim 3 is out of range for a 3-d tensor"),
-    (lambda x: x.flatten(2, 1), "start_dim 2 cannot come after end_dim 1"),
-    (lambda x: x.expand(3, 3, 4), r"expand: cannot expand \(2, 3, 4\)"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda x: x.view(5, 5), r"cannot reshape \(2, 3, 4\)"),
+        (lambda x: x.view(-1, -1), r"cannot reshape"),
+        (lambda x: x.view(minitorch.float64), "view\\(dtype\\) is not supported"),
+        (lambda x: x.permute(0, 1), r"number of dims 2 in \(0, 1\) does not match"),
+        (lambda x: x.permute(0, 1, 1), "repeated dim"),
+        (lambda x: x.permute(0, 1, 3), r"range of \[-3, 2\], but got 3"),
+        (lambda x: x.transpose(0, 3), r"transpose: dimension out of range"),
+        (lambda x: x.unsqueeze(4), r"unsqueeze: dimension out of range .*\[-4, 3\]"),
+        (lambda x: x.squeeze(3), "squeeze: dim 3 is out of range for a 3-d tensor"),
+        (lambda x: x.flatten(2, 1), "start_dim 2 cannot come after end_dim 1"),
+        (lambda x: x.expand(3, 3, 4), r"expand: cannot expand \(2, 3, 4\)"),
+    ],
+)
 def test_view_errors_name_the_op_and_shapes(call, message):
     x = arange(2, 3, 4)
     with pytest.raises(MinitorchError, match=message):
@@ -206,21 +211,36 @@ def test_cat_gradients_go_back_in_each_input_dtype():
     assert b.grad.tolist() == [3.0] and b.grad.dtype is minitorch.float64
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda: minitorch.cat([]), ShapeError, "expected a non-empty list"),
-    (lambda: minitorch.cat(arange(2, 3)), DTypeError, "must be a tuple or list of Tensors"),
-    (lambda: minitorch.cat([arange(2), 1.0]), DTypeError, "element 1 of 'tensors'"),
-    (lambda: minitorch.cat([arange(2, 3), arange(2, 4)]), ShapeError,
-     r"must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1"),
-    (lambda: minitorch.cat([arange(2, 3), arange(6)]), ShapeError,
-     "same number of dimensions: got 2 and 1"),
-    (lambda: minitorch.cat([arange(2), minitorch.tensor(1.0)]), ShapeError,
-     r"zero-dimensional tensor \(at position 1\)"),
-    (lambda: minitorch.cat([arange(2, 3)], dim=2), ShapeError, "cat: dimension out of range"),
-    (lambda: minitorch.stack([arange(2, 3), arange(3, 2)]), ShapeError,
-     r"equal size, but got \(2, 3\) at entry 0 and \(3, 2\) at entry 1"),
-    (lambda: minitorch.stack([]), ShapeError, "expected a non-empty list"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: minitorch.cat([]), ShapeError, "expected a non-empty list"),
+        (lambda: minitorch.cat(arange(2, 3)), DTypeError, "must be a tuple or list of Tensors"),
+        (lambda: minitorch.cat([arange(2), 1.0]), DTypeError, "element 1 of 'tensors'"),
+        (
+            lambda: minitorch.cat([arange(2, 3), arange(2, 4)]),
+            ShapeError,
+            r"must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1",
+        ),
+        (
+            lambda: minitorch.cat([arange(2, 3), arange(6)]),
+            ShapeError,
+            "same number of dimensions: got 2 and 1",
+        ),
+        (
+            lambda: minitorch.cat([arange(2), minitorch.tensor(1.0)]),
+            ShapeError,
+            r"zero-dimensional tensor \(at position 1\)",
+        ),
+        (lambda: minitorch.cat([arange(2, 3)], dim=2), ShapeError, "cat: dimension out of range"),
+        (
+            lambda: minitorch.stack([arange(2, 3), arange(3, 2)]),
+            ShapeError,
+            r"equal size, but got \(2, 3\) at entry 0 and \(3, 2\) at entry 1",
+        ),
+        (lambda: minitorch.stack([]), ShapeError, "expected a non-empty list"),
+    ],
+)
 def test_cat_and_stack_errors(call, error, message):
     with pytest.raises(error, match=message):
         call()
@@ -245,7 +265,8 @@ def _factorizations(n: int):
         return st.sampled_from([(), (1,), (1, 1)])
     divisors = [d for d in range(2, n + 1) if n % d == 0]
     first = st.sampled_from(divisors).flatmap(
-        lambda d: _factorizations(n // d).map(lambda rest: (d, *rest)))
+        lambda d: _factorizations(n // d).map(lambda rest: (d, *rest))
+    )
     return st.tuples(st.booleans(), first).map(lambda t: (1, *t[1]) if t[0] else t[1])
 
 
@@ -275,8 +296,12 @@ def test_reshape_and_permute_round_trips(data):
     x = minitorch.from_numpy(a)
     shape = data.draw(_factorizations(a.size))
     np.testing.assert_array_equal(x.reshape(shape).reshape(a.shape).numpy(), a)
-    np.testing.assert_array_equal(x.flatten().view(a.shape).numpy() if x.is_contiguous()
-                                  else x.flatten().reshape(a.shape).numpy(), a)
+    np.testing.assert_array_equal(
+        x.flatten().view(a.shape).numpy()
+        if x.is_contiguous()
+        else x.flatten().reshape(a.shape).numpy(),
+        a,
+    )
     order = data.draw(st.permutations(range(a.ndim)))
     inverse = tuple(np.argsort(order))
     p = x.permute(order)

@@ -14,8 +14,16 @@ from minitorch.compile.walkthrough import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SINCOS = str(ROOT / "examples" / "sincos.py")
-HEADERS = ["[graph]", "[joint]", "[forward]", "[backward]", "[loop_ir]", "[kernels]",
-           "[check]", "[time]"]
+HEADERS = [
+    "[graph]",
+    "[joint]",
+    "[forward]",
+    "[backward]",
+    "[loop_ir]",
+    "[kernels]",
+    "[check]",
+    "[time]",
+]
 
 
 def test_every_stage_is_shown_and_the_check_passes(capsys):
@@ -37,11 +45,14 @@ def test_one_stage_and_a_dump_dir(capsys, tmp_path):
     assert len(dumped) == 2 and all("loop_ir" in name for name in dumped)  # forward, backward
 
 
-@pytest.mark.parametrize("backend, source", [
-    ("llvm", "define internal void"),
-    ("numpy", "def kernel0("),
-    ("interpreter", "def inner_fn(index):"),
-])
+@pytest.mark.parametrize(
+    "backend, source",
+    [
+        ("llvm", "define internal void"),
+        ("numpy", "def kernel0("),
+        ("interpreter", "def inner_fn(index):"),
+    ],
+)
 def test_a_code_generator_by_name_shows_its_kernels_under_its_own_name(capsys, backend, source):
     assert main([SINCOS, "--backend", backend, "--stage", "kernels"]) == 0
     out = capsys.readouterr().out
@@ -54,10 +65,13 @@ def test_another_backend(capsys):
     assert "[joint]" in out and "[loop_ir]" not in out and "OK   f" in out
 
 
-@pytest.mark.parametrize("argv, code, message", [
-    (["no/such/script.py"], 2, "no such script"),
-    ([SINCOS, "--backend", "nonsense"], 2, "unknown backend"),
-])
+@pytest.mark.parametrize(
+    "argv, code, message",
+    [
+        (["no/such/script.py"], 2, "no such script"),
+        ([SINCOS, "--backend", "nonsense"], 2, "unknown backend"),
+    ],
+)
 def test_bad_arguments_get_a_clear_message(capsys, argv, code, message):
     assert main(argv) == code
     assert message in capsys.readouterr().err
@@ -79,7 +93,11 @@ def test_python_dash_m_runs_without_a_runpy_warning():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     result = subprocess.run(
         [sys.executable, "-W", "error", "-m", "minitorch.compile", SINCOS, "--stage", "graph"],
-        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     assert "[graph]" in result.stdout and "RuntimeWarning" not in result.stderr

@@ -26,8 +26,9 @@ from tracer.dynamo import cache_entries, fallback_reasons
 RTOL = ATOL = 2e-5  # float32: the order of the compiled kernels' sums differs from numpy's
 
 
-def check_compiles_whole(make_model: Callable[[], minitorch.nn.Module],
-                         step: Callable, batches: Sequence[tuple]) -> None:
+def check_compiles_whole(
+    make_model: Callable[[], minitorch.nn.Module], step: Callable, batches: Sequence[tuple]
+) -> None:
     _dynamo.reset()
     minitorch.manual_seed(0)
     eager = make_model()
@@ -72,5 +73,6 @@ def _run(fn: Callable, model: minitorch.nn.Module, batch: tuple) -> dict[str, np
 def _assert_same(got: dict, want: dict, where: str) -> None:
     assert got.keys() == want.keys()
     for key in want:
-        np.testing.assert_allclose(got[key], want[key], rtol=RTOL, atol=ATOL,
-                                   err_msg=f"{where}: {key}")
+        np.testing.assert_allclose(
+            got[key], want[key], rtol=RTOL, atol=ATOL, err_msg=f"{where}: {key}"
+        )

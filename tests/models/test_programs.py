@@ -41,8 +41,9 @@ from tests.models.programs import (
 
 
 def _tokens(vocab: int, shape: tuple) -> list[tuple]:
-    return [(minitorch.randint(0, vocab, shape), minitorch.randint(0, vocab, shape))
-            for _ in range(2)]
+    return [
+        (minitorch.randint(0, vocab, shape), minitorch.randint(0, vocab, shape)) for _ in range(2)
+    ]
 
 
 def _words() -> list[tuple]:
@@ -64,35 +65,61 @@ WHOLE = {  # name: (make_model, step, make_batches)
     "mnist": (mnist.Net, mnist.step, mnist.batches),
     "vae": (vae.VAE, vae.step, vae.batches),
     "regression": (lambda: nn.Linear(4, 1), regression.step, regression.batches),
-    "forward-forward": (lambda: forward_forward.Layer(20, 12), forward_forward.step,
-                        forward_forward.batches),
+    "forward-forward": (
+        lambda: forward_forward.Layer(20, 12),
+        forward_forward.step,
+        forward_forward.batches,
+    ),
     "quickstart": (quickstart.NeuralNetwork, quickstart.step, quickstart.batches),
-    "nanogpt": (lambda: nanogpt.GPT(nanogpt.small_config(dropout=0.1, bias=False)),
-                nanogpt.step, lambda: _tokens(17, (2, 8))),
-    "mingpt": (lambda: mingpt.GPT(mingpt.small_config()), mingpt.step,
-               lambda: _tokens(11, (2, 6))),
-    "makemore bigram": (lambda: makemore.Bigram(makemore.config_for(makemore.dataset())),
-                        makemore.step, _words),
-    "makemore mlp": (lambda: makemore.MLP(makemore.config_for(makemore.dataset())),
-                     makemore.step, _words),
-    "makemore bow": (lambda: makemore.BoW(makemore.config_for(makemore.dataset())),
-                     makemore.step, _words),
-    "resnet": (resnet.tiny_resnet, resnet.step,
-               lambda: [(minitorch.randn(2, 3, 16, 16), minitorch.randint(0, 5, (2,)))] * 2),
-    "resnet bottleneck": (_bottleneck, resnet.step,
-                          lambda: [(minitorch.randn(4, 4, 4, 4), minitorch.randint(0, 5, (4,)))
-                                   for _ in range(2)]),
+    "nanogpt": (
+        lambda: nanogpt.GPT(nanogpt.small_config(dropout=0.1, bias=False)),
+        nanogpt.step,
+        lambda: _tokens(17, (2, 8)),
+    ),
+    "mingpt": (lambda: mingpt.GPT(mingpt.small_config()), mingpt.step, lambda: _tokens(11, (2, 6))),
+    "makemore bigram": (
+        lambda: makemore.Bigram(makemore.config_for(makemore.dataset())),
+        makemore.step,
+        _words,
+    ),
+    "makemore mlp": (
+        lambda: makemore.MLP(makemore.config_for(makemore.dataset())),
+        makemore.step,
+        _words,
+    ),
+    "makemore bow": (
+        lambda: makemore.BoW(makemore.config_for(makemore.dataset())),
+        makemore.step,
+        _words,
+    ),
+    "resnet": (
+        resnet.tiny_resnet,
+        resnet.step,
+        lambda: [(minitorch.randn(2, 3, 16, 16), minitorch.randint(0, 5, (2,)))] * 2,
+    ),
+    "resnet bottleneck": (
+        _bottleneck,
+        resnet.step,
+        lambda: [(minitorch.randn(4, 4, 4, 4), minitorch.randint(0, 5, (4,))) for _ in range(2)],
+    ),
     "polynomial module": (tutorials.Polynomial3, tutorials.sum_sq_step, _poly_batches),
-    "lenet": (tutorials.LeNet, tutorials.lenet_step,
-              lambda: [(minitorch.randn(2, 1, 32, 32), minitorch.randn(2, 10))] * 2),
-    "char rnn": (lambda: char_rnn.RNN(char_rnn.n_letters, 16, 3), char_rnn.step,
-                 lambda: [(minitorch.tensor([1]), char_rnn.lineToTensor("Satoshi"))] * 2),
+    "lenet": (
+        tutorials.LeNet,
+        tutorials.lenet_step,
+        lambda: [(minitorch.randn(2, 1, 32, 32), minitorch.randn(2, 10))] * 2,
+    ),
+    "char rnn": (
+        lambda: char_rnn.RNN(char_rnn.n_letters, 16, 3),
+        char_rnn.step,
+        lambda: [(minitorch.tensor([1]), char_rnn.lineToTensor("Satoshi"))] * 2,
+    ),
 }
 SLOW = {"nanogpt", "mingpt", "resnet", "resnet bottleneck"}
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else [])
-                                  for n in WHOLE])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in WHOLE]
+)
 def test_program_compiles_whole(name):
     make_model, step, make_batches = WHOLE[name]
     minitorch.manual_seed(0)
@@ -122,8 +149,9 @@ SCRIPTS = {  # name: the script's main, called with no arguments
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else [])
-                                  for n in SCRIPTS])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in SCRIPTS]
+)
 def test_script_compiled_equals_eager(name, monkeypatch, capsys):
     minitorch._dynamo.reset()
     with warnings.catch_warnings():
@@ -163,15 +191,22 @@ def _one_graph(fn, *args) -> None:
     assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
 
 
-@pytest.mark.xfail(strict=True, reason="`x_[:, :10] *= 0.0` (an augmented write through a slice "
-                   "of an intermediate) is an in-place op on a view: capture breaks the graph")
+@pytest.mark.xfail(
+    strict=True,
+    reason="`x_[:, :10] *= 0.0` (an augmented write through a slice "
+    "of an intermediate) is an in-place op on a view: capture breaks the graph",
+)
 def test_forward_forward_overlay_compiles_whole():
-    _one_graph(forward_forward.overlay_y_on_x, minitorch.rand(4, 12),
-               minitorch.randint(0, 10, (4,)))
+    _one_graph(
+        forward_forward.overlay_y_on_x, minitorch.rand(4, 12), minitorch.randint(0, 10, (4,))
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="constructing a module inside compiled code "
-                   "(`criterion = nn.MSELoss()` in the step) is a call of a type object: a break")
+@pytest.mark.xfail(
+    strict=True,
+    reason="constructing a module inside compiled code "
+    "(`criterion = nn.MSELoss()` in the step) is a call of a type object: a break",
+)
 def test_a_module_built_inside_the_step_compiles_whole():
     def step(net, x, target):
         criterion = nn.MSELoss()
@@ -180,19 +215,32 @@ def test_a_module_built_inside_the_step_compiles_whole():
     _one_graph(step, nn.Linear(3, 2), minitorch.randn(4, 3), minitorch.randn(4, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="random.randint in forward (the tutorial's DynamicNet) "
-                   "breaks the graph; Dynamo traces Python's random module")
+@pytest.mark.xfail(
+    strict=True,
+    reason="random.randint in forward (the tutorial's DynamicNet) "
+    "breaks the graph; Dynamo traces Python's random module",
+)
 def test_dynamic_net_compiles_whole():
     x, y = _poly_batches()[0]
     _one_graph(tutorials.sum_sq_step, tutorials.DynamicNet(), x, y)
 
 
-@pytest.mark.xfail(strict=True, reason="`with torch.no_grad():` inside compiled code (the DQN "
-                   "tutorial's target values) breaks the graph twice: the call of no_grad and "
-                   "BEFORE_WITH")
+@pytest.mark.xfail(
+    strict=True,
+    reason="`with torch.no_grad():` inside compiled code (the DQN "
+    "tutorial's target values) breaks the graph twice: the call of no_grad and "
+    "BEFORE_WITH",
+)
 def test_dqn_loss_with_no_grad_compiles_whole():
     minitorch.manual_seed(0)
     policy_net, target_net = dqn.DQN(4, 2), dqn.DQN(4, 2)
-    _one_graph(dqn.loss, policy_net, target_net, minitorch.randn(8, 4),
-               minitorch.randint(0, 2, (8, 1)), minitorch.tensor([True, False] * 4),
-               minitorch.randn(4, 4), minitorch.ones(8))
+    _one_graph(
+        dqn.loss,
+        policy_net,
+        target_net,
+        minitorch.randn(8, 4),
+        minitorch.randint(0, 2, (8, 1)),
+        minitorch.tensor([True, False] * 4),
+        minitorch.randn(4, 4),
+        minitorch.ones(8),
+    )

@@ -33,8 +33,16 @@ from tests.models.harness import check_compiles_whole
 from tests.models.public import a2c, dcgan, espcn, gat, llama, reinforce, style, unet
 from tracer.dynamo import cache_entries, recompile_reasons
 
-PROGRAMS = {"llama": llama, "dcgan": dcgan, "espcn": espcn, "reinforce": reinforce, "a2c": a2c,
-            "gat": gat, "style": style, "unet": unet}
+PROGRAMS = {
+    "llama": llama,
+    "dcgan": dcgan,
+    "espcn": espcn,
+    "reinforce": reinforce,
+    "a2c": a2c,
+    "gat": gat,
+    "style": style,
+    "unet": unet,
+}
 
 COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
     "llama": [llama.step],
@@ -47,13 +55,17 @@ COMPILED_IN_MAIN = {  # name: the functions each script passes to torch.compile
     "unet": [unet.step],
 }
 
-_IN_PLACE_ON_INPUT = ("style: normalize_batch breaks the graph at `batch.div_(255.0)` (in "
-                      "place on an input that ReflectionPad2d took views of); PyTorch makes "
-                      "one graph")
-_DISTRIBUTION = ("{}: torch.distributions.{} checks its parameters and log_prob's value by "
-                 "reading them (validate_args, on by default), a break at each, as in "
-                 "PyTorch; without the checks the step is one graph "
-                 "(test_distributions_unvalidated_are_one_graph)")
+_IN_PLACE_ON_INPUT = (
+    "style: normalize_batch breaks the graph at `batch.div_(255.0)` (in "
+    "place on an input that ReflectionPad2d took views of); PyTorch makes "
+    "one graph"
+)
+_DISTRIBUTION = (
+    "{}: torch.distributions.{} checks its parameters and log_prob's value by "
+    "reading them (validate_args, on by default), a break at each, as in "
+    "PyTorch; without the checks the step is one graph "
+    "(test_distributions_unvalidated_are_one_graph)"
+)
 BREAKS = {  # program: why its step is not one graph yet
     "style": _IN_PLACE_ON_INPUT,
     "reinforce": _DISTRIBUTION.format("reinforce", "Categorical"),
@@ -83,8 +95,11 @@ RUN_FAILS: dict[str, str] = {}  # program: why its script fails, eagerly too (no
 def _script_marks(name: str) -> list:
     marks = _marks(name, slow=True)
     if name in RUN_FAILS:
-        marks.append(pytest.mark.xfail(strict=True, raises=minitorch.errors.MinitorchError,
-                                       reason=RUN_FAILS[name]))
+        marks.append(
+            pytest.mark.xfail(
+                strict=True, raises=minitorch.errors.MinitorchError, reason=RUN_FAILS[name]
+            )
+        )
     return marks
 
 
@@ -160,8 +175,7 @@ def _style_case():
         # same batch to eager and then to compiled (test_normalize_batch_* checks the write)
         # and weights of 1 and 1e3, not the paper's 1e5 and 1e10: with those, gradients of ~1e4
         # are sums of terms that cancel, and float32's order of summation shows at 2e-5
-        return style.step(transformer, vgg, x.clone(), grams, content_weight=1.0,
-                          style_weight=1e3)
+        return style.step(transformer, vgg, x.clone(), grams, content_weight=1.0, style_weight=1e3)
 
     return style.TransformerNet, step, [(style.load_images(2), None) for _ in range(2)]
 
@@ -189,17 +203,23 @@ def _pairs(make_pair, n=2) -> list[tuple]:
 
 
 STEP_CASES = {  # name: () -> (make_model, step(model, x, y), batches)
-    "llama": lambda: (lambda: llama.Llama(llama.ModelArgs()), llama.step,
-                      _pairs(lambda: (minitorch.randint(0, 37, (2, 8)),
-                                      minitorch.randint(0, 37, (2, 8))))),
+    "llama": lambda: (
+        lambda: llama.Llama(llama.ModelArgs()),
+        llama.step,
+        _pairs(lambda: (minitorch.randint(0, 37, (2, 8)), minitorch.randint(0, 37, (2, 8)))),
+    ),
     "llama written-out attention": lambda: (
-        lambda: llama.Llama(llama.ModelArgs(use_sdpa=False)), llama.step,
-        _pairs(lambda: (minitorch.randint(0, 37, (2, 8)), minitorch.randint(0, 37, (2, 8))))),
+        lambda: llama.Llama(llama.ModelArgs(use_sdpa=False)),
+        llama.step,
+        _pairs(lambda: (minitorch.randint(0, 37, (2, 8)), minitorch.randint(0, 37, (2, 8)))),
+    ),
     "dcgan": _dcgan_case,
-    "espcn": lambda: (lambda: espcn.ESPCN(2), espcn.step,
-                      _pairs(lambda: espcn.make_pairs(2, 2))),
-    "espcn upsample": lambda: (lambda: espcn.UpsampleResidual(2), espcn.step,
-                               _pairs(lambda: espcn.make_pairs(2, 2))),
+    "espcn": lambda: (lambda: espcn.ESPCN(2), espcn.step, _pairs(lambda: espcn.make_pairs(2, 2))),
+    "espcn upsample": lambda: (
+        lambda: espcn.UpsampleResidual(2),
+        espcn.step,
+        _pairs(lambda: espcn.make_pairs(2, 2)),
+    ),
     "reinforce": _reinforce_case,
     "a2c": _a2c_case,
     "gat": _gat_case,
@@ -208,8 +228,9 @@ STEP_CASES = {  # name: () -> (make_model, step(model, x, y), batches)
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, slow=True, whole=True))
-                                  for n in STEP_CASES])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=_marks(n, slow=True, whole=True)) for n in STEP_CASES]
+)
 def test_step_compiles_whole(name):
     minitorch.manual_seed(0)
     make_model, step, batches = STEP_CASES[name]()
@@ -240,8 +261,7 @@ def explain_summary(name: str) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, whole=True))
-                                  for n in EXAMPLES])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n, whole=True)) for n in EXAMPLES])
 def test_explain_one_graph_no_break(name):
     summary = explain_summary(name)
     print(summary)
@@ -292,8 +312,9 @@ def _train(case: str, compiled: bool) -> tuple[list[float], list[np.ndarray]]:
     return losses, [p.detach().numpy().copy() for p in model.parameters()]
 
 
-@pytest.mark.parametrize("case", [pytest.param(n, marks=_marks(n, slow=True))
-                                  for n in ("llama", "espcn", "gat")])
+@pytest.mark.parametrize(
+    "case", [pytest.param(n, marks=_marks(n, slow=True)) for n in ("llama", "espcn", "gat")]
+)
 def test_whole_training_step_compiled_equals_eager(case):
     """Capture breaks at backward (as PyTorch's Dynamo does), at clip_grad_norm_ and at the
     optimizer's step (PyTorch's Dynamo makes graphs of both; model_findings.md): the losses and
@@ -314,20 +335,36 @@ def test_whole_training_step_compiled_equals_eager(case):
 _LONG = minitorch.long
 BAD_INPUTS = {  # name: () -> (step, args that eager refuses)
     "espcn: 3-channel image into a 1-channel net": lambda: (
-        espcn.step, (espcn.ESPCN(2), minitorch.rand(2, 3, 8, 8), minitorch.rand(2, 1, 16, 16))),
+        espcn.step,
+        (espcn.ESPCN(2), minitorch.rand(2, 3, 8, 8), minitorch.rand(2, 1, 16, 16)),
+    ),
     "espcn: target one row short": lambda: (
-        espcn.step, (espcn.ESPCN(2), minitorch.rand(2, 1, 8, 8), minitorch.rand(2, 1, 15, 16))),
+        espcn.step,
+        (espcn.ESPCN(2), minitorch.rand(2, 1, 8, 8), minitorch.rand(2, 1, 15, 16)),
+    ),
     "llama: sequence longer than the rotary tables": lambda: (
-        llama.step, (llama.Llama(llama.ModelArgs()), minitorch.zeros(2, 20, dtype=_LONG),
-                     minitorch.zeros(2, 20, dtype=_LONG))),
+        llama.step,
+        (
+            llama.Llama(llama.ModelArgs()),
+            minitorch.zeros(2, 20, dtype=_LONG),
+            minitorch.zeros(2, 20, dtype=_LONG),
+        ),
+    ),
     "llama: token id past the vocabulary": lambda: (
-        llama.step, (llama.Llama(llama.ModelArgs()), minitorch.full((2, 8), 40, dtype=_LONG),
-                     minitorch.zeros(2, 8, dtype=_LONG))),
+        llama.step,
+        (
+            llama.Llama(llama.ModelArgs()),
+            minitorch.full((2, 8), 40, dtype=_LONG),
+            minitorch.zeros(2, 8, dtype=_LONG),
+        ),
+    ),
 }
-_EMBEDDING_MESSAGE = ("compiled, an out-of-range embedding index is the kernel's generic 'index 40 "
-                      "is out of bounds for a dim of size 37 (an indexed read in a compiled "
-                      "kernel ...)' at <string>:15, not eager's 'embedding: index 40 is out of "
-                      "range for a table of 37 rows' at the user's line")
+_EMBEDDING_MESSAGE = (
+    "compiled, an out-of-range embedding index is the kernel's generic 'index 40 "
+    "is out of bounds for a dim of size 37 (an indexed read in a compiled "
+    "kernel ...)' at <string>:15, not eager's 'embedding: index 40 is out of "
+    "range for a table of 37 rows' at the user's line"
+)
 
 
 def _error_of(fn, args) -> tuple[type, str]:
@@ -336,10 +373,18 @@ def _error_of(fn, args) -> tuple[type, str]:
     return type(info.value), str(info.value).split(" (at ")[0]  # the message, less its place
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=[pytest.mark.xfail(strict=True, raises=AssertionError,
-                                             reason=_EMBEDDING_MESSAGE)] if "token" in n else [])
-    for n in BAD_INPUTS])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            n,
+            marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=_EMBEDDING_MESSAGE)]
+            if "token" in n
+            else [],
+        )
+        for n in BAD_INPUTS
+    ],
+)
 def test_bad_input_compiled_raises_eagers_error(name):
     minitorch.manual_seed(0)
     step, args = BAD_INPUTS[name]()
@@ -357,11 +402,16 @@ def _d_step_making_fakes(netD, netG, real, noise):
     return dcgan.discriminator_step(netD, real, fake), fake
 
 
-@pytest.mark.xfail(strict=True, raises=minitorch.errors.AutogradError, reason=(
-    "the compiled step is one backward node for both outputs: errD.backward() frees it, so "
-    "errG.backward() through the returned fake batch is 'backward through the graph a second "
-    "time'; eager runs (errD reaches G only through fake.detach()). PyTorch's AOT autograd "
-    "raises the same; dcgan.py makes G(z) in its own compiled call"))
+@pytest.mark.xfail(
+    strict=True,
+    raises=minitorch.errors.AutogradError,
+    reason=(
+        "the compiled step is one backward node for both outputs: errD.backward() frees it, so "
+        "errG.backward() through the returned fake batch is 'backward through the graph a second "
+        "time'; eager runs (errD reaches G only through fake.detach()). PyTorch's AOT autograd "
+        "raises the same; dcgan.py makes G(z) in its own compiled call"
+    ),
+)
 def test_dcgan_fake_batch_from_the_d_step_backs_into_g_compiled():
     minitorch.manual_seed(0)
     netG, netD = dcgan.Generator(), dcgan.Discriminator()
@@ -391,10 +441,15 @@ def _generate(model, idx, max_new_tokens, top_k=5):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "llama's forward reads the sequence length (`B, T, _ = x.shape`, `cos[:T]`), which "
-    "specialises the dim automatic dynamic shapes had marked: one compile per length, and "
-    "past config.recompile_limit the model runs eagerly; PyTorch makes T a SymInt (2 compiles)"))
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason=(
+        "llama's forward reads the sequence length (`B, T, _ = x.shape`, `cos[:T]`), which "
+        "specialises the dim automatic dynamic shapes had marked: one compile per length, and "
+        "past config.recompile_limit the model runs eagerly; PyTorch makes T a SymInt (2 compiles)"
+    ),
+)
 def test_llama_sampling_compiles_at_most_twice():
     minitorch.manual_seed(0)
     model = llama.Llama(llama.ModelArgs()).eval()
@@ -424,21 +479,38 @@ def _fd_cases():
     return {
         "unet": (unet.UNet(), lambda m: unet.step(m, images.double(), masks)),
         "espcn": (espcn.ESPCN(2), lambda m: espcn.step(m, low.double(), high.double())),
-        "espcn upsample": (espcn.UpsampleResidual(2),
-                           lambda m: espcn.step(m, low.double(), high.double())),
-        "style": (style.TransformerNet(),
-                  lambda m: style.step(m, vgg, content.clone(), grams, 1.0, 1e3)),
-        "dcgan generator": (dcgan.Generator().apply(dcgan.weights_init).eval(),
-                            lambda m: (m(z) ** 2).sum()),
-        "dcgan discriminator": (dcgan.Discriminator().apply(dcgan.weights_init),
-                                lambda m: dcgan.discriminator_step(m, real, fake)),
-        "gat": (gat.GAT(6, 4, 3, 0.6, 0.2, 2).eval(),
-                lambda m: gat.step(m, features.double(), adj.double(), labels, idx_train)),
+        "espcn upsample": (
+            espcn.UpsampleResidual(2),
+            lambda m: espcn.step(m, low.double(), high.double()),
+        ),
+        "style": (
+            style.TransformerNet(),
+            lambda m: style.step(m, vgg, content.clone(), grams, 1.0, 1e3),
+        ),
+        "dcgan generator": (
+            dcgan.Generator().apply(dcgan.weights_init).eval(),
+            lambda m: (m(z) ** 2).sum(),
+        ),
+        "dcgan discriminator": (
+            dcgan.Discriminator().apply(dcgan.weights_init),
+            lambda m: dcgan.discriminator_step(m, real, fake),
+        ),
+        "gat": (
+            gat.GAT(6, 4, 3, 0.6, 0.2, 2).eval(),
+            lambda m: gat.step(m, features.double(), adj.double(), labels, idx_train),
+        ),
     }
 
 
-FD_NAMES = ["unet", "espcn", "espcn upsample", "style", "dcgan generator",
-            "dcgan discriminator", "gat"]
+FD_NAMES = [
+    "unet",
+    "espcn",
+    "espcn upsample",
+    "style",
+    "dcgan generator",
+    "dcgan discriminator",
+    "gat",
+]
 
 
 @pytest.mark.parametrize("name", FD_NAMES)
@@ -463,5 +535,10 @@ def test_eager_gradients_match_central_differences(name):
                 down = loss_of(model).item()
                 p[at] = old
             numeric = (up - down) / (2 * eps)
-            np.testing.assert_allclose(p.grad[at].item(), numeric, rtol=1e-4, atol=1e-7,
-                                       err_msg=f"{name}: d loss / d {pname}{list(at)}")
+            np.testing.assert_allclose(
+                p.grad[at].item(),
+                numeric,
+                rtol=1e-4,
+                atol=1e-7,
+                err_msg=f"{name}: d loss / d {pname}{list(at)}",
+            )

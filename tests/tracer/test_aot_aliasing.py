@@ -36,9 +36,15 @@ def shares(a, b) -> bool:
 
 def aliasing(outs, inputs) -> list:
     """Which outputs share memory with which inputs and earlier outputs, and their _base."""
-    return [([shares(o, x) for x in inputs], [shares(o, p) for p in outs[:i]],
-             [o._base is x for x in inputs], [o is x for x in inputs])
-            for i, o in enumerate(outs)]
+    return [
+        (
+            [shares(o, x) for x in inputs],
+            [shares(o, p) for p in outs[:i]],
+            [o._base is x for x in inputs],
+            [o is x for x in inputs],
+        )
+        for i, o in enumerate(outs)
+    ]
 
 
 def views_of_inputs(x):
@@ -69,9 +75,17 @@ def view_after_mutating_the_input(x):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn", [views_of_inputs, views_of_each_other, views_of_a_hidden_base,
-                                a_copying_reshape, the_input_itself,
-                                view_after_mutating_the_input])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        views_of_inputs,
+        views_of_each_other,
+        views_of_a_hidden_base,
+        a_copying_reshape,
+        the_input_itself,
+        view_after_mutating_the_input,
+    ],
+)
 def test_outputs_alias_what_eager_outputs_alias(fn, backend):
     expected, eager_inputs = run(fn, None, X)
     got, inputs = run(fn, backend, X)
@@ -138,8 +152,11 @@ def test_a_saved_output_written_before_backward_raises_eagers_error(backend):
 @pytest.mark.parametrize("backend", [None, *BACKENDS])
 def test_a_saved_input_written_before_backward_raises_eagers_error(backend):
     w = minitorch.tensor(X.copy())
-    f = (lambda x: x * w) if backend is None else minitorch.compile(lambda x: x * w,
-                                                                    backend=backend)
+    f = (
+        (lambda x: x * w)
+        if backend is None
+        else minitorch.compile(lambda x: x * w, backend=backend)
+    )
     x = minitorch.tensor(X.copy(), requires_grad=True)
     out = f(x)
     w.add_(1)  # mul's backward reads w
@@ -222,6 +239,7 @@ def test_equal_outputs_of_a_training_graph_stay_two_tensors(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_empty_view_is_still_a_view(backend):
     """x[1:] of a one-element leaf shares no bytes, but it is a view: writing it raises."""
+
     def zero_the_tail(x):
         x[1:].zero_()
         return x
@@ -259,7 +277,7 @@ def an_unused_nan_output(x):
 
 
 def a_detached_intermediate(x):
-    t = x ** 2
+    t = x**2
     d = t.detach()
     print(end="")
     d *= 2  # t's memory, not its history: t's gradient is still 2x

@@ -164,8 +164,10 @@ def check_aot_eager(fn, inputs, backward_through=None) -> None:
 
     chosen = backward_through or [i for i, e in enumerate(expected) if e.requires_grad]
     rng = np.random.default_rng(1)
-    weights = [minitorch.tensor(rng.standard_normal(tuple(expected[i].shape)),
-                                dtype=expected[i].dtype) for i in chosen]
+    weights = [
+        minitorch.tensor(rng.standard_normal(tuple(expected[i].shape)), dtype=expected[i].dtype)
+        for i in chosen
+    ]
 
     def loss(results):
         total = 0.0
@@ -217,7 +219,7 @@ def test_aot_eager_division():
 
 def test_aot_eager_pow():
     def f(x, y):
-        return (x ** 2, x ** 3, y ** 0.5, y ** -1.5, x ** 1)
+        return (x**2, x**3, y**0.5, y**-1.5, x**1)
 
     check_aot_eager(f, [_leaf((5,)), _leaf((5,), positive=True, seed=1)])
 

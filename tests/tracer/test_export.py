@@ -37,7 +37,7 @@ def same_bits(a, b) -> None:
 def split(data: bytes) -> tuple[dict, bytes]:
     magic, version, head_len, payload_len, digest = PREFIX.unpack_from(data)
     assert (magic, version) == (b"MTEXPORT", 1)
-    body = data[PREFIX.size:]
+    body = data[PREFIX.size :]
     assert len(body) == head_len + payload_len and hashlib.sha256(body).digest() == digest
     return json.loads(body[:head_len]), body[head_len:]
 
@@ -60,8 +60,9 @@ class MLP(nn.Module):
 
 
 def conv_bn_relu() -> nn.Module:
-    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(),
-                          nn.MaxPool2d(2))
+    model = nn.Sequential(
+        nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2)
+    )
     with torch.no_grad():  # statistics that are not the defaults
         model[1].running_mean.copy_(torch.randn(4))
         model[1].running_var.copy_(torch.rand(4) + 0.5)
@@ -77,6 +78,7 @@ def saved_mlp(tmp_path):
 
 
 # ---- seed 004: torch.jit.trace, save, load ---------------------------------------------------
+
 
 class MyModel(nn.Module):
     def __init__(self):
@@ -140,6 +142,7 @@ def test_printed_program_matches_the_docstring(tmp_path):
 
 # ---- round trips, bitwise ------------------------------------------------------------------
 
+
 def test_export_mlp_round_trip(tmp_path):
     model = MLP().eval()
     x = torch.randn(2, 6)
@@ -148,9 +151,12 @@ def test_export_mlp_round_trip(tmp_path):
     assert isinstance(program.graph_module, GraphModule)
     specs = program.graph_signature.input_specs
     assert [(s.kind, s.target, s.shape) for s in specs] == [
-        ("user_input", None, (2, 6)), ("parameter", "fc1.weight", (8, 6)),
-        ("parameter", "fc1.bias", (8,)), ("parameter", "fc2.weight", (3, 8)),
-        ("parameter", "fc2.bias", (3,))]
+        ("user_input", None, (2, 6)),
+        ("parameter", "fc1.weight", (8, 6)),
+        ("parameter", "fc1.bias", (8,)),
+        ("parameter", "fc2.weight", (3, 8)),
+        ("parameter", "fc2.bias", (3,)),
+    ]
     (out,) = program.graph_signature.output_specs
     assert (out.kind, out.shape, out.dtype) == ("user_output", (2, 3), float32)
     path = tmp_path / "mlp.mtx"
@@ -174,8 +180,7 @@ def test_conv_bn_relu_round_trip_keeps_buffers(tmp_path):
     torch.export.save(program, path)
     module = torch.export.load(path).module()
     assert sorted(dict(module.named_buffers())) == ["1.running_mean", "1.running_var"]
-    assert sorted(dict(module.named_parameters())) == ["0.bias", "0.weight", "1.bias",
-                                                       "1.weight"]
+    assert sorted(dict(module.named_parameters())) == ["0.bias", "0.weight", "1.bias", "1.weight"]
     x2 = torch.randn(2, 3, 8, 8)
     same_bits(module(x2), model(x2))  # MaxPool2d's fill=-inf argument survives the JSON
     traced = torch.jit.trace(model, x)
@@ -196,7 +201,13 @@ def test_multi_output_structure_round_trip(tmp_path):
     program = torch.export.export(model, (x,))
     assert program.graph_signature.out_spec == "(*, {idx: [*], row: *}, (*, *), *)"
     assert [s.dtype.name for s in program.graph_signature.output_specs] == [
-        "float32", "int64", "float32", "float32", "int64", "float64"]
+        "float32",
+        "int64",
+        "float32",
+        "float32",
+        "int64",
+        "float64",
+    ]
     torch.export.save(program, tmp_path / "many.mtx")
     got = torch.export.load(tmp_path / "many.mtx").module()(x2 := torch.randn(3, 5))
     want = model(x2)
@@ -234,6 +245,7 @@ def test_traced_function_with_a_frozen_constant(tmp_path):
 
 
 # ---- what export refuses --------------------------------------------------------------------
+
 
 class Branchy(nn.Module):
     def forward(self, x):
@@ -275,8 +287,12 @@ def test_program_is_not_called_directly_and_inputs_must_be_tensors():
 
 
 def test_save_refuses_graphs_a_file_cannot_name(tmp_path):
-    pair = OpDef("pair", "pointwise", meta=lambda x: (TensorMeta(x.shape, float32),) * 2,
-                 impl=lambda xp, a: (a + 1, a * 2))
+    pair = OpDef(
+        "pair",
+        "pointwise",
+        meta=lambda x: (TensorMeta(x.shape, float32),) * 2,
+        impl=lambda xp, a: (a + 1, a * 2),
+    )
     traced = torch.jit.trace(lambda x: pair(x)[1], torch.randn(3))
     with pytest.raises(SerializationError, match="minitorch.ops.pair is not in the op table"):
         traced.save(tmp_path / "pair.pt")
@@ -298,6 +314,7 @@ def test_load_kinds_are_kept_apart(tmp_path, saved_mlp):
 
 # ---- damaged and hostile files --------------------------------------------------------------
 
+
 def refused(path, data: bytes, match: str) -> None:
     path.write_bytes(data)
     with pytest.raises(SerializationError, match=match) as info:
@@ -308,7 +325,7 @@ def refused(path, data: bytes, match: str) -> None:
 @pytest.mark.parametrize("keep", [0, 3, 20, 59, 61, 200, -4, -1])
 def test_truncated_files_are_refused(saved_mlp, keep):
     data = saved_mlp.read_bytes()
-    cut = data[:keep] if keep >= 0 else data[:len(data) + keep]
+    cut = data[:keep] if keep >= 0 else data[: len(data) + keep]
     refused(saved_mlp, cut, "truncated|not a minitorch")
 
 
@@ -362,8 +379,9 @@ def edit(original: bytes, change) -> bytes:
     return join(header, payload)
 
 
-@pytest.mark.parametrize("target", ["os.system", "builtins.eval", "minitorch.ops.__class__",
-                                    "subprocess.run", 42])
+@pytest.mark.parametrize(
+    "target", ["os.system", "builtins.eval", "minitorch.ops.__class__", "subprocess.run", 42]
+)
 def test_a_forbidden_target_is_refused(saved_mlp, monkeypatch, target):
     import os
 
@@ -392,19 +410,22 @@ def test_wrong_tensor_sizes_are_refused(saved_mlp):
     refused(saved_mlp, edit(original, short_payload), "run past the payload")
 
 
-@pytest.mark.parametrize("change, match", [
-    (lambda h: h["nodes"][2]["kwargs"].update({"x=__import__('os')": 1}), "not an identifier"),
-    (lambda h: h["nodes"][1].update(name="a b"), "not an identifier"),
-    (lambda h: h["nodes"][2].update(args=[{"node": "fc2_bias"}, 1]), "not an earlier node"),
-    (lambda h: h["nodes"][2].update(args=[{"eval": "1"}]), "unknown argument"),
-    (lambda h: h["nodes"][1].update(target="__class__"), "not one of the file's tensors"),
-    (lambda h: h["nodes"][0].update(op="call_module"), "op 'call_module' is not one of"),
-    (lambda h: h["tensors"][0].update(name="__dict__"), "not a dotted path"),
-    (lambda h: h["tensors"][0].update(dtype="float8"), "unknown dtype"),
-    (lambda h: h.update(kind="something"), "unknown kind"),
-    (lambda h: h["nodes"].pop(), "no output node"),
-    (lambda h: h["signature"]["inputs"].pop(0), "do not match the graph's placeholders"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda h: h["nodes"][2]["kwargs"].update({"x=__import__('os')": 1}), "not an identifier"),
+        (lambda h: h["nodes"][1].update(name="a b"), "not an identifier"),
+        (lambda h: h["nodes"][2].update(args=[{"node": "fc2_bias"}, 1]), "not an earlier node"),
+        (lambda h: h["nodes"][2].update(args=[{"eval": "1"}]), "unknown argument"),
+        (lambda h: h["nodes"][1].update(target="__class__"), "not one of the file's tensors"),
+        (lambda h: h["nodes"][0].update(op="call_module"), "op 'call_module' is not one of"),
+        (lambda h: h["tensors"][0].update(name="__dict__"), "not a dotted path"),
+        (lambda h: h["tensors"][0].update(dtype="float8"), "unknown dtype"),
+        (lambda h: h.update(kind="something"), "unknown kind"),
+        (lambda h: h["nodes"].pop(), "no output node"),
+        (lambda h: h["signature"]["inputs"].pop(0), "do not match the graph's placeholders"),
+    ],
+)
 def test_edited_headers_are_refused(saved_mlp, change, match):
     def change_header(header, payload):
         change(header)

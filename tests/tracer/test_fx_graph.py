@@ -153,8 +153,19 @@ def test_builtin_names_get_a_suffix_and_names_stay_unique():
     kw = g.placeholder("lambda")
     attr = g.get_attr("layers.0.weight")
     names = [n.name for n in (x, x_again, p1, p2, s1, s2, total, method, inp, kw, attr)]
-    assert names == ["x", "x_1", "pow_1", "pow_2", "sin", "sin_1", "sum_1", "sum_2", "input_1",
-                     "lambda_1", "layers_0_weight"]
+    assert names == [
+        "x",
+        "x_1",
+        "pow_1",
+        "pow_2",
+        "sin",
+        "sin_1",
+        "sum_1",
+        "sum_2",
+        "input_1",
+        "lambda_1",
+        "layers_0_weight",
+    ]
     assert all(name.isidentifier() for name in names)
 
 
@@ -274,12 +285,15 @@ def test_lint_catches_a_node_from_another_graph():
         g.lint()
 
 
-@pytest.mark.parametrize("op, target, pattern", [
-    ("call_function", "sin", "call_function target 'sin' is not callable"),
-    ("call_method", minitorch.sum, "call_method needs a string target"),
-    ("get_attr", 3, "get_attr needs a string target"),
-    ("call_module", operator.add, "call_module needs a string target"),
-])
+@pytest.mark.parametrize(
+    "op, target, pattern",
+    [
+        ("call_function", "sin", "call_function target 'sin' is not callable"),
+        ("call_method", minitorch.sum, "call_method needs a string target"),
+        ("get_attr", 3, "get_attr needs a string target"),
+        ("call_module", operator.add, "call_module needs a string target"),
+    ],
+)
 def test_lint_catches_bad_target_types(op, target, pattern):
     g = Graph()
     x = g.placeholder("x")
@@ -375,8 +389,9 @@ def test_assigning_a_graph_recompiles():
     x = g.placeholder("x")
     g.output(g.call_function(minitorch.neg, (x,)))
     gm.graph = g
-    assert gm.code == "def forward(self, x):\n    neg = minitorch.neg(x);  x = None\n" \
-                      "    return neg\n"
+    assert (
+        gm.code == "def forward(self, x):\n    neg = minitorch.neg(x);  x = None\n    return neg\n"
+    )
     assert_same(gm(minitorch.ones(2)), -minitorch.ones(2))
 
 

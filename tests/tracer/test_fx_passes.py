@@ -32,8 +32,9 @@ from tracer.fx.passes.remove_dropout import remove_dropout
 
 
 def assert_close(actual, expected) -> None:
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-5
+    )
 
 
 def count(gm, op: str, target: Any = None) -> int:
@@ -94,7 +95,9 @@ def test_fuse_conv_bn_accepts_a_plain_module_and_keeps_its_class_name():
     fused = fuse_conv_bn(model)
     assert module_types(fused) == [nn.Conv2d]
     assert fused.code.splitlines()[1:] == [
-        "    _0 = getattr(self, '0')(input_1);  input_1 = None", "    return _0"]
+        "    _0 = getattr(self, '0')(input_1);  input_1 = None",
+        "    return _0",
+    ]
     assert repr(fused).startswith("Sequential()")
     x = torch.randn(1, 2, 5, 5)
     assert_close(fused(x), model(x))
@@ -426,8 +429,10 @@ def test_graph_deepcopy_shares_targets_and_copies_nodes():
     graph = copy.deepcopy(traced.graph)
     graph.lint()
     assert str(graph) == str(traced.graph)
-    assert [n.target for n in graph.find_nodes(op="call_function")] == [torch.ops.add,
-                                                                         torch.ops.sin]
+    assert [n.target for n in graph.find_nodes(op="call_function")] == [
+        torch.ops.add,
+        torch.ops.sin,
+    ]
     assert not set(graph.nodes) & set(traced.graph.nodes)
     assert isinstance(copy.deepcopy(traced), GraphModule)
     fresh = Graph()
@@ -448,19 +453,22 @@ class Scale(nn.Module):
 
 DOC_EXAMPLES = {  # module -> how its docstring makes the module whose code it prints
     cse_module: lambda: eliminate_common_subexpressions(
-        symbolic_trace(lambda x: x.sin() + x.sin())),
+        symbolic_trace(lambda x: x.sin() + x.sin())
+    ),
     const_fold_module: lambda: fold_constants(symbolic_trace(Scale())),
-    fuse_module: lambda: fuse_conv_bn(symbolic_trace(
-        nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU()).eval())),
-    dropout_module: lambda: remove_dropout(symbolic_trace(
-        nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.ReLU()))),
+    fuse_module: lambda: fuse_conv_bn(
+        symbolic_trace(nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU()).eval())
+    ),
+    dropout_module: lambda: remove_dropout(
+        symbolic_trace(nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.ReLU()))
+    ),
 }
 
 
 @pytest.mark.parametrize("module", DOC_EXAMPLES, ids=lambda m: m.__name__.rsplit(".")[-1])
 def test_docstring_example_prints_this_code(module):
     doc = module.__doc__
-    block = doc[doc.index("    def forward"):].split("\n\n")[0]
+    block = doc[doc.index("    def forward") :].split("\n\n")[0]
     expected = textwrap.dedent(block) + "\n"
     assert DOC_EXAMPLES[module]().code == expected
 
@@ -477,8 +485,8 @@ def _parent_name(target: str) -> tuple[str, str]:
     Splits a qualname into parent path and last atom.
     For example, `foo.bar.baz` -> (`foo.bar`, `baz`)
     """
-    *parent, name = target.rsplit('.', 1)
-    return parent[0] if parent else '', name
+    *parent, name = target.rsplit(".", 1)
+    return parent[0] if parent else "", name
 
 
 def matches_module_pattern(pattern, node: fx.Node, modules: dict[str, Any]):
@@ -488,7 +496,7 @@ def matches_module_pattern(pattern, node: fx.Node, modules: dict[str, Any]):
     for expected_type, current_node in zip(pattern, nodes):
         if not isinstance(current_node, fx.Node):
             return False
-        if current_node.op != 'call_module':
+        if current_node.op != "call_module":
             return False
         if not isinstance(current_node.target, str):
             return False
@@ -500,7 +508,7 @@ def matches_module_pattern(pattern, node: fx.Node, modules: dict[str, Any]):
 
 
 def replace_node_module(node: fx.Node, modules: dict[str, Any], new_module: torch.nn.Module):
-    assert(isinstance(node.target, str))
+    assert isinstance(node.target, str)
     parent_name, name = _parent_name(node.target)
     modules[node.target] = new_module
     setattr(modules[parent_name], name, new_module)
@@ -541,8 +549,9 @@ def seed_remove_dropout(model: nn.Module) -> nn.Module:  # the seed's `remove_dr
     fx_model = fx.symbolic_trace(model)
 
     class DropoutRemover(torch.fx.Transformer):
-        def call_module(self, target: Target, args: tuple[Argument, ...],
-                        kwargs: dict[str, Any]) -> Any:
+        def call_module(
+            self, target: Target, args: tuple[Argument, ...], kwargs: dict[str, Any]
+        ) -> Any:
             if isinstance(self.submodules[target], nn.Dropout):
                 assert len(args) == 1
                 return args[0]
@@ -575,8 +584,9 @@ def test_seed_remove_dropout_matches_eager_and_our_pass():
     assert_close(clean(x), model.eval()(x))
 
 
-def extract_subgraph(orig_module: nn.Module, nodes: list[fx.Node], inputs: list[fx.Node],
-                     outputs: list[fx.Node]):
+def extract_subgraph(
+    orig_module: nn.Module, nodes: list[fx.Node], inputs: list[fx.Node], outputs: list[fx.Node]
+):
     """
     Given lists of nodes from an existing graph that represent a subgraph, returns a submodule
     that executes that subgraph.
@@ -603,8 +613,12 @@ def test_seed_extract_subgraph_runs_the_middle_of_a_model():
     by_name = {n.name: n for n in gm.graph.nodes}
     middle = [by_name["_1"], by_name["_2"]]  # relu, then the second linear
     sub = extract_subgraph(gm, middle, [by_name["_0"]], [by_name["_2"]])
-    assert [n.op for n in sub.graph.nodes] == ["placeholder", "call_module", "call_module",
-                                               "output"]
+    assert [n.op for n in sub.graph.nodes] == [
+        "placeholder",
+        "call_module",
+        "call_module",
+        "output",
+    ]
     h = torch.randn(5, 8)
     (out,) = sub(h)
     assert_close(out, model[2](model[1](h)))

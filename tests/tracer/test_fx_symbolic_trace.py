@@ -18,8 +18,9 @@ from tracer.fx import GraphModule, Proxy, TraceError, Tracer, symbolic_trace
 
 
 def assert_close(actual, expected) -> None:
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 # ---- seed 001 / 002: param + linear + clamp ------------------------------------------------
@@ -78,8 +79,7 @@ class TopkModule(torch.nn.Module):
         self.linear = torch.nn.Linear(4, 5)
 
     def forward(self, x):
-        return torch.topk(torch.sum(
-            self.linear(x + self.linear.weight).relu(), dim=-1), 3)
+        return torch.topk(torch.sum(self.linear(x + self.linear.weight).relu(), dim=-1), 3)
 
 
 TOPK_TABLE = """\
@@ -121,7 +121,7 @@ class AddModule(torch.nn.Module):
 def transform(m: torch.nn.Module, tracer_class: type = torch.fx.Tracer) -> torch.nn.Module:
     graph: torch.fx.Graph = tracer_class().trace(m)
     for node in graph.nodes:
-        if node.op == 'call_function':
+        if node.op == "call_function":
             if node.target == torch.add:
                 node.target = torch.mul
     graph.lint()
@@ -140,7 +140,7 @@ def test_seed_transform_replaces_add_with_mul():
 
 def all_the_operators(x, y):
     a = (x + y) * 2 - y / 3 + 1 - x
-    b = 2 ** x + (-a) + abs(y) - (1 / (y + 1))
+    b = 2**x + (-a) + abs(y) - (1 / (y + 1))
     c = (a @ b.t())[0] + x.shape[1]  # shape: a getattr node, then a getitem node
     return torch.sum(c, dim=0) + (x > y) * 1.0 + x.relu().exp()
 
@@ -175,8 +175,7 @@ def test_nn_functional_records_the_public_function():
 def test_tensor_constant_becomes_an_attribute():
     bias = torch.tensor([1.0, 2.0, 3.0])
     gm = symbolic_trace(lambda x: x + bias)
-    assert [n.op for n in gm.graph.nodes] == ["placeholder", "get_attr", "call_function",
-                                              "output"]
+    assert [n.op for n in gm.graph.nodes] == ["placeholder", "get_attr", "call_function", "output"]
     assert "self._tensor_constant0" in gm.code
     x = torch.rand(2, 3)
     assert_close(gm(x), x + bias)
@@ -219,7 +218,10 @@ def test_is_leaf_module_override_traces_into_linear():
     graph = LinearIsNotALeaf().trace(module)
     assert not graph.find_nodes(op="call_module")
     assert {n.target for n in graph.find_nodes(op="get_attr")} == {
-        "param", "linear.weight", "linear.bias"}
+        "param",
+        "linear.weight",
+        "linear.bias",
+    }
     gm = GraphModule(module, graph)
     x = torch.rand(3, 4)
     assert_close(gm(x), module(x))
@@ -267,8 +269,9 @@ def test_failed_trace_restores_the_library():
     assert torch.sum is original_sum and Module.__call__ is original_call
 
 
-@pytest.mark.parametrize("fn", [lambda x: len(x), lambda x: [v for v in x],
-                                lambda x: range(x.shape[0])])
+@pytest.mark.parametrize(
+    "fn", [lambda x: len(x), lambda x: [v for v in x], lambda x: range(x.shape[0])]
+)
 def test_len_iteration_and_int_raise(fn):
     with pytest.raises(TraceError, match="symbolic tracing cannot"):
         symbolic_trace(fn)
@@ -286,8 +289,13 @@ def test_concrete_args_fix_the_branch():
     on = symbolic_trace(Flagged(), concrete_args={"flag": True})
     off = symbolic_trace(Flagged(), concrete_args={"flag": False})
     # PyTorch keeps the input and checks it: placeholders x, flag; the check; relu; output
-    assert [n.op for n in on.graph.nodes] == ["placeholder", "placeholder", "call_function",
-                                              "call_method", "output"]
+    assert [n.op for n in on.graph.nodes] == [
+        "placeholder",
+        "placeholder",
+        "call_function",
+        "call_method",
+        "output",
+    ]
     assert_close(on(x, True), x.relu())
     assert_close(off(x, flag=False), -x)
     with pytest.raises(TraceError, match="not inputs"):

@@ -23,8 +23,9 @@ from tracer.fx.node import target_name
 
 
 def assert_close(actual, expected) -> None:
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 def names(gm) -> list[str]:
@@ -134,7 +135,9 @@ def test_replace_pattern_replaces_every_match_and_nothing_else():
 
     assert [m.anchor.name for m in matches] == ["relu", "relu_1"]
     assert [sorted(g.name for g in m.nodes_map.values()) for m in matches] == [
-        ["add", "relu", "x", "y"], ["add_1", "relu", "relu_1", "z"]]
+        ["add", "relu", "x", "y"],
+        ["add_1", "relu", "relu_1", "z"],
+    ]
     after = {n.name: (n.op, n.target) for n in gm.graph.nodes}
     removed = set(before) - set(after)
     assert removed == {"add", "relu", "add_1", "relu_1"}
@@ -152,7 +155,8 @@ def test_replace_pattern_chain_matches_do_not_overlap():
 
     gm = fx.symbolic_trace(four_relus)
     matches = subgraph_rewriter.replace_pattern(
-        gm, lambda x: torch.relu(torch.relu(x)), lambda x: torch.abs(x) * 0.5)
+        gm, lambda x: torch.relu(torch.relu(x)), lambda x: torch.abs(x) * 0.5
+    )
     assert [m.anchor.name for m in matches] == ["relu_1", "relu_3"]
     assert [n.target for n in gm.graph.nodes].count(torch.abs) == 2
     gm.graph.lint()
@@ -237,7 +241,8 @@ def test_shape_prop_matches_eager_values():
         if node.name in eager:
             want = eager[node.name]
             assert node.meta["tensor_meta"] == TensorMetadata(
-                want.shape, want.dtype, want.requires_grad, want.stride()), node.name
+                want.shape, want.dtype, want.requires_grad, want.stride()
+            ), node.name
     meta = {n.name: n.meta.get("tensor_meta") for n in gm.graph.nodes}
     assert meta["gt"].dtype is torch.bool
     assert meta["linear"].requires_grad and not meta["x"].requires_grad
@@ -294,8 +299,11 @@ def test_graph_drawer_shows_shapes_after_shape_prop_and_escapes_labels():
     gm = fx.symbolic_trace(lambda x: torch.clamp(x, min=0.0, max=1.0))
     ShapeProp(gm).propagate(torch.randn(2, 3).to(torch.float64))
     records, _ = parse_dot(FxGraphDrawer(gm, "f").get_dot_graph().to_string())
-    assert records["clamp"][3:] == [r"kwargs=\{min: 0.0, max: 1.0\}", "shape=[2, 3]",
-                                    "dtype=float64"]
+    assert records["clamp"][3:] == [
+        r"kwargs=\{min: 0.0, max: 1.0\}",
+        "shape=[2, 3]",
+        "dtype=float64",
+    ]
 
 
 def test_graph_drawer_needs_dot(monkeypatch):

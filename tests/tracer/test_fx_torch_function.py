@@ -24,8 +24,9 @@ from tracer.fx.proxy import GraphAppendingTracer
 
 
 def assert_close(actual, expected) -> None:
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 class Logged:
@@ -56,20 +57,31 @@ def _unwrap(a):
 
 
 # Not functions of tensors in PyTorch either (torch.overrides.get_ignored_functions()).
-NOT_OVERRIDABLE = {"compile", "is_grad_enabled", "load", "save", "is_autocast_enabled",
-                   "get_autocast_dtype", "get_float32_matmul_precision",
-                   "set_float32_matmul_precision"}
+NOT_OVERRIDABLE = {
+    "compile",
+    "is_grad_enabled",
+    "load",
+    "save",
+    "is_autocast_enabled",
+    "get_autocast_dtype",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
+}
 
 
 def test_every_public_function_hands_the_call_over():
     """A function added to minitorch or nn.functional later must be covered too."""
-    public = [(f"minitorch.{n}", getattr(torch, n)) for n in torch.__all__
-              if n not in NOT_OVERRIDABLE]
+    public = [
+        (f"minitorch.{n}", getattr(torch, n)) for n in torch.__all__ if n not in NOT_OVERRIDABLE
+    ]
     public += [(f"F.{n}", getattr(F, n)) for n in F.__all__]
-    missing = [name for name, fn in public
-               if isinstance(fn, types.FunctionType) and fn not in _COVERED]
-    assert missing == [], ("add make_overridable(globals(), __all__) at the end of their module "
-                           "(see [Note: __torch_function__])")
+    missing = [
+        name for name, fn in public if isinstance(fn, types.FunctionType) and fn not in _COVERED
+    ]
+    assert missing == [], (
+        "add make_overridable(globals(), __all__) at the end of their module "
+        "(see [Note: __torch_function__])"
+    )
 
 
 def test_the_hook_gets_func_types_args_and_kwargs_and_its_result_is_returned():
@@ -83,14 +95,17 @@ def test_the_hook_gets_func_types_args_and_kwargs_and_its_result_is_returned():
     np.testing.assert_array_equal(out.numpy(), np.concatenate([x.numpy(), x.numpy()]))
 
 
-@pytest.mark.parametrize("call", [
-    lambda w: torch.sum(w, dim=1),
-    lambda w: F.relu(w),
-    lambda w: F.linear(w, torch.ones(4, 3)),
-    lambda w: torch.zeros_like(w),
-    lambda w: torch.randn(2, 3).add(w),  # a Tensor method, with it as an argument
-    lambda w: torch.where(torch.randn(2, 3) > 0, w, 0.0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda w: torch.sum(w, dim=1),
+        lambda w: F.relu(w),
+        lambda w: F.linear(w, torch.ones(4, 3)),
+        lambda w: torch.zeros_like(w),
+        lambda w: torch.randn(2, 3).add(w),  # a Tensor method, with it as an argument
+        lambda w: torch.where(torch.randn(2, 3) > 0, w, 0.0),
+    ],
+)
 def test_functions_nn_functional_factories_and_methods_all_hand_it_over(call):
     Logged.calls.clear()
     x = torch.randn(2, 3)
@@ -126,8 +141,9 @@ def test_when_every_class_declines_it_is_a_type_error_naming_the_function():
         def __torch_function__(cls, func, types, args=(), kwargs=None):
             return NotImplemented
 
-    with pytest.raises(TypeError, match=r"no implementation found for 'minitorch.sin'.*Declines"
-                       ) as info:
+    with pytest.raises(
+        TypeError, match=r"no implementation found for 'minitorch.sin'.*Declines"
+    ) as info:
         torch.sin(Declines())
     assert isinstance(info.value, torch.MinitorchError)
 
@@ -209,8 +225,10 @@ def test_a_transformer_override_may_call_minitorch_functions_on_its_proxies():
             return super().call_method(target, args, kwargs)
 
     gm = ReluToClamp(symbolic_trace(lambda x: (x * 2).relu())).transform()
-    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == [operator.mul,
-                                                                            torch.clamp]
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"] == [
+        operator.mul,
+        torch.clamp,
+    ]
     x = torch.randn(5)
     assert_close(gm(x), (x * 2).relu())
 
@@ -240,6 +258,7 @@ scaled_sin = overridable(_scaled_sin)  # as the library's own functions are made
 def test_capture_inlines_the_function_under_the_hook_and_guards_it_once():
     """Bytecode capture walks into the function's body, not into the hook's wrapper (a closure
     it would refuse), and guards that body's code."""
+
     def f(x):
         return scaled_sin(x) + 1
 

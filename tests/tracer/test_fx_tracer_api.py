@@ -22,8 +22,9 @@ from tracer.fx.symbolic_trace import ConcreteArgError
 
 
 def assert_close(actual, expected) -> None:
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 class Stacked(nn.Module):
@@ -75,8 +76,14 @@ def test_an_overridden_create_node_makes_every_node():
     assert tracer.made == graph.nodes
     assert all(n.meta["tag"] == "seen" for n in graph.nodes)
     kinds = {n.op for n in graph.nodes}
-    assert kinds == {"placeholder", "get_attr", "call_function", "call_method", "call_module",
-                     "output"}
+    assert kinds == {
+        "placeholder",
+        "get_attr",
+        "call_function",
+        "call_method",
+        "call_module",
+        "output",
+    }
     assert set(tracer.proxied) == kinds - {"output"}  # the output is a node, not a Proxy
     assert_close(GraphModule(model, graph)(x), model(x))
 
@@ -163,8 +170,9 @@ def test_concrete_args_keep_the_input_and_check_its_value():
     assert list(inspect.signature(gm.forward).parameters) == ["x", "flag", "bias"]
     assert_close(gm(x, True, None), x.relu())
     assert_close(gm(x, flag=1, bias=None), x.relu())  # PyTorch compares with ==: 1 == True
-    with pytest.raises(AssertionError, match="flag has been specialized to have value True"
-                       ) as info:
+    with pytest.raises(
+        AssertionError, match="flag has been specialized to have value True"
+    ) as info:
         gm(x, False, None)
     assert isinstance(info.value, (ConcreteArgError, torch.MinitorchError))
     with pytest.raises(AssertionError, match="bias has been specialized to have value None"):
@@ -227,8 +235,12 @@ def test_recompile_and_print_readable_after_an_edit():
     stack.target = torch.cat
     code = gm.recompile()
     assert "minitorch.cat(" in code and code == gm.code
-    expected = torch.cat([model.head(model.layers[1](model.layers[0](x))),
-                          model.layers[1](model.layers[0](x))]) * 2.0
+    expected = (
+        torch.cat(
+            [model.head(model.layers[1](model.layers[0](x))), model.layers[1](model.layers[0](x))]
+        )
+        * 2.0
+    )
     assert_close(gm(x), expected + model.layers[0].weight.sum() + model.shift)
     text = gm.print_readable(print_output=False)
     assert text.startswith("class Stacked(minitorch.nn.Module):\n    def forward(self, x, scale")

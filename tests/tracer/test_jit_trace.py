@@ -20,11 +20,13 @@ from tracer.fx import GraphModule, Interpreter
 
 
 def close(a, b) -> None:
-    np.testing.assert_allclose(np.asarray(a.detach().numpy()), np.asarray(b.detach().numpy()),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(a.detach().numpy()), np.asarray(b.detach().numpy()), rtol=1e-5, atol=1e-6
+    )
 
 
 # ---- seed 000: the three problems of graph capture ------------------------------------------
+
 
 def conditional_computation(x):
     if x.sum() < 0:
@@ -85,8 +87,10 @@ def test_seed_000_outside_code_is_frozen_as_a_constant():
         warnings.simplefilter("error", TracerWarning)  # from_numpy converts nothing: no warning
         f_traced = torch.jit.trace(external_code, torch.randn(5, 5, 5))
     assert [(n.op, str(n.target)) for n in f_traced.graph.nodes] == [
-        ("placeholder", "x"), ("get_attr", "_tensor_constant0"),
-        ("call_function", "minitorch.ops.add"), ("output", "output"),
+        ("placeholder", "x"),
+        ("get_attr", "_tensor_constant0"),
+        ("call_function", "minitorch.ops.add"),
+        ("output", "output"),
     ]
     y = torch.randn(5, 5, 5)
     close(f_traced(y), y + f_traced._tensor_constant0)  # the same random numbers every call
@@ -94,6 +98,7 @@ def test_seed_000_outside_code_is_frozen_as_a_constant():
 
 
 # ---- seed 004: exporting a module by tracing ---------------------------------------------
+
 
 class MyModel(nn.Module):
     def __init__(self):
@@ -152,12 +157,17 @@ def test_trace_a_compiled_function_records_its_ops():
     compiled(x)
     traced = torch.jit.trace(compiled, x)
     assert [str(n.target) for n in traced.graph.nodes if n.op == "call_function"] == [
-        "minitorch.ops.sin", "minitorch.ops.add", "minitorch.ops.cos", "minitorch.ops.mul"]
+        "minitorch.ops.sin",
+        "minitorch.ops.add",
+        "minitorch.ops.cos",
+        "minitorch.ops.mul",
+    ]
     y = torch.randn(4, 8)
     close(traced(y), f(y))
 
 
 # ---- modules: parameters and buffers are read by get_attr --------------------------------
+
 
 def test_sequential_linear_relu_records_get_attr_for_weights():
     model = nn.Sequential(nn.Linear(4, 3), nn.ReLU())
@@ -181,6 +191,7 @@ def test_buffers_stay_buffers():
 
 
 # ---- generated code and editing -----------------------------------------------------------
+
 
 def test_code_is_python_that_reproduces_the_function():
     def f(x, y):
@@ -215,17 +226,25 @@ def test_detach_reads_the_same_node():
 
 def test_multi_output_ops_get_one_getitem_per_output():
     # An unregistered two-output op: (x + 1, x * 2).
-    pair = OpDef("pair", "pointwise", meta=lambda x: (TensorMeta(x.shape, float32),) * 2,
-                 impl=lambda xp, a: (a + 1, a * 2))
+    pair = OpDef(
+        "pair",
+        "pointwise",
+        meta=lambda x: (TensorMeta(x.shape, float32),) * 2,
+        impl=lambda xp, a: (a + 1, a * 2),
+    )
     traced = torch.jit.trace(lambda x: pair(x)[1], torch.randn(3))
     assert [(n.op, n.name) for n in traced.graph.nodes] == [
-        ("placeholder", "x"), ("call_function", "pair"), ("call_function", "getitem_1"),
-        ("output", "output")]
+        ("placeholder", "x"),
+        ("call_function", "pair"),
+        ("call_function", "getitem_1"),
+        ("output", "output"),
+    ]
     x = torch.randn(3)
     close(Interpreter(traced).run(x), x * 2)
 
 
 # ---- what the trace refuses or warns about, and that it cleans up ---------------------------
+
 
 @pytest.mark.parametrize("convert", [float, int, lambda t: t.item(), lambda t: t.tolist()])
 def test_every_conversion_to_python_warns(convert):

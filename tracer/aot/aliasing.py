@@ -85,8 +85,13 @@ class OutputAliases:
         def output(i: int) -> Tensor:  # an output, after the one it is a view of
             if i not in made:
                 how = self.outputs[i]
-                base = (inputs[how.index] if how.source == "input" else
-                        graph_outputs[how.index] if how.source == "graph" else output(how.index))
+                base = (
+                    inputs[how.index]
+                    if how.source == "input"
+                    else graph_outputs[how.index]
+                    if how.source == "graph"
+                    else output(how.index)
+                )
                 made[i] = how.get(base)
             return made[i]
 
@@ -121,8 +126,9 @@ def replay(base: Tensor, views: tuple[ViewStep, ...]) -> Tensor:
     return base
 
 
-def find_output_aliases(gm: GraphModule, num_outputs: int | None,
-                        seen: Sequence[tuple[bool, bool]] = ()) -> OutputAliases | None:
+def find_output_aliases(
+    gm: GraphModule, num_outputs: int | None, seen: Sequence[tuple[bool, bool]] = ()
+) -> OutputAliases | None:
     """The aliasing of the first `num_outputs` outputs of `gm` (a traced forward graph; None:
     all, for an inference graph), or None when each is a fresh tensor of its own.
 
@@ -156,8 +162,7 @@ def find_output_aliases(gm: GraphModule, num_outputs: int | None,
         elif views and root in first_output:
             remade.append(RemadeOutput("output", first_output[root], views, detached))
         elif views and sharing[root] > 1:
-            remade.append(RemadeOutput("graph", graph_index(root, i, len(views)), views,
-                                       detached))
+            remade.append(RemadeOutput("graph", graph_index(root, i, len(views)), views, detached))
         else:
             remade.append(RemadeOutput("graph", graph_index(node, i, 0), (), detached))
     if list(returned) == graph_outputs and not any(r.detached for r in remade):
@@ -177,8 +182,11 @@ def saved_aliases(forward: GraphModule, num_outputs: int) -> tuple[tuple[int, ..
     found = []
     for node in saved:
         root = _view_chain(node)[0]
-        found.append(() if root.op == "placeholder" else tuple(
-            i for i, r in enumerate(roots) if r is root and user[i] is not node))
+        found.append(
+            ()
+            if root.op == "placeholder"
+            else tuple(i for i, r in enumerate(roots) if r is root and user[i] is not node)
+        )
     return tuple(found)
 
 
@@ -199,9 +207,12 @@ def _view_chain(node: Node, stop_at: Collection[Node] = ()) -> tuple[Node, tuple
     """(root, steps): `node` is the views `steps` of `root`, which is no view, or is one of
     `stop_at` (another output: views are remade from it)."""
     steps: list[ViewStep] = []
-    while (node.op == "call_function" and getattr(node.target, "kind", None) == "view"
-           and not _reads_nodes(node.args[1:], node.kwargs)  # x[idx] gathers: a copy
-           and not (steps and node in stop_at)):
+    while (
+        node.op == "call_function"
+        and getattr(node.target, "kind", None) == "view"
+        and not _reads_nodes(node.args[1:], node.kwargs)  # x[idx] gathers: a copy
+        and not (steps and node in stop_at)
+    ):
         steps.append((node.target, node.args[1:], dict(node.kwargs)))
         node = node.args[0]
     return node, tuple(reversed(steps))

@@ -80,14 +80,18 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
         graphs, seconds = _trace(_as_tuple(aliases.computing(flat)), example_inputs, name)
         graphs.aliases = aliases
     if log:
-        for stage, gm, took in zip(("joint", "forward", "backward") if graphs.training
-                                   else ("forward",), _logged(graphs), seconds):
+        for stage, gm, took in zip(
+            ("joint", "forward", "backward") if graphs.training else ("forward",),
+            _logged(graphs),
+            seconds,
+        ):
             _record(stage, gm, took)
     return graphs
 
 
-def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
-           ) -> tuple[AOTGraphs, list[float | None]]:
+def _trace(
+    flat: Callable, example_inputs: Sequence[Tensor], name: str
+) -> tuple[AOTGraphs, list[float | None]]:
     """The graphs of `flat` and the seconds each took (see aot_trace), in the grad mode it is
     called in (a graph that ends inside a `no_grad` block, at a graph break, leaves the
     mode it set: not the tracing's to change)."""
@@ -95,13 +99,15 @@ def _trace(flat: Callable, example_inputs: Sequence[Tensor], name: str
         return _trace_graphs(flat, example_inputs, name)
 
 
-def _trace_graphs(flat: Callable, example_inputs: Sequence[Tensor], name: str
-                  ) -> tuple[AOTGraphs, list[float | None]]:
+def _trace_graphs(
+    flat: Callable, example_inputs: Sequence[Tensor], name: str
+) -> tuple[AOTGraphs, list[float | None]]:
     start = time.perf_counter()
     grad_on = is_grad_enabled() or turns_grad_on(flat)
     if not (grad_on and any(x.requires_grad for x in example_inputs)):
         inference = make_fx(flat, [f"arg{i}_1" for i in range(len(example_inputs))])(
-            *example_inputs)
+            *example_inputs
+        )
         inference.meta["name"] = f"{name}, inference"
         return AOTGraphs(inference), [time.perf_counter() - start]
     joint, spec = trace_joint(flat, example_inputs)
@@ -109,13 +115,19 @@ def _trace_graphs(flat: Callable, example_inputs: Sequence[Tensor], name: str
     traced = time.perf_counter()
     parts = partition_joint(joint, spec)
     grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
-    spec = replace(spec, tangents_read=grads_read, saved_read_by=saved_read,
-                   saved_aliases=saved_aliases(parts.forward, spec.num_outputs),
-                   turns_grad_on=turns_grad_on(flat))
+    spec = replace(
+        spec,
+        tangents_read=grads_read,
+        saved_read_by=saved_read,
+        saved_aliases=saved_aliases(parts.forward, spec.num_outputs),
+        turns_grad_on=turns_grad_on(flat),
+    )
     parts.forward.meta["name"] = f"{name}, forward ({describe_saved(joint, spec, parts)})"
     parts.backward.meta["name"] = f"{name}, backward"
-    return (AOTGraphs(parts.forward, parts.backward, spec, joint),
-            [traced - start, time.perf_counter() - traced, None])
+    return (
+        AOTGraphs(parts.forward, parts.backward, spec, joint),
+        [traced - start, time.perf_counter() - traced, None],
+    )
 
 
 def turns_grad_on(fn: Callable) -> bool:
@@ -125,16 +137,18 @@ def turns_grad_on(fn: Callable) -> bool:
     while getattr(fn, "graph", None) is None and hasattr(fn, "__wrapped__"):
         fn = fn.__wrapped__  # _as_tuple's, and the aliases' wrapper
     graph = getattr(fn, "graph", None)
-    return graph is not None and any(n.op == "call_function" and n.target is set_grad_mode
-                                     and n.args[0] for n in graph.nodes)
+    return graph is not None and any(
+        n.op == "call_function" and n.target is set_grad_mode and n.args[0] for n in graph.nodes
+    )
 
 
 def _logged(graphs: AOTGraphs) -> list[GraphModule]:
     return [graphs.forward] if not graphs.training else [graphs.joint, *graphs.all()]
 
 
-def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler,
-               bw_compiler: Compiler) -> Callable:
+def aot_module(
+    gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Compiler, bw_compiler: Compiler
+) -> Callable:
     """Trace `gm` with `aot_trace`, compile each graph, link them for autograd, and remake the
     outputs that are views ([Note: output aliasing])."""
     graphs = aot_trace(gm, example_inputs)
@@ -143,13 +157,15 @@ def aot_module(gm: Callable, example_inputs: Sequence[Tensor], fw_compiler: Comp
         run = lambda *args: tuple(compiled_fw(*args))  # noqa: E731
     else:
         compiled_bw = bw_compiler(graphs.backward, fake_inputs(graphs.backward))
-        run = CompiledFunction(compiled_fw, compiled_bw, graphs.spec,
-                               backward_variants(graphs, bw_compiler))
+        run = CompiledFunction(
+            compiled_fw, compiled_bw, graphs.spec, backward_variants(graphs, bw_compiler)
+        )
     return run if graphs.aliases is None else graphs.aliases.around(run)
 
 
-def backward_variants(graphs: AOTGraphs, bw_compiler: Compiler
-                      ) -> Callable[[frozenset[int]], Callable | None]:
+def backward_variants(
+    graphs: AOTGraphs, bw_compiler: Compiler
+) -> Callable[[frozenset[int]], Callable | None]:
     """missing tangents -> graphs.backward without them (see without_tangents), compiled by
     `bw_compiler` the first time each set is missing."""
     made: dict[frozenset[int], Callable | None] = {}
@@ -192,29 +208,35 @@ def _record(stage: str, gm: GraphModule, seconds: float | None) -> None:
 class CompiledFunction:
     """Runs the compiled forward and links its outputs to the compiled backward."""
 
-    def __init__(self, compiled_fw: Callable, compiled_bw: Callable, spec: JointSpec,
-                 backward_without: Callable[[frozenset[int]], Callable | None] | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        compiled_fw: Callable,
+        compiled_bw: Callable,
+        spec: JointSpec,
+        backward_without: Callable[[frozenset[int]], Callable | None] | None = None,
+    ) -> None:
         self.compiled_fw = compiled_fw
         self.compiled_bw = compiled_bw
         self.spec = spec
         # (saved value, output sharing its memory), flattened once: most calls have none
-        self._saved_aliases = [(j, i) for j, outputs in enumerate(spec.saved_aliases)
-                               for i in outputs]
+        self._saved_aliases = [
+            (j, i) for j, outputs in enumerate(spec.saved_aliases) for i in outputs
+        ]
         # missing tangents -> a backward that skips what they would contribute (or None)
         self.backward_without = backward_without or (lambda missing: None)
 
     def __call__(self, *args: Tensor) -> tuple:
         with no_grad():
             results = tuple(self.compiled_fw(*args))
-        outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs:]
+        outs, saved = results[: self.spec.num_outputs], results[self.spec.num_outputs :]
         for j, i in self._saved_aliases:  # a write into output i is one into saved value j
             saved[j]._version_counter = outs[i]._shared_version_counter()
         if is_grad_enabled() or self.spec.turns_grad_on:
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
-            node.kept_outputs = [(outs[i], outs[i]._version, composite)
-                                 for i, composite in self.spec.kept_outputs]
+            node.kept_outputs = [
+                (outs[i], outs[i]._version, composite) for i, composite in self.spec.kept_outputs
+            ]
         return outs
 
 
@@ -240,19 +262,25 @@ class CompiledFunctionBackward(Node):
         from minitorch.errors import AutogradError
 
         if self.saved is None:
-            raise AutogradError("CompiledFunctionBackward: trying to backward through the graph "
-                                "a second time; pass retain_graph=True to the first backward()")
+            raise AutogradError(
+                "CompiledFunctionBackward: trying to backward through the graph "
+                "a second time; pass retain_graph=True to the first backward()"
+            )
         for out, version, composite in self.kept_outputs:  # [Note: outputs PyTorch saves]
             if out._version != version:
-                raise AutogradError(overwritten_message(
-                    out, f"output 0 of {backward_name(composite)}", version))
+                raise AutogradError(
+                    overwritten_message(out, f"output 0 of {backward_name(composite)}", version)
+                )
         read_by = self.fn.spec.saved_read_by
         for i, (x, version) in enumerate(zip(self.saved, self.saved_versions)):
             if x._version != version and any(grads[t] is not None for t in read_by[i]):
-                raise AutogradError(overwritten_message(x, f"saved tensor {i} of {self.name()}",
-                                                        version))
-        tangents = [g if g is not None else zeros(shape, dtype=dtype)
-                    for g, shape, dtype in zip(grads, self.output_shapes, self.output_dtypes)]
+                raise AutogradError(
+                    overwritten_message(x, f"saved tensor {i} of {self.name()}", version)
+                )
+        tangents = [
+            g if g is not None else zeros(shape, dtype=dtype)
+            for g, shape, dtype in zip(grads, self.output_shapes, self.output_dtypes)
+        ]
         missing = frozenset(k for k, g in enumerate(grads) if g is None)
         backward = (missing and self.fn.backward_without(missing)) or self.fn.compiled_bw
         grad_values = backward(*self.saved, *tangents)
@@ -267,5 +295,11 @@ class CompiledFunctionBackward(Node):
         self.kept_outputs = ()
 
 
-__all__ = ["AOTGraphs", "CompiledFunction", "aot_autograd", "aot_module", "aot_trace",
-           "fake_inputs"]
+__all__ = [
+    "AOTGraphs",
+    "CompiledFunction",
+    "aot_autograd",
+    "aot_module",
+    "aot_trace",
+    "fake_inputs",
+]

@@ -68,15 +68,23 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
             tangent = make_fake(TensorMeta(tuple(outs[i].shape), outs[i].dtype))
             mode.placeholder(f"tangents_{n + 1}", tangent)
             tangents.append(tangent)
-        grads = run_backward([outs[i] for i in diff_outs], tangents,
-                             inputs=[primals[i] for i in grad_inputs], retain_graph=True)
+        grads = run_backward(
+            [outs[i] for i in diff_outs],
+            tangents,
+            inputs=[primals[i] for i in grad_inputs],
+            retain_graph=True,
+        )
         mode.output((*outs, *grads))
     _move_placeholders_first(graph)
-    eliminate_common_subexpressions(graph, keep_apart=escaping_nodes(
-        [mode.to_node(o) for o in outs]))
+    eliminate_common_subexpressions(
+        graph, keep_apart=escaping_nodes([mode.to_node(o) for o in outs])
+    )
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
-    kept = tuple((i, o._grad_fn.kept_by) for i, o in enumerate(outs)
-                 if getattr(o._grad_fn, "kept_by", None) is not None)
+    kept = tuple(
+        (i, o._grad_fn.kept_by)
+        for i, o in enumerate(outs)
+        if getattr(o._grad_fn, "kept_by", None) is not None
+    )
     spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, kept_outputs=kept)
     return GraphModule(mode.constants, graph), spec
 

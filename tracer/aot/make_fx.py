@@ -60,8 +60,9 @@ class ProxyMode(DispatchMode):
         return node
 
     def run(self, op, args, kwargs, meta):
-        node = self.graph.call_function(op, map_aggregate(args, self.to_node),
-                                        map_aggregate(kwargs, self.to_node))
+        node = self.graph.call_function(
+            op, map_aggregate(args, self.to_node), map_aggregate(kwargs, self.to_node)
+        )
         out = fake_result(op, args, kwargs, meta)  # a view's fake has eager's strides
         if type(meta) is not tuple:
             self.track(out, node)

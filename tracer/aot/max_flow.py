@@ -63,16 +63,19 @@ class FlowNetwork:
             path = _path_to(parent, sink)
             pushed = min(residual[u][v] for u, v in path)
             if pushed == math.inf:
-                raise ValueError("min_cut: a path of edges that are never cut joins the "
-                                 "source to the sink: every cut is infinite")
+                raise ValueError(
+                    "min_cut: a path of edges that are never cut joins the "
+                    "source to the sink: every cut is infinite"
+                )
             for u, v in path:
                 residual[u][v] -= pushed
                 residual[v][u] += pushed
             flow += pushed
 
 
-def _breadth_first(residual: dict[Vertex, dict[Vertex, float]], source: Vertex,
-                   sink: Vertex) -> dict[Vertex, Vertex | None]:
+def _breadth_first(
+    residual: dict[Vertex, dict[Vertex, float]], source: Vertex, sink: Vertex
+) -> dict[Vertex, Vertex | None]:
     """vertex -> the vertex it was first reached from, over edges with capacity left,
     until `sink` is reached: following it back from a vertex gives a shortest path from
     `source`. Without a path to `sink`, every vertex reachable from `source`."""

@@ -79,8 +79,13 @@ def recomputable(node: Node) -> bool:
     if node.op == "get_attr":  # a constant: the backward reads it too
         return True
     op = node.target
-    return (node.op == "call_function" and isinstance(op, OpDef) and op.lowering == "lowered"
-            and op.kind in RECOMPUTED_KINDS and op.name not in NEVER_RECOMPUTED)
+    return (
+        node.op == "call_function"
+        and isinstance(op, OpDef)
+        and op.lowering == "lowered"
+        and op.kind in RECOMPUTED_KINDS
+        and op.name not in NEVER_RECOMPUTED
+    )
 
 
 def nbytes(node: Node) -> int:
@@ -91,8 +96,9 @@ def nbytes(node: Node) -> int:
     return val.numel() * val.dtype.itemsize
 
 
-def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: set[Node]
-                  ) -> list[Node]:
+def min_cut_saved(
+    nodes: list[Node], fw_outs: list[Node], grads: list, forward: set[Node]
+) -> list[Node]:
     """The values the forward saves for the backward, by a minimum cut of the joint graph
     `nodes` ([Note: min-cut partitioning]); `forward` holds what the forward outputs need."""
     from_tangents = _from_tangents(nodes)
@@ -105,8 +111,11 @@ def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: 
     for node in candidates:
         weight = math.inf if node in readers else nbytes(node) * (1 if node in written else 2)
         net.add_edge((node, "in"), (node, "out"), weight)
-        if (node.op == "placeholder" or node in outputs
-                or (node in forward and not recomputable(node))):
+        if (
+            node.op == "placeholder"
+            or node in outputs
+            or (node in forward and not recomputable(node))
+        ):
             net.add_edge("source", (node, "in"), math.inf)
         for user in node.users:
             if user in candidates:
@@ -114,8 +123,7 @@ def min_cut_saved(nodes: list[Node], fw_outs: list[Node], grads: list, forward: 
         if node in read:
             net.add_edge((node, "out"), "sink", math.inf)
     _, source_side = net.min_cut("source", "sink")
-    return [n for n in candidates
-            if (n, "in") in source_side and (n, "out") not in source_side]
+    return [n for n in candidates if (n, "in") in source_side and (n, "out") not in source_side]
 
 
 def _from_tangents(nodes: list[Node]) -> set[Node]:
@@ -123,7 +131,8 @@ def _from_tangents(nodes: list[Node]) -> set[Node]:
     found: set[Node] = set()
     for node in nodes:
         if (node.op == "placeholder" and node.name.startswith("tangents_")) or any(
-                n in found for n in node.all_input_nodes):
+            n in found for n in node.all_input_nodes
+        ):
             found.add(node)
     return found
 
@@ -142,10 +151,17 @@ def _formula_readers(nodes: list[Node], forward: set[Node], outputs: set[Node]) 
     """The recomputable nodes of eager's backward formulas (outside the forward) that read an
     input or an output the caller holds: never saved ([Note: min-cut partitioning], the
     policy)."""
-    held = outputs | {n for n in nodes
-                      if n.op == "placeholder" and not n.name.startswith("tangents_")}
-    return {n for n in nodes if n not in forward and n.op != "output" and recomputable(n)
-            and any(i in held for i in n.all_input_nodes)}
+    held = outputs | {
+        n for n in nodes if n.op == "placeholder" and not n.name.startswith("tangents_")
+    }
+    return {
+        n
+        for n in nodes
+        if n not in forward
+        and n.op != "output"
+        and recomputable(n)
+        and any(i in held for i in n.all_input_nodes)
+    }
 
 
 def _candidates(nodes: list[Node], read: set[Node], from_tangents: set[Node]) -> list[Node]:

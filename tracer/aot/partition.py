@@ -61,26 +61,26 @@ def _ancestors(roots: list, stop: set[Node] = frozenset()) -> set[Node]:
     return seen
 
 
-def saved_values(joint: GraphModule, spec: JointSpec, partitioner: str | None = None
-                 ) -> list[Node]:
+def saved_values(joint: GraphModule, spec: JointSpec, partitioner: str | None = None) -> list[Node]:
     """The nodes of `joint` that `partitioner` (by default config.partitioner) saves for the
     backward, in graph order."""
     partitioner = partitioner or config.partitioner
     if partitioner not in PARTITIONERS:
-        raise CompileError(f"unknown partitioner {partitioner!r}; choose one of "
-                           f"{', '.join(PARTITIONERS)}")
+        raise CompileError(
+            f"unknown partitioner {partitioner!r}; choose one of {', '.join(PARTITIONERS)}"
+        )
     nodes = joint.graph.nodes
     fw_outs, grads, primals, _ = _joint_parts(joint, spec)
     forward_nodes = _ancestors(fw_outs) | set(primals)
     if partitioner == "min_cut":  # [Note: min-cut partitioning]
         return min_cut_saved(nodes, fw_outs, grads, forward_nodes)
     backward_nodes = _ancestors(grads) - forward_nodes  # [Note: partitioning]
-    return [n for n in nodes if n in forward_nodes
-            and any(u in backward_nodes for u in n.users)]
+    return [n for n in nodes if n in forward_nodes and any(u in backward_nodes for u in n.users)]
 
 
-def partition_joint(joint: GraphModule, spec: JointSpec, partitioner: str | None = None
-                    ) -> Partition:
+def partition_joint(
+    joint: GraphModule, spec: JointSpec, partitioner: str | None = None
+) -> Partition:
     """The forward and backward graphs of `joint`, saving what `partitioner` (by default
     config.partitioner) chooses: see [Note: partitioning]."""
     nodes = joint.graph.nodes
@@ -88,8 +88,7 @@ def partition_joint(joint: GraphModule, spec: JointSpec, partitioner: str | None
     partitioner = partitioner or config.partitioner
     saved = saved_values(joint, spec, partitioner)
     forward_nodes = _ancestors([*fw_outs, *saved]) | set(primals)
-    forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes],
-                       (*fw_outs, *saved))
+    forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes], (*fw_outs, *saved))
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward_nodes = _ancestors(grads, stop=set(bw_inputs))
     stray = [n.name for n in backward_nodes if n.op == "placeholder" and n not in bw_inputs]
@@ -104,9 +103,12 @@ def _joint_parts(joint: GraphModule, spec: JointSpec) -> tuple[list, list, list,
     nodes = joint.graph.nodes
     outputs = nodes[-1].args[0]
     placeholders = [n for n in nodes if n.op == "placeholder"]
-    return (list(outputs[: spec.num_outputs]), list(outputs[spec.num_outputs:]),
-            [n for n in placeholders if n.name.startswith("primals_")],
-            [n for n in placeholders if n.name.startswith("tangents_")])
+    return (
+        list(outputs[: spec.num_outputs]),
+        list(outputs[spec.num_outputs :]),
+        [n for n in placeholders if n.name.startswith("primals_")],
+        [n for n in placeholders if n.name.startswith("tangents_")],
+    )
 
 
 def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str:
@@ -114,19 +116,21 @@ def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str
     '1 saved for backward, 4,000 bytes: primals_1; partitioner "default" would save 2, 8,000
     bytes'. The other partitioner's choice is computed only when the walkthrough or
     MINITORCH_LOGS shows the forward."""
-    names = [n.name for n in parts.forward.graph.nodes[-1].args[0][spec.num_outputs:]]
+    names = [n.name for n in parts.forward.graph.nodes[-1].args[0][spec.num_outputs :]]
     shown = ", ".join(names if len(names) <= 6 else [*names[:6], "..."])
     text = f"{parts.num_saved} saved for backward, {parts.saved_bytes:,} bytes: {shown}"
     if not _logging.enabled("forward"):
         return text
     other = next(p for p in PARTITIONERS if p != parts.partitioner)
     saved = saved_values(joint, spec, other)
-    return (f'{text}; partitioner "{other}" would save {len(saved)}, '
-            f"{sum(map(nbytes, saved)):,} bytes")
+    return (
+        f'{text}; partitioner "{other}" would save {len(saved)}, {sum(map(nbytes, saved)):,} bytes'
+    )
 
 
-def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],
-             outputs: tuple) -> GraphModule:
+def _extract(
+    joint: GraphModule, inputs: list[Node], body: list[Node], outputs: tuple
+) -> GraphModule:
     """A new GraphModule with `inputs` as placeholders, `body` copied in order, and `outputs`."""
     graph = Graph()
     env: dict[Node, Node] = {}
@@ -142,8 +146,9 @@ def _extract(joint: GraphModule, inputs: list[Node], body: list[Node],
     return GraphModule(constants, graph)
 
 
-def tangents_read(backward: GraphModule, num_saved: int
-                  ) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+def tangents_read(
+    backward: GraphModule, num_saved: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
     """Which tangents each gradient of `backward` is computed from, and for each saved value
     (its first placeholders), the tangents whose gradients it is combined with: where it (or a
     value computed from saved values alone) first meets a gradient, the tangents that gradient
@@ -153,8 +158,9 @@ def tangents_read(backward: GraphModule, num_saved: int
     reached_by = _reached_by(nodes, num_saved)
     meets: dict[Node, set[int]] = {}  # node -> the tangents it is first combined with
     for node in reversed(nodes):
-        meets[node] = set().union(*(reached_by[u] or meets[u] for u in node.users
-                                    if u.op != "output"))
+        meets[node] = set().union(
+            *(reached_by[u] or meets[u] for u in node.users if u.op != "output")
+        )
     grads = tuple(tuple(sorted(reached_by.get(g, ()))) for g in nodes[-1].args[0])
     saved = [n for n in nodes if n.op == "placeholder"][:num_saved]
     return grads, tuple(tuple(sorted(meets[s])) for s in saved)
@@ -166,8 +172,11 @@ def _reached_by(nodes: list[Node], num_saved: int) -> dict[Node, set[int]]:
     tangent_of = {t: k for k, t in enumerate(placeholders[num_saved:])}
     reached_by: dict[Node, set[int]] = {}
     for node in nodes:
-        reached_by[node] = ({tangent_of[node]} if node in tangent_of else
-                            set().union(*(reached_by[n] for n in node.all_input_nodes)))
+        reached_by[node] = (
+            {tangent_of[node]}
+            if node in tangent_of
+            else set().union(*(reached_by[n] for n in node.all_input_nodes))
+        )
     return reached_by
 
 
@@ -181,8 +190,9 @@ def _row_major_saved(backward: GraphModule, names: set[str]) -> None:
             node.meta["val"] = make_fake(TensorMeta(tuple(val.shape), val.dtype))
 
 
-def without_tangents(backward: GraphModule, missing: frozenset[int], num_saved: int
-                     ) -> GraphModule | None:
+def without_tangents(
+    backward: GraphModule, missing: frozenset[int], num_saved: int
+) -> GraphModule | None:
     """`backward` computing only what the tangents not `missing` contribute, or None when it
     cannot be pruned here (then the caller passes zeros for the missing ones).
 

@@ -38,6 +38,15 @@ from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.explain import ExplainOutput, explain
 
 __all__ = [
-    "EAGER", "CallableCompiler", "ExplainOutput", "GraphCompiler", "Unsupported",
-    "cache_entries", "explain", "fallback_reasons", "optimize", "recompile_reasons", "reset",
+    "EAGER",
+    "CallableCompiler",
+    "ExplainOutput",
+    "GraphCompiler",
+    "Unsupported",
+    "cache_entries",
+    "explain",
+    "fallback_reasons",
+    "optimize",
+    "recompile_reasons",
+    "reset",
 ]

@@ -83,16 +83,24 @@ class CacheEntry:
     dynamic_dims: dict[Source, set[int]] = field(default_factory=dict)  # sizes not guarded
     tensor_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)  # when traced
 
-    def matches(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> bool:
+    def matches(
+        self,
+        f_locals: dict[str, Any],
+        f_globals: dict[str, Any],
+        compiler: GraphCompiler,
+        fullgraph: bool,
+        dynamic: bool | None = None,
+    ) -> bool:
         """Was it compiled the same way, and do its guards hold for this frame?"""
-        return (self.compiler == compiler and self.fullgraph == fullgraph
-                and self.dynamic is dynamic and self.guard(f_locals, f_globals))
+        return (
+            self.compiler == compiler
+            and self.fullgraph == fullgraph
+            and self.dynamic is dynamic
+            and self.guard(f_locals, f_globals)
+        )
 
-    def same_settings(self, compiler: GraphCompiler, fullgraph: bool,
-                      dynamic: bool | None) -> bool:
-        return (self.compiler == compiler and self.fullgraph == fullgraph
-                and self.dynamic is dynamic)
+    def same_settings(self, compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None) -> bool:
+        return self.compiler == compiler and self.fullgraph == fullgraph and self.dynamic is dynamic
 
 
 @dataclass
@@ -109,12 +117,16 @@ class CodeCache:
     seen_sizes: dict[Source, tuple[int, ...]] = field(default_factory=dict)
     auto_dynamic: dict[Source, set[int]] = field(default_factory=dict)
     # held while a thread compiles a frame of this code, and while `entries` is replaced
-    compiling: threading.RLock = field(default_factory=threading.RLock, repr=False,
-                                      compare=False)
+    compiling: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
-    def lookup(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-               compiler: GraphCompiler, fullgraph: bool,
-               dynamic: bool | None = None) -> CacheEntry | None:
+    def lookup(
+        self,
+        f_locals: dict[str, Any],
+        f_globals: dict[str, Any],
+        compiler: GraphCompiler,
+        fullgraph: bool,
+        dynamic: bool | None = None,
+    ) -> CacheEntry | None:
         entries = self.entries  # one snapshot: other threads replace the list, never edit it
         for i, entry in enumerate(entries):
             if entry.matches(f_locals, f_globals, compiler, fullgraph, dynamic):
@@ -134,8 +146,14 @@ class CodeCache:
             finally:
                 self.compiling.release()
 
-    def miss_reason(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                    compiler: GraphCompiler, fullgraph: bool, dynamic: bool | None = None) -> str:
+    def miss_reason(
+        self,
+        f_locals: dict[str, Any],
+        f_globals: dict[str, Any],
+        compiler: GraphCompiler,
+        fullgraph: bool,
+        dynamic: bool | None = None,
+    ) -> str:
         """Why the most recently used entry did not match this frame."""
         entry = self.entries[0]
         if entry.dynamic is not dynamic:
@@ -181,8 +199,9 @@ _creating = threading.Lock()  # held by cache_for while it makes a code object's
 # This thread's `private_caches()`: its table and journal (every entry added, in compile
 # order), or None outside one. A context variable, as grad mode is ([Note: grad mode is per
 # thread] in minitorch/autograd/grad_mode.py).
-_private: contextvars.ContextVar[tuple[Table, list[CacheEntry]] | None] = \
-    contextvars.ContextVar("private_caches", default=None)
+_private: contextvars.ContextVar[tuple[Table, list[CacheEntry]] | None] = contextvars.ContextVar(
+    "private_caches", default=None
+)
 
 
 def _table() -> Table:

@@ -53,6 +53,7 @@ _CONVERSIONS = {0: None, 1: str, 2: repr, 3: ascii}
 
 # ---- tuples and lists ------------------------------------------------------------------------
 
+
 def build_tuple(self: InstructionTranslator, inst: Instruction) -> None:
     self.push(TupleVariable(self.popn(inst.arg)))
 
@@ -102,11 +103,12 @@ def unpack_ex(self: InstructionTranslator, inst: Instruction) -> None:
     items = self.pop().unpack_sequence(self)
     if len(items) < before + after:
         raise Unsupported(f"unpacking {len(items)} values into {before + after}+ names")
-    rest = ListVariable(items[before:len(items) - after])
-    self.push(*reversed([*items[:before], rest, *items[len(items) - after:]]))
+    rest = ListVariable(items[before : len(items) - after])
+    self.push(*reversed([*items[:before], rest, *items[len(items) - after :]]))
 
 
 # ---- reading items ---------------------------------------------------------------------------
+
 
 def contains_op(self: InstructionTranslator, inst: Instruction) -> None:
     """`a in b` / `a not in b` (arg 1): on constants, or on a dict's keys."""
@@ -114,9 +116,10 @@ def contains_op(self: InstructionTranslator, inst: Instruction) -> None:
     item = self.pop()
     if isinstance(container, (TupleVariable, SetVariable, DictViewVariable)):
         found = contains(self, container, item)  # on the trackers: a dict's keys need only be
-    else:                                        # known, and a tuple's tensors compared by id
-        found = self.call(BuiltinVariable(operator.contains), [container, item]) \
-            .as_python_constant()
+    else:  # known, and a tuple's tensors compared by id
+        found = self.call(
+            BuiltinVariable(operator.contains), [container, item]
+        ).as_python_constant()
     self.push(ConstantVariable(found != bool(inst.arg)))
 
 
@@ -140,6 +143,7 @@ def build_slice(self: InstructionTranslator, inst: Instruction) -> None:
 
 
 # ---- dicts -----------------------------------------------------------------------------------
+
 
 def build_map(self: InstructionTranslator, inst: Instruction) -> None:
     """`{k1: v1, k2: v2}` with keys computed: the stack holds k1, v1, k2, v2."""
@@ -210,22 +214,30 @@ def store_subscr(self: InstructionTranslator, inst: Instruction) -> None:
     if isinstance(container, TensorVariable):
         container.setitem(self, key, value)  # functionalized: variables/tensor.py
         return
-    raise Unsupported(f"item assignment into {container.describe()} (mutation of a value of "
-                      "the caller is not traced yet)")
+    raise Unsupported(
+        f"item assignment into {container.describe()} (mutation of a value of "
+        "the caller is not traced yet)"
+    )
 
 
-def set_list_item(self: InstructionTranslator, lst: ListVariable, index: object,
-                  value: VariableTracker | None) -> None:
+def set_list_item(
+    self: InstructionTranslator, lst: ListVariable, index: object, value: VariableTracker | None
+) -> None:
     """`lst[i] = v`, `lst[a:b] = items` and (value None) `del lst[i]`, `del lst[a:b]`."""
     items = lst.items
     if isinstance(index, slice):
         new = [] if value is None else sequence_items(self, value)
-        if index.step not in (None, 1) and len(range(len(items))[index]) != len(new) \
-                and value is not None:
+        if (
+            index.step not in (None, 1)
+            and len(range(len(items))[index]) != len(new)
+            and value is not None
+        ):
             raise Unsupported("assigning to an extended slice of another size (a ValueError)")
     elif not isinstance(index, int) or not -len(items) <= index < len(items):
-        raise Unsupported(f"list assignment or deletion at index {index!r} (not a valid int "
-                          "index: an IndexError or TypeError)")
+        raise Unsupported(
+            f"list assignment or deletion at index {index!r} (not a valid int "
+            "index: an IndexError or TypeError)"
+        )
     self.output.side_effects.mutate_container(lst)
     if value is None:
         del items[index]
@@ -270,6 +282,7 @@ def _building(d: VariableTracker) -> ConstDictVariable:
 
 # ---- f-strings: on constants only ------------------------------------------------------------
 
+
 def format_value(self: InstructionTranslator, inst: Instruction) -> None:
     """3.11/3.12 FORMAT_VALUE (flags: conversion, and a spec on the stack), 3.13 FORMAT_SIMPLE."""
     flags = inst.arg or 0
@@ -296,6 +309,7 @@ def build_string(self: InstructionTranslator, inst: Instruction) -> None:
 
 def _constant_of(value: VariableTracker, what: str) -> object:
     if not value.is_python_constant():
-        raise Unsupported(f"{what} with {value.describe()} in it (only constants are formatted "
-                          "while tracing)")
+        raise Unsupported(
+            f"{what} with {value.describe()} in it (only constants are formatted while tracing)"
+        )
     return value.as_python_constant()

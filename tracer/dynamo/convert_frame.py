@@ -39,9 +39,13 @@ if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
 
 
-def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
-                  dynamic: bool | None = None,
-                  auto_dynamic: dict[Source, set[int]] | None = None) -> CacheEntry:
+def convert_frame(
+    frame: Frame,
+    compiler: GraphCompiler,
+    fullgraph: bool,
+    dynamic: bool | None = None,
+    auto_dynamic: dict[Source, set[int]] | None = None,
+) -> CacheEntry:
     """Trace `frame` and compile it with `compiler`; see the module docstring.
 
     `dynamic` and `auto_dynamic` choose the dynamic dims ([Note: dynamic shapes]).
@@ -69,8 +73,19 @@ def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
         guard = _guard(frame, output)
         _report(frame, output, guard, time.perf_counter() - start, fallback=reason)
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
-        return _finish(frame, output, CacheEntry(guard, None, None, compiler, fullgraph,
-                                         fallback_reason=reason, graph_breaks=[graph_break]))
+        return _finish(
+            frame,
+            output,
+            CacheEntry(
+                guard,
+                None,
+                None,
+                compiler,
+                fullgraph,
+                fallback_reason=reason,
+                graph_breaks=[graph_break],
+            ),
+        )
     finally:
         set_grad_enabled(grad_mode)
     guard = _guard(frame, output)
@@ -83,34 +98,59 @@ def convert_frame(frame: Frame, compiler: GraphCompiler, fullgraph: bool,
         reason = f"backend {compiler.name!r} failed: {type(e).__name__}: {e}"
         if fullgraph:
             raise CompileError(f"{frame_title(frame)}: {reason}") from e
-        warnings.warn(f"minitorch.compile: {frame_title(frame)} runs eagerly because {reason}",
-                      stacklevel=4)
+        warnings.warn(
+            f"minitorch.compile: {frame_title(frame)} runs eagerly because {reason}", stacklevel=4
+        )
         log("graph_breaks", frame_title(frame), reason)
-        return _finish(frame, output, CacheEntry(guard, None, None, compiler, fullgraph,
-                                                 fallback_reason=reason,
-                                                 graph_breaks=[GraphBreak(reason)]))
+        return _finish(
+            frame,
+            output,
+            CacheEntry(
+                guard,
+                None,
+                None,
+                compiler,
+                fullgraph,
+                fallback_reason=reason,
+                graph_breaks=[GraphBreak(reason)],
+            ),
+        )
     for graph_break in output.graph_breaks:
         log("graph_breaks", frame_title(frame), _break_text(frame, graph_break))
-    return _finish(frame, output, CacheEntry(guard, output.transformed, output.graph_module,
-                                             compiler, fullgraph,
-                                             graph_breaks=output.graph_breaks))
+    return _finish(
+        frame,
+        output,
+        CacheEntry(
+            guard,
+            output.transformed,
+            output.graph_module,
+            compiler,
+            fullgraph,
+            graph_breaks=output.graph_breaks,
+        ),
+    )
 
 
 def _guard(frame: Frame, output: OutputGraph) -> GuardFunction:
-    return compile_guards(list(output.guards), frame.f_locals, frame.f_globals,
-                          output.dynamic_dims)
+    return compile_guards(list(output.guards), frame.f_locals, frame.f_globals, output.dynamic_dims)
 
 
 def _finish(frame: Frame, output: OutputGraph, entry: CacheEntry) -> CacheEntry:
     entry.code = frame.code
     entry.dynamic = output.dynamic
     entry.dynamic_dims = {s: set(d) for s, d in output.dynamic_dims.items()}
-    entry.tensor_sizes = {g.source: tuple(g.source.get_value(frame.f_locals, frame.f_globals)
-                                          .shape)
-                          for g in output.guards if g.kind == "TENSOR_MATCH"}
+    entry.tensor_sizes = {
+        g.source: tuple(g.source.get_value(frame.f_locals, frame.f_globals).shape)
+        for g in output.guards
+        if g.kind == "TENSOR_MATCH"
+    }
     if output.specializations:
-        log("guards", frame_title(frame), "dynamic dims specialised because the code read "
-            "them: " + ", ".join(output.specializations))
+        log(
+            "guards",
+            frame_title(frame),
+            "dynamic dims specialised because the code read "
+            "them: " + ", ".join(output.specializations),
+        )
     if log_enabled("bytecode"):
         log("bytecode", frame_title(frame), _bytecode_text(entry))
     return entry
@@ -122,8 +162,13 @@ def frame_title(frame: Frame) -> str:
     return f"{code.co_name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
 
 
-def _report(frame: Frame, output: OutputGraph, guard: GuardFunction, seconds: float,
-            fallback: str | None = None) -> None:
+def _report(
+    frame: Frame,
+    output: OutputGraph,
+    guard: GuardFunction,
+    seconds: float,
+    fallback: str | None = None,
+) -> None:
     """The walkthrough's 'graph' artifact (the graph, then the guards) and the two log events."""
     if not (enabled("graph") or log_enabled("guards")):
         return
@@ -149,8 +194,7 @@ def _break_text(frame: Frame, graph_break: GraphBreak) -> str:
 def _user_line(frame: Frame, graph_break: GraphBreak | Unsupported) -> list[str]:
     if graph_break.filename is None or graph_break.lineno is None:
         return []
-    lines = [f'  File "{graph_break.filename}", line {graph_break.lineno}, in '
-             f"{frame.code.co_name}"]
+    lines = [f'  File "{graph_break.filename}", line {graph_break.lineno}, in {frame.code.co_name}']
     text = linecache.getline(graph_break.filename, graph_break.lineno).strip()
     if text:
         lines.append(f"    {text}")
@@ -166,13 +210,17 @@ def _bytecode_text(entry: CacheEntry) -> str:
     """
     parts = ["# original bytecode", dis.Bytecode(entry.code).dis()]
     if entry.transformed is None:
-        parts.append("# no transformed code: this entry runs the original bytecode eagerly "
-                     f"because {entry.fallback_reason}")
+        parts.append(
+            "# no transformed code: this entry runs the original bytecode eagerly "
+            f"because {entry.fallback_reason}"
+        )
         return "\n".join(parts)
-    parts += [f"# runs instead: {entry.transformed.name}(L, G), generated as Python source",
-              entry.transformed.source,
-              f"# {entry.transformed.name}'s bytecode",
-              dis.Bytecode(entry.transformed.fn).dis()]
+    parts += [
+        f"# runs instead: {entry.transformed.name}(L, G), generated as Python source",
+        entry.transformed.source,
+        f"# {entry.transformed.name}'s bytecode",
+        dis.Bytecode(entry.transformed.fn).dis(),
+    ]
     return "\n".join(parts)
 
 

@@ -78,7 +78,7 @@ class _Binder:
         flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
         # Plain positional parameters without defaults: one zip per call (the common case).
         self.simple = not (code.co_flags & flags or code.co_kwonlyargcount or fn.__defaults__)
-        self.names = code.co_varnames[:code.co_argcount]
+        self.names = code.co_varnames[: code.co_argcount]
         self.freevars = code.co_freevars
         builtins_ = fn.__globals__.get("__builtins__", __builtins__)
         self.builtins = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
@@ -86,8 +86,11 @@ class _Binder:
     def bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """The frame's f_locals for this call; `code` is then the function's code now."""
         fn = self.fn
-        if (fn.__code__ is not self.code or fn.__defaults__ is not self.defaults
-                or fn.__kwdefaults__ is not self.kwdefaults):
+        if (
+            fn.__code__ is not self.code
+            or fn.__defaults__ is not self.defaults
+            or fn.__kwdefaults__ is not self.kwdefaults
+        ):
             self._read()
         if self.simple and not kwargs and len(args) == len(self.names):
             f_locals = dict(zip(self.names, args))
@@ -123,9 +126,12 @@ class _Binder:
         return Frame(self.code, f_locals, self.fn.__globals__, self.builtins)
 
 
-
-def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph: bool = False,
-             dynamic: bool | None = None) -> Callable:
+def optimize(
+    fn: Callable,
+    backend: GraphCompiler | Callable = EAGER,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+) -> Callable:
     """Wrap `fn` so that each call runs a compiled, guarded version of its bytecode.
 
         compiled = optimize(f, backend=EAGER)   # or any GraphCompiler, or backend(gm, inputs)
@@ -165,8 +171,13 @@ def optimize(fn: Callable, backend: GraphCompiler | Callable = EAGER, fullgraph:
     return optimized
 
 
-def _compile(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
-             fullgraph: bool, dynamic: bool | None = None) -> CacheEntry | None:
+def _compile(
+    cache: _cache.CodeCache,
+    frame: Frame,
+    compiler: GraphCompiler,
+    fullgraph: bool,
+    dynamic: bool | None = None,
+) -> CacheEntry | None:
     """An entry for `frame` at the front of `cache`, or None past the recompile limit (run
     eagerly). One thread at a time compiles a frame of this code ([Note: the cache and
     threads] in cache.py); one that waited may find the entry it needs compiled meanwhile."""
@@ -177,14 +188,22 @@ def _compile(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
         return _compile_new(cache, frame, compiler, fullgraph, dynamic)
 
 
-def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
-                 fullgraph: bool, dynamic: bool | None) -> CacheEntry | None:
+def _compile_new(
+    cache: _cache.CodeCache,
+    frame: Frame,
+    compiler: GraphCompiler,
+    fullgraph: bool,
+    dynamic: bool | None,
+) -> CacheEntry | None:
     if len(cache.entries) >= config.recompile_limit:
         if fullgraph or not cache.limit_reached:
-            reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph,
-                                       dynamic)
-            message = (f"recompile limit ({config.recompile_limit}) reached, so calls that "
-                       f"miss the cache run eagerly; the first such miss: {reason}")
+            reason = cache.miss_reason(
+                frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic
+            )
+            message = (
+                f"recompile limit ({config.recompile_limit}) reached, so calls that "
+                f"miss the cache run eagerly; the first such miss: {reason}"
+            )
             if fullgraph:
                 raise CompileError(message)
             cache.limit_reached = True
@@ -193,17 +212,19 @@ def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
             log("recompiles", frame_title(frame), message)
         return None
     if cache.entries:
-        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph,
-                                   dynamic)
+        reason = cache.miss_reason(frame.f_locals, frame.f_globals, compiler, fullgraph, dynamic)
         cache.recompile_reasons.append(reason)
         n = len(cache.entries)
         marked = []
         if dynamic is None:  # automatic dynamic shapes: a dim seen with two sizes
             marked = cache.mark_changed_sizes(frame.f_locals, frame.f_globals)
         now_dynamic = f"\nnow dynamic: {', '.join(marked)}" if marked else ""
-        log("recompiles", frame_title(frame),
+        log(
+            "recompiles",
+            frame_title(frame),
             f"recompiling because {reason}{now_dynamic}\n{n} cache entr{'y' if n == 1 else 'ies'}"
-            f" before this one, of at most {config.recompile_limit}")
+            f" before this one, of at most {config.recompile_limit}",
+        )
     auto = cache.auto_dynamic if dynamic is None else None
     entry = convert_frame(frame, compiler, fullgraph, dynamic, auto)
     cache.add(entry)
@@ -212,8 +233,9 @@ def _compile_new(cache: _cache.CodeCache, frame: Frame, compiler: GraphCompiler,
     return entry
 
 
-def call_captured(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /, *args,
-                  **kwargs) -> Any:
+def call_captured(
+    compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /, *args, **kwargs
+) -> Any:
     """`fn(*args, **kwargs)`, its own frame captured with `compiler` when it is user code: what
     the eval-frame hook does for a call that a graph break runs for real (graph_break.py)."""
     target = _captured_target(fn)
@@ -225,8 +247,9 @@ def call_captured(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, /
     return _optimized(function, compiler, dynamic)(*args, **kwargs)
 
 
-def _run_eagerly(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, args: tuple,
-                 kwargs: dict) -> Any:
+def _run_eagerly(
+    compiler: GraphCompiler, dynamic: bool | None, fn: Callable, args: tuple, kwargs: dict
+) -> Any:
     """Run a frame that was not captured; the modules it calls are captured on their own
     (TorchDynamo's hook, which sees every frame, skips one and still captures its callees)."""
     token = call_hook.set(functools.partial(_captured_module_call, compiler, dynamic))
@@ -236,8 +259,9 @@ def _run_eagerly(compiler: GraphCompiler, dynamic: bool | None, fn: Callable, ar
         call_hook.reset(token)
 
 
-def _captured_module_call(compiler: GraphCompiler, dynamic: bool | None, module: Module,
-                          args: tuple, kwargs: dict) -> Any:
+def _captured_module_call(
+    compiler: GraphCompiler, dynamic: bool | None, module: Module, args: tuple, kwargs: dict
+) -> Any:
     token = call_hook.set(None)  # its own frame sets it again if it runs eagerly
     try:
         return call_captured(compiler, dynamic, module, *args, **kwargs)
@@ -347,8 +371,9 @@ _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENE
 _optimized_callees: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _optimized(function: FunctionType, compiler: GraphCompiler,
-               dynamic: bool | None, fullgraph: bool = False) -> Callable:
+def _optimized(
+    function: FunctionType, compiler: GraphCompiler, dynamic: bool | None, fullgraph: bool = False
+) -> Callable:
     wrappers = _optimized_callees.setdefault(function, {})
     key = (compiler, dynamic, fullgraph)
     if key not in wrappers:
@@ -362,8 +387,9 @@ def _function_of(fn: Callable) -> tuple[Callable, object | None]:
         return fn.__func__, fn.__self__
     if inspect.isfunction(fn):
         return fn, None
-    raise CompileError(f"cannot compile {fn!r}: expected a Python function or method, "
-                       f"got {type(fn).__name__}")
+    raise CompileError(
+        f"cannot compile {fn!r}: expected a Python function or method, got {type(fn).__name__}"
+    )
 
 
 # ---- looking inside, for tests and the walkthrough ---------------------------------------------

@@ -52,10 +52,12 @@ class ExplainOutput:
         return sum(len(ops) for ops in self.ops_per_graph)
 
     def __str__(self) -> str:
-        lines = [f"Graph count: {self.graph_count}",
-                 f"Graph break count: {self.graph_break_count}",
-                 f"Op count: {self.op_count}",
-                 f"Compile count: {self.compile_count}"]
+        lines = [
+            f"Graph count: {self.graph_count}",
+            f"Graph break count: {self.graph_break_count}",
+            f"Op count: {self.op_count}",
+            f"Compile count: {self.compile_count}",
+        ]
         if self.break_reasons:
             lines.append("Break reasons:")
             for i, b in enumerate(self.break_reasons, 1):
@@ -80,7 +82,7 @@ class ExplainOutput:
 def explain(fn: Callable) -> Callable[..., ExplainOutput]:
     """`explain(fn)(*args, **kwargs)` runs `fn` once, captured, and returns an ExplainOutput.
 
-        print(explain(f)(minitorch.randn(3)))
+    print(explain(f)(minitorch.randn(3)))
     """
     target = _uncompiled(fn)
 
@@ -104,8 +106,7 @@ def _uncompiled(fn: Callable) -> Callable:
     if getattr(fn, "_dynamo_code", None) is not None:
         return fn.__wrapped__  # an optimize() wrapper: explain what it wraps
     if not callable(fn):
-        raise CompileError(f"explain() takes a function or an nn.Module, got "
-                           f"{type(fn).__name__}")
+        raise CompileError(f"explain() takes a function or an nn.Module, got {type(fn).__name__}")
     return fn
 
 

@@ -88,9 +88,12 @@ if TYPE_CHECKING:
 
 # Conditional jumps on a value's truth: the value decides whether the jump is taken.
 JUMP_IF = {
-    "POP_JUMP_IF_TRUE": True, "POP_JUMP_IF_FALSE": False,
-    "POP_JUMP_FORWARD_IF_TRUE": True, "POP_JUMP_FORWARD_IF_FALSE": False,  # 3.11
-    "POP_JUMP_BACKWARD_IF_TRUE": True, "POP_JUMP_BACKWARD_IF_FALSE": False,  # 3.11
+    "POP_JUMP_IF_TRUE": True,
+    "POP_JUMP_IF_FALSE": False,
+    "POP_JUMP_FORWARD_IF_TRUE": True,
+    "POP_JUMP_FORWARD_IF_FALSE": False,  # 3.11
+    "POP_JUMP_BACKWARD_IF_TRUE": True,
+    "POP_JUMP_BACKWARD_IF_FALSE": False,  # 3.11
 }
 # 3.11's `a or b` / `a and b`: the value decides, and stays on the stack when the jump is taken.
 JUMP_OR_POP = {"JUMP_IF_TRUE_OR_POP": True, "JUMP_IF_FALSE_OR_POP": False}
@@ -129,9 +132,14 @@ class BreakPlan:
         return values
 
 
-def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
-                    error: Unsupported, stack: list[VariableTracker],
-                    kw_names: tuple[str, ...]) -> bool:
+def try_graph_break(
+    tx: InstructionTranslator,
+    inst: Instruction,
+    index: int,
+    error: Unsupported,
+    stack: list[VariableTracker],
+    kw_names: tuple[str, ...],
+) -> bool:
     """Break the graph at `inst` (the `index`-th instruction) instead of failing with `error`;
     False when it cannot break here (the frame then runs eagerly). `stack` and `kw_names` are
     the translator's state before `inst` ran."""
@@ -151,8 +159,9 @@ def try_graph_break(tx: InstructionTranslator, inst: Instruction, index: int,
     return True
 
 
-def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
-               stack: list[VariableTracker]) -> bool:
+def _can_break(
+    tx: InstructionTranslator, inst: Instruction, index: int, stack: list[VariableTracker]
+) -> bool:
     if tx.depth > 0 or not tx.output.allow_graph_breaks:
         return False
     if inst.protected and not in_grad_mode_blocks(tx, inst):
@@ -171,16 +180,25 @@ def _can_break(tx: InstructionTranslator, inst: Instruction, index: int,
 
 def in_grad_mode_blocks(tx: InstructionTranslator, inst: Instruction) -> bool:
     """Is `inst` protected by grad mode blocks alone, each traced in this frame?"""
-    return inst.with_only and bool(tx.with_blocks) and all(
-        isinstance(block, GradModeVariable) for block in tx.with_blocks)
+    return (
+        inst.with_only
+        and bool(tx.with_blocks)
+        and all(isinstance(block, GradModeVariable) for block in tx.with_blocks)
+    )
 
 
-def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
-          stack: list[VariableTracker], kw_names: tuple[str, ...]) -> BreakPlan:
+def _plan(
+    tx: InstructionTranslator,
+    inst: Instruction,
+    index: int,
+    stack: list[VariableTracker],
+    kw_names: tuple[str, ...],
+) -> BreakPlan:
     # The locals the rest of the frame may read (a resume function's own ___stack arguments
     # were read by its prologue and are dead).
-    live = {name: value for name, value in tx.symbolic_locals.items()
-            if not name.startswith("___stack")}
+    live = {
+        name: value for name, value in tx.symbolic_locals.items() if not name.startswith("___stack")
+    }
     for name in tx.unread_arguments:
         if not name.startswith("___stack"):
             live.setdefault(name, None)
@@ -195,8 +213,12 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
         return plan
     if inst.opname == "BINARY_SUBSCR":  # run as the call x.__getitem__(key)
         key, container = stack.pop(), stack.pop()
-        plan = BreakPlan(stack, live, (TensorMethodVariable(container, "__getitem__"), [key], {}),
-                         run_call=_call_runner(tx))
+        plan = BreakPlan(
+            stack,
+            live,
+            (TensorMethodVariable(container, "__getitem__"), [key], {}),
+            run_call=_call_runner(tx),
+        )
         plan.resume = [_resume(tx, index + 1, _nulls(stack) + (False,), live)]
         return plan
     if inst.opname in JUMP_OR_POP:
@@ -205,13 +227,20 @@ def _plan(tx: InstructionTranslator, inst: Instruction, index: int,
     jump = tx.instructions[jump_index]
     condition = stack.pop()
     plan = BreakPlan(stack, live, None, condition, jump_if=JUMP_IF[jump.opname])
-    plan.resume = [_resume(tx, jump.target, _nulls(stack), live),
-                   _resume(tx, jump_index + 1, _nulls(stack), live)]
+    plan.resume = [
+        _resume(tx, jump.target, _nulls(stack), live),
+        _resume(tx, jump_index + 1, _nulls(stack), live),
+    ]
     return plan
 
 
-def _plan_or_pop(tx: InstructionTranslator, inst: Instruction, index: int,
-                 stack: list[VariableTracker], live: dict) -> BreakPlan:
+def _plan_or_pop(
+    tx: InstructionTranslator,
+    inst: Instruction,
+    index: int,
+    stack: list[VariableTracker],
+    live: dict,
+) -> BreakPlan:
     """3.11's `a or b` on a tensor `a`: both resume functions are handed the stack with `a` on
     top; the jump target keeps it (it is the expression's value), the next instruction is
     resumed without it (JUMP_IF_TRUE_OR_POP pops it there)."""
@@ -228,7 +257,7 @@ def _without_argument(fn: Callable, position: int) -> Callable:
     """`fn`, called with its positional argument at `position` left out."""
 
     def resume(*args):
-        return fn(*args[:position], *args[position + 1:])
+        return fn(*args[:position], *args[position + 1 :])
 
     return resume
 
@@ -238,8 +267,8 @@ def _pop_call(inst: Instruction, stack: list[VariableTracker], kw_names: tuple[s
     if inst.opname == "CALL_KW":  # 3.13: the keyword names are on the stack
         kw_names = stack.pop().as_python_constant()
     argc = inst.arg
-    args = stack[len(stack) - argc:] if argc else []
-    del stack[len(stack) - argc:]
+    args = stack[len(stack) - argc :] if argc else []
+    del stack[len(stack) - argc :]
     second, first = stack.pop(), stack.pop()
     fn, self_arg = compat.split_call_slots(first, second, lambda v: v is NULL)
     if self_arg is not None:
@@ -248,8 +277,12 @@ def _pop_call(inst: Instruction, stack: list[VariableTracker], kw_names: tuple[s
     return fn, args[:n_positional], dict(zip(kw_names, args[n_positional:]))
 
 
-def _resume(tx: InstructionTranslator, index: int, nulls: tuple[bool, ...],
-            live: dict[str, VariableTracker | None]):
+def _resume(
+    tx: InstructionTranslator,
+    index: int,
+    nulls: tuple[bool, ...],
+    live: dict[str, VariableTracker | None],
+):
     """The resume function that continues at instruction `index`, captured on its first call."""
     # NOTE: imported here, at a break: resume functions need the `bytecode` library (~6 ms to
     # import), which a frame that captures whole never does.
@@ -275,8 +308,9 @@ def _nulls(stack: list[VariableTracker]) -> tuple[bool, ...]:
 
 def _in_loop(instructions: list[Instruction], index: int) -> bool:
     """Is instruction `index` between a backward jump's target and the jump itself?"""
-    return any(inst.target is not None and inst.target <= index < k
-               for k, inst in enumerate(instructions))
+    return any(
+        inst.target is not None and inst.target <= index < k for k, inst in enumerate(instructions)
+    )
 
 
 def _is_tensor(stack: list[VariableTracker]) -> bool:

@@ -91,20 +91,28 @@ class GuardPart:
 class GuardBuilder:
     """Writes the parts of each guard from the values in the frame being compiled."""
 
-    def __init__(self, f_locals: dict[str, Any], f_globals: dict[str, Any],
-                 dynamic_dims: dict[Source, set[int]] | None = None) -> None:
+    def __init__(
+        self,
+        f_locals: dict[str, Any],
+        f_globals: dict[str, Any],
+        dynamic_dims: dict[Source, set[int]] | None = None,
+    ) -> None:
         self.f_locals = f_locals
         self.f_globals = f_globals
         self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
         self.parts: list[GuardPart] = []
         self._codes: set[str] = set()  # the parts' code, to write each once
         # The names a guard's code may use besides L and G.
-        self.namespace: dict[str, Any] = {"minitorch": minitorch, "builtins": builtins,
-                                          "sys": sys, "___alias_pattern": alias_pattern,
-                                          "___identity_pattern": identity_pattern,
-                                          "___tensor_key": tensor_key,
-                                          "___class_defines": class_defines,
-                                          "___has_hooks": has_hooks}
+        self.namespace: dict[str, Any] = {
+            "minitorch": minitorch,
+            "builtins": builtins,
+            "sys": sys,
+            "___alias_pattern": alias_pattern,
+            "___identity_pattern": identity_pattern,
+            "___tensor_key": tensor_key,
+            "___class_defines": class_defines,
+            "___has_hooks": has_hooks,
+        }
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -112,8 +120,9 @@ class GuardBuilder:
     def _value(self, guard: Guard) -> Any:
         return guard.source.get_value(self.f_locals, self.f_globals)
 
-    def _part(self, code: str, subject: str | None = None, explain=None,
-              fused: str | None = None) -> None:
+    def _part(
+        self, code: str, subject: str | None = None, explain=None, fused: str | None = None
+    ) -> None:
         if code not in self._codes:  # two guards may promise the same (a function's __code__)
             self._codes.add(code)
             self.parts.append(GuardPart(code, subject, explain, fused))
@@ -129,9 +138,11 @@ class GuardBuilder:
         if not dynamic:
             key = self._bind(tensor_key(t), "___tensor_" + re.sub(r"\W+", "_", x).strip("_"))
             dims = ", ".join(map(str, t.shape))
-            fused = (f"___tensor_key({x}) == {key}  # {type(t).__name__} {t.dtype.name}[{dims}]"
-                     f", stride {t.stride()}, {t.device}"
-                     f"{', requires_grad' if t.requires_grad else ''}")
+            fused = (
+                f"___tensor_key({x}) == {key}  # {type(t).__name__} {t.dtype.name}[{dims}]"
+                f", stride {t.stride()}, {t.device}"
+                f"{', requires_grad' if t.requires_grad else ''}"
+            )
         self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})", fused=fused)
         if dynamic:
             self._dynamic_sizes(t, x, dynamic)
@@ -172,8 +183,10 @@ class GuardBuilder:
         through the other only then (builder.py gives one object one tracker)."""
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
         names = ", ".join(s.name() for s in sources)
-        self._part(f"___identity_pattern(({names},)) == {identity_pattern(values)!r}",
-                   f"___identity_pattern(({names},))")
+        self._part(
+            f"___identity_pattern(({names},)) == {identity_pattern(values)!r}",
+            f"___identity_pattern(({names},))",
+        )
 
     def tensor_aliasing(self, sources: list[Source]) -> None:
         """Tensors that shared memory while tracing share it now, and the others do not: one
@@ -191,14 +204,18 @@ class GuardBuilder:
             for i, j in pairs:
                 was, shared = expected[i] == expected[j], actual[i] == actual[j]
                 if was and not shared:
-                    state = ("were the same tensor while tracing and are distinct now"
-                             if (i, j) in identical else
-                             "shared memory while tracing and do not now")
+                    state = (
+                        "were the same tensor while tracing and are distinct now"
+                        if (i, j) in identical
+                        else "shared memory while tracing and do not now"
+                    )
                     return f"{code} failed: {names[j]} and {names[i]} {state}"
                 if shared and not was:
-                    state = ("were distinct tensors while tracing and are the same now"
-                             if now[i] is now[j] else
-                             "did not share memory while tracing and do now")
+                    state = (
+                        "were distinct tensors while tracing and are the same now"
+                        if now[i] is now[j]
+                        else "did not share memory while tracing and do now"
+                    )
                     return f"{code} failed: {names[j]} and {names[i]} {state}"
             return f"{code} failed"
 
@@ -287,16 +304,20 @@ class GuardBuilder:
         """No class of the object's MRO defines the name (`obj.b` went to __getattr__)."""
         source = guard.source  # an AttrSource: obj.name
         x = source.base.name()
-        self._part(f"not ___class_defines(type({x}), {source.member!r})",
-                   f"___class_defines(type({x}), {source.member!r})")
+        self._part(
+            f"not ___class_defines(type({x}), {source.member!r})",
+            f"___class_defines(type({x}), {source.member!r})",
+        )
 
     def CLASS_LACKS(self, guard: Guard) -> None:
         """No class of the class's MRO defines the name (an object made in the frame keeps
         `obj.name` in its own __dict__ only while no property of that name appears)."""
         source = guard.source  # an AttrSource: cls.name
         x = source.base.name()
-        self._part(f"not ___class_defines({x}, {source.member!r})",
-                   f"___class_defines({x}, {source.member!r})")
+        self._part(
+            f"not ___class_defines({x}, {source.member!r})",
+            f"___class_defines({x}, {source.member!r})",
+        )
 
     def GRAD_MODE(self, guard: Guard) -> None:
         """Autograd records (or not) depending on the global grad mode at call time."""
@@ -481,8 +502,12 @@ def _byte_range(t: Any) -> tuple[str, int, int]:
     return t.device.type, start, stop + data.itemsize
 
 
-def compile_guards(guards: list[Guard], f_locals: dict, f_globals: dict,
-                   dynamic_dims: dict[Source, set[int]] | None = None) -> GuardFunction:
+def compile_guards(
+    guards: list[Guard],
+    f_locals: dict,
+    f_globals: dict,
+    dynamic_dims: dict[Source, set[int]] | None = None,
+) -> GuardFunction:
     """One guard function for a cache entry, from the guards recorded while tracing.
 
     `dynamic_dims` names the tensor dims whose sizes are not guarded (see [Note: dynamic

@@ -67,8 +67,9 @@ def _restores_comprehension_locals(raw: list[dis.Instruction], handler: int) -> 
 def _try_ranges(raw: list[dis.Instruction], entries: list) -> list[tuple[int, int]]:
     """The (start, end) ranges of real try blocks; a comprehension's own entry counts only
     when its handler re-raises into one (a comprehension inside a try)."""
-    ranges = [(e.start, e.end) for e in entries
-              if not _restores_comprehension_locals(raw, e.target)]
+    ranges = [
+        (e.start, e.end) for e in entries if not _restores_comprehension_locals(raw, e.target)
+    ]
     pending = [e for e in entries if _restores_comprehension_locals(raw, e.target)]
     changed = True
     while changed:
@@ -86,6 +87,7 @@ def _with_blocks_only(raw: list[dis.Instruction], entries: list, offset: int) ->
     (PUSH_EXC_INFO, WITH_EXCEPT_START: it calls __exit__ and re-raises), none a try's?
     Each with's cleanup is protected by one more handler, which re-raises to whatever
     encloses the with statement; a comprehension's handler (3.12+) re-raises too."""
+
     def handler_of(at: int) -> int | None:
         return next((e.target for e in entries if e.start <= at < e.end), None)
 
@@ -98,7 +100,7 @@ def _with_blocks_only(raw: list[dis.Instruction], entries: list, offset: int) ->
             target = handler_of(target)
             continue
         k = opnames[target]
-        if [i.opname for i in raw[k:k + 2]] != ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
+        if [i.opname for i in raw[k : k + 2]] != ["PUSH_EXC_INFO", "WITH_EXCEPT_START"]:
             return False
         cleanup = handler_of(target)
         if cleanup is None:
@@ -136,6 +138,9 @@ def read_instructions(code: CodeType) -> list[Instruction]:
         target = index_of_offset[inst.argval] if inst.opcode in _JUMPS else None
         is_protected = any(start <= inst.offset < end for start, end in protected)
         with_only = is_protected and _with_blocks_only(raw, entries, inst.offset)
-        result.append(Instruction(inst.opname, inst.arg, argval, inst.offset, lineno, target,
-                                  is_protected, with_only))
+        result.append(
+            Instruction(
+                inst.opname, inst.arg, argval, inst.offset, lineno, target, is_protected, with_only
+            )
+        )
     return result

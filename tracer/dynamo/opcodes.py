@@ -22,18 +22,40 @@ if TYPE_CHECKING:
 
 # BINARY_OP's argument, by the symbol `dis` gives it (instructions.py puts it in argval).
 BINARY_OPERATORS = {
-    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
-    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "@": operator.matmul,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
     ">>": operator.rshift,
-    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
-    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
-    "@=": operator.imatmul, "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
-    "<<=": operator.ilshift, ">>=": operator.irshift,
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "@=": operator.imatmul,
+    "&=": operator.iand,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
 }
 COMPARE_OPERATORS = {
-    "<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
-    ">": operator.gt, ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 # Words for the opnames a user is most likely to meet first.
@@ -44,6 +66,7 @@ MISSING_REASONS = {
     "RAISE_VARARGS": "raise",
     "BEFORE_WITH": "a with block",
 }
+
 
 def nop(self: InstructionTranslator, inst: Instruction) -> None:
     """Bookkeeping the interpreter has no use for."""

@@ -90,9 +90,14 @@ class GraphInput:
 class OutputGraph:
     """The products of one trace (see the module docstring)."""
 
-    def __init__(self, frame: Frame, compiler: GraphCompiler, fullgraph: bool = False,
-                 dynamic: bool | None = None,
-                 auto_dynamic: dict[Source, set[int]] | None = None) -> None:
+    def __init__(
+        self,
+        frame: Frame,
+        compiler: GraphCompiler,
+        fullgraph: bool = False,
+        dynamic: bool | None = None,
+        auto_dynamic: dict[Source, set[int]] | None = None,
+    ) -> None:
         self.frame = frame
         self.grad_mode = is_grad_enabled()  # the mode the frame starts in (a guard)
         self.mode_changes: list[Node] = []  # the graph's grad mode nodes (grad_mode.py)
@@ -170,8 +175,9 @@ class OutputGraph:
             if not dynamic:
                 self.dynamic_dims.pop(source, None)
 
-    def record_call(self, op: str, target: Any, args: list[VariableTracker],
-                    kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    def record_call(
+        self, op: str, target: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+    ) -> VariableTracker:
         """Run `target` on fake values to learn the result, then record it as a node.
 
         `op` is 'call_function' (target: the function) or 'call_method' (target: the method
@@ -185,13 +191,15 @@ class OutputGraph:
             with self.fake_mode:
                 result = fn(*fn_args, **kw_examples)
         except Exception as e:  # a bad shape, a data-dependent read, ...: eager will raise it
-            raise Unsupported(f"{_target_name(op, target)} raised {type(e).__name__} while "
-                              f"tracing: {e}") from e
+            raise Unsupported(
+                f"{_target_name(op, target)} raised {type(e).__name__} while tracing: {e}"
+            ) from e
         if type(result) is tuple:  # split, chunk: how many pieces depends on the sizes
             for a in args:
                 if isinstance(a, TensorVariable):
-                    self.specialize(a, None, f"{_target_name(op, target)} made "
-                                             f"{len(result)} pieces")
+                    self.specialize(
+                        a, None, f"{_target_name(op, target)} made {len(result)} pieces"
+                    )
         node_args = tuple(a.as_graph_arg() for a in args)
         node_kwargs = {k: v.as_graph_arg() for k, v in kwargs.items()}
         if op == "call_function":
@@ -213,8 +221,10 @@ class OutputGraph:
             return
         if any(isinstance(a, TensorVariable) and a.as_example().requires_grad for a in args):
             self.graph.erase_node(node)
-            raise Unsupported(f"a view ({_target_name(node.op, node.target)}) made under "
-                              "no_grad of a tensor that requires grad")
+            raise Unsupported(
+                f"a view ({_target_name(node.op, node.target)}) made under "
+                "no_grad of a tensor that requires grad"
+            )
 
     def _note_view_of_written_input(self, node: Node, args: list[VariableTracker]) -> None:
         """Remember a view of an input this graph mutates (or a view of such a view): made of
@@ -242,8 +252,11 @@ class OutputGraph:
                     self.views_of_written[item] = self.views_of_written[node]
                 items.append(TensorVariable(item, r, output=self))
             return TupleVariable(items, tuple_type=type(result))  # x.max(-1): return_types.max
-        if isinstance(result, Tensor) and node.target in DATA_FACTORIES \
-                and not result.requires_grad:  # (a new leaf of autograd: not a graph's)
+        if (
+            isinstance(result, Tensor)
+            and node.target in DATA_FACTORIES
+            and not result.requires_grad
+        ):  # (a new leaf of autograd: not a graph's)
             # tensor([0.5, 0.25]), x.new_tensor([1, 2]) of constant data: a node of the graph
             # like any factory, described by a fake of the real tensor (variables/factories.py)
             fake = fake_like(result)
@@ -257,10 +270,13 @@ class OutputGraph:
         if is_check:  # it raised nothing on the fakes: nothing to keep
             return ConstantVariable(None)
         if isinstance(result, Tensor):
-            raise Unsupported(f"{what} made a tensor from data instead of from its inputs "
-                              "(tensor factories are not captured yet)")
-        raise Unsupported(f"{what} returned a {type(result).__name__}; only tensor results "
-                          "are captured")
+            raise Unsupported(
+                f"{what} made a tensor from data instead of from its inputs "
+                "(tensor factories are not captured yet)"
+            )
+        raise Unsupported(
+            f"{what} returned a {type(result).__name__}; only tensor results are captured"
+        )
 
     # ---- finishing ---------------------------------------------------------------------------
 
@@ -298,8 +314,9 @@ class OutputGraph:
         """Finish the graph at a graph break (graph_break.py): its outputs are every tensor the
         rest of the frame can see; the code around it runs the break and resumes."""
         computed, sources, has_graph = self._finish_graph(plan.values())
-        self.transformed = generate_break_code(self.frame.code, plan, computed, sources,
-                                               has_graph, self.side_effects)
+        self.transformed = generate_break_code(
+            self.frame.code, plan, computed, sources, has_graph, self.side_effects
+        )
         self._make_graph_module(has_graph, reason)
 
     def _finish_graph(self, values: list[VariableTracker]):
@@ -308,9 +325,11 @@ class OutputGraph:
         computed = [t for t in _unique_tensors(values) if t.node.op != "placeholder"]
         for t in computed:
             if t.node in self.views_of_written:
-                raise Unsupported(f"a view of {self.views_of_written[t.node]}, which this graph "
-                                  "mutates in place, outlives the graph (it must share the "
-                                  "caller's memory)")
+                raise Unsupported(
+                    f"a view of {self.views_of_written[t.node]}, which this graph "
+                    "mutates in place, outlives the graph (it must share the "
+                    "caller's memory)"
+                )
         self.graph.output(tuple(t.node for t in computed))
         self.graph.eliminate_dead_code()  # ops whose results the frame never returned
         self._remove_unused_inputs()
@@ -368,8 +387,9 @@ def _unique_tensors(values: list[VariableTracker]) -> list[TensorVariable]:
 def _is_result_tuple(result: Any) -> bool:
     """A tuple of fake tensors, plain or named (`return_types.max(values, indices)`)."""
     named = isinstance(result, tuple) and hasattr(type(result), "_fields")
-    return (type(result) is tuple or named) and all(isinstance(r, Tensor) and is_fake(r)
-                                                    for r in result)
+    return (type(result) is tuple or named) and all(
+        isinstance(r, Tensor) and is_fake(r) for r in result
+    )
 
 
 def _ancestors(node: Node) -> list[Node]:

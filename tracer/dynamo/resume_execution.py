@@ -52,8 +52,9 @@ class ResumePoint:
 _cache: dict[tuple[types.CodeType, ResumePoint], types.CodeType] = {}
 
 
-def resume_function(code: types.CodeType, point: ResumePoint,
-                    f_globals: dict) -> types.FunctionType:
+def resume_function(
+    code: types.CodeType, point: ResumePoint, f_globals: dict
+) -> types.FunctionType:
     """A function of (stack values that are not NULL, then live locals) continuing `code` at
     `point.offset`; every free variable of `code` must be among the live locals.
 
@@ -138,17 +139,24 @@ def _resume_code(code: types.CodeType, point: ResumePoint) -> types.CodeType:
     # Remember where each instruction came from (the prologue's came from nowhere).
     final = [item for item in program if isinstance(item, bc.Instr)]
     base_code, base_offsets = _origins.get(code, (code, None))
-    _origins[resumed] = (base_code, {
-        new_offset: (origin[id(item)] if base_offsets is None else base_offsets[origin[id(item)]])
-        for new_offset, item in zip(_real_offsets(resumed), final) if id(item) in origin
-    })
+    _origins[resumed] = (
+        base_code,
+        {
+            new_offset: (
+                origin[id(item)] if base_offsets is None else base_offsets[origin[id(item)]]
+            )
+            for new_offset, item in zip(_real_offsets(resumed), final)
+            if id(item) in origin
+        },
+    )
     return resumed
 
 
 def _real_offsets(code: types.CodeType) -> list[int]:
     """The offsets of code's instructions, CACHE and EXTENDED_ARG aside (see _instruction_at)."""
-    return [i.offset for i in dis.get_instructions(code)
-            if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    return [
+        i.offset for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")
+    ]
 
 
 def _without_free_variables(item):
@@ -156,14 +164,19 @@ def _without_free_variables(item):
     if not (isinstance(item, bc.Instr) and isinstance(item.arg, bc.FreeVar)):
         return item
     if item.name != "LOAD_DEREF":
-        raise ValueError(f"{item.name} {item.arg.name}: a resume function cannot write or "
-                         "share a variable of the enclosing function")
+        raise ValueError(
+            f"{item.name} {item.arg.name}: a resume function cannot write or "
+            "share a variable of the enclosing function"
+        )
     return bc.Instr("LOAD_FAST", item.arg.name, location=item.location)
 
 
 def _is_prefix(item) -> bool:
-    return isinstance(item, bc.Instr) and item.name in _PREFIX_OPNAMES or \
-        isinstance(item, bc.SetLineno)
+    return (
+        isinstance(item, bc.Instr)
+        and item.name in _PREFIX_OPNAMES
+        or isinstance(item, bc.SetLineno)
+    )
 
 
 def _instruction_at(program: bc.Bytecode, code: types.CodeType, offset: int) -> bc.Instr:
@@ -177,5 +190,6 @@ def _instruction_at(program: bc.Bytecode, code: types.CodeType, offset: int) -> 
     index = next(k for k, i in enumerate(real) if i.offset == offset)
     instrs = [item for item in program if isinstance(item, bc.Instr)]
     assert len(instrs) == len(real) and instrs[index].name == real[index].opname, (
-        f"bytecode and dis disagree about {code.co_name}'s instructions")
+        f"bytecode and dis disagree about {code.co_name}'s instructions"
+    )
     return instrs[index]

@@ -64,8 +64,9 @@ class SideEffects:
         """A list or dict changed (its tracker holds the new items); the caller's is replayed."""
         self.mutated(container)
         if container.source is not None:
-            self.writes.setdefault(("container", id(container)), ("container", container,
-                                                                   None, None))
+            self.writes.setdefault(
+                ("container", id(container)), ("container", container, None, None)
+            )
 
     def store_attr(self, obj: VariableTracker, name: str, value: VariableTracker) -> None:
         self.version += 1
@@ -98,8 +99,13 @@ class SideEffects:
         found: list[VariableTracker] = []
         for kind, target, _, value in self.writes.values():
             if kind != "call":
-                found.extend([target] if kind == "tensor" else target.items
-                             if kind == "container" else [value])
+                found.extend(
+                    [target]
+                    if kind == "tensor"
+                    else target.items
+                    if kind == "container"
+                    else [value]
+                )
         return found
 
     def codegen(self, rebuild: Callable[[VariableTracker], str], out_index: dict) -> list[str]:
@@ -128,8 +134,7 @@ class SideEffects:
 def rebuild_items(container: VariableTracker, rebuild: Callable[[VariableTracker], str]) -> str:
     """The new contents of a mutated list or dict, as a literal."""
     if container.python_type() is dict:
-        return "{" + ", ".join(f"{k!r}: {rebuild(v)}" for k, v in container.entries.items()) \
-            + "}"
+        return "{" + ", ".join(f"{k!r}: {rebuild(v)}" for k, v in container.entries.items()) + "}"
     return "[" + ", ".join(rebuild(v) for v in container.items) + "]"
 
 
@@ -148,15 +153,21 @@ def store_attr(self: InstructionTranslator, inst: Instruction) -> None:
     if isinstance(obj, NNModuleVariable):
         m = obj.module
         if name == "training" or any(name in t for t in (m._parameters, m._buffers, m._modules)):
-            raise Unsupported(f"setting {name!r} of {obj.describe()} (a parameter, buffer, "
-                              "submodule or the training flag) is not replayed")
+            raise Unsupported(
+                f"setting {name!r} of {obj.describe()} (a parameter, buffer, "
+                "submodule or the training flag) is not replayed"
+            )
         if isinstance(value, NNModuleVariable):
             raise Unsupported(f"setting a module as attribute {name!r} of {obj.describe()}")
     elif isinstance(obj, UserObjectVariable):
         if is_data_descriptor(inspect.getattr_static(type(obj.value), name, None)):
-            raise Unsupported(f"setting {name!r} of {obj.describe()}, which its class defines "
-                              "as a property or descriptor")
+            raise Unsupported(
+                f"setting {name!r} of {obj.describe()}, which its class defines "
+                "as a property or descriptor"
+            )
     else:
-        raise Unsupported(f"setting attribute {name!r} of {obj.describe()} (only attributes of "
-                          "plain Python objects and nn.Modules of the frame are replayed)")
+        raise Unsupported(
+            f"setting attribute {name!r} of {obj.describe()} (only attributes of "
+            "plain Python objects and nn.Modules of the frame are replayed)"
+        )
     self.output.side_effects.store_attr(obj, name, value)

@@ -101,8 +101,9 @@ class InstructionTranslator:
             self.next_index += 1
             steps += 1
             if steps > MAX_INSTRUCTIONS:
-                raise self._located(Unsupported("the trace ran too long (a loop that does "
-                                                "not end?)"), inst)
+                raise self._located(
+                    Unsupported("the trace ran too long (a loop that does not end?)"), inst
+                )
             self.step(inst)
 
     def step(self, inst: Instruction) -> None:
@@ -112,8 +113,9 @@ class InstructionTranslator:
         start = self.output.begin_instruction() if self.depth == 0 else None
         try:
             if inst.protected and not self.with_blocks:  # (a grad mode block: traced)
-                raise Unsupported("code inside a try or with block (exception handling is not "
-                                  "traced yet)")
+                raise Unsupported(
+                    "code inside a try or with block (exception handling is not traced yet)"
+                )
             if handler is None:
                 words = MISSING_REASONS.get(inst.opname, "no handler for it yet")
                 raise Unsupported(f"missing: {inst.opname} ({words})")
@@ -124,7 +126,8 @@ class InstructionTranslator:
             if start is not None:  # it runs for real at a break, in the mode it started in
                 self.output.undo_mode_changes(start)
             if self.output.side_effects.version == mutations and try_graph_break(
-                    self, inst, self.next_index - 1, e, stack, kw_names):
+                self, inst, self.next_index - 1, e, stack, kw_names
+            ):
                 return  # the graph so far is compiled; a resume function does the rest
             raise e from None
 
@@ -149,8 +152,12 @@ class InstructionTranslator:
         del self.stack[-n:]
         return values
 
-    def call(self, fn: VariableTracker, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker] | None = None) -> VariableTracker:
+    def call(
+        self,
+        fn: VariableTracker,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker] | None = None,
+    ) -> VariableTracker:
         return fn.call_function(self, args, kwargs or {})
 
     def jump(self, inst: Instruction) -> None:
@@ -341,10 +348,15 @@ class InstructionTranslator:
         and what __enter__ returned (None)."""
         manager = self.pop()
         if not isinstance(manager, (GradModeVariable, AutocastVariable)):
-            raise Unsupported(f"a with block over {manager.describe()} (only no_grad, "
-                              "enable_grad, set_grad_enabled and autocast blocks are traced)")
-        entered = ConstantVariable(None) if isinstance(manager, GradModeVariable) \
-            else OpaqueVariable(manager.manager)  # `with autocast(...) as ac`: the manager
+            raise Unsupported(
+                f"a with block over {manager.describe()} (only no_grad, "
+                "enable_grad, set_grad_enabled and autocast blocks are traced)"
+            )
+        entered = (
+            ConstantVariable(None)
+            if isinstance(manager, GradModeVariable)
+            else OpaqueVariable(manager.manager)
+        )  # `with autocast(...) as ac`: the manager
         self.push(manager.enter(self), entered)
 
     CONTAINS_OP = containers.contains_op
@@ -451,4 +463,3 @@ class InstructionTranslator:
 
 def _is_none(value: VariableTracker) -> bool:
     return isinstance(value, ConstantVariable) and value.value is None
-

@@ -69,18 +69,21 @@ class TransformedCode:
         if compiled_fn is not None:
             self.namespace[self.name.replace("__transformed", "__compiled_fn")] = compiled_fn
         filename = f"<{self.name}>"
-        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True),
-                                     filename)
+        linecache.cache[filename] = (len(self.source), None, self.source.splitlines(True), filename)
         register_generated_lines(filename, self.user_lines)  # its errors name the user's line
         exec(compile(self.source, filename, "exec"), self.namespace)  # noqa: S102
         self.fn = self.namespace[self.name]
 
 
-def generate_transformed_code(code: CodeType, value: VariableTracker,
-                              graph_outputs: list[TensorVariable],
-                              input_sources: list[Source], has_graph: bool,
-                              side_effects: SideEffects,
-                              grad_mode: bool | None = None) -> TransformedCode:
+def generate_transformed_code(
+    code: CodeType,
+    value: VariableTracker,
+    graph_outputs: list[TensorVariable],
+    input_sources: list[Source],
+    has_graph: bool,
+    side_effects: SideEffects,
+    grad_mode: bool | None = None,
+) -> TransformedCode:
     """The source of the function that returns `value`; raises Unsupported if it cannot.
     `grad_mode`: the mode the frame leaves set, if it changed it."""
     name, namespace, out_index, lines = _begin(code, graph_outputs, input_sources, has_graph)
@@ -94,9 +97,14 @@ def generate_transformed_code(code: CodeType, value: VariableTracker,
     return TransformedCode(name, "\n".join(lines) + "\n", namespace)
 
 
-def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[TensorVariable],
-                        input_sources: list[Source], has_graph: bool,
-                        side_effects: SideEffects) -> TransformedCode:
+def generate_break_code(
+    code: CodeType,
+    plan: BreakPlan,
+    graph_outputs: list[TensorVariable],
+    input_sources: list[Source],
+    has_graph: bool,
+    side_effects: SideEffects,
+) -> TransformedCode:
     """The source of the function that runs the graph, then the break, then resumes.
 
         def __transformed_f_0(L, G):                 # a call that could not be traced
@@ -145,8 +153,11 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
         else:  # an exception leaves the blocks, as their __exit__ would
             lines += ["    try:", f"        {call}"]
             breaking_line = len(lines)
-            lines += ["    except BaseException:",
-                      f"        ___set_grad_mode({plan.grad_mode[1]})", "        raise"]
+            lines += [
+                "    except BaseException:",
+                f"        ___set_grad_mode({plan.grad_mode[1]})",
+                "        raise",
+            ]
         lines.append(f"    return {resume_names[0]}({', '.join([*stack, '___call', *live])})")
     else:
         # A tensor's truth decides; the resume functions are (jump target, next instruction).
@@ -160,8 +171,12 @@ def generate_break_code(code: CodeType, plan: BreakPlan, graph_outputs: list[Ten
     return TransformedCode(name, "\n".join(lines) + "\n", namespace, user_lines)
 
 
-def _begin(code: CodeType, graph_outputs: list[TensorVariable], input_sources: list[Source],
-           has_graph: bool) -> tuple[str, dict[str, Any], dict, list[str]]:
+def _begin(
+    code: CodeType,
+    graph_outputs: list[TensorVariable],
+    input_sources: list[Source],
+    has_graph: bool,
+) -> tuple[str, dict[str, Any], dict, list[str]]:
     """A new transformed function's name, namespace, graph-output index, and first lines:
     the `def` and the call of the compiled graph (bound later, by TransformedCode.finish)."""
     n = next(_counter)
@@ -189,8 +204,9 @@ class Rebuilder:
     in `lines`) and every place reads that name, so the caller gets one object, as eager.
     """
 
-    def __init__(self, out_index: dict, namespace: dict[str, Any],
-                 roots: list[VariableTracker]) -> None:
+    def __init__(
+        self, out_index: dict, namespace: dict[str, Any], roots: list[VariableTracker]
+    ) -> None:
         self.out_index = out_index
         self.namespace = namespace
         self.lines: list[str] = []  # the shared containers' assignments, before their uses
@@ -298,8 +314,10 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
     shared: set[int] = set()
 
     def visit(v: VariableTracker) -> None:
-        mutable = isinstance(v, (ListVariable, ConstDictVariable, SetVariable,
-                                 NewObjectVariable)) or getattr(v, "made", None) is not None
+        mutable = (
+            isinstance(v, (ListVariable, ConstDictVariable, SetVariable, NewObjectVariable))
+            or getattr(v, "made", None) is not None
+        )
         if mutable and id(v) in seen:  # (the caller's list holding its dict holding it: once)
             if v.source is None:
                 shared.add(id(v))
@@ -344,8 +362,9 @@ def _rebuild_function(v: NestedUserFunctionVariable, rebuild: Rebuilder) -> str:
     return f"{name}({defaults}, {kwdefaults})"
 
 
-def make_function(code: CodeType, f_globals: dict, defaults: tuple | None,
-                  kwdefaults: dict | None) -> FunctionType:
+def make_function(
+    code: CodeType, f_globals: dict, defaults: tuple | None, kwdefaults: dict | None
+) -> FunctionType:
     """What MAKE_FUNCTION does with a code object and its defaults."""
     fn = FunctionType(code, f_globals, code.co_name, defaults)
     fn.__kwdefaults__ = kwdefaults

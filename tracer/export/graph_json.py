@@ -54,6 +54,7 @@ def allowed_functions() -> dict[str, Callable]:
 
 # ---- saving ---------------------------------------------------------------------------------
 
+
 def graph_to_json(graph: Graph) -> list[dict]:
     """One JSON object per node; refuses what a file cannot name (call_module, lambdas)."""
     functions = allowed_functions()
@@ -63,16 +64,24 @@ def graph_to_json(graph: Graph) -> list[dict]:
         if node.op not in SAVED_OPCODES:
             raise SerializationError(
                 f"cannot save node '{node.name}': {node.op} nodes are not saved (only graphs of "
-                "minitorch.ops calls, as minitorch.jit.trace and export.export make them)")
+                "minitorch.ops calls, as minitorch.jit.trace and export.export make them)"
+            )
         if node.op == "call_function":
             target = target_name(node.target)
             if functions.get(target) is not node.target:
                 raise SerializationError(
                     f"cannot save node '{node.name}': {target} is not in the op table "
-                    "(a saved graph may call minitorch.ops.* and operator.getitem only)")
-        nodes.append({"name": node.name, "op": node.op, "target": target,
-                      "args": encode(node.args, node.name),
-                      "kwargs": {k: encode(v, node.name) for k, v in node.kwargs.items()}})
+                    "(a saved graph may call minitorch.ops.* and operator.getitem only)"
+                )
+        nodes.append(
+            {
+                "name": node.name,
+                "op": node.op,
+                "target": target,
+                "args": encode(node.args, node.name),
+                "kwargs": {k: encode(v, node.name) for k, v in node.kwargs.items()},
+            }
+        )
     return nodes
 
 
@@ -98,11 +107,14 @@ def encode(value: Any, where: str) -> Any:
         return {"device": value.type}
     if value is Ellipsis:
         return {"ellipsis": None}
-    raise SerializationError(f"cannot save node '{where}': an argument of type "
-                             f"{type(value).__name__} ({value!r:.60}) is not plain data")
+    raise SerializationError(
+        f"cannot save node '{where}': an argument of type "
+        f"{type(value).__name__} ({value!r:.60}) is not plain data"
+    )
 
 
 # ---- loading --------------------------------------------------------------------------------
+
 
 def graph_from_json(nodes: Any, tensor_names: set[str]) -> Graph:
     """Rebuild a Graph from `nodes`, checking every field; SerializationError on the first bad one.
@@ -114,40 +126,51 @@ def graph_from_json(nodes: Any, tensor_names: set[str]) -> Graph:
     graph = Graph()
     made: dict[str, Node] = {}  # name in the file -> rebuilt node
     for i, entry in enumerate(nodes):
-        _expect(isinstance(entry, dict) and set(entry) == {"name", "op", "target", "args",
-                                                           "kwargs"},
-                f"node #{i} must be an object with keys name, op, target, args, kwargs")
+        _expect(
+            isinstance(entry, dict) and set(entry) == {"name", "op", "target", "args", "kwargs"},
+            f"node #{i} must be an object with keys name, op, target, args, kwargs",
+        )
         name, op, target = entry["name"], entry["op"], entry["target"]
         _expect(_is_identifier(name), f"node #{i}: name {name!r:.60} is not an identifier")
         _expect(name not in made, f"node #{i}: two nodes are named {name!r}")
-        _expect(op in SAVED_OPCODES, f"node '{name}': op {op!r:.60} is not one of "
-                                     f"{', '.join(SAVED_OPCODES)}")
-        _expect(isinstance(entry["args"], list) and isinstance(entry["kwargs"], dict),
-                f"node '{name}': args must be a list and kwargs an object")
+        _expect(
+            op in SAVED_OPCODES,
+            f"node '{name}': op {op!r:.60} is not one of {', '.join(SAVED_OPCODES)}",
+        )
+        _expect(
+            isinstance(entry["args"], list) and isinstance(entry["kwargs"], dict),
+            f"node '{name}': args must be a list and kwargs an object",
+        )
         args = tuple(decode(a, made, name) for a in entry["args"])
         kwargs = {}
         for key, value in entry["kwargs"].items():
-            _expect(_is_identifier(key), f"node '{name}': keyword {key!r:.60} is not an "
-                                         "identifier")
+            _expect(_is_identifier(key), f"node '{name}': keyword {key!r:.60} is not an identifier")
             kwargs[key] = decode(value, made, name)
         if op == "placeholder":
-            _expect(_is_identifier(target) and not args and not kwargs,
-                    f"node '{name}': a placeholder's target must be an identifier, without "
-                    "args")
+            _expect(
+                _is_identifier(target) and not args and not kwargs,
+                f"node '{name}': a placeholder's target must be an identifier, without args",
+            )
             made[name] = graph.placeholder(target)
         elif op == "get_attr":
-            _expect(isinstance(target, str) and target in tensor_names and not args,
-                    f"node '{name}': get_attr reads {target!r:.60}, which is not one of the "
-                    "file's tensors")
+            _expect(
+                isinstance(target, str) and target in tensor_names and not args,
+                f"node '{name}': get_attr reads {target!r:.60}, which is not one of the "
+                "file's tensors",
+            )
             made[name] = graph.get_attr(target)
         elif op == "call_function":
-            _expect(isinstance(target, str) and target in functions,
-                    f"node '{name}': target {target!r:.80} is not allowed (a saved graph may "
-                    "call minitorch.ops.* and operator.getitem only)")
+            _expect(
+                isinstance(target, str) and target in functions,
+                f"node '{name}': target {target!r:.80} is not allowed (a saved graph may "
+                "call minitorch.ops.* and operator.getitem only)",
+            )
             made[name] = graph.call_function(functions[target], args, kwargs)
         else:
-            _expect(i == len(nodes) - 1 and len(args) == 1 and not kwargs,
-                    "the output node must come last and hold one value")
+            _expect(
+                i == len(nodes) - 1 and len(args) == 1 and not kwargs,
+                "the output node must come last and hold one value",
+            )
             made[name] = graph.output(args[0])
     _expect(nodes[-1]["op"] == "output", "the graph has no output node")
     graph.lint()
@@ -161,12 +184,16 @@ def decode(value: Any, made: dict[str, Node], where: str, depth: int = 0) -> Any
         return value
     if isinstance(value, list):
         return tuple(decode(v, made, where, depth + 1) for v in value)
-    _expect(isinstance(value, dict) and len(value) == 1,
-            f"node '{where}': an argument {value!r:.60} is not a tagged value")
+    _expect(
+        isinstance(value, dict) and len(value) == 1,
+        f"node '{where}': an argument {value!r:.60} is not a tagged value",
+    )
     ((tag, inner),) = value.items()
     if tag == "node":
-        _expect(isinstance(inner, str) and inner in made,
-                f"node '{where}' reads {inner!r:.60}, which is not an earlier node")
+        _expect(
+            isinstance(inner, str) and inner in made,
+            f"node '{where}' reads {inner!r:.60}, which is not an earlier node",
+        )
         return made[inner]
     if tag == "float" and inner in ("inf", "-inf", "nan"):
         return float(inner)
@@ -191,13 +218,27 @@ def check_attr_name(name: Any) -> None:
     for part in name.split(".") if ok else ():
         # NOTE: a part that names a Module attribute (forward, training, __dict__) would
         # replace it; a real model's parameters never do.
-        ok = ok and _ATTR_PART.fullmatch(part) is not None and not part.startswith("__") \
-            and not hasattr(GraphModule, part) and part not in _MODULE_FIELDS
+        ok = (
+            ok
+            and _ATTR_PART.fullmatch(part) is not None
+            and not part.startswith("__")
+            and not hasattr(GraphModule, part)
+            and part not in _MODULE_FIELDS
+        )
     _expect(ok, f"tensor name {name!r:.60} is not a dotted path of plain names")
 
 
-_MODULE_FIELDS = {"training", "meta", "_graph", "_code", "_class_name", "_parameters",
-                  "_buffers", "_modules", "_non_persistent_buffers"}
+_MODULE_FIELDS = {
+    "training",
+    "meta",
+    "_graph",
+    "_code",
+    "_class_name",
+    "_parameters",
+    "_buffers",
+    "_modules",
+    "_non_persistent_buffers",
+}
 
 
 def _is_identifier(name: Any) -> bool:

@@ -111,34 +111,48 @@ class ExportedProgram:
     @property
     def state_dict(self) -> dict[str, Tensor]:
         """The parameters and buffers, by dotted name."""
-        return {s.target: self._tensor(s.target) for s in self.graph_signature.input_specs
-                if s.kind in ("parameter", "buffer")}
+        return {
+            s.target: self._tensor(s.target)
+            for s in self.graph_signature.input_specs
+            if s.kind in ("parameter", "buffer")
+        }
 
     @property
     def constants(self) -> dict[str, Tensor]:
         """Tensors made during capture without an op (frozen into the program)."""
-        return {s.target: self._tensor(s.target) for s in self.graph_signature.input_specs
-                if s.kind == "constant"}
+        return {
+            s.target: self._tensor(s.target)
+            for s in self.graph_signature.input_specs
+            if s.kind == "constant"
+        }
 
     def module(self) -> ExportedModule:
         """A new nn.Module running a copy of the graph, on this program's own tensors."""
-        tensors = {s.target: (s.kind, self._tensor(s.target))
-                   for s in self.graph_signature.input_specs if s.target is not None}
+        tensors = {
+            s.target: (s.kind, self._tensor(s.target))
+            for s in self.graph_signature.input_specs
+            if s.target is not None
+        }
         user_inputs = [s for s in self.graph_signature.input_specs if s.kind == "user_input"]
         make = lambda root, graph: ExportedModule(root, graph, user_inputs)  # noqa: E731
         return assemble(copy_graph(self.graph), tensors, self.graph_module.training, make)
 
     def __call__(self, *args, **kwargs):
-        raise InvalidArgumentError(at_user_line(
-            "an ExportedProgram is not called directly: run program.module()(*args)"))
+        raise InvalidArgumentError(
+            at_user_line("an ExportedProgram is not called directly: run program.module()(*args)")
+        )
 
     def __str__(self) -> str:
         readable = self.graph_module.print_readable(print_output=False)
         sig = self.graph_signature
-        lines = ["ExportedProgram:", *("    " + line for line in readable.splitlines()),
-                 "Graph signature:", *(f"    {spec}" for spec in sig.input_specs),
-                 *(f"    -> {spec}" for spec in sig.output_specs),
-                 f"Output structure: {sig.out_spec}"]
+        lines = [
+            "ExportedProgram:",
+            *("    " + line for line in readable.splitlines()),
+            "Graph signature:",
+            *(f"    {spec}" for spec in sig.input_specs),
+            *(f"    -> {spec}" for spec in sig.output_specs),
+            f"Output structure: {sig.out_spec}",
+        ]
         return "\n".join(lines)
 
     def _tensor(self, target: str) -> Tensor:
@@ -150,8 +164,7 @@ class ExportedProgram:
 class ExportedModule(GraphModule):
     """The graph module `ExportedProgram.module()` returns: refuses inputs unlike the example's."""
 
-    def __init__(self, root: dict[str, Tensor], graph: Graph,
-                 input_specs: list[InputSpec]) -> None:
+    def __init__(self, root: dict[str, Tensor], graph: Graph, input_specs: list[InputSpec]) -> None:
         super().__init__(root, graph)
         object.__setattr__(self, "_input_specs", list(input_specs))
 
@@ -160,25 +173,35 @@ class ExportedModule(GraphModule):
         return super().__call__(*args)
 
 
-def export(mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *,
-           dynamic_shapes: Any = None) -> ExportedProgram:
+def export(
+    mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *, dynamic_shapes: Any = None
+) -> ExportedProgram:
     """Capture `mod(*args)` as an ExportedProgram (see [Note: export is a strict trace])."""
     from tracer.jit_trace import trace
 
     if not isinstance(mod, Module):
-        raise InvalidArgumentError(at_user_line(
-            f"export: expected an nn.Module, got {type(mod).__name__} (wrap a function in a "
-            "Module whose forward calls it)"))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"export: expected an nn.Module, got {type(mod).__name__} (wrap a function in a "
+                "Module whose forward calls it)"
+            )
+        )
     if kwargs or dynamic_shapes is not None:
-        raise InvalidArgumentError(at_user_line(
-            "export: keyword inputs and dynamic_shapes are not supported; shapes are static "
-            "and inputs are positional tensors"))
+        raise InvalidArgumentError(
+            at_user_line(
+                "export: keyword inputs and dynamic_shapes are not supported; shapes are static "
+                "and inputs are positional tensors"
+            )
+        )
     inputs = tuple(args) if isinstance(args, (tuple, list)) else (args,)
     for i, value in enumerate(inputs):
         if not isinstance(value, Tensor):
-            raise InvalidArgumentError(at_user_line(
-                f"export: example input {i} is a {type(value).__name__}; every input must be "
-                "a tensor (bind other arguments inside the module)"))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"export: example input {i} is a {type(value).__name__}; every input must be "
+                    "a tensor (bind other arguments inside the module)"
+                )
+            )
     with warnings.catch_warnings():
         warnings.simplefilter("error", TracerWarning)  # a frozen value is an error here
         try:
@@ -187,8 +210,11 @@ def export(mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *,
         except TracerWarning as w:
             raise DataDependentError(_data_dependent(str(w))) from None
         except CompileError as e:
-            hint = " (export captures the module as it is: call .eval() before export)" \
-                if mod.training and "in place" in str(e) else ""
+            hint = (
+                " (export captures the module as it is: call .eval() before export)"
+                if mod.training and "in place" in str(e)
+                else ""
+            )
             raise CompileError(f"export: {str(e).removeprefix('jit.trace: ')}{hint}") from None
     with no_grad():
         outputs = gm(*inputs)
@@ -197,20 +223,30 @@ def export(mod: Module, args: tuple | Tensor, kwargs: dict | None = None, *,
 
 # ---- pieces shared with loading -------------------------------------------------------------
 
+
 def tensor_kinds(gm: GraphModule) -> dict[str, tuple[str, Any]]:
     """target -> ('parameter' | 'buffer' | 'constant', value) for each get_attr of the graph."""
     kinds: dict[str, tuple[str, Any]] = {}
     for node in gm.graph.find_nodes(op="get_attr"):
         *path, leaf = node.target.split(".")
         owner = gm.get_submodule(".".join(path)) if path else gm
-        kind = "parameter" if leaf in owner._parameters else \
-            "buffer" if leaf in owner._buffers else "constant"
+        kind = (
+            "parameter"
+            if leaf in owner._parameters
+            else "buffer"
+            if leaf in owner._buffers
+            else "constant"
+        )
         kinds[node.target] = (kind, getattr(owner, leaf))
     return kinds
 
 
-def assemble(graph: Graph, tensors: dict[str, tuple[str, Tensor]], training: bool,
-             make: Callable[[dict, Graph], GraphModule] = GraphModule) -> GraphModule:
+def assemble(
+    graph: Graph,
+    tensors: dict[str, tuple[str, Tensor]],
+    training: bool,
+    make: Callable[[dict, Graph], GraphModule] = GraphModule,
+) -> GraphModule:
     """`make(root, graph)` (a GraphModule), holding each tensor as its kind says."""
     gm = make({name: t for name, (_, t) in tensors.items()}, graph)
     gm.train(training)
@@ -235,24 +271,36 @@ def copy_graph(graph: Graph) -> Graph:
 def check_inputs(specs: list[InputSpec], args: tuple, kwargs: dict) -> None:
     """Refuse inputs that the program was not captured for, naming the first difference."""
     if kwargs or len(args) != len(specs):
-        raise InvalidArgumentError(at_user_line(
-            f"exported module: expected {len(specs)} positional tensor inputs "
-            f"({', '.join(s.name for s in specs)}), got {len(args)}"
-            + (f" and keywords {sorted(kwargs)}" if kwargs else "")))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"exported module: expected {len(specs)} positional tensor inputs "
+                f"({', '.join(s.name for s in specs)}), got {len(args)}"
+                + (f" and keywords {sorted(kwargs)}" if kwargs else "")
+            )
+        )
     for spec, value in zip(specs, args):
         if not isinstance(value, Tensor):
-            raise InvalidArgumentError(at_user_line(
-                f"exported module: input '{spec.name}' must be a tensor, got "
-                f"{type(value).__name__}"))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"exported module: input '{spec.name}' must be a tensor, got "
+                    f"{type(value).__name__}"
+                )
+            )
         if value.dtype is not spec.dtype:
-            raise DTypeError(at_user_line(
-                f"exported module: input '{spec.name}' has dtype {value.dtype.name}, but the "
-                f"program was exported for {spec.dtype.name}"))
+            raise DTypeError(
+                at_user_line(
+                    f"exported module: input '{spec.name}' has dtype {value.dtype.name}, but the "
+                    f"program was exported for {spec.dtype.name}"
+                )
+            )
         if tuple(value.shape) != spec.shape:
-            raise ShapeError(at_user_line(
-                f"exported module: input '{spec.name}' has shape {tuple(value.shape)}, but the "
-                f"program was exported for {spec.shape}; shapes are frozen at export, so "
-                "export again with an example of this shape"))
+            raise ShapeError(
+                at_user_line(
+                    f"exported module: input '{spec.name}' has shape {tuple(value.shape)}, but the "
+                    f"program was exported for {spec.shape}; shapes are frozen at export, so "
+                    "export again with an example of this shape"
+                )
+            )
 
 
 def set_input_meta(graph: Graph, specs: list[InputSpec]) -> None:
@@ -282,8 +330,10 @@ def leaves(value: Any) -> list[Any]:
 
 
 def _signature(gm: GraphModule, inputs: tuple, outputs: Any) -> GraphSignature:
-    specs = [InputSpec("user_input", node.name, None, tuple(x.shape), x.dtype)
-             for node, x in zip(gm.graph.find_nodes(op="placeholder"), inputs)]
+    specs = [
+        InputSpec("user_input", node.name, None, tuple(x.shape), x.dtype)
+        for node, x in zip(gm.graph.find_nodes(op="placeholder"), inputs)
+    ]
     set_input_meta(gm.graph, specs)
     kinds = tensor_kinds(gm)
     for node in gm.graph.find_nodes(op="get_attr"):
@@ -302,12 +352,17 @@ def _signature(gm: GraphModule, inputs: tuple, outputs: Any) -> GraphSignature:
 def _data_dependent(warning: str) -> str:
     """The trace's warning about a frozen value, said as the reason export refuses."""
     found = re.search(r"to a Python ([\w ]+);.*\(at (.+)\)$", warning)
-    what = f"converts a tensor to a Python {found[1]} at {found[2]}" if found else \
-        f"reads a tensor's value in Python ({warning})"
-    return (f"export: the module {what}, so what it computes depends on the data, but an "
-            "exported program holds one graph for every input; write a choice that depends "
-            "on values with minitorch.where, or use minitorch.jit.trace to freeze the branch "
-            "taken now")
+    what = (
+        f"converts a tensor to a Python {found[1]} at {found[2]}"
+        if found
+        else f"reads a tensor's value in Python ({warning})"
+    )
+    return (
+        f"export: the module {what}, so what it computes depends on the data, but an "
+        "exported program holds one graph for every input; write a choice that depends "
+        "on values with minitorch.where, or use minitorch.jit.trace to freeze the branch "
+        "taken now"
+    )
 
 
 def _describe(shape: tuple[int, ...] | None, dtype: DType | None) -> str:

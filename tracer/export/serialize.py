@@ -99,22 +99,35 @@ def to_bytes(obj: GraphModule | ExportedProgram) -> bytes:
     program = obj if isinstance(obj, ExportedProgram) else None
     gm = program.graph_module if program else obj
     if not isinstance(gm, GraphModule):
-        raise SerializationError(f"save: expected a GraphModule or an ExportedProgram, got "
-                                 f"{type(obj).__name__}")
+        raise SerializationError(
+            f"save: expected a GraphModule or an ExportedProgram, got {type(obj).__name__}"
+        )
     entries, chunks, offset = [], [], 0
     for name, (kind, tensor) in tensor_kinds(gm).items():
         if not isinstance(tensor, Tensor):
-            raise SerializationError(f"cannot save get_attr '{name}': it reads a "
-                                     f"{type(tensor).__name__}, not a tensor")
+            raise SerializationError(
+                f"cannot save get_attr '{name}': it reads a {type(tensor).__name__}, not a tensor"
+            )
         raw = tensor_bytes(tensor)
-        entries.append({"name": name, "kind": kind, "requires_grad": tensor.requires_grad,
-                        "dtype": tensor.dtype.name, "shape": list(tensor.shape),
-                        "offset": offset, "nbytes": len(raw)})
+        entries.append(
+            {
+                "name": name,
+                "kind": kind,
+                "requires_grad": tensor.requires_grad,
+                "dtype": tensor.dtype.name,
+                "shape": list(tensor.shape),
+                "offset": offset,
+                "nbytes": len(raw),
+            }
+        )
         chunks.append(raw)
         offset += len(raw)
-    header: dict[str, Any] = {"kind": "exported_program" if program else "graph_module",
-                              "training": gm.training, "nodes": graph_to_json(gm.graph),
-                              "tensors": entries}
+    header: dict[str, Any] = {
+        "kind": "exported_program" if program else "graph_module",
+        "training": gm.training,
+        "nodes": graph_to_json(gm.graph),
+        "tensors": entries,
+    }
     if program:
         header["signature"] = _signature_to_json(program.graph_signature)
     return seal(header, b"".join(chunks))
@@ -128,16 +141,19 @@ def from_bytes(data: bytes, source: str = "<bytes>") -> GraphModule | ExportedPr
     except SerializationError as e:
         raise SerializationError(f"cannot load {source!r}: {e}") from None
     except Exception as e:  # noqa: BLE001 - a checked header that still fails to build
-        raise SerializationError(f"cannot load {source!r}: the graph does not rebuild "
-                                 f"({type(e).__name__}: {e})") from None
+        raise SerializationError(
+            f"cannot load {source!r}: the graph does not rebuild ({type(e).__name__}: {e})"
+        ) from None
 
 
 # ---- the header: tensors, graph, signature --------------------------------------------------
 
+
 def _rebuild(header: dict, payload: bytes) -> GraphModule | ExportedProgram:
     kind = header.get("kind")
     keys = {"kind", "training", "nodes", "tensors"} | (
-        {"signature"} if kind == "exported_program" else set())
+        {"signature"} if kind == "exported_program" else set()
+    )
     expect(kind in ("graph_module", "exported_program"), f"unknown kind {kind!r:.60}")
     expect(set(header) == keys, f"the header's keys must be {sorted(keys)}")
     expect(isinstance(header["training"], bool), "'training' must be true or false")
@@ -147,9 +163,11 @@ def _rebuild(header: dict, payload: bytes) -> GraphModule | ExportedProgram:
         return assemble(graph, tensors, header["training"])
     signature = _signature_from_json(header["signature"], tensors)
     set_input_meta(graph, [s for s in signature.input_specs if s.kind == "user_input"])
-    expect(len(graph.find_nodes(op="placeholder")) == sum(
-        s.kind == "user_input" for s in signature.input_specs),
-        "the signature's user inputs do not match the graph's placeholders")
+    expect(
+        len(graph.find_nodes(op="placeholder"))
+        == sum(s.kind == "user_input" for s in signature.input_specs),
+        "the signature's user inputs do not match the graph's placeholders",
+    )
     return ExportedProgram(assemble(graph, tensors, header["training"]), signature)
 
 
@@ -158,66 +176,110 @@ def _tensors(entries: Any, payload: bytes) -> dict[str, tuple[str, Tensor]]:
     out: dict[str, tuple[str, Tensor]] = {}
     offset = 0
     for i, entry in enumerate(entries):
-        expect(isinstance(entry, dict) and set(entry) == {
-            "name", "kind", "requires_grad", "dtype", "shape", "offset", "nbytes"},
+        expect(
+            isinstance(entry, dict)
+            and set(entry)
+            == {"name", "kind", "requires_grad", "dtype", "shape", "offset", "nbytes"},
             f"tensor #{i} must be an object with keys name, kind, requires_grad, dtype, "
-            "shape, offset, nbytes")
+            "shape, offset, nbytes",
+        )
         name = entry["name"]
         check_attr_name(name)
         expect(name not in out, f"two tensors are named {name!r}")
-        expect(entry["kind"] in _KINDS and isinstance(entry["requires_grad"], bool),
-                f"tensor '{name}': kind must be one of {', '.join(_KINDS)} and "
-                "requires_grad a bool")
+        expect(
+            entry["kind"] in _KINDS and isinstance(entry["requires_grad"], bool),
+            f"tensor '{name}': kind must be one of {', '.join(_KINDS)} and requires_grad a bool",
+        )
         dtype, shape = read_dtype(entry["dtype"], name), read_shape(entry["shape"], name)
         tensor = read_tensor(payload, offset, entry, dtype, shape, f"tensor '{name}'")
         if entry["kind"] == "parameter":
             tensor = Parameter(tensor, requires_grad=entry["requires_grad"])
         out[name] = (entry["kind"], tensor)
         offset += entry["nbytes"]
-    expect(offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte "
-                                    "payload")
+    expect(
+        offset == len(payload), f"the tensors cover {offset} bytes of a {len(payload)}-byte payload"
+    )
     return out
 
 
 def _signature_to_json(sig: GraphSignature) -> dict:
-    inputs = [{"kind": s.kind, "name": s.name, "target": s.target, "dtype": s.dtype.name,
-               "shape": list(s.shape)} for s in sig.input_specs]
-    outputs = [{"kind": s.kind, "name": s.name,
-                "dtype": s.dtype.name if s.dtype else None,
-                "shape": list(s.shape) if s.shape is not None else None}
-               for s in sig.output_specs]
+    inputs = [
+        {
+            "kind": s.kind,
+            "name": s.name,
+            "target": s.target,
+            "dtype": s.dtype.name,
+            "shape": list(s.shape),
+        }
+        for s in sig.input_specs
+    ]
+    outputs = [
+        {
+            "kind": s.kind,
+            "name": s.name,
+            "dtype": s.dtype.name if s.dtype else None,
+            "shape": list(s.shape) if s.shape is not None else None,
+        }
+        for s in sig.output_specs
+    ]
     return {"inputs": inputs, "outputs": outputs, "out_spec": sig.out_spec}
 
 
 def _signature_from_json(sig: Any, tensors: dict[str, tuple[str, Tensor]]) -> GraphSignature:
-    expect(isinstance(sig, dict) and set(sig) == {"inputs", "outputs", "out_spec"}
-            and isinstance(sig["inputs"], list) and isinstance(sig["outputs"], list)
-            and isinstance(sig["out_spec"], str),
-            "'signature' must hold lists 'inputs' and 'outputs', and a string 'out_spec'")
+    expect(
+        isinstance(sig, dict)
+        and set(sig) == {"inputs", "outputs", "out_spec"}
+        and isinstance(sig["inputs"], list)
+        and isinstance(sig["outputs"], list)
+        and isinstance(sig["out_spec"], str),
+        "'signature' must hold lists 'inputs' and 'outputs', and a string 'out_spec'",
+    )
     inputs = []
     for i, s in enumerate(sig["inputs"]):
-        expect(isinstance(s, dict) and set(s) == {"kind", "name", "target", "dtype", "shape"}
-                and isinstance(s["name"], str),
-                f"input spec #{i} must have kind, name, target, dtype, shape")
+        expect(
+            isinstance(s, dict)
+            and set(s) == {"kind", "name", "target", "dtype", "shape"}
+            and isinstance(s["name"], str),
+            f"input spec #{i} must have kind, name, target, dtype, shape",
+        )
         if s["kind"] == "user_input":
             expect(s["target"] is None, f"input spec '{s['name']}': a user input has no target")
         else:
-            expect(isinstance(s["target"], str) and s["target"] in tensors
-                    and tensors[s["target"]][0] == s["kind"],
-                    f"input spec '{s['name']}': {s['kind']!r:.30} {s['target']!r:.60} is not "
-                    "one of the file's tensors")
-        inputs.append(InputSpec(s["kind"], s["name"], s["target"],
-                                read_shape(s["shape"], s["name"]),
-                                read_dtype(s["dtype"], s["name"])))
+            expect(
+                isinstance(s["target"], str)
+                and s["target"] in tensors
+                and tensors[s["target"]][0] == s["kind"],
+                f"input spec '{s['name']}': {s['kind']!r:.30} {s['target']!r:.60} is not "
+                "one of the file's tensors",
+            )
+        inputs.append(
+            InputSpec(
+                s["kind"],
+                s["name"],
+                s["target"],
+                read_shape(s["shape"], s["name"]),
+                read_dtype(s["dtype"], s["name"]),
+            )
+        )
     outputs = []
     for i, s in enumerate(sig["outputs"]):
-        expect(isinstance(s, dict) and set(s) == {"kind", "name", "dtype", "shape"},
-                f"output spec #{i} must have kind, name, dtype, shape")
+        expect(
+            isinstance(s, dict) and set(s) == {"kind", "name", "dtype", "shape"},
+            f"output spec #{i} must have kind, name, dtype, shape",
+        )
         if s["kind"] == "constant":
             outputs.append(OutputSpec("constant", None, None, None))
             continue
-        expect(s["kind"] == "user_output" and isinstance(s["name"], str),
-                f"output spec #{i}: kind must be user_output or constant")
-        outputs.append(OutputSpec("user_output", s["name"], read_shape(s["shape"], s["name"]),
-                                  read_dtype(s["dtype"], s["name"])))
+        expect(
+            s["kind"] == "user_output" and isinstance(s["name"], str),
+            f"output spec #{i}: kind must be user_output or constant",
+        )
+        outputs.append(
+            OutputSpec(
+                "user_output",
+                s["name"],
+                read_shape(s["shape"], s["name"]),
+                read_dtype(s["dtype"], s["name"]),
+            )
+        )
     return GraphSignature(tuple(inputs), tuple(outputs), sig["out_spec"])

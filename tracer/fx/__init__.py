@@ -13,6 +13,18 @@ from tracer.fx.symbolic_trace import Tracer, symbolic_trace
 from tracer.fx.transformer import Transformer
 from tracer.fx.wrap import wrap
 
-__all__ = ["Graph", "GraphAppendingTracer", "GraphLintError", "GraphModule", "Interpreter",
-           "Node", "Proxy", "TraceError", "Tracer", "Transformer", "map_arg", "symbolic_trace",
-           "wrap"]
+__all__ = [
+    "Graph",
+    "GraphAppendingTracer",
+    "GraphLintError",
+    "GraphModule",
+    "Interpreter",
+    "Node",
+    "Proxy",
+    "TraceError",
+    "Tracer",
+    "Transformer",
+    "map_arg",
+    "symbolic_trace",
+    "wrap",
+]

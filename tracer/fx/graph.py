@@ -28,10 +28,22 @@ _IMPURE_TARGETS: set = set()  # functions with side effects: never removed by de
 
 # Functions, ops and methods that draw random numbers, by name (ops also say kind='random';
 # the composite `dropout` does not, but its decomposition draws a `dropout_mask`).
-RANDOM_NAMES = frozenset({
-    "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
-    "bernoulli", "multinomial", "normal", "dropout", "dropout_mask",
-})
+RANDOM_NAMES = frozenset(
+    {
+        "rand",
+        "randn",
+        "randint",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "randperm",
+        "bernoulli",
+        "multinomial",
+        "normal",
+        "dropout",
+        "dropout_mask",
+    }
+)
 
 
 def is_random(node: Node) -> bool:
@@ -64,10 +76,22 @@ class Graph:
 
     # ---- building --------------------------------------------------------------------------
 
-    def create_node(self, op: str, target: Any, args: tuple = (), kwargs: dict | None = None,
-                    name: str | None = None) -> Node:
-        node = Node(self, self._unique_name(name or _candidate_name(op, target)), op, target,
-                    tuple(args), dict(kwargs or {}))
+    def create_node(
+        self,
+        op: str,
+        target: Any,
+        args: tuple = (),
+        kwargs: dict | None = None,
+        name: str | None = None,
+    ) -> Node:
+        node = Node(
+            self,
+            self._unique_name(name or _candidate_name(op, target)),
+            op,
+            target,
+            tuple(args),
+            dict(kwargs or {}),
+        )
         anchor, after = self._insert_at
         if anchor is None:
             self._nodes.append(node)
@@ -85,8 +109,9 @@ class Graph:
     def get_attr(self, qualified_name: str) -> Node:
         return self.create_node("get_attr", qualified_name)
 
-    def call_function(self, the_function: Any, args: tuple = (),
-                      kwargs: dict | None = None) -> Node:
+    def call_function(
+        self, the_function: Any, args: tuple = (), kwargs: dict | None = None
+    ) -> Node:
         return self.create_node("call_function", the_function, args, kwargs)
 
     def call_method(self, method_name: str, args: tuple = (), kwargs: dict | None = None) -> Node:
@@ -178,16 +203,18 @@ class Graph:
             names.add(node.name)
             for inp in node.all_input_nodes:
                 if inp not in seen:
-                    raise GraphLintError(f"node {node.name} uses {inp.name} before it is defined"
-                                         if inp.graph is self and inp in self._nodes else
-                                         f"node {node.name} uses {inp.name}, which is not in "
-                                         "this graph")
+                    raise GraphLintError(
+                        f"node {node.name} uses {inp.name} before it is defined"
+                        if inp.graph is self and inp in self._nodes
+                        else f"node {node.name} uses {inp.name}, which is not in this graph"
+                    )
                 if node not in inp.users:
                     raise GraphLintError(f"{inp.name}.users is missing its user {node.name}")
             for user in node.users:
                 if user not in self._nodes or node not in user._input_nodes:
-                    raise GraphLintError(f"{node.name} lists {user.name} as a user, but "
-                                         f"{user.name} does not read it")
+                    raise GraphLintError(
+                        f"{node.name} lists {user.name} as a user, but {user.name} does not read it"
+                    )
             _check_target(node)
             seen.add(node)
         outputs = [n for n in self._nodes if n.op == "output"]
@@ -209,8 +236,9 @@ class Graph:
             rows.append((n.op, n.name, str(target), _plain(n.args), _plain(n.kwargs)))
         widths = [max(len(row[i]) for row in rows) for i in range(5)]
         rows.insert(1, tuple("-" * w for w in widths))
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
-                         for row in rows)
+        return "\n".join(
+            "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows
+        )
 
     def python_code(self, root_module: str = "self") -> str:
         from tracer.fx.python_code import python_code
@@ -220,8 +248,12 @@ class Graph:
     # ---- names -----------------------------------------------------------------------------
 
     def _unique_name(self, candidate: str) -> str:
-        if (candidate.isidentifier() and candidate not in self._used_names
-                and not keyword.iskeyword(candidate) and not hasattr(builtins, candidate)):
+        if (
+            candidate.isidentifier()
+            and candidate not in self._used_names
+            and not keyword.iskeyword(candidate)
+            and not hasattr(builtins, candidate)
+        ):
             # most names: taken as they are, as the general path below would take them
             self._used_names.add(candidate)
             return candidate
@@ -250,16 +282,21 @@ def _candidate_name(op: str, target: Any) -> str:
 def _check_target(node: Node) -> None:
     wants_str = node.op in ("placeholder", "get_attr", "call_method", "call_module", "output")
     if wants_str and not isinstance(node.target, str):
-        raise GraphLintError(f"node {node.name}: {node.op} needs a string target, "
-                             f"got {node.target!r}")
+        raise GraphLintError(
+            f"node {node.name}: {node.op} needs a string target, got {node.target!r}"
+        )
     if node.op == "call_function" and not callable(node.target):
-        raise GraphLintError(f"node {node.name}: call_function target {node.target!r} "
-                             "is not callable")
+        raise GraphLintError(
+            f"node {node.name}: call_function target {node.target!r} is not callable"
+        )
 
 
 def _table_target(target: Any) -> str:
-    return str(target) if type(target).__name__ == "builtin_function_or_method" \
+    return (
+        str(target)
+        if type(target).__name__ == "builtin_function_or_method"
         else target_name(target)
+    )
 
 
 def _plain(a: Any) -> str:

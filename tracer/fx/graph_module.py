@@ -1,9 +1,9 @@
 """`GraphModule`: an nn.Module whose forward is Python code generated from a Graph.
 
-    gm = GraphModule(root, graph)   # copies the submodules/attributes the graph reads
-    gm.code                         # the generated forward, as text
-    gm(x)                           # runs it
-    gm.graph ...edit... ; gm.recompile()
+gm = GraphModule(root, graph)   # copies the submodules/attributes the graph reads
+gm.code                         # the generated forward, as text
+gm(x)                           # runs it
+gm.graph ...edit... ; gm.recompile()
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ _compiled_count = itertools.count(1)
 class GraphModule(Module):
     """A Module built from `root`'s attributes and a Graph; `forward` is generated code."""
 
-    def __init__(self, root: Module | dict[str, Any], graph: Graph,
-                 class_name: str = "GraphModule") -> None:
+    def __init__(
+        self, root: Module | dict[str, Any], graph: Graph, class_name: str = "GraphModule"
+    ) -> None:
         super().__init__()
         object.__setattr__(self, "_class_name", class_name)
         for node in graph.nodes:
@@ -73,8 +74,7 @@ class GraphModule(Module):
         code = python_code(self._graph, "self")
         # Register the source with linecache so tracebacks show the generated line.
         filename = f"<fx-generated {self._class_name} #{next(_compiled_count)}>"
-        linecache.cache[filename] = (len(code.source), None, code.source.splitlines(True),
-                                     filename)
+        linecache.cache[filename] = (len(code.source), None, code.source.splitlines(True), filename)
         namespace = dict(code.globals)
         exec(compile(code.source, filename, "exec"), namespace)  # noqa: S102
         generated = (code.source, types.MethodType(namespace["forward"], self))
@@ -117,8 +117,9 @@ class GraphModule(Module):
 
 
 def _short_dtype(dtype) -> str:
-    return {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64",
-            "bool": "b8"}.get(dtype.name, dtype.name)
+    return {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64", "bool": "b8"}.get(
+        dtype.name, dtype.name
+    )
 
 
 def _copy_attr(root: Module | dict[str, Any], gm: Module, target: str) -> None:

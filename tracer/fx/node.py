@@ -36,8 +36,9 @@ def map_aggregate(a: Any, fn: Callable[[Any], Any]) -> Any:
     if isinstance(a, dict):
         return {k: map_aggregate(v, fn) for k, v in a.items()}
     if isinstance(a, slice):
-        return slice(map_aggregate(a.start, fn), map_aggregate(a.stop, fn),
-                     map_aggregate(a.step, fn))
+        return slice(
+            map_aggregate(a.start, fn), map_aggregate(a.stop, fn), map_aggregate(a.step, fn)
+        )
     return fn(a)
 
 

@@ -78,8 +78,15 @@ class TracerBase:
 
     graph: Graph
 
-    def create_node(self, kind: str, target: Any, args: tuple, kwargs: dict,
-                    name: str | None = None, type_expr: Any = None) -> Node:
+    def create_node(
+        self,
+        kind: str,
+        target: Any,
+        args: tuple,
+        kwargs: dict,
+        name: str | None = None,
+        type_expr: Any = None,
+    ) -> Node:
         """Append the node `kind[target](args, kwargs)`; args already hold nodes, not Proxies."""
         node = self.graph.create_node(kind, target, args, kwargs, name)
         node.meta["stack_trace"] = user_location()
@@ -90,11 +97,24 @@ class TracerBase:
     def proxy(self, node: Node) -> Proxy:
         return Proxy(node, self)
 
-    def create_proxy(self, kind: str, target: Any, args: tuple, kwargs: dict,
-                     name: str | None = None, type_expr: Any = None) -> Proxy:
+    def create_proxy(
+        self,
+        kind: str,
+        target: Any,
+        args: tuple,
+        kwargs: dict,
+        name: str | None = None,
+        type_expr: Any = None,
+    ) -> Proxy:
         """Record `kind[target](args, kwargs)`, returning a Proxy for its value."""
-        node = self.create_node(kind, target, self.create_arg(tuple(args)),
-                                self.create_arg(dict(kwargs)), name, type_expr)
+        node = self.create_node(
+            kind,
+            target,
+            self.create_arg(tuple(args)),
+            self.create_arg(dict(kwargs)),
+            name,
+            type_expr,
+        )
         return self.proxy(node)
 
     def create_arg(self, a: Any) -> Any:
@@ -106,8 +126,9 @@ class TracerBase:
             return a.node
         if isinstance(a, _LITERALS) or isinstance(a, Node):
             return a
-        raise TraceError(f"symbolic tracing cannot record an argument of type "
-                         f"{type(a).__name__}: {a!r}")
+        raise TraceError(
+            f"symbolic tracing cannot record an argument of type {type(a).__name__}: {a!r}"
+        )
 
 
 class GraphAppendingTracer(TracerBase):
@@ -153,11 +174,15 @@ class Proxy:
         call_function ([Note: a Proxy in a minitorch function]). The Proxies among the
         arguments must share one tracer, as in torch.fx."""
         tracers = {}
-        map_aggregate((args, kwargs), lambda a: tracers.setdefault(id(a.tracer), a.tracer)
-                      if isinstance(a, Proxy) else None)
+        map_aggregate(
+            (args, kwargs),
+            lambda a: tracers.setdefault(id(a.tracer), a.tracer) if isinstance(a, Proxy) else None,
+        )
         if len(tracers) > 1:
-            raise TraceError(f"{func.__name__}() was given Proxies of {len(tracers)} different "
-                             "tracers; one call can only be recorded into one graph")
+            raise TraceError(
+                f"{func.__name__}() was given Proxies of {len(tracers)} different "
+                "tracers; one call can only be recorded into one graph"
+            )
         (tracer,) = tracers.values()
         if getattr(Tensor, func.__name__, None) is func:  # a method: `const.view(x.shape)`
             return tracer.create_proxy("call_method", func.__name__, args, kwargs or {})
@@ -316,8 +341,9 @@ class Attribute(Proxy):
     def node(self) -> Node:  # type: ignore[override]
         # NOTE: lazy, so that `x.relu()` records one call_method and no unused getattr.
         if self._node is None:
-            self._node = self.tracer.create_proxy("call_function", getattr,
-                                                  (self.root, self.attr), {}).node
+            self._node = self.tracer.create_proxy(
+                "call_function", getattr, (self.root, self.attr), {}
+            ).node
         return self._node
 
     def __call__(self, *args, **kwargs) -> Proxy:

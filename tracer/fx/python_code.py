@@ -22,11 +22,25 @@ from typing import Any, NamedTuple
 from tracer.fx.node import Node, map_arg, target_name
 
 _INFIX = {
-    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
-    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.matmul: "@",
-    operator.and_: "&", operator.or_: "|", operator.xor: "^", operator.lshift: "<<",
-    operator.rshift: ">>", operator.lt: "<", operator.le: "<=", operator.gt: ">",
-    operator.ge: ">=", operator.eq: "==", operator.ne: "!=",
+    operator.add: "+",
+    operator.sub: "-",
+    operator.mul: "*",
+    operator.truediv: "/",
+    operator.floordiv: "//",
+    operator.mod: "%",
+    operator.pow: "**",
+    operator.matmul: "@",
+    operator.and_: "&",
+    operator.or_: "|",
+    operator.xor: "^",
+    operator.lshift: "<<",
+    operator.rshift: ">>",
+    operator.lt: "<",
+    operator.le: "<=",
+    operator.gt: ">",
+    operator.ge: ">=",
+    operator.eq: "==",
+    operator.ne: "!=",
 }
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~", operator.not_: "not "}
 
@@ -42,8 +56,13 @@ def python_code(graph, root_module: str = "self") -> PythonCode:
 
     # repr() of an infinite or NaN constant is `inf` / `nan`, of a device `device(type='cpu')`
     # (`arange(t, device=idx.device)`): give those names a value.
-    globals_: dict[str, Any] = {"operator": operator, "minitorch": minitorch,
-                                "inf": math.inf, "nan": math.nan, "device": minitorch.device}
+    globals_: dict[str, Any] = {
+        "operator": operator,
+        "minitorch": minitorch,
+        "inf": math.inf,
+        "nan": math.nan,
+        "device": minitorch.device,
+    }
     last_use: dict[Node, Node] = {}
     for node in graph.nodes:
         for inp in node.all_input_nodes:

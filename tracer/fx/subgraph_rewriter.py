@@ -44,8 +44,9 @@ class Match:
     nodes_map: dict[Node, Node]  # pattern node -> graph node, placeholders included
 
 
-def replace_pattern(gm: GraphModule, pattern: Callable | Module,
-                    replacement: Callable | Module) -> list[Match]:
+def replace_pattern(
+    gm: GraphModule, pattern: Callable | Module, replacement: Callable | Module
+) -> list[Match]:
     """Replace every self-contained, non-overlapping match of `pattern` in `gm` by `replacement`.
 
     `gm` is edited in place and recompiled; the matches are returned in graph order.
@@ -73,8 +74,10 @@ def replace_pattern(gm: GraphModule, pattern: Callable | Module,
     rewired: dict[Node, Node] = {}  # an erased anchor -> the node that now holds its value
     for match in matches:
         # An input the pattern never reads is unbound; the replacement does not read it either.
-        inputs = [_follow(rewired, match.nodes_map[p]) if p in match.nodes_map else None
-                  for p in pattern_inputs]
+        inputs = [
+            _follow(rewired, match.nodes_map[p]) if p in match.nodes_map else None
+            for p in pattern_inputs
+        ]
         rewired[match.anchor] = _splice(gm.graph, match, inputs, replacement_gm.graph, renamed)
     gm.graph.lint()
     gm.recompile()
@@ -112,16 +115,20 @@ def _match_node(p: Node, g: Node, nodes_map: dict[Node, Node]) -> bool:
     if len(p.args) != len(g.args) or p.kwargs.keys() != g.kwargs.keys():
         return False
     nodes_map[p] = g
-    return (_match_arg(p.args, g.args, nodes_map)
-            and all(_match_arg(p.kwargs[k], g.kwargs[k], nodes_map) for k in p.kwargs))
+    return _match_arg(p.args, g.args, nodes_map) and all(
+        _match_arg(p.kwargs[k], g.kwargs[k], nodes_map) for k in p.kwargs
+    )
 
 
 def _match_arg(p: Any, g: Any, nodes_map: dict[Node, Node]) -> bool:
     if isinstance(p, Node):
         return isinstance(g, Node) and _match_node(p, g, nodes_map)
     if isinstance(p, (tuple, list)):
-        return (type(p) is type(g) and len(p) == len(g)
-                and all(_match_arg(a, b, nodes_map) for a, b in zip(p, g)))
+        return (
+            type(p) is type(g)
+            and len(p) == len(g)
+            and all(_match_arg(a, b, nodes_map) for a, b in zip(p, g))
+        )
     return type(p) is type(g) and p == g  # constants: 1 matches 1, not 1.0 or True
 
 
@@ -132,8 +139,13 @@ def _inner_nodes(nodes_map: dict[Node, Node]) -> set[Node]:
 # ---- replacing -----------------------------------------------------------------------------
 
 
-def _splice(graph: Graph, match: Match, inputs: list[Node | None], replacement: Graph,
-            renamed: dict[str, str]) -> Node:
+def _splice(
+    graph: Graph,
+    match: Match,
+    inputs: list[Node | None],
+    replacement: Graph,
+    renamed: dict[str, str],
+) -> Node:
     """Copy `replacement` in before the anchor, reroute the anchor's users, erase the match."""
     env: dict[Node, Any] = {}
     inputs_left = iter(inputs)
@@ -199,20 +211,29 @@ def _returned_node(graph: Graph, what: str) -> Node:
     returned = outputs[0].args[0] if outputs else None
     is_input = isinstance(returned, Node) and returned.op == "placeholder"
     if not isinstance(returned, Node) or (is_input and what == "pattern"):
-        raise InvalidArgumentError(at_user_line(
-            f"replace_pattern: the {what} must return one value computed from its inputs, "
-            f"but it returns {returned!r}"))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"replace_pattern: the {what} must return one value computed from its inputs, "
+                f"but it returns {returned!r}"
+            )
+        )
     return returned
 
 
 def _check_inputs(pattern_inputs: list[Node], replacement_inputs: list[Node]) -> None:
     if len(pattern_inputs) != len(replacement_inputs):
-        raise InvalidArgumentError(at_user_line(
-            f"replace_pattern: the pattern takes {len(pattern_inputs)} inputs and the "
-            f"replacement {len(replacement_inputs)}; they are paired by position, so the "
-            "counts must agree"))
+        raise InvalidArgumentError(
+            at_user_line(
+                f"replace_pattern: the pattern takes {len(pattern_inputs)} inputs and the "
+                f"replacement {len(replacement_inputs)}; they are paired by position, so the "
+                "counts must agree"
+            )
+        )
     for p, r in zip(pattern_inputs, replacement_inputs):
         if not p.users and r.users:
-            raise InvalidArgumentError(at_user_line(
-                f"replace_pattern: the pattern never reads its input {p.name}, so a match "
-                f"cannot say what to pass as the replacement's {r.name}"))
+            raise InvalidArgumentError(
+                at_user_line(
+                    f"replace_pattern: the pattern never reads its input {p.name}, so a match "
+                    f"cannot say what to pass as the replacement's {r.name}"
+                )
+            )

@@ -137,8 +137,7 @@ class Tracer(TracerBase):
 
     # ---- the trace -------------------------------------------------------------------------
 
-    def trace(self, root: Module | Callable, concrete_args: dict[str, Any] | None = None
-              ) -> Graph:
+    def trace(self, root: Module | Callable, concrete_args: dict[str, Any] | None = None) -> Graph:
         """Run `root` (its forward, for a Module) on Proxies; return the recorded Graph."""
         self.graph = Graph()
         self._attr_proxies = {}
@@ -148,8 +147,9 @@ class Tracer(TracerBase):
         else:
             self.root, fn = Module(), root
         self._module_paths = {id(m): name for name, m in self.root.named_modules()}
-        self._tensor_paths = {id(t): name for name, t in [*self.root.named_parameters(),
-                                                          *self.root.named_buffers()]}
+        self._tensor_paths = {
+            id(t): name for name, t in [*self.root.named_parameters(), *self.root.named_buffers()]
+        }
         args = self._placeholders(fn, concrete_args or {})
         with _tracing(self):
             result = fn(*args)
@@ -162,14 +162,17 @@ class Tracer(TracerBase):
         parameters = inspect.signature(fn).parameters
         unknown = set(concrete_args) - set(parameters)
         if unknown:
-            raise TraceError(f"concrete_args names {sorted(unknown)}, which are not inputs of "
-                             f"{fn.__qualname__}")
+            raise TraceError(
+                f"concrete_args names {sorted(unknown)}, which are not inputs of {fn.__qualname__}"
+            )
         args = []
         for name, param in parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise TraceError(f"symbolic_trace needs named inputs, but {fn.__qualname__} "
-                                 f"takes {'*' if param.kind == param.VAR_POSITIONAL else '**'}"
-                                 f"{name}")
+                raise TraceError(
+                    f"symbolic_trace needs named inputs, but {fn.__qualname__} "
+                    f"takes {'*' if param.kind == param.VAR_POSITIONAL else '**'}"
+                    f"{name}"
+                )
             default = () if param.default is param.empty else (param.default,)
             proxy = self.create_proxy("placeholder", name, default, {}, name=name)
             if name in concrete_args:
@@ -183,14 +186,18 @@ class Tracer(TracerBase):
         if _is_literal(value):
             self.create_proxy("call_function", check_concrete_arg, (proxy, value, name), {})
         else:
-            warnings.warn(f"symbolic_trace cannot check that later calls pass the same {name} "
-                          f"as concrete_args did (a {type(value).__name__}): a different one "
-                          "would be ignored", stacklevel=4)
+            warnings.warn(
+                f"symbolic_trace cannot check that later calls pass the same {name} "
+                f"as concrete_args did (a {type(value).__name__}): a different one "
+                "would be ignored",
+                stacklevel=4,
+            )
         return value
 
 
-def symbolic_trace(root: Module | Callable, concrete_args: dict[str, Any] | None = None
-                   ) -> GraphModule:
+def symbolic_trace(
+    root: Module | Callable, concrete_args: dict[str, Any] | None = None
+) -> GraphModule:
     """Trace `root` into a GraphModule whose generated forward computes the same thing.
 
     >>> gm = symbolic_trace(lambda x: minitorch.relu(x) + 1)
@@ -217,10 +224,12 @@ def check_concrete_arg(value: Any, expected: Any, name: str) -> None:
     """Fail unless `value` is the `expected` value that `name` was traced with."""
     same = value is None if expected is None else value == expected
     if not same:
-        raise ConcreteArgError(at_user_line(
-            f"{name} has been specialized to have value {expected!r} by symbolic_trace's "
-            f"concrete_args, but got {value!r}; trace again with the new value"
-        ))
+        raise ConcreteArgError(
+            at_user_line(
+                f"{name} has been specialized to have value {expected!r} by symbolic_trace's "
+                f"concrete_args, but got {value!r}; trace again with the new value"
+            )
+        )
 
 
 _IMPURE_TARGETS.add(check_concrete_arg)  # dead-code elimination keeps the check

@@ -44,15 +44,15 @@ class Transformer(Interpreter):
         self.tracer = _GraphTracer()
         self.tracer.graph = self.new_graph
         self.tracer.root = module
-        self.tracer._tensor_paths = {id(t): name for name, t in [*module.named_parameters(),
-                                                                 *module.named_buffers()]}
+        self.tracer._tensor_paths = {
+            id(t): name for name, t in [*module.named_parameters(), *module.named_buffers()]
+        }
         self._old_node: Node | None = None  # the node being copied, for its name and meta
 
     def transform(self) -> GraphModule:
         """The rewritten module: same root (submodules, parameters), the new graph."""
         result = self.run()  # it stops at the output node, which _old_node is then
-        output = self.tracer.create_node("output", "output", (self.tracer.create_arg(result),),
-                                         {})
+        output = self.tracer.create_node("output", "output", (self.tracer.create_arg(result),), {})
         if self._old_node is not None:  # an empty graph has no output node to copy from
             _carry_meta(self._old_node, output)
         class_name = getattr(self.module, "_class_name", type(self.module).__name__)

@@ -32,9 +32,11 @@ def wrap(fn_or_name: str | Callable) -> str | Callable:
     """Record calls of the module-level function `fn_or_name` as leaves; returns it as given."""
     caller = inspect.currentframe().f_back
     if caller.f_code.co_name != "<module>":
-        raise MinitorchError(at_user_line(
-            "wrap must be called at the top level of a module (it patches the module's globals)"
-        ))
+        raise MinitorchError(
+            at_user_line(
+                "wrap must be called at the top level of a module (it patches the module's globals)"
+            )
+        )
     name = fn_or_name if isinstance(fn_or_name, str) else fn_or_name.__name__
     _wrapped.append((caller.f_globals, name))
     return fn_or_name
@@ -42,8 +44,11 @@ def wrap(fn_or_name: str | Callable) -> str | Callable:
 
 def patch_wrapped() -> Callable[[], None]:
     """Swap each wrapped global for its recording stand-in; returns the undo."""
-    originals = [(globals_, name, globals_[name]) for globals_, name in _wrapped
-                 if callable(globals_.get(name))]
+    originals = [
+        (globals_, name, globals_[name])
+        for globals_, name in _wrapped
+        if callable(globals_.get(name))
+    ]
     for globals_, name, fn in originals:
         globals_[name] = _recording(fn)
 
@@ -58,8 +63,7 @@ def _recording(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def stand_in(*args: Any, **kwargs: Any) -> Any:
         proxies = []
-        map_aggregate((args, kwargs), lambda a: proxies.append(a) if isinstance(a, Proxy)
-                      else None)
+        map_aggregate((args, kwargs), lambda a: proxies.append(a) if isinstance(a, Proxy) else None)
         if not proxies:
             return fn(*args, **kwargs)
         return Proxy.__torch_function__(fn, (), args, kwargs)  # call_function[target=fn]

@@ -13,5 +13,11 @@ from tracer.fx.passes.cse import eliminate_common_subexpressions
 from tracer.fx.passes.fuse_conv_bn import fuse_conv_bn
 from tracer.fx.passes.remove_dropout import remove_dropout
 
-__all__ = ["eliminate_common_subexpressions", "fold_constants", "fuse_conv_bn", "graph_drawer",
-           "remove_dropout", "shape_prop"]
+__all__ = [
+    "eliminate_common_subexpressions",
+    "fold_constants",
+    "fuse_conv_bn",
+    "graph_drawer",
+    "remove_dropout",
+    "shape_prop",
+]

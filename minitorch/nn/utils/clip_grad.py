@@ -47,9 +47,13 @@ def _norm(x: Tensor, p: float) -> Tensor:
     return ops.pow(ops.sum(ops.pow(size, p)), 1.0 / p)
 
 
-def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
-                    norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                    foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(
+    parameters: Tensor | Iterable[Tensor],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Scale the gradients so that their total norm is at most max_norm; returns the total
     norm they had (a 0-d tensor), the p-norm of the per-gradient p-norms."""
     grads = _grads(parameters)
@@ -59,11 +63,13 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     with no_grad():
         total = _norm(ops.stack(*[_norm(g, norm_type) for g in grads]), norm_type)
         if error_if_nonfinite and not math.isfinite(total.item()):
-            raise AutogradError(at_user_line(
-                f"The total norm of order {norm_type} for gradients from `parameters` is "
-                "non-finite, so it cannot be clipped. To disable this error and scale the "
-                "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
-            ))
+            raise AutogradError(
+                at_user_line(
+                    f"The total norm of order {norm_type} for gradients from `parameters` is "
+                    "non-finite, so it cannot be clipped. To disable this error and scale the "
+                    "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
+                )
+            )
         # NOTE: a multiplication by 1 when the norm is small enough, as PyTorch does: no
         # branch on the data, so the same code runs whatever the norm.
         scale = ops.clamp(ops.div(float(max_norm), ops.add(total, 1e-6)), max=1.0)
@@ -73,8 +79,9 @@ def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
     return total
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
-                     foreach: bool | None = None) -> None:
+def clip_grad_value_(
+    parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
+) -> None:
     """Clamp every gradient element into [-clip_value, clip_value]."""
     clip_value = float(clip_value)
     with no_grad():

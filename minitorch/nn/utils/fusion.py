@@ -26,16 +26,19 @@ def fuse_conv_bn_eval(conv, bn, transpose: bool = False):
     if conv.training or bn.training:
         raise MinitorchError(at_user_line("Fusion only for eval!"))
     if transpose:
-        raise MinitorchError(at_user_line("fuse_conv_bn_eval: transposed convolutions are not "
-                                          "supported"))
+        raise MinitorchError(
+            at_user_line("fuse_conv_bn_eval: transposed convolutions are not supported")
+        )
     fused = copy.deepcopy(conv)
     fused.weight, fused.bias = fuse_conv_bn_weights(
-        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias)
+        fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+    )
     return fused
 
 
-def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps: float, bn_w, bn_b,
-                         transpose: bool = False) -> tuple[Parameter, Parameter]:
+def fuse_conv_bn_weights(
+    conv_w, conv_b, bn_rm, bn_rv, bn_eps: float, bn_w, bn_b, transpose: bool = False
+) -> tuple[Parameter, Parameter]:
     """(W * s, (b - mean) * s + beta) with s = gamma / sqrt(var + eps) per output channel."""
     requires_grad = conv_w.requires_grad
     with no_grad():
@@ -46,5 +49,7 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps: float, bn_w, bn_b
         shape = (-1,) + (1,) * (conv_w.ndim - 1)  # per output channel: (O, 1, 1, 1)
         fused_w = conv_w * scale.reshape(shape)
         fused_b = (conv_b - bn_rm) * scale + bn_b
-    return (Parameter(fused_w.to(conv_w.dtype), requires_grad),
-            Parameter(fused_b.to(conv_w.dtype), requires_grad))
+    return (
+        Parameter(fused_w.to(conv_w.dtype), requires_grad),
+        Parameter(fused_b.to(conv_w.dtype), requires_grad),
+    )

@@ -21,6 +21,15 @@ from minitorch.utils.data.dataset import Dataset, Subset, TensorDataset, random_
 from minitorch.utils.data.sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = [
-    "BatchSampler", "DataLoader", "Dataset", "RandomSampler", "Sampler", "SequentialSampler",
-    "Subset", "TensorDataset", "default_collate", "default_convert", "random_split",
+    "BatchSampler",
+    "DataLoader",
+    "Dataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "Subset",
+    "TensorDataset",
+    "default_collate",
+    "default_convert",
+    "random_split",
 ]

@@ -43,20 +43,24 @@ def default_collate(batch: Sequence):
         return {key: default_collate([sample[key] for sample in batch]) for key in elem}
     if isinstance(elem, Sequence):
         return _collate_sequences(batch)
-    raise ArgumentTypeError(at_user_line(
-        "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-        f"found {type(elem).__name__}"
-    ))
+    raise ArgumentTypeError(
+        at_user_line(
+            "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
+            f"found {type(elem).__name__}"
+        )
+    )
 
 
 def _collate_sequences(batch: Sequence):
     """Samples that are sequences of fields: collate field i of every sample together."""
     elem = batch[0]
     if any(len(sample) != len(elem) for sample in batch):
-        raise ShapeError(at_user_line(
-            "default_collate: each element in list of batch should be of equal size, got "
-            f"lengths {[len(sample) for sample in batch]}"
-        ))
+        raise ShapeError(
+            at_user_line(
+                "default_collate: each element in list of batch should be of equal size, got "
+                f"lengths {[len(sample) for sample in batch]}"
+            )
+        )
     fields = [default_collate(samples) for samples in zip(*batch)]
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple keeps its type
         return type(elem)(*fields)

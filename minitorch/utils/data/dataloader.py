@@ -27,18 +27,33 @@ from minitorch.utils.data.sampler import BatchSampler, RandomSampler, Sequential
 class DataLoader:
     """Batches of `dataset`: batch_size samples, in order or shuffled, collated."""
 
-    def __init__(self, dataset: Dataset, batch_size: int | None = 1,
-                 shuffle: bool | None = None, sampler: Iterable[int] | None = None,
-                 batch_sampler: Iterable[list[int]] | None = None, num_workers: int = 0,
-                 collate_fn: Callable | None = None, pin_memory: bool = False,
-                 drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable | None = None, multiprocessing_context=None,
-                 generator: Generator | None = None, *, prefetch_factor: int | None = None,
-                 persistent_workers: bool = False, pin_memory_device: str = "") -> None:
+    def __init__(
+        self,
+        dataset: Dataset,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Iterable[int] | None = None,
+        batch_sampler: Iterable[list[int]] | None = None,
+        num_workers: int = 0,
+        collate_fn: Callable | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable | None = None,
+        multiprocessing_context=None,
+        generator: Generator | None = None,
+        *,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+    ) -> None:
         _check_options(batch_size, shuffle, sampler, batch_sampler, drop_last, num_workers)
         if sampler is None:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle \
+            sampler = (
+                RandomSampler(dataset, generator=generator)
+                if shuffle
                 else SequentialSampler(dataset)
+            )
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         if batch_sampler is not None:
@@ -63,26 +78,34 @@ class DataLoader:
         return len(self.sampler if self.batch_sampler is None else self.batch_sampler)
 
 
-def _check_options(batch_size, shuffle, sampler, batch_sampler, drop_last,
-                   num_workers: int) -> None:
+def _check_options(
+    batch_size, shuffle, sampler, batch_sampler, drop_last, num_workers: int
+) -> None:
     """PyTorch's rules for which options go together."""
     if num_workers < 0:
-        raise InvalidArgumentError(at_user_line(
-            "num_workers option should be non-negative; use num_workers=0 to disable "
-            "multiprocessing."
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                "num_workers option should be non-negative; use num_workers=0 to disable "
+                "multiprocessing."
+            )
+        )
     if sampler is not None and shuffle:
-        raise InvalidArgumentError(at_user_line(
-            "sampler option is mutually exclusive with shuffle"
-        ))
-    if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None
-                                      or drop_last):
-        raise InvalidArgumentError(at_user_line(
-            "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-            "and drop_last"
-        ))
+        raise InvalidArgumentError(
+            at_user_line("sampler option is mutually exclusive with shuffle")
+        )
+    if batch_sampler is not None and (
+        batch_size != 1 or shuffle or sampler is not None or drop_last
+    ):
+        raise InvalidArgumentError(
+            at_user_line(
+                "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+                "and drop_last"
+            )
+        )
     if batch_size is None and drop_last:
-        raise InvalidArgumentError(at_user_line(
-            "batch_size=None option disables auto-batching and is mutually exclusive with "
-            "drop_last"
-        ))
+        raise InvalidArgumentError(
+            at_user_line(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        )

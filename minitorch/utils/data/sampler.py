@@ -42,15 +42,22 @@ class RandomSampler(Sampler):
     """A random permutation of the indices each epoch; with replacement, num_samples
     independent draws instead."""
 
-    def __init__(self, data_source: Sized, replacement: bool = False,
-                 num_samples: int | None = None, generator: Generator | None = None) -> None:
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Generator | None = None,
+    ) -> None:
         self.data_source, self.replacement = data_source, replacement
         self._num_samples, self.generator = num_samples, generator
         if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise InvalidArgumentError(at_user_line(
-                "num_samples should be a positive integer value, but got "
-                f"num_samples={self.num_samples}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    "num_samples should be a positive integer value, but got "
+                    f"num_samples={self.num_samples}"
+                )
+            )
 
     @property
     def num_samples(self) -> int:
@@ -81,9 +88,12 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise InvalidArgumentError(at_user_line(
-                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
-            ))
+            raise InvalidArgumentError(
+                at_user_line(
+                    "batch_size should be a positive integer value, but got "
+                    f"batch_size={batch_size}"
+                )
+            )
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
     def __iter__(self) -> Iterator[list[int]]:

@@ -39,9 +39,11 @@ BATCH = 64  # modules per call of ptxas
 
 # A name defined at module level: `.visible .entry kernel0(`, `.func (.param .b64 r) f(`,
 # `.global .align 8 .b8 table[160] = {...};`, `.shared .align 4 .b8 buffer[32];`
-_DEFINED = re.compile(r"^(?:\.(?:visible|extern|weak)\s+)?\.(?:entry|func|global|shared|const)\s+"
-                      r"(?:\(.*?\)\s*)?(?:\.align\s+\d+\s+)?(?:\.\w+\s+)*([A-Za-z_$%][\w$]*)",
-                      re.MULTILINE)
+_DEFINED = re.compile(
+    r"^(?:\.(?:visible|extern|weak)\s+)?\.(?:entry|func|global|shared|const)\s+"
+    r"(?:\(.*?\)\s*)?(?:\.align\s+\d+\s+)?(?:\.\w+\s+)*([A-Za-z_$%][\w$]*)",
+    re.MULTILINE,
+)
 
 
 def rejections(modules: Iterable[tuple[str, str]]) -> list[str]:
@@ -50,8 +52,11 @@ def rejections(modules: Iterable[tuple[str, str]]) -> list[str]:
     for ptx, arch in modules:
         header, body = _split(ptx)
         batches.setdefault((arch, header), []).append(body)
-    work = [(arch, header, bodies[k:k + BATCH]) for (arch, header), bodies in batches.items()
-            for k in range(0, len(bodies), BATCH)]
+    work = [
+        (arch, header, bodies[k : k + BATCH])
+        for (arch, header), bodies in batches.items()
+        for k in range(0, len(bodies), BATCH)
+    ]
     with ThreadPoolExecutor(max_workers=4) as pool:  # ptxas waits more than it computes
         return [message for found in pool.map(_check_batch, work) for message in found]
 
@@ -76,7 +81,7 @@ def _message(ptx: str, arch: str) -> str | None:
 def _split(ptx: str) -> tuple[str, str]:
     """(everything up to the .address_size line, the rest); ('', ptx) if it has none."""
     match = re.search(r"^\.address_size .*\n", ptx, re.MULTILINE)
-    return (ptx[:match.end()], ptx[match.end():]) if match else ("", ptx)
+    return (ptx[: match.end()], ptx[match.end() :]) if match else ("", ptx)
 
 
 def _renamed(body: str, suffix: str) -> str:
@@ -96,18 +101,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     archs = ", ".join(sorted({arch for _, arch in _generated.values()}))
     if ptxas.find_ptxas() is None:
-        _report.append(f"ptxas SKIPPED: not installed; {len(_generated)} PTX modules the "
-                       "tests generated were not assembled")
+        _report.append(
+            f"ptxas SKIPPED: not installed; {len(_generated)} PTX modules the "
+            "tests generated were not assembled"
+        )
         return
     failed = rejections(_generated.values())
     if failed:
-        _report.append(f"ptxas -arch={archs} REJECTED {len(failed)} of the {len(_generated)} "
-                       "PTX modules the tests generated:")
+        _report.append(
+            f"ptxas -arch={archs} REJECTED {len(failed)} of the {len(_generated)} "
+            "PTX modules the tests generated:"
+        )
         _report.extend(failed)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     else:
-        _report.append(f"ptxas -arch={archs} accepted all {len(_generated)} PTX modules the "
-                       "tests generated")
+        _report.append(
+            f"ptxas -arch={archs} accepted all {len(_generated)} PTX modules the tests generated"
+        )
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -40,9 +40,12 @@ def interpret(launches: list[Launch]):
 
     def launcher(kernel: CudaKernel, grid, block, args) -> None:
         launches.append((kernel, grid, block, args))
-        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers):-1]
-        run_kernel(kernel.kernel, dict(zip(kernel.buffers, arrays, strict=True)),
-                   dict(zip(kernel.sizes, map(int, sizes), strict=True)))
+        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers) : -1]
+        run_kernel(
+            kernel.kernel,
+            dict(zip(kernel.buffers, arrays, strict=True)),
+            dict(zip(kernel.sizes, map(int, sizes), strict=True)),
+        )
 
     return launcher
 
@@ -56,10 +59,11 @@ def emulate(launches: list[Launch]):
     def launcher(kernel: CudaKernel, grid, block, args) -> None:
         launches.append((kernel, grid, block, args))
         if id(kernel) not in emulated:
-            emulated[id(kernel)] = emulator.compile_kernel(kernel.kernel, kernel.buffer_dtypes,
-                                                           kernel.sizes)
+            emulated[id(kernel)] = emulator.compile_kernel(
+                kernel.kernel, kernel.buffer_dtypes, kernel.sizes
+            )
         twin = emulated[id(kernel)]
-        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers):-1]
+        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers) : -1]
         sizes = dict(zip(kernel.sizes, map(int, sizes), strict=True))
         assert (grid, block) == (twin.plan.grid(sizes), twin.plan.block())
         twin(dict(zip(kernel.buffers, arrays, strict=True)), sizes)
@@ -107,8 +111,9 @@ def test_graphs_launched_on_the_host_match_eager(fn, shapes, run):
     launches: list[Launch] = []
     out = minitorch.compile(fn, backend=on_host(run(launches)))(*host_in)
     expected = fn(*eager_in)
-    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        out.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     out.pow(2).sum().backward()
     expected.pow(2).sum().backward()
     for got, want in zip(host_in, eager_in, strict=True):
@@ -132,7 +137,7 @@ def test_size_symbols_are_passed_as_int64_scalars_after_the_arrays(run):
     (kernel,) = kernels
     assert kernel.sizes, "compiled with its sizes as arguments"
     for _, grid, _, args in launches:
-        sizes = args[len(kernel.buffers):-1]
+        sizes = args[len(kernel.buffers) : -1]
         assert [type(n) for n in sizes] == [np.int64] * len(kernel.sizes)
         assert grid == kernel.plan.grid(dict(zip(kernel.sizes, map(int, sizes), strict=True)))
     assert [args[0].shape[0] for _, _, _, args in launches] == [3, 5]
@@ -147,8 +152,7 @@ def test_the_wrapper_launches_each_kernel_in_one_line():
 
 
 def test_an_index_out_of_bounds_reported_by_a_kernel_is_raised():
-    with pytest.raises(IndexOutOfRangeError, match="index 7 is out of bounds for a dim of "
-                                                   "size 4"):
+    with pytest.raises(IndexOutOfRangeError, match="index 7 is out of bounds for a dim of size 4"):
         check_report(np.array([1, 7, 4], np.int64))
     check_report(np.zeros(3, np.int64))  # nothing reported: nothing raised
 
@@ -188,8 +192,9 @@ def test_compiling_needs_neither_cupy_nor_a_gpu(monkeypatch):
 def test_one_graph_is_one_ptx_module_and_each_kernel_shows_its_own_entry():
     launches: list[Launch] = []
     compiled = minitorch.compile(layer_norm, backend=on_host(interpret(launches)))
-    x, w, b = (t.requires_grad_() for t in (minitorch.randn(4, 8), minitorch.ones(8),
-                                            minitorch.zeros(8)))
+    x, w, b = (
+        t.requires_grad_() for t in (minitorch.randn(4, 8), minitorch.ones(8), minitorch.zeros(8))
+    )
     compiled(x, w, b)  # training: the forward is 3 kernels
     kernels = list({id(k): k for k, *_ in launches}.values())
     assert len(kernels) > 1 and len({id(k.module) for k in kernels}) == 1
@@ -206,8 +211,9 @@ def test_the_wrapper_of_a_graph_for_the_gpu_allocates_there():
     compiled = compile_graph(gm, get_backend("cuda"))  # compiled, never run: no GPU here
     assert re.search(r"^    buf\d+ = ___empty\(\(1000,\), ___float32\)$", compiled.source, re.M)
     assert compiled.run.__globals__["___empty"] is device_empty  # cupy's, on first call
-    assert re.search(r"^    kernel0\.launch\(\[arg0_1_array, buf\d+\], \[\]\)$",
-                     compiled.source, re.M)
+    assert re.search(
+        r"^    kernel0\.launch\(\[arg0_1_array, buf\d+\], \[\]\)$", compiled.source, re.M
+    )
 
 
 def test_the_default_launcher_loads_the_graphs_module_once_through_the_driver(monkeypatch):

@@ -77,9 +77,10 @@ class FakeCupy:
     def launch(self, name: str, grid, block, args) -> None:
         kernel = self.kernels[name]
         self.launched.append(name)
-        twin = get_backend("cuda_emulator").compile_kernel(kernel.kernel, kernel.buffer_dtypes,
-                                                           kernel.sizes)
-        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers):-1]
+        twin = get_backend("cuda_emulator").compile_kernel(
+            kernel.kernel, kernel.buffer_dtypes, kernel.sizes
+        )
+        arrays, sizes = args[: len(kernel.buffers)], args[len(kernel.buffers) : -1]
         sizes = dict(zip(kernel.sizes, map(int, sizes), strict=True))
         assert (grid, block) == (twin.plan.grid(sizes), twin.plan.block())
         twin(dict(zip(kernel.buffers, arrays, strict=True)), sizes)
@@ -121,8 +122,11 @@ def test_host_arrays_in_every_layout_go_to_the_gpu_and_back(monkeypatch, layout,
     monkeypatch.setattr(cuda_backend, "_cupy", lambda: cupy)
     array, view, offset = LAYOUTS[layout](dtype)
     x = conformance.input_buffer("x", view, offset)
-    twice = Pointwise(from_numpy_dtype(view.dtype), view.shape,
-                      lambda i: ops.add(conformance.load(x, i), conformance.load(x, i)))
+    twice = Pointwise(
+        from_numpy_dtype(view.dtype),
+        view.shape,
+        lambda i: ops.add(conformance.load(x, i), conformance.load(x, i)),
+    )
     program = conformance.program_of([x], [conformance.computed("buf0", twice)])
     expected = conformance.run_reference(program, {"x": array})
     conformance.assert_agrees(expected, {"buf0": view + view})  # the reference is numpy's

@@ -18,8 +18,9 @@ from minitorch import _logging, nn
 from minitorch.errors import IndexOutOfRangeError
 from tracer.dynamo import fallback_reasons
 
-pytestmark = pytest.mark.skipif(not minitorch.cuda.is_available(),
-                                reason="needs a CUDA GPU and cupy (launches are cupy's)")
+pytestmark = pytest.mark.skipif(
+    not minitorch.cuda.is_available(), reason="needs a CUDA GPU and cupy (launches are cupy's)"
+)
 
 
 def sincos(x):
@@ -48,8 +49,12 @@ CASES = [
 
 def _on_gpu(shapes: list[tuple[int, ...]], seed: int = 0) -> list[minitorch.Tensor]:
     rng = np.random.default_rng(seed)
-    return [minitorch.tensor(rng.standard_normal(s).astype(np.float32), device="cuda",
-                             requires_grad=True) for s in shapes]
+    return [
+        minitorch.tensor(
+            rng.standard_normal(s).astype(np.float32), device="cuda", requires_grad=True
+        )
+        for s in shapes
+    ]
 
 
 @pytest.mark.parametrize("fn, shapes", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -59,14 +64,16 @@ def test_compiled_on_the_gpu_matches_eager_on_the_gpu(fn, shapes):
         out = minitorch.compile(fn)(*compiled_in)
     expected = fn(*eager_in)
     assert out.is_cuda and out.dtype is expected.dtype and out.shape == expected.shape
-    np.testing.assert_allclose(out.detach().cpu().numpy(), expected.detach().cpu().numpy(),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        out.detach().cpu().numpy(), expected.detach().cpu().numpy(), rtol=1e-5, atol=1e-5
+    )
     out.pow(2).sum().backward()
     expected.pow(2).sum().backward()
     for got, want in zip(compiled_in, eager_in, strict=True):
         assert got.grad.is_cuda
-        np.testing.assert_allclose(got.grad.cpu().numpy(), want.grad.cpu().numpy(), rtol=1e-4,
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            got.grad.cpu().numpy(), want.grad.cpu().numpy(), rtol=1e-4, atol=1e-5
+        )
     assert fallback_reasons(fn) == []
     titles = [a.title for a in rec.artifacts if a.stage == "kernels"]
     assert titles and all(" cuda kernel(s)" in t for t in titles), titles
@@ -76,8 +83,12 @@ def test_sizes_as_arguments_on_the_gpu():
     compiled = minitorch.compile(softmax, dynamic=True)
     for rows in (3, 17, 1000):
         (x,) = _on_gpu([(rows, 40)], seed=rows)
-        np.testing.assert_allclose(compiled(x).detach().cpu().numpy(),
-                                   softmax(x).detach().cpu().numpy(), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            compiled(x).detach().cpu().numpy(),
+            softmax(x).detach().cpu().numpy(),
+            rtol=1e-5,
+            atol=1e-7,
+        )
 
 
 def test_an_index_out_of_bounds_is_raised_from_the_gpu():
@@ -104,5 +115,6 @@ def test_a_model_trains_on_the_gpu_as_in_eager_mode():
             optimizer.step()
     for got, want in zip(model.parameters(), eager.parameters(), strict=True):
         assert got.is_cuda
-        np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().cpu().numpy(),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            got.detach().cpu().numpy(), want.detach().cpu().numpy(), rtol=1e-5, atol=1e-6
+        )

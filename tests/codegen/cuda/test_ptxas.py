@@ -45,12 +45,16 @@ def test_the_suite_check_reports_what_ptxas_rejects():
           ret void
         }
         """
-    good = [compile_ptx([_EMPTY_KERNEL]), compile_ptx([table]),
-            compile_ptx([table.replace("i64 2]", "i64 3]")])]
+    good = [
+        compile_ptx([_EMPTY_KERNEL]),
+        compile_ptx([table]),
+        compile_ptx([table.replace("i64 2]", "i64 3]")]),
+    ]
     assert rejections([(ptx, "sm_80") for ptx in good]) == []
     broken = good[1].replace("ret;", "ret.bogus %r99;")
-    found = rejections([(good[0], "sm_80"), (broken, "sm_80"), (good[2], "sm_80"),
-                        ("not ptx at all", "sm_80")])
+    found = rejections(
+        [(good[0], "sm_80"), (broken, "sm_80"), (good[2], "sm_80"), ("not ptx at all", "sm_80")]
+    )
     assert len(found) == 2 and all("ptxas -arch=sm_80 rejected" in m for m in found)
     assert "bogus" in found[0] or "bogus" in found[1]
 

@@ -25,8 +25,18 @@ _TYPES = {
     "llvm.smax": ("i32", "i64"), "llvm.smin": ("i32", "i64"), "llvm.abs": ("i32", "i64"),
     "llvm.fshl": ("i64",), "llvm.fshr": ("i64",),
 }  # fmt: skip
-_ARITY = {"llvm.fma": 3, "llvm.fshl": 3, "llvm.fshr": 3, "llvm.copysign": 2, "llvm.minnum": 2,
-          "llvm.maxnum": 2, "llvm.maximum": 2, "llvm.minimum": 2, "llvm.smax": 2, "llvm.smin": 2}
+_ARITY = {
+    "llvm.fma": 3,
+    "llvm.fshl": 3,
+    "llvm.fshr": 3,
+    "llvm.copysign": 2,
+    "llvm.minnum": 2,
+    "llvm.maxnum": 2,
+    "llvm.maximum": 2,
+    "llvm.minimum": 2,
+    "llvm.smax": 2,
+    "llvm.smin": 2,
+}
 _SUFFIX = {"float": "f32", "double": "f64", "i32": "i32", "i64": "i64"}
 
 
@@ -41,12 +51,15 @@ def _module_using_every_intrinsic() -> str:
             arguments = [f"{type_} %v{k}"] * _ARITY.get(name, 1)
             if name == "llvm.abs":
                 arguments = [f"{type_} %v{k}", "i1 false"]
-            lines.append(f"  %v{k} = load {type_}, ptr %g\n"
-                         f"  %r{k} = call {type_} @{name}.{suffix}({', '.join(arguments)})\n"
-                         f"  store {type_} %r{k}, ptr %g")
+            lines.append(
+                f"  %v{k} = load {type_}, ptr %g\n"
+                f"  %r{k} = call {type_} @{name}.{suffix}({', '.join(arguments)})\n"
+                f"  store {type_} %r{k}, ptr %g"
+            )
             parameters = ", ".join(argument.split(" ")[0] for argument in arguments)
             declarations.append(f"declare {type_} @{name}.{suffix}({parameters})")
-    return textwrap.dedent("""
+    return (
+        textwrap.dedent("""
         define ptx_kernel void @"k"(ptr addrspace(1) %p, i32 %n) {
           %g = addrspacecast ptr addrspace(1) %p to ptr
           %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -59,7 +72,9 @@ def _module_using_every_intrinsic() -> str:
           call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
           %big = icmp sge i32 %n, 2
           call void @llvm.assume(i1 %big)
-        """) + "\n".join(lines) + textwrap.dedent("""
+        """)
+        + "\n".join(lines)
+        + textwrap.dedent("""
           ret void
         }
         declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -68,7 +83,10 @@ def _module_using_every_intrinsic() -> str:
         declare i32 @llvm.nvvm.shfl.sync.bfly.i32(i32, i32, i32, i32)
         declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32)
         declare void @llvm.assume(i1)
-        """) + "\n".join(declarations) + "\n"
+        """)
+        + "\n".join(declarations)
+        + "\n"
+    )
 
 
 def test_every_safe_intrinsic_compiles_for_nvptx():
@@ -76,8 +94,14 @@ def test_every_safe_intrinsic_compiles_for_nvptx():
     used = {name for name in SAFE_INTRINSICS if f"@{name}" in text}
     assert used == SAFE_INTRINSICS  # the module tries each one
     script = f"from codegen.cuda.target import compile_ptx\nprint(compile_ptx([{text!r}]))"
-    result = subprocess.run([sys.executable, "-c", script], cwd=_ROOT, capture_output=True,
-                            text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-2000:]  # an abort is a negative code
     assert ".entry k(" in result.stdout
 
@@ -100,7 +124,8 @@ def test_an_unvetted_intrinsic_is_refused_before_llvm_sees_it():
 
 
 def test_architectures():
-    assert ".target sm_90" in compile_ptx(['define ptx_kernel void @"k"() {\n  ret void\n}\n'],
-                                          arch="sm_90")
+    assert ".target sm_90" in compile_ptx(
+        ['define ptx_kernel void @"k"() {\n  ret void\n}\n'], arch="sm_90"
+    )
     with pytest.raises(CompileError, match="not a CUDA architecture"):
         target_machine("ampere")

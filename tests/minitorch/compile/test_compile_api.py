@@ -31,14 +31,28 @@ def close(a, b) -> None:
 
 # ---- compile's arguments ----------------------------------------------------------------------
 
+
 def test_the_signature_is_pytorchs():
     params = inspect.signature(minitorch.compile).parameters
-    assert list(params) == ["model", "fullgraph", "dynamic", "backend", "mode", "options",
-                            "disable"]
+    assert list(params) == [
+        "model",
+        "fullgraph",
+        "dynamic",
+        "backend",
+        "mode",
+        "options",
+        "disable",
+    ]
     defaults = {name: p.default for name, p in params.items()}
-    assert defaults == {"model": None, "fullgraph": False, "dynamic": None,
-                        "backend": "inductor", "mode": None, "options": None,
-                        "disable": False}
+    assert defaults == {
+        "model": None,
+        "fullgraph": False,
+        "dynamic": None,
+        "backend": "inductor",
+        "mode": None,
+        "options": None,
+        "disable": False,
+    }
     assert all(p.kind is p.KEYWORD_ONLY for name, p in params.items() if name != "model")
 
 
@@ -49,8 +63,12 @@ def test_every_pytorch_mode_compiles_and_matches_eager(mode):
 
 
 def test_the_modes_are_pytorchs():
-    assert list(MODES) == ["default", "reduce-overhead", "max-autotune",
-                           "max-autotune-no-cudagraphs"]
+    assert list(MODES) == [
+        "default",
+        "reduce-overhead",
+        "max-autotune",
+        "max-autotune-no-cudagraphs",
+    ]
 
 
 def test_mode_with_the_default_backend_matches_eager():
@@ -59,9 +77,12 @@ def test_mode_with_the_default_backend_matches_eager():
 
 
 def test_an_unknown_mode_is_pytorchs_runtime_error():
-    with pytest.raises(RuntimeError, match=r"^Unrecognized mode=fastest, should be one of: "
-                                           r"default, reduce-overhead, max-autotune, "
-                                           r"max-autotune-no-cudagraphs$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Unrecognized mode=fastest, should be one of: "
+        r"default, reduce-overhead, max-autotune, "
+        r"max-autotune-no-cudagraphs$",
+    ):
         minitorch.compile(f, mode="fastest")
 
 
@@ -75,8 +96,9 @@ def test_options_are_checked_by_name_and_type():
     close(minitorch.compile(f, options={"max-autotune": True}, backend="eager")(x), f(x))
     with pytest.raises(RuntimeError, match="Unexpected optimization option no_such_thing"):
         minitorch.compile(f, options={"no_such_thing": True})
-    with pytest.raises(RuntimeError, match="Unexpected type of attr max_autotune, got int "
-                                           "should be bool"):
+    with pytest.raises(
+        RuntimeError, match="Unexpected type of attr max_autotune, got int should be bool"
+    ):
         minitorch.compile(f, options={"max_autotune": 1})
 
 
@@ -111,6 +133,7 @@ def test_the_decorator_form_takes_the_settings():
 
 # ---- the compiled module ------------------------------------------------------------------------
 
+
 class GPTLike(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -131,8 +154,9 @@ def test_attributes_and_methods_are_the_models():
     assert compiled.l1 is model.l1 and compiled.block_size == 8
     assert compiled._orig_mod is model
     opt = compiled.configure_optimizers(lr=0.1)
-    assert [id(p) for g in opt.param_groups for p in g["params"]] == \
-        [id(p) for p in model.parameters()]
+    assert [id(p) for g in opt.param_groups for p in g["params"]] == [
+        id(p) for p in model.parameters()
+    ]
     assert [id(p) for p in compiled.parameters()] == [id(p) for p in model.parameters()]
 
 

@@ -42,8 +42,10 @@ def test_inputs_on_two_devices_are_a_compile_error():
 
 
 def test_a_code_generator_for_another_device_is_a_compile_error():
-    with pytest.raises(CompileError, match="'cuda' code generator compiles for tensors on "
-                                           "'cuda'; these are on 'cpu'"):
+    with pytest.raises(
+        CompileError,
+        match="'cuda' code generator compiles for tensors on 'cuda'; these are on 'cpu'",
+    ):
         _device([minitorch.ones(2)], default_backend("cuda"))
 
 
@@ -59,8 +61,7 @@ def test_cpu_tensors_compiled_for_the_gpu_run_eagerly_and_say_why():
 
     compiled = minitorch.compile(f, backend="cuda")
     x = minitorch.randn(5)
-    with pytest.warns(UserWarning, match="runs eagerly because .*compiles for tensors on "
-                                         "'cuda'"):
+    with pytest.warns(UserWarning, match="runs eagerly because .*compiles for tensors on 'cuda'"):
         out = compiled(x)
     np.testing.assert_array_equal(out.numpy(), f(x).numpy())
     assert any("'cuda'" in reason for reason in fallback_reasons(f))

@@ -170,10 +170,13 @@ def test_a_dtype_the_backend_does_not_compile_runs_as_extern_steps(monkeypatch):
 
 
 @pytest.mark.parametrize("backend", ["inductor", "numpy", "interpreter"])
-@pytest.mark.parametrize("fn", [
-    lambda a, b: (a + b, a * b, (a + b) * a),  # bool arithmetic: or, and
-    lambda a, b: ((a > 0).int(), a > 0),  # a bool mask compared with an int: in int64
-])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, b: (a + b, a * b, (a + b) * a),  # bool arithmetic: or, and
+        lambda a, b: ((a > 0).int(), a > 0),  # a bool mask compared with an int: in int64
+    ],
+)
 def test_bool_arithmetic_and_bool_int_comparisons_compile_or_run_extern(fn, backend):
     a = minitorch.tensor([True, False, True, False])
     b = minitorch.tensor([True, True, False, False])

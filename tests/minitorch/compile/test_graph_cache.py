@@ -61,34 +61,42 @@ def transposed_product(a, b):
 
 def _inputs(rng):
     return {
-        "mlp_step": [rng.standard_normal((6, 12)).astype(np.float32), rng.integers(0, 4, 6),
-                     rng.standard_normal((8, 12)).astype(np.float32),
-                     rng.standard_normal(8).astype(np.float32),
-                     rng.standard_normal((4, 8)).astype(np.float32),
-                     rng.standard_normal(4).astype(np.float32)],
+        "mlp_step": [
+            rng.standard_normal((6, 12)).astype(np.float32),
+            rng.integers(0, 4, 6),
+            rng.standard_normal((8, 12)).astype(np.float32),
+            rng.standard_normal(8).astype(np.float32),
+            rng.standard_normal((4, 8)).astype(np.float32),
+            rng.standard_normal(4).astype(np.float32),
+        ],
         "softmax_and_layernorm": [rng.standard_normal((5, 7)).astype(np.float32)],
         "views_and_constants": [rng.standard_normal((3, 4)).astype(np.float32)],
-        "transposed_product": [rng.standard_normal((3, 5)).astype(np.float32),
-                               rng.standard_normal((5, 2)).astype(np.float32)],
+        "transposed_product": [
+            rng.standard_normal((3, 5)).astype(np.float32),
+            rng.standard_normal((5, 2)).astype(np.float32),
+        ],
     }
 
 
-FUNCTIONS = {f.__name__: f for f in (mlp_step, softmax_and_layernorm, views_and_constants,
-                                      transposed_product)}
+FUNCTIONS = {
+    f.__name__: f
+    for f in (mlp_step, softmax_and_layernorm, views_and_constants, transposed_product)
+}
 
 
 def _run(fn, arrays, compiled: bool):
     """fn's outputs (as arrays), and the gradients of its float inputs when its output is a
     scalar loss."""
-    tensors = [minitorch.tensor(a, requires_grad=(a.dtype == np.float32 and fn is mlp_step))
-               for a in arrays]
+    tensors = [
+        minitorch.tensor(a, requires_grad=(a.dtype == np.float32 and fn is mlp_step))
+        for a in arrays
+    ]
     out = (minitorch.compile(fn) if compiled else fn)(*tensors)
     outs = out if isinstance(out, tuple) else (out,)
     result = [(o.detach().numpy().copy(), o.dtype, o.stride()) for o in outs]
     if fn is mlp_step:
         out.backward()
-        result += [(t.grad.numpy().copy(), t.dtype, t.stride()) for t in tensors
-                   if t.requires_grad]
+        result += [(t.grad.numpy().copy(), t.dtype, t.stride()) for t in tensors if t.requires_grad]
     return result
 
 
@@ -116,8 +124,11 @@ def test_a_graph_loaded_from_the_disk_computes_what_it_computed_when_compiled(na
 
 def _only_graph_entry(folder: Path) -> Path:
     """The one compiled-graph entry in the cache (an inference graph was compiled)."""
-    entries = [p for p in folder.rglob("*") if p.is_file()
-               and disk_cache.GRAPH_KIND.encode() in p.read_bytes()[:400]]
+    entries = [
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and disk_cache.GRAPH_KIND.encode() in p.read_bytes()[:400]
+    ]
     assert len(entries) == 1, entries
     return entries[0]
 
@@ -163,13 +174,18 @@ def test_an_entry_naming_what_no_longer_resolves_is_compiled_again(cache, monkey
     key = entry.name
     payload = json.loads(disk_cache.load(key, disk_cache.GRAPH_KIND))
     name = next(iter(payload["names"]))
-    for wrong in (["object", "os", "system"], ["object", "minitorch", "no_such_thing"],
-                  ["a kind no one wrote"], None):
+    for wrong in (
+        ["object", "os", "system"],
+        ["object", "minitorch", "no_such_thing"],
+        ["a kind no one wrote"],
+        None,
+    ):
         names = dict(payload["names"], **{name: wrong})
         if wrong is None:  # a name the source needs, missing
             del names[name]
-        disk_cache.store(key, json.dumps(dict(payload, names=names)).encode(),
-                         disk_cache.GRAPH_KIND)
+        disk_cache.store(
+            key, json.dumps(dict(payload, names=names)).encode(), disk_cache.GRAPH_KIND
+        )
         _forget()
         disk_cache.reset()
         _same(_run(softmax_and_layernorm, arrays, compiled=True), expected)
@@ -231,13 +247,20 @@ def test_a_new_process_loads_a_training_step_whole(tmp_path):
               any(m in sys.modules for m in ("ir.lowering", "ir.scheduler", "ir.symbolic")))
         np.save(sys.argv[2], np.concatenate([r[0].ravel() for r in result]))
     """)
-    env = {"MINITORCH_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
-           "PYTHONPATH": str(ROOT)}
+    env = {
+        "MINITORCH_CACHE_DIR": str(tmp_path / "cache"),
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+    }
     runs = []
     for k in range(2):
-        out = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent),
-                              str(tmp_path / f"{k}.npy")], env=env, capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(Path(__file__).parent), str(tmp_path / f"{k}.npy")],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         runs.append(out.stdout.strip())
     assert runs[0] == "{'miss': 2, 'store': 2} 2 True"
     # forward and backward loaded, neither lowered, and the lowering not even imported
@@ -278,8 +301,11 @@ def test_a_loaded_kernel_says_why_it_has_no_ir_and_compile_graph_is_not_cached(m
     _forget()
     made = []  # (the graph, what the driver made of it)
     cached = inductor.cached_compile
-    monkeypatch.setattr(inductor, "cached_compile",
-                        lambda gm, *args: made.append((gm, cached(gm, *args))) or made[-1][1])
+    monkeypatch.setattr(
+        inductor,
+        "cached_compile",
+        lambda gm, *args: made.append((gm, cached(gm, *args))) or made[-1][1],
+    )
     _run(softmax_and_layernorm, arrays, compiled=True)
     ((gm, loaded),) = made
     assert disk_cache.graph_stats["hit"] == 1 and loaded.kernels and not loaded.steps

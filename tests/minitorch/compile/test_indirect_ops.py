@@ -33,8 +33,11 @@ def _compiled(fn, backend, *args):
     with _logging.Recorder() as recorder:
         out = minitorch.compile(fn, backend=backend, fullgraph=True)(*args)
     loop_ir = "\n".join(a.text for a in recorder.artifacts if a.stage == "loop_ir")
-    externs = {line.split("minitorch.ops.")[1].split("(")[0]
-               for line in loop_ir.splitlines() if line.startswith("extern:")}
+    externs = {
+        line.split("minitorch.ops.")[1].split("(")[0]
+        for line in loop_ir.splitlines()
+        if line.startswith("extern:")
+    }
     return out, externs
 
 
@@ -177,6 +180,7 @@ def test_dropout_masks_differ_from_call_to_call_and_keep_1_minus_p():
 def test_a_constant_index_out_of_range_raises_even_where_the_read_is_dead(backend):
     """x[[0, 1, 0]] on one element raises eagerly; compiled, the unused read is dead code, so
     its indices (known while tracing) are checked as it is traced (found by the fuzzer)."""
+
     def program(y):
         unused = y[[0, 1, 0]]  # noqa: F841
         return y * 2
@@ -189,8 +193,9 @@ def test_a_constant_index_out_of_range_raises_even_where_the_read_is_dead(backen
         minitorch.compile(program, backend=backend)(y)
     assert str(compiled.value) == str(eager.value)
     y = minitorch.tensor([1.0, 2.0])  # in range: runs
-    np.testing.assert_array_equal(minitorch.compile(program, backend=backend)(y).numpy(),
-                                  [2.0, 4.0])
+    np.testing.assert_array_equal(
+        minitorch.compile(program, backend=backend)(y).numpy(), [2.0, 4.0]
+    )
 
 
 def test_a_dead_constant_index_is_checked_after_an_eager_call_of_the_same_shapes():

@@ -33,7 +33,8 @@ print(*[m in sys.modules for m in needed])
 
 
 def test_resume_functions_load_bytecode_at_the_first_graph_break():
-    result = subprocess.run([sys.executable, "-c", PROGRAM], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:2] == ["False False", "True True"]

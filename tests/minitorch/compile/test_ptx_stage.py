@@ -84,23 +84,27 @@ def test_a_kernel_the_generator_refuses_is_named_with_why_and_the_others_are_mad
         return generate(kernel, dtypes, sizes)
 
     monkeypatch.setattr(cuda_backend, "generate_kernel", refusing)
-    inputs = [t.requires_grad_() for t in (minitorch.randn(4, 8), minitorch.ones(8),
-                                            minitorch.zeros(8))]
+    inputs = [
+        t.requires_grad_() for t in (minitorch.randn(4, 8), minitorch.ones(8), minitorch.zeros(8))
+    ]
     ptx, out = _ptx_artifacts(layer_norm, *inputs)
-    np.testing.assert_allclose(out.detach().numpy(), layer_norm(*inputs).detach().numpy(),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        out.detach().numpy(), layer_norm(*inputs).detach().numpy(), rtol=1e-6, atol=1e-6
+    )
     forward = ptx[0]  # three kernels, the middle one refused
     assert forward.title.endswith(": 2 of 3 PTX kernel(s)"), forward.title
-    assert forward.text.startswith("// kernel1: not generated: CompileError: no PTX for this "
-                                   "one\n")
+    assert forward.text.startswith("// kernel1: not generated: CompileError: no PTX for this one\n")
     assert re.findall(r"^\.visible \.entry (\w+)\(", forward.text, re.M) == [
-        "part0_kernel0", "part1_kernel2"]
+        "part0_kernel0",
+        "part1_kernel2",
+    ]
 
 
 def test_a_graph_compiled_for_the_gpu_records_its_own_ptx_compiled_once(monkeypatch):
     compile_ptx, calls = cuda_backend.compile_ptx, []
-    monkeypatch.setattr(cuda_backend, "compile_ptx",
-                        lambda sources: calls.append(sources) or compile_ptx(sources))
+    monkeypatch.setattr(
+        cuda_backend, "compile_ptx", lambda sources: calls.append(sources) or compile_ptx(sources)
+    )
     gm = make_fx(lambda x: (x.sin() * x.cos(),))(minitorch.randn(64))
     with _logging.Recorder(opt_in={"ptx"}) as rec:
         compiled = compile_graph(gm, get_backend("cuda"))  # never run: no GPU here

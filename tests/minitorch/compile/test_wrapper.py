@@ -40,7 +40,7 @@ def test_the_wrapper_is_python_named_after_the_graph_and_logged():
         compiled = minitorch.compile(chain)
         np.testing.assert_allclose(compiled(x).numpy(), chain(x).numpy(), rtol=1e-6)
     (kernels,) = [a for a in rec.artifacts if a.stage == "kernels"]
-    source = kernels.text[kernels.text.index("def call(inputs, sizes):"):]
+    source = kernels.text[kernels.text.index("def call(inputs, sizes):") :]
     assert source.splitlines()[:2] == ["def call(inputs, sizes):", "    arg0_1, = inputs"]
     assert "    buf0 = ___empty((16,), ___float32)" in source
     assert source.rstrip().endswith("return (add_4,)")
@@ -89,8 +89,9 @@ def test_sizes_are_bound_in_the_wrapper():
     compiled = minitorch.compile(lambda x: (x.sin() * 2.0).sum(1), dynamic=True)
     for rows in (3, 5, 9):
         x = minitorch.randn(rows, 4)
-        np.testing.assert_allclose(compiled(x).numpy(), (x.sin() * 2.0).sum(1).numpy(),
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            compiled(x).numpy(), (x.sin() * 2.0).sum(1).numpy(), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_an_input_in_another_layout_is_copied_on_the_slow_path():

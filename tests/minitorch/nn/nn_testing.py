@@ -15,8 +15,15 @@ def t(array, requires_grad: bool = False) -> minitorch.Tensor:
     return minitorch.tensor(np.asarray(array), requires_grad=requires_grad)
 
 
-def check_gradients(fn: Callable, reference: Callable, arrays: list[np.ndarray], seed: int = 0,
-                    eps: float = 1e-6, rtol: float = 1e-6, atol: float = 1e-7) -> None:
+def check_gradients(
+    fn: Callable,
+    reference: Callable,
+    arrays: list[np.ndarray],
+    seed: int = 0,
+    eps: float = 1e-6,
+    rtol: float = 1e-6,
+    atol: float = 1e-7,
+) -> None:
     """autograd's gradient of sum(w * fn(*tensors)) equals central differences of
     sum(w * reference(*arrays)), for every float64 array of `arrays`."""
     tensors = [t(a, requires_grad=a.dtype == np.float64) for a in arrays]
@@ -40,8 +47,9 @@ def check_gradients(fn: Callable, reference: Callable, arrays: list[np.ndarray],
         i_leaf += 1
 
 
-def windows(x: np.ndarray, kernel, stride, padding, dilation=(1, 1), ceil_mode=False,
-            fill=0.0) -> np.ndarray:
+def windows(
+    x: np.ndarray, kernel, stride, padding, dilation=(1, 1), ceil_mode=False, fill=0.0
+) -> np.ndarray:
     """Every pooling/convolution window of x (N, C, H, W), one at a time, by PyTorch's
     output-size rule: (N, C, kh, kw, out_h, out_w)."""
     sizes, pads = [], []
@@ -57,6 +65,10 @@ def windows(x: np.ndarray, kernel, stride, padding, dilation=(1, 1), ceil_mode=F
     out = np.empty((*x.shape[:2], kh, kw, *sizes))
     for r in range(sizes[0]):
         for q in range(sizes[1]):
-            out[..., r, q] = padded[:, :, r * sh:r * sh + dh * (kh - 1) + 1:dh,
-                                    q * sw:q * sw + dw * (kw - 1) + 1:dw]
+            out[..., r, q] = padded[
+                :,
+                :,
+                r * sh : r * sh + dh * (kh - 1) + 1 : dh,
+                q * sw : q * sw + dw * (kw - 1) + 1 : dw,
+            ]
     return out

@@ -83,8 +83,9 @@ def test_nll_loss_of_a_spatial_input_matches_the_formula():
     log_p = _log_softmax(x.astype(np.float64))
     expected = -np.take_along_axis(log_p, t[:, None], axis=1).mean()
     fn = minitorch.compile(lambda x, t: F.nll_loss(F.log_softmax(x, dim=1), t))
-    np.testing.assert_allclose(fn(minitorch.tensor(x), minitorch.tensor(t)).item(), expected,
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        fn(minitorch.tensor(x), minitorch.tensor(t)).item(), expected, rtol=1e-5
+    )
 
 
 @pytest.mark.parametrize("args", [(7,), (2, 11, 3), (5, -4, -2)])

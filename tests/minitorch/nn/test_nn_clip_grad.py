@@ -43,8 +43,9 @@ def test_clip_grad_norm_scales_every_grad_by_one_factor(norm_type):
     scale = max_norm / (total + 1e-6)
     for p, g in zip(params, grads):
         np.testing.assert_allclose(p.grad.numpy(), g * scale, rtol=1e-12)
-    np.testing.assert_allclose(_np_total_norm([p.grad.numpy() for p in params], p_value),
-                               max_norm, rtol=1e-5)
+    np.testing.assert_allclose(
+        _np_total_norm([p.grad.numpy() for p in params], p_value), max_norm, rtol=1e-5
+    )
 
 
 def test_small_gradients_are_left_alone_and_a_single_tensor_works():

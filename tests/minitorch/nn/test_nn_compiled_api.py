@@ -39,8 +39,7 @@ LOSSES = {
     "smooth_l1": lambda out, y, w: F.smooth_l1_loss(out, y, beta=0.5),
     "huber": lambda out, y, w: F.huber_loss(out, y, delta=0.5, reduction="sum"),
     "bce": _bce,
-    "bce_with_logits": lambda out, y, w: F.binary_cross_entropy_with_logits(out, y,
-                                                                            pos_weight=w),
+    "bce_with_logits": lambda out, y, w: F.binary_cross_entropy_with_logits(out, y, pos_weight=w),
     "BCEWithLogitsLoss": lambda out, y, w: CRITERION(out, y),
 }
 CRITERION = nn.BCEWithLogitsLoss(reduction="sum")  # built outside: compiled code calls it
@@ -63,13 +62,13 @@ def test_forward_and_loss_compile_whole_and_match_eager(name):
         return loss_fn(net(x), y, w)
 
     explained = minitorch._dynamo.explain(step)(x, y, w)
-    assert explained.graph_count == 1 and explained.graph_break_count == 0, \
-        explained.break_reasons
+    assert explained.graph_count == 1 and explained.graph_break_count == 0, explained.break_reasons
     eager = step(x, y, w)
     eager_grads = _gradients(net, eager)
     compiled = minitorch.compile(step)(x, y, w)
-    np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     for got, want in zip(_gradients(net, compiled), eager_grads):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
 
@@ -102,7 +101,7 @@ def test_indexing_sequential_and_module_list_by_constant_int_is_captured():
 
     x = minitorch.randn(5, 3)
     explained = minitorch._dynamo.explain(f)(x)
-    assert explained.graph_count == 1 and explained.graph_break_count == 0, \
-        explained.break_reasons
-    np.testing.assert_allclose(minitorch.compile(f)(x).detach().numpy(),
-                               f(x).detach().numpy(), rtol=1e-5)
+    assert explained.graph_count == 1 and explained.graph_break_count == 0, explained.break_reasons
+    np.testing.assert_allclose(
+        minitorch.compile(f)(x).detach().numpy(), f(x).detach().numpy(), rtol=1e-5
+    )

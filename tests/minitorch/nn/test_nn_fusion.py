@@ -26,8 +26,9 @@ def test_fused_conv_equals_conv_then_bn(bias):
     conv, bn = _trained_pair(bias)
     fused = fuse_conv_bn_eval(conv, bn)
     x = minitorch.randn(2, 3, 5, 5, dtype=minitorch.float64)
-    np.testing.assert_allclose(fused(x).detach().numpy(), bn(conv(x)).detach().numpy(),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        fused(x).detach().numpy(), bn(conv(x)).detach().numpy(), rtol=1e-10, atol=1e-12
+    )
     assert fused is not conv and fused.bias is not None
     assert isinstance(fused.weight, nn.Parameter) and fused.weight.requires_grad
     # the originals are untouched

@@ -46,15 +46,20 @@ def test_fills_record_no_gradient_on_parameters():
     assert p.is_leaf and p.grad_fn is None and p.requires_grad
 
 
-@pytest.mark.parametrize("fill, std", [
-    (lambda w: init.uniform_(w, -2.0, 4.0), 6 / math.sqrt(12)),
-    (lambda w: init.normal_(w, 1.0, 0.5), 0.5),
-    (lambda w: init.xavier_uniform_(w, gain=2.0), 2.0 * math.sqrt(2.0 / (500 + 400))),
-    (lambda w: init.xavier_normal_(w), math.sqrt(2.0 / (500 + 400))),
-    (lambda w: init.kaiming_uniform_(w, a=math.sqrt(5)), 1 / math.sqrt(3 * 400)),
-    (lambda w: init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu"),
-     math.sqrt(2.0 / 500)),
-])
+@pytest.mark.parametrize(
+    "fill, std",
+    [
+        (lambda w: init.uniform_(w, -2.0, 4.0), 6 / math.sqrt(12)),
+        (lambda w: init.normal_(w, 1.0, 0.5), 0.5),
+        (lambda w: init.xavier_uniform_(w, gain=2.0), 2.0 * math.sqrt(2.0 / (500 + 400))),
+        (lambda w: init.xavier_normal_(w), math.sqrt(2.0 / (500 + 400))),
+        (lambda w: init.kaiming_uniform_(w, a=math.sqrt(5)), 1 / math.sqrt(3 * 400)),
+        (
+            lambda w: init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu"),
+            math.sqrt(2.0 / 500),
+        ),
+    ],
+)
 def test_scaled_fills_have_the_standard_deviation_of_their_formula(fill, std):
     minitorch.manual_seed(0)
     w = fill(minitorch.empty(500, 400, dtype=minitorch.float64)).numpy()

@@ -35,8 +35,11 @@ def test_linear_gradients():
     x = rand(4, 3)
     layer(t(x)).sum().backward()
     np.testing.assert_allclose(layer.weight.grad.numpy(), np.ones((4, 2)).T @ x)
-    check_gradients(lambda x, w, b: nn.functional.linear(x, w, b),
-                    lambda x, w, b: x @ w.T + b, [rand(4, 3), rand(2, 3), rand(2)])
+    check_gradients(
+        lambda x, w, b: nn.functional.linear(x, w, b),
+        lambda x, w, b: x @ w.T + b,
+        [rand(4, 3), rand(2, 3), rand(2)],
+    )
 
 
 def test_linear_starts_uniform_within_one_over_sqrt_fan_in():
@@ -80,15 +83,21 @@ def _np_conv(x, w, b, stride, padding, dilation, groups):
             for q in range(ow):
                 for i in range(kh):
                     for j in range(kw):
-                        pixel = xp[:, g * cg:(g + 1) * cg, r * sh + i * dh, q * sw + j * dw]
+                        pixel = xp[:, g * cg : (g + 1) * cg, r * sh + i * dh, q * sw + j * dw]
                         out[:, f, r, q] += pixel @ w[f, :, i, j]
         out[:, f] += 0 if b is None else b[f]
     return out
 
 
-@pytest.mark.parametrize("stride, padding, dilation, groups", [
-    (1, 0, 1, 1), (2, 1, 1, 1), ((1, 2), (2, 0), 2, 1), (1, 1, 1, 2),
-])
+@pytest.mark.parametrize(
+    "stride, padding, dilation, groups",
+    [
+        (1, 0, 1, 1),
+        (2, 1, 1, 1),
+        ((1, 2), (2, 0), 2, 1),
+        (1, 1, 1, 2),
+    ],
+)
 def test_conv2d_matches_the_definition(stride, padding, dilation, groups):
     conv = nn.Conv2d(4, 6, 3, stride, padding, dilation, groups).double()
     x = rand(2, 4, 7, 8)
@@ -138,8 +147,9 @@ def test_conv2d_errors_name_the_shapes_and_dtypes():
 
 def test_max_pool_and_avg_pool_match_window_by_window_references():
     x = rand(2, 3, 6, 7)
-    windows = np.stack([x[:, :, r:r + 2, q:q + 2] for r in range(0, 5, 2)
-                        for q in range(0, 5, 2)], axis=-1)  # (N, C, 2, 2, 9)
+    windows = np.stack(
+        [x[:, :, r : r + 2, q : q + 2] for r in range(0, 5, 2) for q in range(0, 5, 2)], axis=-1
+    )  # (N, C, 2, 2, 9)
     want_max = windows.max(axis=(2, 3)).reshape(2, 3, 3, 3)
     want_avg = windows.mean(axis=(2, 3)).reshape(2, 3, 3, 3)
     np.testing.assert_allclose(nn.MaxPool2d(2)(t(x)).numpy(), want_max)
@@ -158,8 +168,9 @@ def test_max_pool_return_indices_points_into_the_flattened_plane():
     values, indices = nn.MaxPool2d(2, return_indices=True)(x)
     flat = x.reshape(1, 2, 16)
     np.testing.assert_array_equal(
-        values.numpy(), np.take_along_axis(flat.numpy(), indices.numpy().reshape(1, 2, 4), 2)
-        .reshape(1, 2, 2, 2))
+        values.numpy(),
+        np.take_along_axis(flat.numpy(), indices.numpy().reshape(1, 2, 4), 2).reshape(1, 2, 2, 2),
+    )
     assert indices.dtype is minitorch.int64
 
 
@@ -189,15 +200,22 @@ def test_batchnorm2d_training_normalises_per_channel_and_updates_running_stats()
 
 def test_batchnorm_eval_uses_running_stats_and_affine_parameters():
     bn = nn.BatchNorm1d(3).double()
-    bn.load_state_dict({
-        "weight": t([1.0, 2.0, 3.0]), "bias": t([0.0, 1.0, -1.0]),
-        "running_mean": t([0.5, -0.5, 0.0]), "running_var": t([1.0, 4.0, 0.25]),
-        "num_batches_tracked": minitorch.tensor(7),
-    })
+    bn.load_state_dict(
+        {
+            "weight": t([1.0, 2.0, 3.0]),
+            "bias": t([0.0, 1.0, -1.0]),
+            "running_mean": t([0.5, -0.5, 0.0]),
+            "running_var": t([1.0, 4.0, 0.25]),
+            "num_batches_tracked": minitorch.tensor(7),
+        }
+    )
     bn.eval()
     x = rand(5, 3)
-    expected = (x - [0.5, -0.5, 0.0]) / np.sqrt(np.array([1.0, 4.0, 0.25]) + 1e-5) \
-        * [1.0, 2.0, 3.0] + [0.0, 1.0, -1.0]
+    expected = (x - [0.5, -0.5, 0.0]) / np.sqrt(np.array([1.0, 4.0, 0.25]) + 1e-5) * [
+        1.0,
+        2.0,
+        3.0,
+    ] + [0.0, 1.0, -1.0]
     np.testing.assert_allclose(bn(t(x)).detach().numpy(), expected, rtol=1e-12)
     assert bn.num_batches_tracked.item() == 7  # eval changes nothing
     np.testing.assert_allclose(bn.running_mean.numpy(), [0.5, -0.5, 0.0])
@@ -235,8 +253,13 @@ def test_batch_norm_gradients():
         mean, var = x.mean(axis=(0, 2), keepdims=True), x.var(axis=(0, 2), keepdims=True)
         return (x - mean) / np.sqrt(var + 1e-5) * w[None, :, None] + b[None, :, None]
 
-    check_gradients(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
-                    reference, [rand(3, 2, 4), rand(2), rand(2)], rtol=1e-5, atol=1e-6)
+    check_gradients(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        reference,
+        [rand(3, 2, 4), rand(2), rand(2)],
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 # ---- LayerNorm -------------------------------------------------------------------------------
@@ -247,8 +270,9 @@ def test_layernorm_normalises_the_last_dims_of_each_sample():
     x = rand(2, 3, 4) * 2 + 3
     mean = x.mean(axis=(1, 2), keepdims=True)
     var = x.var(axis=(1, 2), keepdims=True)
-    np.testing.assert_allclose(ln(t(x)).detach().numpy(), (x - mean) / np.sqrt(var + 1e-5),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        ln(t(x)).detach().numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-10, atol=1e-12
+    )
     assert ln.weight.shape == (3, 4) and ln.bias.shape == (3, 4)
 
 
@@ -257,8 +281,13 @@ def test_layer_norm_gradients_and_shape_error():
         mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
         return (x - mean) / np.sqrt(var + 1e-5) * w + b
 
-    check_gradients(lambda x, w, b: nn.functional.layer_norm(x, (4,), w, b), reference,
-                    [rand(3, 4), rand(4), rand(4)], rtol=1e-5, atol=1e-6)
+    check_gradients(
+        lambda x, w, b: nn.functional.layer_norm(x, (4,), w, b),
+        reference,
+        [rand(3, 4), rand(4), rand(4)],
+        rtol=1e-5,
+        atol=1e-6,
+    )
     with pytest.raises(ShapeError, match=r"normalized_shape=\[4\].*\[2, 3\]"):
         nn.LayerNorm(4)(minitorch.randn(2, 3))
 
@@ -308,14 +337,14 @@ def test_activations_match_numpy():
         (nn.Sigmoid(), 1 / (1 + np.exp(-x))),
         (nn.Tanh(), np.tanh(x)),
         (nn.GELU(), 0.5 * x * (1 + erf(x / math.sqrt(2)))),
-        (nn.GELU("tanh"),
-         0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))),
+        (nn.GELU("tanh"), 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))),
         (nn.Softmax(dim=1), np.exp(x) / np.exp(x).sum(1, keepdims=True)),
         (nn.LogSoftmax(dim=0), x - np.log(np.exp(x).sum(0, keepdims=True))),
     ]
     for layer, expected in cases:
-        np.testing.assert_allclose(layer(t(x)).numpy(), expected, rtol=1e-10, atol=1e-12,
-                                   err_msg=repr(layer))
+        np.testing.assert_allclose(
+            layer(t(x)).numpy(), expected, rtol=1e-10, atol=1e-12, err_msg=repr(layer)
+        )
 
 
 def test_flatten_keeps_the_batch_dim():
@@ -343,8 +372,9 @@ def test_dropout_gradient_uses_the_same_mask_and_seed_repeats_it():
     out.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), out.detach().numpy())  # mask / (1 - p)
     minitorch.manual_seed(7)
-    np.testing.assert_array_equal(nn.functional.dropout(x, 0.5).detach().numpy(),
-                                  out.detach().numpy())
+    np.testing.assert_array_equal(
+        nn.functional.dropout(x, 0.5).detach().numpy(), out.detach().numpy()
+    )
 
 
 def test_dropout_probability_out_of_range():

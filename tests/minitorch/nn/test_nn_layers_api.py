@@ -32,20 +32,26 @@ def _np_adaptive_avg_pool2d(x, out_h, out_w):
     return out
 
 
-@pytest.mark.parametrize("shape, output_size, expected", [
-    ((2, 3, 5, 7), (3, 4), (3, 4)),  # uneven bins that overlap
-    ((2, 3, 6, 6), (3, 2), (3, 2)),  # even bins
-    ((1, 2, 4, 4), 1, (1, 1)),  # ResNet's head: one mean per channel
-    ((1, 2, 4, 5), (None, 2), (4, 2)),  # None keeps the input's size
-    ((3, 7, 3), 5, (5, 5)),  # (C, H, W), and more outputs than inputs along H
-])
+@pytest.mark.parametrize(
+    "shape, output_size, expected",
+    [
+        ((2, 3, 5, 7), (3, 4), (3, 4)),  # uneven bins that overlap
+        ((2, 3, 6, 6), (3, 2), (3, 2)),  # even bins
+        ((1, 2, 4, 4), 1, (1, 1)),  # ResNet's head: one mean per channel
+        ((1, 2, 4, 5), (None, 2), (4, 2)),  # None keeps the input's size
+        ((3, 7, 3), 5, (5, 5)),  # (C, H, W), and more outputs than inputs along H
+    ],
+)
 def test_adaptive_avg_pool2d_matches_numpy(shape, output_size, expected):
     x = RNG.normal(size=shape)
     out = F.adaptive_avg_pool2d(t(x), output_size)
     np.testing.assert_allclose(out.numpy(), _np_adaptive_avg_pool2d(x, *expected), rtol=1e-12)
     assert nn.AdaptiveAvgPool2d(output_size)(t(x)).shape == (*shape[:-2], *expected)
-    check_gradients(lambda a: F.adaptive_avg_pool2d(a, output_size),
-                    lambda a: _np_adaptive_avg_pool2d(a, *expected), [x])
+    check_gradients(
+        lambda a: F.adaptive_avg_pool2d(a, output_size),
+        lambda a: _np_adaptive_avg_pool2d(a, *expected),
+        [x],
+    )
 
 
 def test_adaptive_avg_pool2d_keeps_float32_and_refuses_bad_input():
@@ -69,7 +75,7 @@ def test_adaptive_avg_pool2d_keeps_float32_and_refuses_bad_input():
 def _np_group_norm(x, groups, weight=None, bias=None, eps=1e-5):
     n, c = x.shape[:2]
     g = x.reshape(n, groups, -1)
-    y = ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps))
+    y = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps)
     y = y.reshape(x.shape)
     per_channel = (1, c) + (1,) * (x.ndim - 2)
     if weight is not None:
@@ -79,18 +85,30 @@ def _np_group_norm(x, groups, weight=None, bias=None, eps=1e-5):
     return y
 
 
-@pytest.mark.parametrize("shape, groups", [
-    ((2, 6, 3, 2), 3), ((2, 6, 3, 2), 1), ((2, 6, 3, 2), 6), ((4, 6), 2), ((2, 4, 5), 2),
-])
+@pytest.mark.parametrize(
+    "shape, groups",
+    [
+        ((2, 6, 3, 2), 3),
+        ((2, 6, 3, 2), 1),
+        ((2, 6, 3, 2), 6),
+        ((4, 6), 2),
+        ((2, 4, 5), 2),
+    ],
+)
 def test_group_norm_matches_numpy(shape, groups):
     x = RNG.normal(size=shape)
     w, b = RNG.normal(size=shape[1]), RNG.normal(size=shape[1])
     out = F.group_norm(t(x), groups, t(w), t(b), eps=1e-3)
-    np.testing.assert_allclose(out.numpy(), _np_group_norm(x, groups, w, b, 1e-3), rtol=1e-10,
-                               atol=1e-12)
-    check_gradients(lambda a, w, b: F.group_norm(a, groups, w, b),
-                    lambda a, w, b: _np_group_norm(a, groups, w, b), [x, w, b], rtol=1e-5,
-                    atol=1e-7)
+    np.testing.assert_allclose(
+        out.numpy(), _np_group_norm(x, groups, w, b, 1e-3), rtol=1e-10, atol=1e-12
+    )
+    check_gradients(
+        lambda a, w, b: F.group_norm(a, groups, w, b),
+        lambda a, w, b: _np_group_norm(a, groups, w, b),
+        [x, w, b],
+        rtol=1e-5,
+        atol=1e-7,
+    )
 
 
 def test_group_norm_layer_parameters_and_errors():

@@ -19,8 +19,9 @@ def _np_log_softmax(x, axis):
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
-def _np_cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
-                      label_smoothing=0.0):
+def _np_cross_entropy(
+    x, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0
+):
     """PyTorch's documented formula for class-index targets, sample by sample."""
     shape = np.shape(target)
     x = x if x.ndim > 1 else x[None]
@@ -57,10 +58,15 @@ def test_mse_loss(reduction):
     expected = {"mean": squares.mean(), "sum": squares.sum(), "none": squares}[reduction]
     out = nn.MSELoss(reduction=reduction)(t(a), t(b))
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-12)
-    check_gradients(lambda a, b: F.mse_loss(a, b, reduction=reduction),
-                    lambda a, b: np.asarray({"mean": ((a - b) ** 2).mean(),
-                                             "sum": ((a - b) ** 2).sum(),
-                                             "none": (a - b) ** 2}[reduction]), [a, b])
+    check_gradients(
+        lambda a, b: F.mse_loss(a, b, reduction=reduction),
+        lambda a, b: np.asarray(
+            {"mean": ((a - b) ** 2).mean(), "sum": ((a - b) ** 2).sum(), "none": (a - b) ** 2}[
+                reduction
+            ]
+        ),
+        [a, b],
+    )
 
 
 def test_mse_loss_legacy_flags_and_bad_reduction():
@@ -74,17 +80,20 @@ def test_mse_loss_legacy_flags_and_bad_reduction():
 # ---- cross entropy ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"reduction": "sum"},
-    {"reduction": "none"},
-    {"weight": np.array([0.2, 1.0, 3.0, 0.5])},
-    {"ignore_index": 2},
-    {"weight": np.array([0.2, 1.0, 3.0, 0.5]), "ignore_index": 1, "reduction": "mean"},
-    {"label_smoothing": 0.1},
-    {"label_smoothing": 0.2, "weight": np.array([0.2, 1.0, 3.0, 0.5]), "ignore_index": 0},
-    {"label_smoothing": 0.3, "reduction": "none"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"reduction": "sum"},
+        {"reduction": "none"},
+        {"weight": np.array([0.2, 1.0, 3.0, 0.5])},
+        {"ignore_index": 2},
+        {"weight": np.array([0.2, 1.0, 3.0, 0.5]), "ignore_index": 1, "reduction": "mean"},
+        {"label_smoothing": 0.1},
+        {"label_smoothing": 0.2, "weight": np.array([0.2, 1.0, 3.0, 0.5]), "ignore_index": 0},
+        {"label_smoothing": 0.3, "reduction": "none"},
+    ],
+)
 def test_cross_entropy_matches_pytorch_formula(kwargs):
     x = RNG.normal(size=(6, 4)) * 3
     target = np.array([0, 1, 2, 3, 2, 1])
@@ -94,20 +103,29 @@ def test_cross_entropy_matches_pytorch_formula(kwargs):
     out = loss(t(x), minitorch.tensor(target))
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-10)
     check_gradients(
-        lambda x: F.cross_entropy(x, minitorch.tensor(target),
-                                  **{**kwargs, "weight": None if weight is None else t(weight)}),
-        lambda x: np.asarray(_np_cross_entropy(x, target, **kwargs)), [x])
+        lambda x: F.cross_entropy(
+            x,
+            minitorch.tensor(target),
+            **{**kwargs, "weight": None if weight is None else t(weight)},
+        ),
+        lambda x: np.asarray(_np_cross_entropy(x, target, **kwargs)),
+        [x],
+    )
 
 
 def test_cross_entropy_with_extra_dims_and_one_unbatched_sample():
     x = RNG.normal(size=(2, 3, 4, 5))  # (N, C, d1, d2)
     target = RNG.integers(0, 3, size=(2, 4, 5))
     out = F.cross_entropy(t(x), minitorch.tensor(target), reduction="none")
-    np.testing.assert_allclose(out.numpy(), _np_cross_entropy(x, target, reduction="none"),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        out.numpy(), _np_cross_entropy(x, target, reduction="none"), rtol=1e-10
+    )
     single = RNG.normal(size=4)
-    np.testing.assert_allclose(F.cross_entropy(t(single), minitorch.tensor(2)).numpy(),
-                               -_np_log_softmax(single, 0)[2], rtol=1e-12)
+    np.testing.assert_allclose(
+        F.cross_entropy(t(single), minitorch.tensor(2)).numpy(),
+        -_np_log_softmax(single, 0)[2],
+        rtol=1e-12,
+    )
 
 
 def test_cross_entropy_with_probability_targets():
@@ -117,13 +135,17 @@ def test_cross_entropy_with_probability_targets():
     expected = -(p * _np_log_softmax(x, 1)).sum(1).mean()
     np.testing.assert_allclose(F.cross_entropy(t(x), t(p)).numpy(), expected, rtol=1e-12)
     smoothed = p * 0.8 + 0.2 / 5
-    np.testing.assert_allclose(F.cross_entropy(t(x), t(p), label_smoothing=0.2).numpy(),
-                               -(smoothed * _np_log_softmax(x, 1)).sum(1).mean(), rtol=1e-12)
+    np.testing.assert_allclose(
+        F.cross_entropy(t(x), t(p), label_smoothing=0.2).numpy(),
+        -(smoothed * _np_log_softmax(x, 1)).sum(1).mean(),
+        rtol=1e-12,
+    )
 
 
 def test_cross_entropy_is_stable_for_large_logits():
-    out = F.cross_entropy(minitorch.tensor([[1000.0, 0.0], [0.0, -1000.0]]),
-                          minitorch.tensor([1, 0]))
+    out = F.cross_entropy(
+        minitorch.tensor([[1000.0, 0.0], [0.0, -1000.0]]), minitorch.tensor([1, 0])
+    )
     np.testing.assert_allclose(out.item(), 500.0, rtol=1e-6)
 
 
@@ -144,7 +166,8 @@ def test_nll_loss_picks_the_target_log_probability():
     log_p = _np_log_softmax(RNG.normal(size=(4, 3)), 1)
     target = np.array([2, 0, -100, 1])
     picked = -log_p[[0, 1, 3], [2, 0, 1]]
-    np.testing.assert_allclose(nn.NLLLoss()(t(log_p), minitorch.tensor(target)).numpy(),
-                               picked.mean(), rtol=1e-12)
+    np.testing.assert_allclose(
+        nn.NLLLoss()(t(log_p), minitorch.tensor(target)).numpy(), picked.mean(), rtol=1e-12
+    )
     none = F.nll_loss(t(log_p), minitorch.tensor(target), reduction="none").numpy()
     np.testing.assert_allclose(none, [picked[0], picked[1], 0.0, picked[2]], rtol=1e-12)

@@ -36,10 +36,11 @@ def _np_bce_logits(x, y, w=1.0, pos_weight=1.0):
 
 REGRESSION = {
     "l1": (lambda a, b, **kw: F.l1_loss(a, b, **kw), lambda d: np.abs(d)),
-    "smooth_l1": (lambda a, b, **kw: F.smooth_l1_loss(a, b, beta=0.7, **kw),
-                  lambda d: _np_smooth_l1(d, 0.7)),
-    "huber": (lambda a, b, **kw: F.huber_loss(a, b, delta=0.7, **kw),
-              lambda d: _np_huber(d, 0.7)),
+    "smooth_l1": (
+        lambda a, b, **kw: F.smooth_l1_loss(a, b, beta=0.7, **kw),
+        lambda d: _np_smooth_l1(d, 0.7),
+    ),
+    "huber": (lambda a, b, **kw: F.huber_loss(a, b, delta=0.7, **kw), lambda d: _np_huber(d, 0.7)),
 }
 
 
@@ -50,15 +51,17 @@ def test_regression_losses_match_numpy(name, reduction):
     a, b = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
     out = fn(t(a), t(b), reduction=reduction)
     np.testing.assert_allclose(out.numpy(), REDUCE[reduction](ref(a - b)), rtol=1e-12)
-    check_gradients(lambda x, y: fn(x, y, reduction=reduction),
-                    lambda x, y: np.asarray(REDUCE[reduction](ref(x - y))), [a, b])
+    check_gradients(
+        lambda x, y: fn(x, y, reduction=reduction),
+        lambda x, y: np.asarray(REDUCE[reduction](ref(x - y))),
+        [a, b],
+    )
 
 
 def test_smooth_l1_and_huber_relations_and_errors():
     a, b = RNG.normal(size=5), RNG.normal(size=5)
     l1 = F.l1_loss(t(a), t(b), reduction="none").numpy()
-    np.testing.assert_allclose(F.smooth_l1_loss(t(a), t(b), beta=0.0, reduction="none").numpy(),
-                               l1)
+    np.testing.assert_allclose(F.smooth_l1_loss(t(a), t(b), beta=0.0, reduction="none").numpy(), l1)
     huber = F.huber_loss(t(a), t(b), delta=2.0, reduction="none").numpy()
     smooth = F.smooth_l1_loss(t(a), t(b), beta=2.0, reduction="none").numpy()
     np.testing.assert_allclose(huber, 2.0 * smooth, rtol=1e-12)
@@ -79,13 +82,15 @@ def test_binary_cross_entropy_matches_numpy(reduction):
     w = RNG.uniform(0.5, 2, size=(3,))
     out = F.binary_cross_entropy(t(p), t(y), weight=t(w), reduction=reduction)
     np.testing.assert_allclose(out.numpy(), REDUCE[reduction](_np_bce(p, y, w)), rtol=1e-12)
-    check_gradients(lambda p, y: F.binary_cross_entropy(p, y, reduction=reduction),
-                    lambda p, y: np.asarray(REDUCE[reduction](_np_bce(p, y))), [p, y])
+    check_gradients(
+        lambda p, y: F.binary_cross_entropy(p, y, reduction=reduction),
+        lambda p, y: np.asarray(REDUCE[reduction](_np_bce(p, y))),
+        [p, y],
+    )
 
 
 def test_binary_cross_entropy_floors_each_log_at_minus_100():
-    p = minitorch.tensor([0.0, 1.0, 0.0, 1.0, 1e-50], dtype=minitorch.float64,
-                         requires_grad=True)
+    p = minitorch.tensor([0.0, 1.0, 0.0, 1.0, 1e-50], dtype=minitorch.float64, requires_grad=True)
     y = minitorch.tensor([1.0, 0.0, 0.0, 1.0, 1.0], dtype=minitorch.float64)
     loss = F.binary_cross_entropy(p, y, reduction="none")
     np.testing.assert_array_equal(loss.detach().numpy(), [100.0, 100.0, 0.0, 0.0, 100.0])
@@ -106,15 +111,19 @@ def test_binary_cross_entropy_errors():
 def test_binary_cross_entropy_with_logits_matches_numpy(reduction):
     x, y = RNG.normal(scale=3, size=(4, 3)), RNG.uniform(size=(4, 3))
     w, pos = RNG.uniform(0.5, 2, size=(4, 1)), RNG.uniform(0.5, 3, size=(3,))
-    out = F.binary_cross_entropy_with_logits(t(x), t(y), weight=t(w), pos_weight=t(pos),
-                                             reduction=reduction)
-    np.testing.assert_allclose(out.numpy(), REDUCE[reduction](_np_bce_logits(x, y, w, pos)),
-                               rtol=1e-12)
+    out = F.binary_cross_entropy_with_logits(
+        t(x), t(y), weight=t(w), pos_weight=t(pos), reduction=reduction
+    )
+    np.testing.assert_allclose(
+        out.numpy(), REDUCE[reduction](_np_bce_logits(x, y, w, pos)), rtol=1e-12
+    )
     check_gradients(
-        lambda x, y, pos: F.binary_cross_entropy_with_logits(x, y, pos_weight=pos,
-                                                             reduction=reduction),
+        lambda x, y, pos: F.binary_cross_entropy_with_logits(
+            x, y, pos_weight=pos, reduction=reduction
+        ),
         lambda x, y, pos: np.asarray(REDUCE[reduction](_np_bce_logits(x, y, 1.0, pos))),
-        [x, y, pos])
+        [x, y, pos],
+    )
 
 
 def test_binary_cross_entropy_with_logits_is_stable_and_exact_at_zero():
@@ -124,12 +133,14 @@ def test_binary_cross_entropy_with_logits_is_stable_and_exact_at_zero():
     y = np.array([1.0, 0.0, 1.0, 0.3, 1.0, 0.0])
     for dtype in (minitorch.float32, minitorch.float64):
         logits = minitorch.tensor(x, dtype=dtype, requires_grad=True)
-        loss = F.binary_cross_entropy_with_logits(logits, minitorch.tensor(y, dtype=dtype),
-                                                  reduction="none")
+        loss = F.binary_cross_entropy_with_logits(
+            logits, minitorch.tensor(y, dtype=dtype), reduction="none"
+        )
         assert loss.dtype is dtype
         # atol: log(1 + e^-40) rounds to 0 where PyTorch's log1p keeps 4e-18.
-        np.testing.assert_allclose(loss.detach().numpy(), _np_bce_logits(x, y), rtol=1e-6,
-                                   atol=1e-15)
+        np.testing.assert_allclose(
+            loss.detach().numpy(), _np_bce_logits(x, y), rtol=1e-6, atol=1e-15
+        )
         loss.sum().backward()
         sigmoid = np.exp(-np.logaddexp(0, -x))
         np.testing.assert_allclose(logits.grad.numpy(), sigmoid - y, rtol=1e-6, atol=1e-15)
@@ -140,15 +151,19 @@ def test_binary_loss_layers():
     pos = RNG.uniform(0.5, 2, size=(3,))
     layer = nn.BCEWithLogitsLoss(pos_weight=t(pos), reduction="sum")
     assert list(layer.state_dict()) == ["pos_weight"]
-    np.testing.assert_allclose(layer(t(x), t(y)).numpy(),
-                               _np_bce_logits(x, y, 1.0, pos).sum(), rtol=1e-12)
+    np.testing.assert_allclose(
+        layer(t(x), t(y)).numpy(), _np_bce_logits(x, y, 1.0, pos).sum(), rtol=1e-12
+    )
     p = 1 / (1 + np.exp(-x))
     w = RNG.uniform(size=(2, 3))
-    np.testing.assert_allclose(nn.BCELoss(weight=t(w))(t(p), t(y)).numpy(),
-                               _np_bce(p, y, w).mean(), rtol=1e-12)
+    np.testing.assert_allclose(
+        nn.BCELoss(weight=t(w))(t(p), t(y)).numpy(), _np_bce(p, y, w).mean(), rtol=1e-12
+    )
     assert nn.L1Loss(reduction="none")(t(x), t(y)).shape == (2, 3)
     assert nn.SmoothL1Loss(beta=0.5).beta == 0.5 and nn.HuberLoss(delta=2.0).delta == 2.0
-    np.testing.assert_allclose(nn.SmoothL1Loss(beta=0.5)(t(x), t(y)).numpy(),
-                               _np_smooth_l1(x - y, 0.5).mean(), rtol=1e-12)
-    np.testing.assert_allclose(nn.HuberLoss(delta=2.0)(t(x), t(y)).numpy(),
-                               _np_huber(x - y, 2.0).mean(), rtol=1e-12)
+    np.testing.assert_allclose(
+        nn.SmoothL1Loss(beta=0.5)(t(x), t(y)).numpy(), _np_smooth_l1(x - y, 0.5).mean(), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        nn.HuberLoss(delta=2.0)(t(x), t(y)).numpy(), _np_huber(x - y, 2.0).mean(), rtol=1e-12
+    )

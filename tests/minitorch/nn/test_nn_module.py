@@ -39,17 +39,35 @@ class Net(nn.Module):
 
 def test_named_parameters_use_dotted_names_in_registration_order():
     names = [name for name, _ in Net().named_parameters()]
-    assert names == ["scale", "block.fc.weight", "block.fc.bias", "block.bn.weight",
-                     "block.bn.bias", "head.1.weight", "head.1.bias"]
+    assert names == [
+        "scale",
+        "block.fc.weight",
+        "block.fc.bias",
+        "block.bn.weight",
+        "block.bn.bias",
+        "head.1.weight",
+        "head.1.bias",
+    ]
 
 
 def test_named_buffers_and_modules():
     net = Net()
     assert [n for n, _ in net.named_buffers()] == [
-        "block.steps", "block.scratch", "block.bn.running_mean", "block.bn.running_var",
-        "block.bn.num_batches_tracked"]
+        "block.steps",
+        "block.scratch",
+        "block.bn.running_mean",
+        "block.bn.running_var",
+        "block.bn.num_batches_tracked",
+    ]
     assert [n for n, _ in net.named_modules()] == [
-        "", "block", "block.fc", "block.bn", "head", "head.0", "head.1"]
+        "",
+        "block",
+        "block.fc",
+        "block.bn",
+        "head",
+        "head.0",
+        "head.1",
+    ]
     assert [type(m).__name__ for m in net.children()] == ["Block", "Sequential"]
     assert len(list(net.parameters())) == 7
     assert len(list(net.parameters(recurse=False))) == 1
@@ -118,9 +136,18 @@ def test_state_dict_holds_parameters_and_persistent_buffers_detached():
     net = Net()
     sd = net.state_dict()
     assert list(sd) == [
-        "scale", "block.steps", "block.fc.weight", "block.fc.bias", "block.bn.weight",
-        "block.bn.bias", "block.bn.running_mean", "block.bn.running_var",
-        "block.bn.num_batches_tracked", "head.1.weight", "head.1.bias"]
+        "scale",
+        "block.steps",
+        "block.fc.weight",
+        "block.fc.bias",
+        "block.bn.weight",
+        "block.bn.bias",
+        "block.bn.running_mean",
+        "block.bn.running_var",
+        "block.bn.num_batches_tracked",
+        "head.1.weight",
+        "head.1.bias",
+    ]
     assert "block.scratch" not in sd  # persistent=False
     assert all(not v.requires_grad for v in sd.values())
     # The values share memory with the module's tensors, as PyTorch's do.
@@ -167,9 +194,12 @@ def test_load_state_dict_shape_mismatch_names_both_shapes_and_changes_nothing():
     sd = net.state_dict()
     sd = {"weight": minitorch.zeros(4, 2), "bias": minitorch.zeros(3)}
     before = net.bias.detach().numpy().copy()
-    with pytest.raises(ShapeError, match=r"size mismatch for weight: copying a param with shape "
-                       r"minitorch.Size\(\[4, 2\]\) from checkpoint, the shape in current model "
-                       r"is minitorch.Size\(\[3, 2\]\)"):
+    with pytest.raises(
+        ShapeError,
+        match=r"size mismatch for weight: copying a param with shape "
+        r"minitorch.Size\(\[4, 2\]\) from checkpoint, the shape in current model "
+        r"is minitorch.Size\(\[3, 2\]\)",
+    ):
         net.load_state_dict(sd, strict=False)
     np.testing.assert_array_equal(net.bias.detach().numpy(), before)
 
@@ -252,20 +282,30 @@ def test_repr_matches_pytorch_layout():
         "  )\n"
         ")"
     )
-    assert repr(nn.Conv2d(3, 16, 3, padding=1)) == \
-        "Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))"
-    assert repr(nn.Conv2d(3, 4, (2, 3), stride=2, dilation=2, groups=1, bias=False)) == \
-        "Conv2d(3, 4, kernel_size=(2, 3), stride=(2, 2), dilation=(2, 2), bias=False)"
-    assert repr(nn.BatchNorm2d(4)) == \
-        "BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+    assert (
+        repr(nn.Conv2d(3, 16, 3, padding=1))
+        == "Conv2d(3, 16, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))"
+    )
+    assert (
+        repr(nn.Conv2d(3, 4, (2, 3), stride=2, dilation=2, groups=1, bias=False))
+        == "Conv2d(3, 4, kernel_size=(2, 3), stride=(2, 2), dilation=(2, 2), bias=False)"
+    )
+    assert (
+        repr(nn.BatchNorm2d(4))
+        == "BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)"
+    )
     assert repr(nn.LayerNorm(4)) == "LayerNorm((4,), eps=1e-05, elementwise_affine=True)"
     assert repr(nn.Embedding(10, 3, padding_idx=0)) == "Embedding(10, 3, padding_idx=0)"
-    assert repr(nn.MaxPool2d(2)) == \
-        "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    assert (
+        repr(nn.MaxPool2d(2))
+        == "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    )
     assert repr(nn.AvgPool2d(2)) == "AvgPool2d(kernel_size=2, stride=2, padding=0)"
     assert repr(nn.Dropout()) == "Dropout(p=0.5, inplace=False)"
     assert repr(nn.Flatten()) == "Flatten(start_dim=1, end_dim=-1)"
     assert repr(nn.GELU()) == "GELU(approximate='none')"
     assert repr(nn.CrossEntropyLoss()) == "CrossEntropyLoss()"
-    assert repr(nn.Parameter(minitorch.zeros(2))) == \
-        "Parameter containing:\ntensor([0., 0.], requires_grad=True)"
+    assert (
+        repr(nn.Parameter(minitorch.zeros(2)))
+        == "Parameter containing:\ntensor([0., 0.], requires_grad=True)"
+    )

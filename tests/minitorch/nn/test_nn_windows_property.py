@@ -45,7 +45,7 @@ def test_avg_pool2d_counting_padding_matches_windows(geometry, ceil_mode, seed):
     # The divisor counts the declared padding but not the cells ceil_mode adds beyond it.
     ones = np.ones((1, 1, shape[2] + 2 * padding[0], shape[3] + 2 * padding[1]))
     counted = windows(ones, kernel, stride, (0, 0), ceil_mode=ceil_mode)
-    counts = counted.sum(axis=(2, 3))[..., :totals.shape[2], :totals.shape[3]]
+    counts = counted.sum(axis=(2, 3))[..., : totals.shape[2], : totals.shape[3]]
     np.testing.assert_allclose(out.numpy(), totals / counts, rtol=1e-12)
 
 

@@ -59,7 +59,7 @@ def _np_col2im(cols, output_size, kernel_size, dilation, padding, stride):
             for i in range(kh):
                 for j in range(kw):
                     padded[:, :, r * sh + i * dh, q * sw + j * dw] += cols[:, :, i, j, r, q]
-    return padded[:, :, top:top + h, left:left + w]
+    return padded[:, :, top : top + h, left : left + w]
 
 
 def _np_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -109,8 +109,9 @@ def _np_max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out[0] if unbatched else out
 
 
-def _np_max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1,
-                                ceil_mode=False):
+def _np_max_pool2d_with_indices(
+    x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
     """(values, indices): the index of each window's first maximum in its flattened plane."""
     kernel = _pair(kernel_size)
     stride = kernel if stride is None else _pair(stride)
@@ -129,8 +130,15 @@ def _np_max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation
     return values, indices
 
 
-def _np_avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
-                   count_include_pad=True, divisor_override=None):
+def _np_avg_pool2d(
+    x,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     kernel = _pair(kernel_size)
     stride = kernel if stride is None else _pair(stride)
     ph, pw = _pair(padding)
@@ -144,7 +152,7 @@ def _np_avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     if count_include_pad:
         counted[:] = 1
     else:
-        counted[:, :, ph:ph + x.shape[2], pw:pw + x.shape[3]] = 1
+        counted[:, :, ph : ph + x.shape[2], pw : pw + x.shape[3]] = 1
     extra = ((0, pads[0][1] - ph), (0, pads[1][1] - pw))
     counts = _windows(counted, kernel, (1, 1), extra, stride).sum(axis=(2, 3))
     out = total / (divisor_override if divisor_override is not None else counts)
@@ -178,8 +186,9 @@ def _splitmix64(z: int) -> int:
 def _np_dropout_keep(x, p, state):
     seed, offset = (int(v) % 2**64 for v in state)  # the int64s' bits, unsigned
     key = _splitmix64(seed)
-    bits = [_splitmix64((key + (offset + k) * 0x9E3779B97F4A7C15) % 2**64) >> 11
-            for k in range(x.size)]
+    bits = [
+        _splitmix64((key + (offset + k) * 0x9E3779B97F4A7C15) % 2**64) >> 11 for k in range(x.size)
+    ]
     return (np.array(bits, dtype=np.float64) * 2.0**-53 >= p).reshape(x.shape)
 
 
@@ -202,76 +211,123 @@ def _bool(arrays, **kwargs) -> str:
 
 
 SPECS: dict[str, OpSpec] = {
-    "im2col": OpSpec([
-        S(T((1, 1, 4, 4)), (2, 2), (1, 1), NO_PAD, (2, 2)),
-        S(T((2, 3, 5, 6), f64), (3, 2), (1, 1), ((1, 1), (0, 0)), (1, 1)),
-        S(T((1, 2, 7, 7)), (3, 3), (2, 2), ((1, 2), (0, 1)), (2, 1)),  # dilation, uneven pad
-        S(T((1, 1, 3, 3)), (2, 2), (1, 1), ((1, 1), (1, 1)), (1, 1), fill=-5.0),
-        S(T((2, 1, 4, 3), i64, -5, 5), (2, 3), (1, 1), NO_PAD, (1, 1)),
-    ], _np_im2col, _float_or_input),
-    "col2im": OpSpec([
-        S(T((1, 4, 4)), (4, 4), (2, 2), (1, 1), NO_PAD, (2, 2)),
-        S(T((2, 6, 9), f64), (5, 6), (3, 2), (1, 1), ((1, 1), (0, 0)), (2, 2)),
-        S(T((1, 18, 12)), (7, 7), (3, 3), (2, 2), ((1, 2), (0, 1)), (2, 1)),  # overlaps
-        S(T((1, 4, 16)), (3, 3), (2, 2), (1, 1), ((1, 1), (1, 1)), (1, 1)),
-    ], _np_col2im, _float_or_input),
-    "embedding": OpSpec([
-        S(T((5, 3)), T((4,), i64, 0, 4)),
-        S(T((6, 2), f64), T((2, 3), i64, 0, 5)),  # indices of any shape
-        S(T((4, 3)), T((), i64, 0, 3)),
-        # padding_idx only stops the gradient of its row, which finite differences of the
-        # forward cannot see: here no index hits it (tests/minitorch/nn test the padding row).
-        S(T((4, 3)), T((2, 2), i32, 2, 3), padding_idx=1),
-    ], _np_embedding, _float_or_input),
-    "dropout_mask": OpSpec([
-        S(T((2, 3)), 0.0),
-        S(T((4,), f64), 1.0),
-        S(T(()), 0.0),
-    ], _np_dropout_mask, _bool, grad=False),  # a bool mask has no gradient
-    "rng_state": OpSpec([S(T((2, 3))), S(T((), f64))], _np_rng_state,
-                        lambda arrays: "int64", grad=False),
-    "dropout_keep": OpSpec([
-        S(T((3, 5)), 0.3, T((2,), i64, 0, 1000)),
-        S(T((40,), f64), 0.5, T((2,), i64, -2**62, 2**62)),  # counters that wrap around
-        S(T(()), 0.0, T((2,), i64, -5, 5)),
-    ], _np_dropout_keep, _bool, grad=False),  # a bool mask has no gradient
-    "dropout": OpSpec([
-        S(T((2, 3)), 0.0),
-        S(T((4,), f64), 1.0),
-        S(T((3, 2)), 0.5, False),  # not training: the identity
-        S(T((2, 2)), p=1.0, train=True),
-    ], _np_dropout, _float_or_input),
-    "avg_pool2d": OpSpec([
+    "im2col": OpSpec(
+        [
+            S(T((1, 1, 4, 4)), (2, 2), (1, 1), NO_PAD, (2, 2)),
+            S(T((2, 3, 5, 6), f64), (3, 2), (1, 1), ((1, 1), (0, 0)), (1, 1)),
+            S(T((1, 2, 7, 7)), (3, 3), (2, 2), ((1, 2), (0, 1)), (2, 1)),  # dilation, uneven pad
+            S(T((1, 1, 3, 3)), (2, 2), (1, 1), ((1, 1), (1, 1)), (1, 1), fill=-5.0),
+            S(T((2, 1, 4, 3), i64, -5, 5), (2, 3), (1, 1), NO_PAD, (1, 1)),
+        ],
+        _np_im2col,
+        _float_or_input,
+    ),
+    "col2im": OpSpec(
+        [
+            S(T((1, 4, 4)), (4, 4), (2, 2), (1, 1), NO_PAD, (2, 2)),
+            S(T((2, 6, 9), f64), (5, 6), (3, 2), (1, 1), ((1, 1), (0, 0)), (2, 2)),
+            S(T((1, 18, 12)), (7, 7), (3, 3), (2, 2), ((1, 2), (0, 1)), (2, 1)),  # overlaps
+            S(T((1, 4, 16)), (3, 3), (2, 2), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+        ],
+        _np_col2im,
+        _float_or_input,
+    ),
+    "embedding": OpSpec(
+        [
+            S(T((5, 3)), T((4,), i64, 0, 4)),
+            S(T((6, 2), f64), T((2, 3), i64, 0, 5)),  # indices of any shape
+            S(T((4, 3)), T((), i64, 0, 3)),
+            # padding_idx only stops the gradient of its row, which finite differences of the
+            # forward cannot see: here no index hits it (tests/minitorch/nn test the padding row).
+            S(T((4, 3)), T((2, 2), i32, 2, 3), padding_idx=1),
+        ],
+        _np_embedding,
+        _float_or_input,
+    ),
+    "dropout_mask": OpSpec(
+        [
+            S(T((2, 3)), 0.0),
+            S(T((4,), f64), 1.0),
+            S(T(()), 0.0),
+        ],
+        _np_dropout_mask,
+        _bool,
+        grad=False,
+    ),  # a bool mask has no gradient
+    "rng_state": OpSpec(
+        [S(T((2, 3))), S(T((), f64))], _np_rng_state, lambda arrays: "int64", grad=False
+    ),
+    "dropout_keep": OpSpec(
+        [
+            S(T((3, 5)), 0.3, T((2,), i64, 0, 1000)),
+            S(T((40,), f64), 0.5, T((2,), i64, -(2**62), 2**62)),  # counters that wrap around
+            S(T(()), 0.0, T((2,), i64, -5, 5)),
+        ],
+        _np_dropout_keep,
+        _bool,
+        grad=False,
+    ),  # a bool mask has no gradient
+    "dropout": OpSpec(
+        [
+            S(T((2, 3)), 0.0),
+            S(T((4,), f64), 1.0),
+            S(T((3, 2)), 0.5, False),  # not training: the identity
+            S(T((2, 2)), p=1.0, train=True),
+        ],
+        _np_dropout,
+        _float_or_input,
+    ),
+    "avg_pool2d": OpSpec(
+        [
+            S(T((1, 1, 4, 4)), 2),
+            S(T((2, 3, 5, 6), f64), (3, 2), stride=1),
+            S(T((1, 2, 5, 5)), 3, stride=2, padding=1),
+            S(T((1, 2, 5, 5), f64), 3, stride=2, padding=1, count_include_pad=False),
+            S(T((1, 1, 5, 5)), 2, padding=1, ceil_mode=True),
+            S(T((1, 1, 6, 5), f64), 3, 2, 1, True, False),  # ceil_mode, padding not counted
+            S(T((2, 4, 4)), 2, divisor_override=3),  # an unbatched (C, H, W) image
+        ],
+        _np_avg_pool2d,
+        _float_or_input,
+    ),
+}
+SPECS["max_pool2d"] = OpSpec(
+    [
         S(T((1, 1, 4, 4)), 2),
         S(T((2, 3, 5, 6), f64), (3, 2), stride=1),
         S(T((1, 2, 5, 5)), 3, stride=2, padding=1),
-        S(T((1, 2, 5, 5), f64), 3, stride=2, padding=1, count_include_pad=False),
+        S(T((1, 1, 7, 7), f64), 3, stride=2, dilation=2),
         S(T((1, 1, 5, 5)), 2, padding=1, ceil_mode=True),
-        S(T((1, 1, 6, 5), f64), 3, 2, 1, True, False),  # ceil_mode, padding not counted
-        S(T((2, 4, 4)), 2, divisor_override=3),  # an unbatched (C, H, W) image
-    ], _np_avg_pool2d, _float_or_input),
-}
-SPECS["max_pool2d"] = OpSpec([
-    S(T((1, 1, 4, 4)), 2),
-    S(T((2, 3, 5, 6), f64), (3, 2), stride=1),
-    S(T((1, 2, 5, 5)), 3, stride=2, padding=1),
-    S(T((1, 1, 7, 7), f64), 3, stride=2, dilation=2),
-    S(T((1, 1, 5, 5)), 2, padding=1, ceil_mode=True),
-    S(T((2, 5, 4)), 2, 1),  # unbatched, overlapping windows
-], _np_max_pool2d, _float_or_input)
-SPECS["max_pool2d_with_indices"] = OpSpec([
-    S(T((1, 1, 4, 4)), 2),
-    S(T((2, 2, 5, 6), f64), (3, 2), stride=1, padding=1),
-    S(T((1, 1, 7, 7)), 3, stride=2, dilation=2, ceil_mode=True),
-    S(T((2, 5, 4), f64), 2, 1),
-], _np_max_pool2d_with_indices, lambda arrays, **kw: (arrays[0].dtype.name, "int64"))
-SPECS["conv2d"] = OpSpec([
-    S(T((1, 1, 4, 4), f64), T((1, 1, 3, 3), f64)),
-    S(T((2, 3, 5, 6), f64), T((4, 3, 2, 3), f64), T((4,), f64)),
-    S(T((1, 2, 7, 7), f64), T((3, 2, 3, 3), f64), None, 2, 1, 2),  # stride, padding, dilation
-    S(T((1, 4, 5, 5), f64), T((6, 2, 3, 3), f64), T((6,), f64), groups=2),
-    S(T((1, 2, 5, 4), f64), T((2, 2, 2, 3), f64), padding="same"),  # uneven 'same' padding
-    S(T((2, 5, 5), f64), T((3, 2, 3, 3), f64), padding="valid"),  # unbatched
-    S(T((1, 2, 6, 6), low=-1, high=1), T((2, 2, 3, 3), low=-1, high=1), stride=(2, 1),
-      padding=(1, 0)),
-], _np_conv2d, _float_or_input)
+        S(T((2, 5, 4)), 2, 1),  # unbatched, overlapping windows
+    ],
+    _np_max_pool2d,
+    _float_or_input,
+)
+SPECS["max_pool2d_with_indices"] = OpSpec(
+    [
+        S(T((1, 1, 4, 4)), 2),
+        S(T((2, 2, 5, 6), f64), (3, 2), stride=1, padding=1),
+        S(T((1, 1, 7, 7)), 3, stride=2, dilation=2, ceil_mode=True),
+        S(T((2, 5, 4), f64), 2, 1),
+    ],
+    _np_max_pool2d_with_indices,
+    lambda arrays, **kw: (arrays[0].dtype.name, "int64"),
+)
+SPECS["conv2d"] = OpSpec(
+    [
+        S(T((1, 1, 4, 4), f64), T((1, 1, 3, 3), f64)),
+        S(T((2, 3, 5, 6), f64), T((4, 3, 2, 3), f64), T((4,), f64)),
+        S(T((1, 2, 7, 7), f64), T((3, 2, 3, 3), f64), None, 2, 1, 2),  # stride, padding, dilation
+        S(T((1, 4, 5, 5), f64), T((6, 2, 3, 3), f64), T((6,), f64), groups=2),
+        S(T((1, 2, 5, 4), f64), T((2, 2, 2, 3), f64), padding="same"),  # uneven 'same' padding
+        S(T((2, 5, 5), f64), T((3, 2, 3, 3), f64), padding="valid"),  # unbatched
+        S(
+            T((1, 2, 6, 6), low=-1, high=1),
+            T((2, 2, 3, 3), low=-1, high=1),
+            stride=(2, 1),
+            padding=(1, 0),
+        ),
+    ],
+    _np_conv2d,
+    _float_or_input,
+)

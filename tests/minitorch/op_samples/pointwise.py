@@ -163,41 +163,58 @@ SPECS: dict[str, OpSpec] = {
     "add": OpSpec(_binary_samples() + _int_samples(), np.add, promoted),
     "sub": OpSpec(_binary_samples() + _int_samples(), np.subtract, promoted),
     "mul": OpSpec(_binary_samples() + _int_samples(), np.multiply, promoted),
-    "div": OpSpec(_binary_samples(**POSITIVE) + [
-        S(T((3,), i32, 1, 4), T((3,), i32, 1, 4)),  # int / int is a float
-        S(1, T((2, 2), **POSITIVE)),
-    ], np.true_divide, _div_dtype),
+    "div": OpSpec(
+        _binary_samples(**POSITIVE)
+        + [
+            S(T((3,), i32, 1, 4), T((3,), i32, 1, 4)),  # int / int is a float
+            S(1, T((2, 2), **POSITIVE)),
+        ],
+        np.true_divide,
+        _div_dtype,
+    ),
     "neg": OpSpec([S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((4,), i64, -5, 5))], np.negative),
-    "abs": OpSpec([
-        S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((5,), i64, -5, 5)), S(T((5,), i32, -5, 5)),
-    ], np.abs),  # an int stays an int
+    "abs": OpSpec(
+        [
+            S(T((3,))),
+            S(T(())),
+            S(T((2, 3), f64)),
+            S(T((5,), i64, -5, 5)),
+            S(T((5,), i32, -5, 5)),
+        ],
+        np.abs,
+    ),  # an int stays an int
     # ---- powers ----------------------------------------------------------------------------
-    "pow": OpSpec([
-        S(T((3,)), 2),
-        S(T((2, 3), f64), 3),
-        S(T(()), 2),
-        S(T((2, 3), **POSITIVE), 0.5),
-        S(T((4,), f64, **POSITIVE), -1.5),
-        S(T((3,)), 1),
-        S(T((3,)), 0),
-        S(T((3,), i64, -3, 3), 2),  # int tensor ** int stays int
-        S(T((3,), i32, 1, 3), 0.5),  # int tensor ** float: the default float
-        S(T((3,), **POSITIVE), T((3,))),  # a tensor exponent
-        S(T((2, 3), f64, **POSITIVE), T((3,))),  # broadcast, float64 wins
-        S(T((2, 1), **POSITIVE), T(())),  # a 0-d exponent
-        S(2.0, T((2, 3))),  # a number base: 2 ** x
-        S(0.5, T((3,), f64)),
-        S(2, T((4,), i32, 0, 4)),  # int ** int32 tensor stays int32
-        S(T((6,), i64, -2, 2), T((6,), i64, -2, 2)),  # negative int exponents: 0, or +-1
-        S(T((3,), **POSITIVE), T((3,), i64, -2, 2)),  # float base, int exponent
-    ], _np_power, promoted),
+    "pow": OpSpec(
+        [
+            S(T((3,)), 2),
+            S(T((2, 3), f64), 3),
+            S(T(()), 2),
+            S(T((2, 3), **POSITIVE), 0.5),
+            S(T((4,), f64, **POSITIVE), -1.5),
+            S(T((3,)), 1),
+            S(T((3,)), 0),
+            S(T((3,), i64, -3, 3), 2),  # int tensor ** int stays int
+            S(T((3,), i32, 1, 3), 0.5),  # int tensor ** float: the default float
+            S(T((3,), **POSITIVE), T((3,))),  # a tensor exponent
+            S(T((2, 3), f64, **POSITIVE), T((3,))),  # broadcast, float64 wins
+            S(T((2, 1), **POSITIVE), T(())),  # a 0-d exponent
+            S(2.0, T((2, 3))),  # a number base: 2 ** x
+            S(0.5, T((3,), f64)),
+            S(2, T((4,), i32, 0, 4)),  # int ** int32 tensor stays int32
+            S(T((6,), i64, -2, 2), T((6,), i64, -2, 2)),  # negative int exponents: 0, or +-1
+            S(T((3,), **POSITIVE), T((3,), i64, -2, 2)),  # float base, int exponent
+        ],
+        _np_power,
+        promoted,
+    ),
     "sqrt": OpSpec(_unary_samples(**POSITIVE), _in_float64(np.sqrt), float_result),
     "rsqrt": OpSpec(
         _unary_samples(**POSITIVE), _in_float64(lambda x: 1 / np.sqrt(x)), float_result
     ),
     "reciprocal": OpSpec(
         _unary_samples(**POSITIVE) + [S(T((2, 3), low=-2.0, high=-0.5))],
-        _in_float64(lambda x: 1 / x), float_result,
+        _in_float64(lambda x: 1 / x),
+        float_result,
     ),
     # ---- elementwise functions -------------------------------------------------------------
     "sin": OpSpec(_unary_samples(), _in_float64(np.sin), float_result),
@@ -209,27 +226,44 @@ SPECS: dict[str, OpSpec] = {
     ),
     "sigmoid": OpSpec(
         _unary_samples() + [S(T((20,), f64, -800.0, 800.0)), S(T((20,), low=-100.0, high=100.0))],
-        _np_sigmoid, float_result,
+        _np_sigmoid,
+        float_result,
     ),
     "erf": OpSpec(
         _unary_samples() + [S(T((40,), f64, -7.0, 7.0)), S(T((40,), low=-4.0, high=4.0))],
-        _np_erf, float_result,
+        _np_erf,
+        float_result,
     ),
     "log1p": OpSpec(
         _unary_samples(low=-0.5, high=2.0) + [S(T((6,), f64, -1e-10, 1e-10))],
-        _in_float64(np.log1p), float_result,
+        _in_float64(np.log1p),
+        float_result,
     ),
     "expm1": OpSpec(
         _unary_samples() + [S(T((6,), f64, -1e-10, 1e-10)), S(T((4,), low=-1e-6, high=1e-6))],
-        _in_float64(np.expm1), float_result,
+        _in_float64(np.expm1),
+        float_result,
     ),
-    "relu": OpSpec([
-        S(T((3,))), S(T(())), S(T((2, 3), f64)), S(T((5,), i64, -3, 3)), S(T((5,), i32, -3, 3)),
-    ], lambda x: np.maximum(x, 0)),
-    "gelu": OpSpec([
-        S(T((3,))), S(T(())), S(T((2, 3), f64, -4.0, 4.0)),
-        S(T((3,)), approximate="tanh"), S(T((2, 3), f64, -4.0, 4.0), approximate="tanh"),
-    ], _np_gelu),
+    "relu": OpSpec(
+        [
+            S(T((3,))),
+            S(T(())),
+            S(T((2, 3), f64)),
+            S(T((5,), i64, -3, 3)),
+            S(T((5,), i32, -3, 3)),
+        ],
+        lambda x: np.maximum(x, 0),
+    ),
+    "gelu": OpSpec(
+        [
+            S(T((3,))),
+            S(T(())),
+            S(T((2, 3), f64, -4.0, 4.0)),
+            S(T((3,)), approximate="tanh"),
+            S(T((2, 3), f64, -4.0, 4.0), approximate="tanh"),
+        ],
+        _np_gelu,
+    ),
     "silu": OpSpec(
         [S(T((3,))), S(T(())), S(T((2, 3), f64, -6.0, 6.0))],
         lambda x: x * _np_sigmoid(x),
@@ -244,47 +278,68 @@ SPECS: dict[str, OpSpec] = {
     # ---- selection -------------------------------------------------------------------------
     "maximum": OpSpec(_extremum_samples(), np.maximum, promoted),
     "minimum": OpSpec(_extremum_samples(), np.minimum, promoted),
-    "clamp": OpSpec([
-        S(T((2, 3)), -0.5, 0.5),
-        S(T((2, 3), f64), min=-0.5),
-        S(T((2, 3)), max=0.5),
-        S(T((2, 3)), T((3,), low=-1.0, high=0.0), T((2, 1), low=0.0, high=1.0)),  # broadcast
-        S(T((3,), f64), T(()), None),
-        S(T((4,)), 1.0, -1.0),  # min > max: every element is max
-        S(T((5,), i64, -3, 3), -1, 1),  # ints stay ints
-        S(T((5,), i32, -3, 3), min=0.5),  # a float bound: the default float
-    ], _np_clamp, _clamp_dtype),
-    "where": OpSpec([
-        S(T((2, 3), b8), T((2, 3)), T((2, 3))),
-        S(T((2, 3), b8), T((2, 3)), T((3,))),
-        S(T((2, 1), b8), T((3,)), 0.0),  # a number for other, broadcast
-        S(T((3,), b8), 1, T((3,), i32, -3, 3)),  # ints stay int32
-        S(T((3,), b8), T((3,), f64), T((3,))),  # float64 wins
-        S(T((3,), b8), 2.5, T((3,), i64, -3, 3)),  # an int and a float: float32
-        S(T((), b8), T(()), T((), f64)),
-    ], np.where, lambda arrays, **kw: torch_result_dtype(*arrays[1:3])),
-    "masked_fill": OpSpec([
-        S(T((2, 3)), T((2, 3), b8), 0.5),
-        S(T((2, 3), f64), T((3,), b8), -1.0),
-        S(T((2, 3)), T((2, 1), b8), T(())),  # a 0-d tensor value
-        S(T((3,), i64, -3, 3), T((3,), b8), 2.7),  # into an int tensor: truncated to 2
-        S(T((3,), i32, -3, 3), T((3,), b8), 7),
-        S(T((1, 3)), T((2, 1), b8), 3.0),  # the result broadcasts x and mask
-    ], _np_masked_fill),
+    "clamp": OpSpec(
+        [
+            S(T((2, 3)), -0.5, 0.5),
+            S(T((2, 3), f64), min=-0.5),
+            S(T((2, 3)), max=0.5),
+            S(T((2, 3)), T((3,), low=-1.0, high=0.0), T((2, 1), low=0.0, high=1.0)),  # broadcast
+            S(T((3,), f64), T(()), None),
+            S(T((4,)), 1.0, -1.0),  # min > max: every element is max
+            S(T((5,), i64, -3, 3), -1, 1),  # ints stay ints
+            S(T((5,), i32, -3, 3), min=0.5),  # a float bound: the default float
+        ],
+        _np_clamp,
+        _clamp_dtype,
+    ),
+    "where": OpSpec(
+        [
+            S(T((2, 3), b8), T((2, 3)), T((2, 3))),
+            S(T((2, 3), b8), T((2, 3)), T((3,))),
+            S(T((2, 1), b8), T((3,)), 0.0),  # a number for other, broadcast
+            S(T((3,), b8), 1, T((3,), i32, -3, 3)),  # ints stay int32
+            S(T((3,), b8), T((3,), f64), T((3,))),  # float64 wins
+            S(T((3,), b8), 2.5, T((3,), i64, -3, 3)),  # an int and a float: float32
+            S(T((), b8), T(()), T((), f64)),
+        ],
+        np.where,
+        lambda arrays, **kw: torch_result_dtype(*arrays[1:3]),
+    ),
+    "masked_fill": OpSpec(
+        [
+            S(T((2, 3)), T((2, 3), b8), 0.5),
+            S(T((2, 3), f64), T((3,), b8), -1.0),
+            S(T((2, 3)), T((2, 1), b8), T(())),  # a 0-d tensor value
+            S(T((3,), i64, -3, 3), T((3,), b8), 2.7),  # into an int tensor: truncated to 2
+            S(T((3,), i32, -3, 3), T((3,), b8), 7),
+            S(T((1, 3)), T((2, 1), b8), 3.0),  # the result broadcasts x and mask
+        ],
+        _np_masked_fill,
+    ),
     # ---- conversions -----------------------------------------------------------------------
-    "to_copy": OpSpec([
-        S(T((3,)), dtype=minitorch.float64),
-        S(T((2, 3), f64), dtype=minitorch.float32),
-        S(T((3,), i32, -3, 3), dtype=minitorch.float32),
-        S(T((2,)), dtype=minitorch.int64),
-        S(T(())),
-    ], _to_copy, _to_copy_dtype, grad=False),  # its derivative: tests/minitorch/test_device.py
-    "isclose": OpSpec([
-        S(T((20,), low=0.0, high=1.0), T((20,), low=0.0, high=1.0), 0.0, 0.3),  # by atol
-        S(T((20,), f64, 1.0, 2.0), T((20,), f64, 1.0, 2.0), 0.3, 0.0),  # by rtol
-        S(T((2, 3)), T((3,))),  # the defaults, broadcasting
-        S(T((8,), i64, 0, 3), T((8,), i64, 0, 3), 0.0, 1.0),  # ints: in the default float
-        S(T((8,), i32, 0, 2), T((8,), i32, 0, 2), 0.0, 0.0),  # both 0: equality
-        S(T((6,), b8), T((6,), b8)),
-    ], np.isclose, lambda arrays, *args, **kwargs: "bool", grad=False),
+    "to_copy": OpSpec(
+        [
+            S(T((3,)), dtype=minitorch.float64),
+            S(T((2, 3), f64), dtype=minitorch.float32),
+            S(T((3,), i32, -3, 3), dtype=minitorch.float32),
+            S(T((2,)), dtype=minitorch.int64),
+            S(T(())),
+        ],
+        _to_copy,
+        _to_copy_dtype,
+        grad=False,
+    ),  # its derivative: tests/minitorch/test_device.py
+    "isclose": OpSpec(
+        [
+            S(T((20,), low=0.0, high=1.0), T((20,), low=0.0, high=1.0), 0.0, 0.3),  # by atol
+            S(T((20,), f64, 1.0, 2.0), T((20,), f64, 1.0, 2.0), 0.3, 0.0),  # by rtol
+            S(T((2, 3)), T((3,))),  # the defaults, broadcasting
+            S(T((8,), i64, 0, 3), T((8,), i64, 0, 3), 0.0, 1.0),  # ints: in the default float
+            S(T((8,), i32, 0, 2), T((8,), i32, 0, 2), 0.0, 0.0),  # both 0: equality
+            S(T((6,), b8), T((6,), b8)),
+        ],
+        np.isclose,
+        lambda arrays, *args, **kwargs: "bool",
+        grad=False,
+    ),
 }

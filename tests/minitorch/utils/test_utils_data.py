@@ -24,8 +24,9 @@ from minitorch.utils.data import (
 
 
 def _dataset(n: int = 10) -> TensorDataset:
-    return TensorDataset(minitorch.arange(n * 3, dtype=minitorch.float32).reshape(n, 3),
-                         minitorch.arange(n))
+    return TensorDataset(
+        minitorch.arange(n * 3, dtype=minitorch.float32).reshape(n, 3), minitorch.arange(n)
+    )
 
 
 class Squares(Dataset):
@@ -64,13 +65,15 @@ def test_shuffle_visits_every_sample_once_and_repeats_with_a_seeded_generator():
     def epoch(loader):
         return [i for _, y in loader for i in y.tolist()]
 
-    loader = DataLoader(_dataset(20), batch_size=6, shuffle=True,
-                        generator=minitorch.Generator().manual_seed(7))
+    loader = DataLoader(
+        _dataset(20), batch_size=6, shuffle=True, generator=minitorch.Generator().manual_seed(7)
+    )
     first, second = epoch(loader), epoch(loader)
     assert sorted(first) == sorted(second) == list(range(20))
     assert first != second  # a new order each epoch
-    again = DataLoader(_dataset(20), batch_size=6, shuffle=True,
-                       generator=minitorch.Generator().manual_seed(7))
+    again = DataLoader(
+        _dataset(20), batch_size=6, shuffle=True, generator=minitorch.Generator().manual_seed(7)
+    )
     assert epoch(again) == first
     minitorch.manual_seed(3)
     unseeded = epoch(DataLoader(_dataset(20), batch_size=6, shuffle=True))
@@ -107,8 +110,9 @@ def test_samplers_and_custom_collate():
     assert list(batches) == [[0, 1, 2], [3, 4, 5], [6]] and len(batches) == 3
     assert len(BatchSampler(range(7), 3, drop_last=True)) == 2
     gen = minitorch.Generator().manual_seed(0)
-    with_replacement = list(RandomSampler(range(5), replacement=True, num_samples=50,
-                                          generator=gen))
+    with_replacement = list(
+        RandomSampler(range(5), replacement=True, num_samples=50, generator=gen)
+    )
     assert len(with_replacement) == 50 and set(with_replacement) <= set(range(5))
     endless = iter(RandomSampler(range(5), replacement=True, num_samples=int(1e10)))
     assert len([next(endless) for _ in range(40)]) == 40  # minGPT's trainer: drawn lazily

@@ -77,9 +77,9 @@ def step(layer, x_pos, x_neg):
     g_neg = layer.forward(x_neg).pow(2).mean(1)
     # The following loss pushes pos (neg) samples to
     # values larger (smaller) than the self.threshold.
-    return torch.log(1 + torch.exp(torch.cat([
-        -g_pos + layer.threshold,
-        g_neg - layer.threshold]))).mean()
+    return torch.log(
+        1 + torch.exp(torch.cat([-g_pos + layer.threshold, g_neg - layer.threshold]))
+    ).mean()
 
 
 def batches(n=2):

@@ -19,6 +19,7 @@ def replace_op():
     class M(torch.nn.Module):
         def forward(self, x, y):
             return x + y, torch.add(x, y), x.add(y)
+
     traced = symbolic_trace(M())
     patterns = set([operator.add, torch.add, "add"])
     for n in traced.graph.nodes:
@@ -38,7 +39,7 @@ def transform_add_to_mul():
     def transform(m, tracer_class: type = fx.Tracer):
         graph: fx.Graph = tracer_class().trace(m)
         for node in graph.nodes:
-            if node.op == 'call_function':
+            if node.op == "call_function":
                 if node.target == torch.add:
                     node.target = torch.mul
         graph.lint()
@@ -47,6 +48,7 @@ def transform_add_to_mul():
     class M(torch.nn.Module):
         def forward(self, x, y):
             return torch.add(x, y)
+
     m = transform(M())
     x, y = torch.randn(4), torch.randn(4)
     torch.testing.assert_close(m(x, y), x * y)
@@ -55,8 +57,8 @@ def transform_add_to_mul():
 def proxy_based_graph_creation():
     graph = torch.fx.Graph()
     tracer = torch.fx.proxy.GraphAppendingTracer(graph)
-    raw1 = graph.placeholder('x')
-    raw2 = graph.placeholder('y')
+    raw1 = graph.placeholder("x")
+    raw2 = graph.placeholder("y")
     y = torch.fx.Proxy(raw1, tracer)
     z = torch.fx.Proxy(raw2, tracer)
     a = torch.cat([y, z])
@@ -75,6 +77,7 @@ def invert():
     def add_inverse(a, b):
         invert_mapping[a] = b
         invert_mapping[b] = a
+
     inverses = [(torch.exp, torch.log)]
     for a, b in inverses:
         add_inverse(a, b)
@@ -84,13 +87,13 @@ def invert():
         new_graph = fx.Graph()
         env = {}
         for node in reversed(fx_model.graph.nodes):
-            if node.op == 'call_function':
+            if node.op == "call_function":
                 new_node = new_graph.call_function(invert_mapping[node.target], (env[node.name],))
                 env[node.args[0].name] = new_node
-            elif node.op == 'output':
+            elif node.op == "output":
                 new_node = new_graph.placeholder(node.name)
                 env[node.args[0].name] = new_node
-            elif node.op == 'placeholder':
+            elif node.op == "placeholder":
                 new_graph.output(env[node.name])
             else:
                 raise RuntimeError("Not implemented")
@@ -99,6 +102,7 @@ def invert():
 
     def g(x):
         return torch.exp(torch.exp(x))
+
     res = invert_(g)
     print(res.code)
     x = torch.arange(5) + 2.0  # log(log(1)) is log(0)
@@ -113,6 +117,7 @@ def custom_tracer():
 
         def forward(self, x):
             return self.relu(x)
+
     default_traced: GraphModule = symbolic_trace(M1())
     assert [n.op for n in default_traced.graph.nodes] == ["placeholder", "call_module", "output"]
 
@@ -121,6 +126,7 @@ def custom_tracer():
             if isinstance(m, torch.nn.ReLU):
                 return False
             return super().is_leaf_module(m, qualname)
+
     lower_relu_tracer = LowerReluTracer()
     lower_relu_graph = lower_relu_tracer.trace(M1())
     assert "call_module" not in [n.op for n in lower_relu_graph.nodes]
@@ -134,6 +140,7 @@ def custom_tracer():
             n = super().create_node(kind, target, args, kwargs, name)
             n.tag = "foo"
             return n
+
     custom_traced_graph: Graph = TaggingTracer().trace(M2())
 
     def assert_all_nodes_have_tags(g: Graph) -> bool:
@@ -141,6 +148,7 @@ def custom_tracer():
             if not hasattr(n, "tag") or not n.tag == "foo":
                 return False
         return True
+
     assert assert_all_nodes_have_tags(custom_traced_graph)
 
 
@@ -150,7 +158,7 @@ def sigmoid_lowp(x):
     return x.double()
 
 
-torch.fx.wrap('sigmoid_lowp')
+torch.fx.wrap("sigmoid_lowp")
 
 
 def add_lowp(a, b):
@@ -168,12 +176,13 @@ def primitive_library():
             x = sigmoid_lowp(x)
             y = sigmoid_lowp(y)
             return add_lowp(x, y)
+
     traced = torch.fx.symbolic_trace(Foo())
     targets = [n.target for n in traced.graph.nodes if n.op == "call_function"]
     assert targets == [sigmoid_lowp, sigmoid_lowp, add_lowp], targets
 
     def inline_lowp_func(n: torch.fx.Node):
-        if n.op == 'call_function' and n.target.__module__ == inline_lowp_func.__module__:
+        if n.op == "call_function" and n.target.__module__ == inline_lowp_func.__module__:
             tracer = torch.fx.proxy.GraphAppendingTracer(n.graph)
             with n.graph.inserting_before(n):
                 proxy_args = torch.fx.node.map_arg(n.args, lambda x: torch.fx.Proxy(x, tracer))
@@ -181,8 +190,9 @@ def primitive_library():
                 output_proxy = n.target(*proxy_args, **proxy_kwargs)
                 n.replace_all_uses_with(output_proxy.node)
                 n.graph.erase_node(n)
+
     for node in list(traced.graph.nodes):
-        if node.op == 'call_function' and node.target is sigmoid_lowp:
+        if node.op == "call_function" and node.target is sigmoid_lowp:
             inline_lowp_func(node)
     traced.recompile()
     print(traced.code)
@@ -198,14 +208,16 @@ def inline_function():
 
         def forward(self, x):
             return self.relu(x) + 1.0
+
     m = symbolic_trace(M())
     tracer = torch.fx.proxy.GraphAppendingTracer(m.graph)
     for node in m.graph.nodes:
-        if (node.op == "call_module"
-                and type(m.get_submodule(node.target)) is torch.nn.ReLU):
+        if node.op == "call_module" and type(m.get_submodule(node.target)) is torch.nn.ReLU:
             with m.graph.inserting_before(node):
                 proxy_args = torch.fx.node.map_arg(node.args, lambda n: torch.fx.Proxy(n, tracer))
-                proxy_kwargs = torch.fx.node.map_arg(node.kwargs, lambda n: torch.fx.Proxy(n, tracer))
+                proxy_kwargs = torch.fx.node.map_arg(
+                    node.kwargs, lambda n: torch.fx.Proxy(n, tracer)
+                )
                 output_proxy = m.get_submodule(node.target).forward(*proxy_args, **proxy_kwargs)
                 node.replace_all_uses_with(output_proxy.node)
                 m.graph.erase_node(node)
@@ -219,7 +231,7 @@ def module_tracer():
     from tests.models.programs import resnet as R
 
     class ModulePathTracer(torch.fx.Tracer):
-        current_module_qualified_name: str = ''
+        current_module_qualified_name: str = ""
         node_to_originating_module: dict[torch.fx.Node, str] = {}
 
         def call_module(self, m: torch.nn.Module, forward, args, kwargs):
@@ -234,12 +246,13 @@ def module_tracer():
             proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr)
             self.node_to_originating_module[proxy.node] = self.current_module_qualified_name
             return proxy
+
     rn18 = R.tiny_resnet()
     tracer = ModulePathTracer()
     traced_rn18 = tracer.trace(rn18)
     for node in traced_rn18.nodes:
         module_qualname = tracer.node_to_originating_module.get(node)
-        print('Node', node, 'is from module', module_qualname)
+        print("Node", node, "is from module", module_qualname)
 
 
 def neg_sigm_interpreter():
@@ -250,13 +263,14 @@ def neg_sigm_interpreter():
             return super().call_function(target, args, kwargs)
 
         def call_method(self, target, args, kwargs):
-            if target == 'neg':
+            if target == "neg":
                 call_self, *args_tail = args
                 return call_self.sigmoid(*args_tail, **kwargs)
             return super().call_method(target, args, kwargs)
 
     def fn(x):
         return torch.sigmoid(x).neg()
+
     gm = torch.fx.symbolic_trace(fn)
     input = torch.randn(3, 4)
     result = NegSigmSwapInterpreter(gm).run(input)
@@ -271,13 +285,14 @@ def neg_sigm_transformer():
             return super().call_function(target, args, kwargs)
 
         def call_method(self, target, args, kwargs):
-            if target == 'neg':
+            if target == "neg":
                 call_self, *args_tail = args
                 return call_self.sigmoid(*args_tail, **kwargs)
             return super().call_method(target, args, kwargs)
 
     def fn(x):
         return torch.sigmoid(x).neg()
+
     gm = torch.fx.symbolic_trace(fn)
     transformed: torch.nn.Module = NegSigmSwapXformer(gm).transform()
     input = torch.randn(3, 4)
@@ -297,14 +312,15 @@ def shape_prop():
             h_relu = self.linear1(x).clamp(min=0)
             y_pred = self.linear2(h_relu)
             return y_pred
+
     D_in, H, D_out = 1000, 100, 10
     model = TwoLayerNet(D_in, H, D_out)
     gm = torch.fx.symbolic_trace(model)
     sample_input = torch.randn(50, D_in)
     ShapeProp(gm).propagate(sample_input)
     for node in gm.graph.nodes:
-        print(node.name, node.meta['tensor_meta'].dtype, node.meta['tensor_meta'].shape)
-    assert gm.graph.find_nodes(op="output")[0].meta['tensor_meta'].shape == torch.Size([50, 10])
+        print(node.name, node.meta["tensor_meta"].dtype, node.meta["tensor_meta"].shape)
+    assert gm.graph.find_nodes(op="output")[0].meta["tensor_meta"].shape == torch.Size([50, 10])
 
 
 def subgraph_rewriter():
@@ -320,6 +336,7 @@ def subgraph_rewriter():
             val2 = torch.neg(w1)
             m2 = torch.cat([val2, w2]).sum()
             return x + torch.max(m1) + torch.max(m2)
+
     traced = symbolic_trace(M())
 
     def pattern(a1, a2):
@@ -328,6 +345,7 @@ def subgraph_rewriter():
 
     def replacement(w1, w2):
         return torch.stack([w1, w2])
+
     subgraph_rewriter.replace_pattern(traced, pattern, replacement)
     traced.graph.lint()
     print(traced.code)
@@ -338,6 +356,7 @@ def subgraph_rewriter():
 
 def graph_manipulation():
     """The fx docs: print_tabular, inserting nodes, dead code, gm.code, retracing."""
+
     class M(torch.nn.Module):
         def __init__(self):
             super().__init__()
@@ -346,6 +365,7 @@ def graph_manipulation():
 
         def forward(self, x):
             return self.linear(x + self.param).clamp(min=0.0, max=1.0)
+
     gm = symbolic_trace(M())
     print(gm.graph)
     gm.graph.print_tabular()
@@ -368,6 +388,18 @@ def graph_manipulation():
     torch.testing.assert_close(gm2(x), gm(x))
 
 
-ALL = [replace_op, transform_add_to_mul, proxy_based_graph_creation, invert, custom_tracer,
-       primitive_library, inline_function, module_tracer, neg_sigm_interpreter,
-       neg_sigm_transformer, shape_prop, subgraph_rewriter, graph_manipulation]
+ALL = [
+    replace_op,
+    transform_add_to_mul,
+    proxy_based_graph_creation,
+    invert,
+    custom_tracer,
+    primitive_library,
+    inline_function,
+    module_tracer,
+    neg_sigm_interpreter,
+    neg_sigm_transformer,
+    shape_prop,
+    subgraph_rewriter,
+    graph_manipulation,
+]

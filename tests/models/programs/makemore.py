@@ -27,7 +27,12 @@ class ModelConfig:
 class NewGELU(nn.Module):
     def forward(self, x):
         import math
-        return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+        return (
+            0.5
+            * x
+            * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+        )
 
 
 class Bigram(nn.Module):
@@ -43,7 +48,9 @@ class Bigram(nn.Module):
         logits = self.logits[idx]
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
         return logits, loss
 
 
@@ -56,7 +63,7 @@ class MLP(nn.Module):
         self.mlp = nn.Sequential(
             nn.Linear(self.block_size * config.n_embd, config.n_embd2),
             nn.Tanh(),
-            nn.Linear(config.n_embd2, self.vocab_size)
+            nn.Linear(config.n_embd2, self.vocab_size),
         )
 
     def get_block_size(self):
@@ -73,7 +80,9 @@ class MLP(nn.Module):
         logits = self.mlp(x)
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
         return logits, loss
 
 
@@ -81,13 +90,17 @@ class CausalBoW(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.block_size = config.block_size
-        self.register_buffer("bias", torch.tril(torch.ones(config.block_size, config.block_size))
-                             .view(1, config.block_size, config.block_size))
+        self.register_buffer(
+            "bias",
+            torch.tril(torch.ones(config.block_size, config.block_size)).view(
+                1, config.block_size, config.block_size
+            ),
+        )
 
     def forward(self, x):
         B, T, C = x.size()
         att = torch.zeros((B, T, T), device=x.device)
-        att = att.masked_fill(self.bias[:,:T,:T] == 0, float('-inf'))
+        att = att.masked_fill(self.bias[:, :T, :T] == 0, float("-inf"))
         att = F.softmax(att, dim=-1)
         y = att @ x
         return y
@@ -97,10 +110,12 @@ class BoWBlock(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.cbow = CausalBoW(config)
-        self.mlp = nn.ModuleDict(dict(
-            c_fc    = nn.Linear(config.n_embd, config.n_embd2),
-            c_proj  = nn.Linear(config.n_embd2, config.n_embd),
-        ))
+        self.mlp = nn.ModuleDict(
+            dict(
+                c_fc=nn.Linear(config.n_embd, config.n_embd2),
+                c_proj=nn.Linear(config.n_embd2, config.n_embd),
+            )
+        )
         m = self.mlp
         self.mlpf = lambda x: m.c_proj(F.tanh(m.c_fc(x)))
 
@@ -126,7 +141,9 @@ class BoW(nn.Module):
     def forward(self, idx, targets=None):
         device = idx.device
         b, t = idx.size()
-        assert t <= self.block_size, f"Cannot forward sequence of length {t}, block size is only {self.block_size}"
+        assert t <= self.block_size, (
+            f"Cannot forward sequence of length {t}, block size is only {self.block_size}"
+        )
         pos = torch.arange(0, t, dtype=torch.long, device=device).unsqueeze(0)
         tok_emb = self.wte(idx)
         pos_emb = self.wpe(pos)
@@ -135,7 +152,9 @@ class BoW(nn.Module):
         logits = self.lm_head(x)
         loss = None
         if targets is not None:
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
         return logits, loss
 
 
@@ -148,7 +167,7 @@ def generate(model, idx, max_new_tokens, temperature=1.0, do_sample=False, top_k
         logits = logits[:, -1, :] / temperature
         if top_k is not None:
             v, _ = torch.topk(logits, top_k)
-            logits[logits < v[:, [-1]]] = -float('Inf')
+            logits[logits < v[:, [-1]]] = -float("Inf")
         probs = F.softmax(logits, dim=-1)
         if do_sample:
             idx_next = torch.multinomial(probs, num_samples=1)
@@ -163,8 +182,8 @@ class CharDataset(Dataset):
         self.words = words
         self.chars = chars
         self.max_word_length = max_word_length
-        self.stoi = {ch:i+1 for i,ch in enumerate(chars)}
-        self.itos = {i:s for s,i in self.stoi.items()}
+        self.stoi = {ch: i + 1 for i, ch in enumerate(chars)}
+        self.itos = {i: s for s, i in self.stoi.items()}
 
     def __len__(self):
         return len(self.words)
@@ -180,7 +199,7 @@ class CharDataset(Dataset):
         return ix
 
     def decode(self, ix):
-        word = ''.join(self.itos[i] for i in ix)
+        word = "".join(self.itos[i] for i in ix)
         return word
 
     def __getitem__(self, idx):
@@ -188,15 +207,17 @@ class CharDataset(Dataset):
         ix = self.encode(word)
         x = torch.zeros(self.max_word_length + 1, dtype=torch.long)
         y = torch.zeros(self.max_word_length + 1, dtype=torch.long)
-        x[1:1+len(ix)] = ix
-        y[:len(ix)] = ix
-        y[len(ix)+1:] = -1
+        x[1 : 1 + len(ix)] = ix
+        y[: len(ix)] = ix
+        y[len(ix) + 1 :] = -1
         return x, y
 
 
 class InfiniteDataLoader:
     def __init__(self, dataset, **kwargs):
-        train_sampler = torch.utils.data.RandomSampler(dataset, replacement=True, num_samples=int(1e10))
+        train_sampler = torch.utils.data.RandomSampler(
+            dataset, replacement=True, num_samples=int(1e10)
+        )
         self.train_loader = DataLoader(dataset, sampler=train_sampler, **kwargs)
         self.data_iter = iter(self.train_loader)
 
@@ -225,18 +246,35 @@ def evaluate(model, dataset, batch_size=50, max_batches=None):
     return mean_loss
 
 
-WORDS = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper", "evelyn", "abigail"]
+WORDS = [
+    "emma",
+    "olivia",
+    "ava",
+    "isabella",
+    "sophia",
+    "mia",
+    "amelia",
+    "harper",
+    "evelyn",
+    "abigail",
+]
 
 
 def dataset():
-    chars = sorted(list(set(''.join(WORDS))))
+    chars = sorted(list(set("".join(WORDS))))
     max_word_length = max(len(w) for w in WORDS)
     return CharDataset(WORDS, chars, max_word_length)
 
 
 def config_for(ds):
-    return ModelConfig(vocab_size=ds.get_vocab_size(), block_size=ds.get_output_length(),
-                       n_layer=1, n_head=2, n_embd=8, n_embd2=16)
+    return ModelConfig(
+        vocab_size=ds.get_vocab_size(),
+        block_size=ds.get_output_length(),
+        n_layer=1,
+        n_head=2,
+        n_embd=8,
+        n_embd2=16,
+    )
 
 
 def step(model, X, Y):
@@ -251,13 +289,15 @@ def main(kind):
     config = config_for(ds)
     model = {"bigram": Bigram, "mlp": MLP, "bow": BoW}[kind](config)
     print(f"model #params: {sum(p.numel() for p in model.parameters())}")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.01, betas=(0.9, 0.99), eps=1e-8)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=5e-4, weight_decay=0.01, betas=(0.9, 0.99), eps=1e-8
+    )
     batch_loader = InfiniteDataLoader(ds, batch_size=4, pin_memory=True, num_workers=0)
     compiled = torch.compile(step)
     losses = []
     for it in range(3):
         batch = batch_loader.next()
-        batch = [t.to('cpu') for t in batch]
+        batch = [t.to("cpu") for t in batch]
         X, Y = batch
         loss = compiled(model, X, Y)
         model.zero_grad(set_to_none=True)
@@ -267,7 +307,9 @@ def main(kind):
         losses.append(loss.item())
     losses.append(evaluate(model, ds, batch_size=4, max_batches=2))
     X_init = torch.zeros(3, 1, dtype=torch.long)
-    X_samp = generate(model, X_init, ds.get_output_length() - 1, top_k=None, do_sample=True).to('cpu')
+    X_samp = generate(model, X_init, ds.get_output_length() - 1, top_k=None, do_sample=True).to(
+        "cpu"
+    )
     for i in range(X_samp.size(0)):
         row = X_samp[i, 1:].tolist()
         crop_index = row.index(0) if 0 in row else len(row)

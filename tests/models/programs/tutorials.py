@@ -27,7 +27,7 @@ def poly_autograd():
     d = torch.randn((), device=device, dtype=dtype, requires_grad=True)
     learning_rate = 1e-6
     for t in range(200):
-        y_pred = a + b * x + c * x ** 2 + d * x ** 3
+        y_pred = a + b * x + c * x**2 + d * x**3
         loss = (y_pred - y).pow(2).sum()
         if t % 100 == 99:
             print(t, loss.item())
@@ -41,7 +41,7 @@ def poly_autograd():
             b.grad = None
             c.grad = None
             d.grad = None
-    print(f'Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3')
+    print(f"Result: y = {a.item()} + {b.item()} x + {c.item()} x^2 + {d.item()} x^3")
     return [a.item(), b.item(), c.item(), d.item()]
 
 
@@ -49,12 +49,12 @@ class LegendrePolynomial3(torch.autograd.Function):
     @staticmethod
     def forward(ctx, input):
         ctx.save_for_backward(input)
-        return 0.5 * (5 * input ** 3 - 3 * input)
+        return 0.5 * (5 * input**3 - 3 * input)
 
     @staticmethod
     def backward(ctx, grad_output):
-        input, = ctx.saved_tensors
-        return grad_output * 1.5 * (5 * input ** 2 - 1)
+        (input,) = ctx.saved_tensors
+        return grad_output * 1.5 * (5 * input**2 - 1)
 
 
 def poly_function():
@@ -79,7 +79,7 @@ def poly_function():
             b.grad = None
             c.grad = None
             d.grad = None
-    print(f'Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)')
+    print(f"Result: y = {a.item()} + {b.item()} * P3({c.item()} + {d.item()} x)")
     return [a.item(), b.item(), c.item(), d.item()]
 
 
@@ -88,11 +88,8 @@ def poly_nn():
     y = torch.sin(x)
     p = torch.tensor([1, 2, 3])
     xx = x.unsqueeze(-1).pow(p)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(3, 1),
-        torch.nn.Flatten(0, 1)
-    )
-    loss_fn = torch.nn.MSELoss(reduction='sum')
+    model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+    loss_fn = torch.nn.MSELoss(reduction="sum")
     optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
     step = torch.compile(lambda xx, y: loss_fn(model(xx), y))
     for t in range(100):
@@ -101,7 +98,9 @@ def poly_nn():
         loss.backward()
         optimizer.step()
     linear_layer = model[0]
-    print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + {linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3')
+    print(
+        f"Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x + {linear_layer.weight[:, 1].item()} x^2 + {linear_layer.weight[:, 2].item()} x^3"
+    )
     return loss.item()
 
 
@@ -114,10 +113,12 @@ class Polynomial3(torch.nn.Module):
         self.d = torch.nn.Parameter(torch.randn(()))
 
     def forward(self, x):
-        return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        return self.a + self.b * x + self.c * x**2 + self.d * x**3
 
     def string(self):
-        return f'y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + {self.d.item()} x^3'
+        return (
+            f"y = {self.a.item()} + {self.b.item()} x + {self.c.item()} x^2 + {self.d.item()} x^3"
+        )
 
 
 class DynamicNet(torch.nn.Module):
@@ -130,13 +131,13 @@ class DynamicNet(torch.nn.Module):
         self.e = torch.nn.Parameter(torch.randn(()))
 
     def forward(self, x):
-        y = self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
+        y = self.a + self.b * x + self.c * x**2 + self.d * x**3
         for exp in range(4, random.randint(4, 6)):
-            y = y + self.e * x ** exp
+            y = y + self.e * x**exp
         return y
 
 
-criterion_sum = torch.nn.MSELoss(reduction='sum')
+criterion_sum = torch.nn.MSELoss(reduction="sum")
 
 
 def sum_sq_step(model, x, y):
@@ -154,7 +155,7 @@ def poly_module():
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    print(f'Result: {model.string()}')
+    print(f"Result: {model.string()}")
     first = loss.item()
     random.seed(0)
     model = DynamicNet()
@@ -172,7 +173,9 @@ def nn_really():
     n, d, classes = 64, 16, 10
     x_train = torch.randn(n, d)
     y_train = torch.randint(0, classes, (n,))
-    x_train, y_train, x_valid, y_valid = map(torch.tensor, (x_train.numpy(), y_train.numpy(), x_train.numpy(), y_train.numpy()))
+    x_train, y_train, x_valid, y_valid = map(
+        torch.tensor, (x_train.numpy(), y_train.numpy(), x_train.numpy(), y_train.numpy())
+    )
     n, c = x_train.shape
     print(x_train, y_train)
     print(x_train.shape)
@@ -194,12 +197,14 @@ def nn_really():
 
     def nll(input, target):
         return -input[range(target.shape[0]), target].mean()
+
     loss_func = nll
     yb = y_train[0:bs]
 
     def accuracy(out, yb):
         preds = torch.argmax(out, dim=1)
         return (preds == yb).float().mean()
+
     print(loss_func(preds, yb), accuracy(preds, yb))
     lr = 0.5
     epochs = 2
@@ -248,12 +253,15 @@ def nn_really():
         Lambda(lambda x: x.view(x.size(0), -1)),
     )
     from minitorch.utils.data import DataLoader, TensorDataset
+
     train_ds = TensorDataset(x_train, y_train)
     valid_ds = TensorDataset(x_valid, y_valid)
 
     def get_data(train_ds, valid_ds, bs):
-        return (DataLoader(train_ds, batch_size=bs, shuffle=True),
-                DataLoader(valid_ds, batch_size=bs * 2))
+        return (
+            DataLoader(train_ds, batch_size=bs, shuffle=True),
+            DataLoader(valid_ds, batch_size=bs * 2),
+        )
 
     def loss_batch(model, loss_func, xb, yb, opt=None):
         loss = loss_func(model(xb), yb)
@@ -336,15 +344,16 @@ def lenet_tutorial():
     print(loss.grad_fn.next_functions[0][0])
     print(loss.grad_fn.next_functions[0][0].next_functions[0][0])
     net.zero_grad()
-    print('conv1.bias.grad before backward')
+    print("conv1.bias.grad before backward")
     print(net.conv1.bias.grad)
     loss.backward()
-    print('conv1.bias.grad after backward')
+    print("conv1.bias.grad after backward")
     print(net.conv1.bias.grad)
     learning_rate = 0.01
     for f in net.parameters():
         f.data.sub_(f.grad.data * learning_rate)
     import minitorch.optim as optim
+
     optimizer = optim.SGD(net.parameters(), lr=0.01)
     step = torch.compile(lenet_step)
     optimizer.zero_grad()

@@ -22,9 +22,9 @@ class VAE(nn.Module):
         return self.fc21(h1), self.fc22(h1)
 
     def reparameterize(self, mu, logvar):
-        std = torch.exp(0.5*logvar)
+        std = torch.exp(0.5 * logvar)
         eps = torch.randn_like(std)
-        return mu + eps*std
+        return mu + eps * std
 
     def decode(self, z):
         h3 = F.relu(self.fc3(z))
@@ -38,7 +38,7 @@ class VAE(nn.Module):
 
 # Reconstruction + KL divergence losses summed over all elements and batch
 def loss_function(recon_x, x, mu, logvar):
-    BCE = F.binary_cross_entropy(recon_x, x.view(-1, 64), reduction='sum')
+    BCE = F.binary_cross_entropy(recon_x, x.view(-1, 64), reduction="sum")
     # 0.5 * sum(1 + log(sigma^2) - mu^2 - sigma^2)
     KLD = -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())
     return BCE + KLD
@@ -65,8 +65,10 @@ def main():
         loss = compiled_step(model, data, label)
         loss.backward()
         optimizer.step()
-        print(f'Train Epoch: 1 [{batch_idx * len(data)}/{3 * len(data)}]\t'
-              f'Loss: {loss.item() / len(data):.6f}')
+        print(
+            f"Train Epoch: 1 [{batch_idx * len(data)}/{3 * len(data)}]\t"
+            f"Loss: {loss.item() / len(data):.6f}"
+        )
         losses.append(loss.item() / len(data))
     with torch.no_grad():
         sample = torch.randn(4, 8)

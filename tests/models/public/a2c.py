@@ -33,7 +33,7 @@ class PointOnALine:
     def step(self, action):
         self.x += 0.1 * max(-1.0, min(1.0, action))
         self.t += 1
-        return [self.x, self.t / self.steps], -self.x ** 2, self.t >= self.steps
+        return [self.x, self.t / self.steps], -(self.x**2), self.t >= self.steps
 
 
 class ActorCritic(nn.Module):

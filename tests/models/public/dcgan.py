@@ -91,8 +91,7 @@ def discriminator_step(netD, real, fake):
 
 def generator_step(netD, fake):
     """errG = BCE(D(G(z)), 1): the generator wants its fakes called real."""
-    label = torch.full((fake.size(0),), real_label, dtype=torch.float,
-                       device=fake.device)
+    label = torch.full((fake.size(0),), real_label, dtype=torch.float, device=fake.device)
     output = netD(fake).view(-1)
     return criterion(output, label)
 
@@ -127,7 +126,7 @@ def main(iters=3):
     dataset = torch.rand(12, nc, 16, 16) * 2 - 1  # "images" in [-1, 1]
     losses = []
     for i in range(iters):
-        real = dataset[4 * i:4 * i + 4].to(device)
+        real = dataset[4 * i : 4 * i + 4].to(device)
         noise = torch.randn(real.size(0), nz, 1, 1, device=device)
         # (1) update D: maximize log(D(x)) + log(1 - D(G(z)))
         fake = generate(noise)

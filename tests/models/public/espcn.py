@@ -19,7 +19,7 @@ class ESPCN(nn.Module):
         super().__init__()
         self.conv1 = nn.Conv2d(channels, 16, kernel_size=5, padding=2)
         self.conv2 = nn.Conv2d(16, 8, kernel_size=3, padding=1)
-        self.conv3 = nn.Conv2d(8, channels * upscale_factor ** 2, kernel_size=3, padding=1)
+        self.conv3 = nn.Conv2d(8, channels * upscale_factor**2, kernel_size=3, padding=1)
         self.pixel_shuffle = nn.PixelShuffle(upscale_factor)
         self._initialize_weights()
 
@@ -40,8 +40,9 @@ class UpsampleResidual(nn.Module):
 
     def __init__(self, upscale_factor, channels=1):
         super().__init__()
-        self.upsample = nn.Upsample(scale_factor=upscale_factor, mode="bilinear",
-                                    align_corners=False)
+        self.upsample = nn.Upsample(
+            scale_factor=upscale_factor, mode="bilinear", align_corners=False
+        )
         self.body = nn.Sequential(
             nn.Conv2d(channels, 8, 3, padding=1),
             nn.ReLU(inplace=True),
@@ -86,7 +87,7 @@ def main(epochs=3):
         for epoch in range(epochs):
             model.train()
             for i in range(0, 8, 4):
-                x, y = low[i:i + 4].to(device), high[i:i + 4].to(device)
+                x, y = low[i : i + 4].to(device), high[i : i + 4].to(device)
                 optimizer.zero_grad(set_to_none=True)
                 loss = compiled_step(model, x, y)
                 loss.backward()
@@ -99,8 +100,9 @@ def main(epochs=3):
             print(f"{type(model).__name__} epoch {epoch}: PSNR {psnr(mse):.2f} dB")
             losses.append(mse)
     with torch.no_grad():
-        bilinear = F.interpolate(low, scale_factor=upscale_factor, mode="bilinear",
-                                 align_corners=False)
+        bilinear = F.interpolate(
+            low, scale_factor=upscale_factor, mode="bilinear", align_corners=False
+        )
         baseline = F.mse_loss(bilinear, high).item()
     print(f"bilinear baseline: PSNR {psnr(baseline):.2f} dB")
     return losses + [baseline]

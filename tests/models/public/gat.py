@@ -35,8 +35,8 @@ class GraphAttentionLayer(nn.Module):
         return F.elu(h_prime) if self.concat else h_prime
 
     def _prepare_attentional_mechanism_input(self, Wh):
-        Wh1 = torch.matmul(Wh, self.a[:self.out_features, :])  # (N, 1)
-        Wh2 = torch.matmul(Wh, self.a[self.out_features:, :])  # (N, 1)
+        Wh1 = torch.matmul(Wh, self.a[: self.out_features, :])  # (N, 1)
+        Wh2 = torch.matmul(Wh, self.a[self.out_features :, :])  # (N, 1)
         e = Wh1 + Wh2.T  # (N, N) by broadcasting
         return self.leakyrelu(e)
 
@@ -46,10 +46,14 @@ class GAT(nn.Module):
         super().__init__()
         self.dropout = dropout
         self.attentions = nn.ModuleList(
-            [GraphAttentionLayer(nfeat, nhid, dropout=dropout, alpha=alpha, concat=True)
-             for _ in range(nheads)])
-        self.out_att = GraphAttentionLayer(nhid * nheads, nclass, dropout=dropout, alpha=alpha,
-                                           concat=False)
+            [
+                GraphAttentionLayer(nfeat, nhid, dropout=dropout, alpha=alpha, concat=True)
+                for _ in range(nheads)
+            ]
+        )
+        self.out_att = GraphAttentionLayer(
+            nhid * nheads, nclass, dropout=dropout, alpha=alpha, concat=False
+        )
 
     def forward(self, x, adj):
         x = F.dropout(x, self.dropout, training=self.training)
@@ -92,8 +96,14 @@ def main(epochs=5):
     torch.manual_seed(72)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     features, adj, labels, idx_train, idx_val = random_graph()
-    model = GAT(nfeat=features.shape[1], nhid=4, nclass=int(labels.max()) + 1, dropout=0.6,
-                alpha=0.2, nheads=2).to(device)
+    model = GAT(
+        nfeat=features.shape[1],
+        nhid=4,
+        nclass=int(labels.max()) + 1,
+        dropout=0.6,
+        alpha=0.2,
+        nheads=2,
+    ).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.005, weight_decay=5e-4)
     features, adj, labels = features.to(device), adj.to(device), labels.to(device)
     compiled_step = torch.compile(step)
@@ -109,7 +119,9 @@ def main(epochs=5):
             output = model(features, adj)
             loss_val = F.nll_loss(output[idx_val], labels[idx_val])
             acc_val = accuracy(output[idx_val], labels[idx_val])
-        print(f"Epoch: {epoch + 1:04d} loss_train: {loss_train.item():.4f} "
-              f"loss_val: {loss_val.item():.4f} acc_val: {acc_val.item():.4f}")
+        print(
+            f"Epoch: {epoch + 1:04d} loss_train: {loss_train.item():.4f} "
+            f"loss_val: {loss_val.item():.4f} acc_val: {acc_val.item():.4f}"
+        )
         losses += [loss_train.item(), loss_val.item()]
     return losses

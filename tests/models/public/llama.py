@@ -162,8 +162,8 @@ def step(model, tokens, targets):
 
 def get_batch(data, batch_size, block_size):
     ix = torch.randint(len(data) - block_size - 1, (batch_size,))
-    x = torch.stack([data[i:i + block_size] for i in ix.tolist()])
-    y = torch.stack([data[i + 1:i + 1 + block_size] for i in ix.tolist()])
+    x = torch.stack([data[i : i + block_size] for i in ix.tolist()])
+    y = torch.stack([data[i + 1 : i + 1 + block_size] for i in ix.tolist()])
     return x, y
 
 
@@ -183,8 +183,7 @@ def main(steps=4):
     model = Llama(args).to(device)
     print(f"{sum(p.numel() for p in model.parameters())} parameters")
     data = torch.randint(0, args.vocab_size, (200,))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.95),
-                                  weight_decay=0.1)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, betas=(0.9, 0.95), weight_decay=0.1)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
     compiled_step = torch.compile(step)
     losses = []

@@ -113,6 +113,8 @@ def main(episodes=4):
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
-        print(f"Episode {i_episode}\tLast reward: {ep_reward:.2f}\t"
-              f"Average reward: {running_reward:.2f}\tloss {loss.item():.4f}")
+        print(
+            f"Episode {i_episode}\tLast reward: {ep_reward:.2f}\t"
+            f"Average reward: {running_reward:.2f}\tloss {loss.item():.4f}"
+        )
     return losses

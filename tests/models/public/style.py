@@ -164,7 +164,7 @@ def main(steps=3):
     losses = []
     transformer.train()
     for i in range(steps):
-        x = content_images[2 * i:2 * i + 2].to(device)
+        x = content_images[2 * i : 2 * i + 2].to(device)
         optimizer.zero_grad(set_to_none=True)
         loss = compiled_step(transformer, vgg, x, gram_style)
         loss.backward()

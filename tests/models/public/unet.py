@@ -129,9 +129,10 @@ def main(epochs=2, amp=False):
     for epoch in range(epochs):
         model.train()
         for i in range(0, 4, 2):
-            x = images[i:i + 2].to(device=device, dtype=torch.float32,
-                                   memory_format=torch.channels_last)
-            y = masks[i:i + 2].to(device=device, dtype=torch.long)
+            x = images[i : i + 2].to(
+                device=device, dtype=torch.float32, memory_format=torch.channels_last
+            )
+            y = masks[i : i + 2].to(device=device, dtype=torch.long)
             with torch.autocast(device.type if device.type != "mps" else "cpu", enabled=amp):
                 loss = compiled_step(model, x, y)
             optimizer.zero_grad(set_to_none=True)
@@ -146,7 +147,9 @@ def main(epochs=2, amp=False):
             pred = (F.sigmoid(model(images.to(device))) > 0.5).float()
             val_score = 1 - dice_loss(pred.squeeze(1), masks.to(device).float()).item()
         scheduler.step(val_score)
-        print(f"epoch {epoch}: train loss {losses[-1]:.4f}, validation Dice {val_score:.4f}, "
-              f"lr {optimizer.param_groups[0]['lr']:.1e}")
+        print(
+            f"epoch {epoch}: train loss {losses[-1]:.4f}, validation Dice {val_score:.4f}, "
+            f"lr {optimizer.param_groups[0]['lr']:.1e}"
+        )
         losses.append(val_score)
     return losses

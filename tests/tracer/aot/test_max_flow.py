@@ -30,9 +30,17 @@ def test_the_module_docstring_example():
 
 def test_a_textbook_network():
     # Cormen et al., Introduction to Algorithms, figure 26.1: maximum flow 23
-    edges = [("s", "v1", 16), ("s", "v2", 13), ("v1", "v3", 12), ("v2", "v1", 4),
-             ("v2", "v4", 14), ("v3", "v2", 9), ("v3", "t", 20), ("v4", "v3", 7),
-             ("v4", "t", 4)]
+    edges = [
+        ("s", "v1", 16),
+        ("s", "v2", 13),
+        ("v1", "v3", 12),
+        ("v2", "v1", 4),
+        ("v2", "v4", 14),
+        ("v3", "v2", 9),
+        ("v3", "t", 20),
+        ("v4", "v3", 7),
+        ("v4", "t", 4),
+    ]
     flow, source_side = network(edges).min_cut("s", "t")
     assert flow == 23
     assert cut_capacity(edges, source_side) == 23
@@ -60,9 +68,11 @@ def test_random_networks_against_every_cut(seed):
     rng = random.Random(seed)
     inner = list(range(rng.randint(1, 5)))
     vertices = ["s", *inner, "t"]
-    edges = [(u, v, rng.choice([1, 2, 3, 5, 8, math.inf]))
-             for u, v in itertools.permutations(vertices, 2)
-             if u != "t" and v != "s" and rng.random() < 0.4]
+    edges = [
+        (u, v, rng.choice([1, 2, 3, 5, 8, math.inf]))
+        for u, v in itertools.permutations(vertices, 2)
+        if u != "t" and v != "s" and rng.random() < 0.4
+    ]
     edges = [e for e in edges if not (e[0] == "s" and e[1] == "t" and e[2] == math.inf)]
     cuts = {}  # source side -> capacity, for every cut
     for r in range(len(inner) + 1):

@@ -48,8 +48,7 @@ def dropout(x):
 
 
 def _floats(rng, *shape, grad=True):
-    return minitorch.tensor(rng.standard_normal(shape), dtype=minitorch.float64,
-                            requires_grad=grad)
+    return minitorch.tensor(rng.standard_normal(shape), dtype=minitorch.float64, requires_grad=grad)
 
 
 def workloads(rng) -> dict:
@@ -57,11 +56,22 @@ def workloads(rng) -> dict:
     return {
         "sincos": (lambda x: sincos(x).sum(), [_floats(rng, 16)]),
         "gelu": (lambda x: gelu_tanh(x).sum(), [_floats(rng, 16)]),
-        "mlp": (mlp, [_floats(rng, 5, 8, grad=False), minitorch.tensor([0, 3, 1, 3, 2]),
-                      _floats(rng, 6, 8), _floats(rng, 6), _floats(rng, 4, 6), _floats(rng, 4)]),
+        "mlp": (
+            mlp,
+            [
+                _floats(rng, 5, 8, grad=False),
+                minitorch.tensor([0, 3, 1, 3, 2]),
+                _floats(rng, 6, 8),
+                _floats(rng, 6),
+                _floats(rng, 4, 6),
+                _floats(rng, 4),
+            ],
+        ),
         "softmax": (softmax_by_max, [_floats(rng, 4, 7), _floats(rng, 4, 7, grad=False)]),
-        "layernorm": (layernorm, [_floats(rng, 3, 8), _floats(rng, 8), _floats(rng, 8),
-                                  _floats(rng, 3, 8, grad=False)]),
+        "layernorm": (
+            layernorm,
+            [_floats(rng, 3, 8), _floats(rng, 8), _floats(rng, 8), _floats(rng, 3, 8, grad=False)],
+        ),
         "dropout": (dropout, [_floats(rng, 64)]),
     }
 
@@ -98,8 +108,11 @@ def test_compiled_gradients_equal_eager_and_finite_differences(name, partitioner
 
 def _check_finite_differences(fn, inputs, wrt, grad, h=1e-6):
     """A few coordinates of `grad` against central differences of the eager loss."""
-    i = next(k for k, x in enumerate(inputs) if x.shape == wrt.shape
-             and np.array_equal(x.detach().numpy(), wrt.detach().numpy()))
+    i = next(
+        k
+        for k, x in enumerate(inputs)
+        if x.shape == wrt.shape and np.array_equal(x.detach().numpy(), wrt.detach().numpy())
+    )
     for flat in np.random.default_rng(1).choice(grad.size, size=min(4, grad.size), replace=False):
         index = np.unravel_index(flat, grad.shape)
         moved = []
@@ -107,8 +120,9 @@ def _check_finite_differences(fn, inputs, wrt, grad, h=1e-6):
             values = [x.detach().numpy().copy() for x in inputs]
             values[i][index] += step
             moved.append(_loss(fn, [minitorch.tensor(v) for v in values]).item())
-        np.testing.assert_allclose(grad[index], (moved[0] - moved[1]) / (2 * h), rtol=1e-4,
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            grad[index], (moved[0] - moved[1]) / (2 * h), rtol=1e-4, atol=1e-6
+        )
 
 
 def _partition(fn, inputs, partitioner):
@@ -119,7 +133,7 @@ def _recomputed(parts) -> list:
     """The backward's call_function nodes computed from saved values alone, not tangents."""
     nodes = parts.backward.graph.nodes
     placeholders = [n for n in nodes if n.op == "placeholder"]
-    from_tangents = set(placeholders[parts.num_saved:])
+    from_tangents = set(placeholders[parts.num_saved :])
     recomputed = []
     for node in nodes:
         if any(n in from_tangents for n in node.all_input_nodes):
@@ -130,8 +144,7 @@ def _recomputed(parts) -> list:
 
 
 def _saved(parts) -> list[str]:
-    return [n.name for n in parts.backward.graph.nodes if n.op == "placeholder"][
-        : parts.num_saved]
+    return [n.name for n in parts.backward.graph.nodes if n.op == "placeholder"][: parts.num_saved]
 
 
 def test_sincos_saves_x_alone_and_recomputes_sin_and_cos():
@@ -188,7 +201,8 @@ def minimum_then_written(x):
 
 @pytest.mark.parametrize("partitioner", PARTITIONERS)
 def test_an_input_a_backward_formula_reads_is_saved_so_writing_it_fails_backward(
-        partitioner, monkeypatch):
+    partitioner, monkeypatch
+):
     """As in eager (and PyTorch's eager): the write bumps x's version, and backward refuses."""
     monkeypatch.setattr(config, "partitioner", partitioner)
     _dynamo.reset()
@@ -211,7 +225,8 @@ def normalized_then_clipped(x):
 
 @pytest.mark.parametrize("partitioner", PARTITIONERS)
 def test_an_output_written_after_the_graph_is_not_saved_where_eager_reads_none(
-        partitioner, monkeypatch):
+    partitioner, monkeypatch
+):
     """The backward's a/b of div's formula, merged by CSE with the forward's quotient, made the
     compiled backward read the output, and refuse a backward that eager runs."""
     monkeypatch.setattr(config, "partitioner", partitioner)
@@ -243,8 +258,7 @@ def test_an_unknown_partitioner_is_an_error(monkeypatch):
 
 
 @pytest.mark.parametrize("partitioner", PARTITIONERS)
-def test_the_walkthrough_titles_the_forward_with_both_partitioners_bytes(partitioner,
-                                                                        monkeypatch):
+def test_the_walkthrough_titles_the_forward_with_both_partitioners_bytes(partitioner, monkeypatch):
     monkeypatch.setattr(config, "partitioner", partitioner)
     _dynamo.reset()
     x = minitorch.rand(1000, requires_grad=True)
@@ -252,11 +266,12 @@ def test_the_walkthrough_titles_the_forward_with_both_partitioners_bytes(partiti
         minitorch.compile(sincos)(x).sum().backward()
     (title,) = [a.title for a in recorder.artifacts if a.stage == "forward"]
     x_alone, sin_and_cos = (1, "4,000", "primals_1"), (2, "8,000", "sin, cos")  # float32
-    mine, theirs = (x_alone, sin_and_cos) if partitioner == "min_cut" else (sin_and_cos,
-                                                                             x_alone)
+    mine, theirs = (x_alone, sin_and_cos) if partitioner == "min_cut" else (sin_and_cos, x_alone)
     other = next(p for p in PARTITIONERS if p != partitioner)
-    assert (f'{mine[0]} saved for backward, {mine[1]} bytes: {mine[2]}; partitioner "{other}" '
-            f"would save {theirs[0]}, {theirs[1]} bytes") in title
+    assert (
+        f'{mine[0]} saved for backward, {mine[1]} bytes: {mine[2]}; partitioner "{other}" '
+        f"would save {theirs[0]}, {theirs[1]} bytes"
+    ) in title
 
 
 @pytest.mark.parametrize("partitioner", PARTITIONERS)

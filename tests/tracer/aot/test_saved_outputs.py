@@ -21,10 +21,13 @@ def test_the_default_partitioner_is_default():
     assert config.partitioner == "default"
 
 
-@pytest.mark.parametrize("partitioner", [
-    "default",
-    "min_cut",
-])
+@pytest.mark.parametrize(
+    "partitioner",
+    [
+        "default",
+        "min_cut",
+    ],
+)
 def test_a_write_into_a_saved_output_fails_backward_as_in_eager(partitioner, monkeypatch):
     monkeypatch.setattr(config, "partitioner", partitioner)
     minitorch._dynamo.reset()
@@ -42,8 +45,11 @@ def max_then_write_indices(x):
 
 @pytest.mark.parametrize("backend", [None, "aot_eager", "inductor"])
 def test_a_write_into_max_indices_fails_backward_as_in_pytorch(backend):
-    fn = max_then_write_indices if backend is None else minitorch.compile(
-        max_then_write_indices, backend=backend)
+    fn = (
+        max_then_write_indices
+        if backend is None
+        else minitorch.compile(max_then_write_indices, backend=backend)
+    )
     x = minitorch.randn(3, 4, requires_grad=True)
     values, indices = fn(x)
     indices.zero_()
@@ -71,7 +77,9 @@ def test_a_write_into_an_output_a_formula_reads_fails_backward(partitioner, monk
     """min_cut saved the mask instead of t (found by the fuzzer, seed 141779)."""
     monkeypatch.setattr(config, "partitioner", partitioner)
     minitorch._dynamo.reset()
-    for fn in (log_softmax_then_write, minitorch.compile(log_softmax_then_write,
-                                                         backend="aot_eager")):
+    for fn in (
+        log_softmax_then_write,
+        minitorch.compile(log_softmax_then_write, backend="aot_eager"),
+    ):
         with pytest.raises(AutogradError):
             fn(minitorch.randn(1, dtype=minitorch.float64, requires_grad=True)).sum().backward()

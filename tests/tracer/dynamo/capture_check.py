@@ -28,8 +28,9 @@ def _same(actual, expected, what: str) -> None:
     assert type(actual) is type(expected), (what, type(actual), type(expected))
     assert tuple(actual.shape) == tuple(expected.shape), what
     assert actual.dtype is expected.dtype, what
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                               rtol=1e-5, atol=1e-6, err_msg=what)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=what
+    )
 
 
 def _backward(outputs: list) -> None:

@@ -12,6 +12,7 @@ from minitorch import nn
 
 # ---- straight-line code and Python arguments -------------------------------------------------
 
+
 def straight_line(x, y):
     a = x.sin() * 2 + y
     return (a - y).cos(), a.sum(0)
@@ -31,6 +32,7 @@ def math_and_builtins(x, ys):
 
 
 # ---- branches --------------------------------------------------------------------------------
+
 
 def tensor_branch(x):
     if x.sum() > 0:
@@ -69,6 +71,7 @@ def dtype_branch(x):
 
 # ---- loops -----------------------------------------------------------------------------------
 
+
 def range_loop(x):
     for i in range(3):
         x = x * 2 + i
@@ -90,6 +93,7 @@ def dict_loop(x, d):
 
 
 # ---- calls that cannot be traced -----------------------------------------------------------
+
 
 def print_start(x):
     print("start")
@@ -131,6 +135,7 @@ def item_call(x):
 
 # ---- with blocks, closures, nested functions, arguments ------------------------------------
 
+
 def no_grad_break(x):
     with minitorch.no_grad():
         print("", end="")  # a break: the resume function enters the block again
@@ -144,6 +149,7 @@ def make_closure(scale):
         if y.sum() > 0:
             return y + scale
         return y - scale
+
     return f
 
 
@@ -158,12 +164,14 @@ def calls_helper(x):
 def nested_def(x):
     def inner(y, k=2):  # MAKE_FUNCTION with defaults: inlined where it is called
         return y * k
+
     return inner(x) + inner(x, k=3)
 
 
 def nested_closure(x, s):
     def inner(y):  # a closure over the cell `s`: read when inner is called
         return y * s
+
     a = inner(x)
     s = s + 1
     return a, inner(x) + (lambda z: z - s)(x)
@@ -211,6 +219,7 @@ def uses_global_flag(x):
 
 # ---- modules -------------------------------------------------------------------------------
 
+
 class Affine(nn.Module):
     def __init__(self):
         super().__init__()
@@ -223,6 +232,7 @@ class Affine(nn.Module):
 
 
 # ---- in-place ops and aliasing -------------------------------------------------------------
+
 
 def in_place(x):
     x.add_(1)  # mutates the caller's tensor: eager and compiled inputs must end up equal
@@ -273,6 +283,7 @@ def aliasing(x, y):
 
 
 # ---- containers ----------------------------------------------------------------------------
+
 
 def list_comp(x):
     return [x * i for i in range(3)]

@@ -70,8 +70,7 @@ def check_case(c: Case, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
     compiled = minitorch.compile(c.fn, backend=backend)
     after = c.after or c.inputs
     eager_results = []
-    for step, (make_inputs, around) in enumerate([(c.inputs, nullcontext),
-                                                  (after, c.around)]):
+    for step, (make_inputs, around) in enumerate([(c.inputs, nullcontext), (after, c.around)]):
         if step == 1:
             c.change(monkeypatch)
         compiled_args, eager_args = make_inputs(), make_inputs()
@@ -83,8 +82,9 @@ def check_case(c: Case, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
         assert_same(compiled_args, eager_args)  # the same in-place writes to the inputs
         eager_results.append((expected, eager_args))
     assert _differs(*eager_results), "the change must change eager's answer"
-    assert any(e.transformed is not None for e in cache_entries(compiled)), \
+    assert any(e.transformed is not None for e in cache_entries(compiled)), (
         f"nothing was captured: {fallback_reasons(compiled)}"
+    )
 
 
 def _differs(a, b) -> bool:

@@ -32,8 +32,9 @@ def assert_same(actual, expected) -> None:
         assert actual.shape == expected.shape
         assert actual.dtype is expected.dtype
         assert actual.requires_grad == expected.requires_grad
-        np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(),
-                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(
+            actual.detach().numpy(), expected.detach().numpy(), rtol=1e-6, atol=1e-6
+        )
     elif isinstance(expected, (tuple, list)):
         assert len(actual) == len(expected)
         for a, e in zip(actual, expected):

@@ -61,11 +61,14 @@ def test_the_graph_reads_each_instances_own_parameters():
     assert b.fc.weight.grad is not None and b.fc.bias.grad is not None
 
 
-@pytest.mark.parametrize("other", [
-    pytest.param(lambda: Net(width=4), id="parameter_shape"),
-    pytest.param(lambda: Net(scale=0.5), id="python_attribute"),
-    pytest.param(lambda: Net(act=nn.Sigmoid), id="submodule_class"),
-])
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param(lambda: Net(width=4), id="parameter_shape"),
+        pytest.param(lambda: Net(scale=0.5), id="python_attribute"),
+        pytest.param(lambda: Net(act=nn.Sigmoid), id="submodule_class"),
+    ],
+)
 def test_an_instance_that_differs_where_tracing_looked_recompiles(other):
     backend = run_step([Net(), other(), Net()], minitorch.randn(2, 3))
     assert backend.count == 2 and len(cache_entries(step)) == 2

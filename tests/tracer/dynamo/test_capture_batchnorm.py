@@ -47,8 +47,9 @@ def _models():
 
 def _same(actual, expected, what):
     assert actual.dtype is expected.dtype and tuple(actual.shape) == tuple(expected.shape), what
-    np.testing.assert_allclose(actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5,
-                               atol=1e-5, err_msg=what)
+    np.testing.assert_allclose(
+        actual.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-5, err_msg=what
+    )
 
 
 @pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
@@ -69,11 +70,13 @@ def test_batchnorm_compiles_whole_and_equals_eager(index, train):
         expected.sum().backward()
         actual.sum().backward()
         _same(x_compiled.grad, x.grad, f"input grad, step {step}")
-        for (name, b), (_, b_compiled) in zip(model.named_buffers(),
-                                              compiled_model.named_buffers(), strict=True):
+        for (name, b), (_, b_compiled) in zip(
+            model.named_buffers(), compiled_model.named_buffers(), strict=True
+        ):
             _same(b_compiled, b, f"{name}, step {step}")
-        for (name, p), (_, p_compiled) in zip(model.named_parameters(),
-                                              compiled_model.named_parameters(), strict=True):
+        for (name, p), (_, p_compiled) in zip(
+            model.named_parameters(), compiled_model.named_parameters(), strict=True
+        ):
             _same(p_compiled.grad, p.grad, f"{name}.grad, step {step}")
             p.grad = p_compiled.grad = None
     # the moved statistics are values, not metadata: the cached code served every step

@@ -1,4 +1,4 @@
-"""Function-call constructs that TorchDynamo captures in one graph (issue 24, section 2):
+"""Function-call constructs that TorchDynamo captures in one graph:
 forwarding *args/**kwargs, functools.partial, lru_cache'd helpers, a bound method in a local,
 user objects with __getattr__ and __slots__, and plain Python on argument values (type(v),
 isinstance, hasattr, callable, getattr with a default, slice(None), len(x), rows of x).
@@ -56,6 +56,7 @@ def test_star_args_and_kwargs_forwarded_through_a_nested_function():
     def f(x):
         def g(*a, **k):
             return _inner(*a, **k)
+
         return g(x, 2, b=3)
 
     check_one_graph(f, _x())
@@ -79,6 +80,7 @@ def test_inlining_a_function_that_takes_kw():
 
 def test_kw_is_a_new_dict_on_every_call():
     """A callee that mutates its **kw does not change what the next call sees."""
+
     def mutating(x, **kw):
         kw["n"] = kw.get("n", 0) + 1
         return x * kw["n"]
@@ -145,6 +147,7 @@ def _cached_ones(n):
 
 def test_lru_cache_tensor_result_is_the_cached_tensor():
     """A cached tensor is the same object on every call: a write to it is seen next call."""
+
     def f(x):
         return x + _cached_ones(3)
 
@@ -462,15 +465,18 @@ class _WrappedChild(_Wrapped):
 _CHILD = _WrappedChild(minitorch.tensor([5.0, 6.0]))
 
 
-@pytest.mark.parametrize("expression", [
-    lambda w, x: w + 1,            # __add__
-    lambda w, x: 2.0 + w,          # float's __add__ knows nothing: __radd__
-    lambda w, x: w * x,            # __mul__ with a tensor
-    lambda w, x: x * w,            # Tensor.__mul__ returns NotImplemented: __rmul__
-    lambda w, x: 3 * w,
-    lambda w, x: -w,
-    lambda w, x: w + _CHILD,       # the subclass's __radd__ goes first
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda w, x: w + 1,  # __add__
+        lambda w, x: 2.0 + w,  # float's __add__ knows nothing: __radd__
+        lambda w, x: w * x,  # __mul__ with a tensor
+        lambda w, x: x * w,  # Tensor.__mul__ returns NotImplemented: __rmul__
+        lambda w, x: 3 * w,
+        lambda w, x: -w,
+        lambda w, x: w + _CHILD,  # the subclass's __radd__ goes first
+    ],
+)
 def test_operators_on_an_object_call_its_dunders(expression):
     w = _Wrapped(minitorch.tensor([1.0, 2.0]))
 
@@ -480,10 +486,13 @@ def test_operators_on_an_object_call_its_dunders(expression):
     check_one_graph(f, minitorch.tensor([3.0, 4.0]))
 
 
-@pytest.mark.parametrize("expression", [
-    lambda w, x: w - x,  # no __sub__, and Tensor has no __rsub__ for it
-    lambda w, x: w + w,  # NotImplemented, and one type never tries its own __radd__
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        lambda w, x: w - x,  # no __sub__, and Tensor has no __rsub__ for it
+        lambda w, x: w + w,  # NotImplemented, and one type never tries its own __radd__
+    ],
+)
 def test_an_operator_the_object_lacks_is_eagers_type_error(expression):
     w = _Wrapped(minitorch.tensor([1.0, 2.0]))
 

@@ -22,8 +22,9 @@ def deterministic(x):
 
 def random(x):
     noise = minitorch.randn(4, x.shape[-1]) + minitorch.rand(x.shape[-1])
-    return x * noise + minitorch.randn_like(x) + minitorch.rand_like(x), \
-        minitorch.randint(0, 10, (4, 2))
+    return x * noise + minitorch.randn_like(x) + minitorch.rand_like(x), minitorch.randint(
+        0, 10, (4, 2)
+    )
 
 
 def empty_then_filled(x):
@@ -41,8 +42,11 @@ def _seeded_call(fn, *args):
 
 
 def _assert_equal(actual, expected):
-    for a, e in zip(actual if isinstance(actual, tuple) else (actual,),
-                    expected if isinstance(expected, tuple) else (expected,), strict=True):
+    for a, e in zip(
+        actual if isinstance(actual, tuple) else (actual,),
+        expected if isinstance(expected, tuple) else (expected,),
+        strict=True,
+    ):
         assert a.dtype is e.dtype and tuple(a.shape) == tuple(e.shape)
         np.testing.assert_allclose(a.numpy(), e.numpy(), rtol=1e-6, atol=1e-6)
 
@@ -68,6 +72,7 @@ def test_a_graph_with_no_inputs():
 
 def test_the_ops_are_in_the_backward_graph_too():
     """randn_like's noise scales an input that requires grad: its gradient is the noise."""
+
     def noisy(x):
         return x * minitorch.randn_like(x)
 
@@ -100,8 +105,7 @@ def test_a_new_leaf_is_not_captured():
 
 def reseeds(x):
     minitorch.manual_seed(3)
-    return x + minitorch.randn(3) + minitorch.tensor([1.0, 2.0, 3.0]) + minitorch.tensor(
-        x.tolist())
+    return x + minitorch.randn(3) + minitorch.tensor([1.0, 2.0, 3.0]) + minitorch.tensor(x.tolist())
 
 
 def test_seeding_and_data_are_graph_breaks_with_eager_values():

@@ -48,8 +48,9 @@ def returned_whole(x):
     return (x * 2).max(0)
 
 
-@pytest.mark.parametrize("fn", [softmax_by_max_index, softmax_by_values, unpacked, topk_fields,
-                                returned_whole])
+@pytest.mark.parametrize(
+    "fn", [softmax_by_max_index, softmax_by_values, unpacked, topk_fields, returned_whole]
+)
 def test_values_indices_pairs_are_named_tuples(fn):
     check_whole(fn, _x())
 
@@ -110,8 +111,18 @@ def writes_into_copies(x):
     return u
 
 
-@pytest.mark.parametrize("fn", [residual, relu_inplace, relu_module, clamp_then_sub,
-                                masked_write, writes_into_copies, leaky_relu_inplace])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        residual,
+        relu_inplace,
+        relu_module,
+        clamp_then_sub,
+        masked_write,
+        writes_into_copies,
+        leaky_relu_inplace,
+    ],
+)
 def test_in_place_on_intermediates_that_require_grad(fn):
     check_whole(fn, _x())
 
@@ -137,12 +148,19 @@ def masks_a_saved_output(x):
 
 def overwrites_a_relu_output(x):
     y = F.relu(x * 2, inplace=True)  # PyTorch's relu saves its output, though ours reads its
-    y.add_(1)                        # mask ([Note: outputs PyTorch saves])
+    y.add_(1)  # mask ([Note: outputs PyTorch saves])
     return y
 
 
-@pytest.mark.parametrize("fn", [overwrites_a_saved_output, overwrites_a_read_value,
-                                masks_a_saved_output, overwrites_a_relu_output])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        overwrites_a_saved_output,
+        overwrites_a_read_value,
+        masks_a_saved_output,
+        overwrites_a_relu_output,
+    ],
+)
 def test_a_write_autograd_may_need_is_not_functionalized(fn):
     report = explain(fn)(minitorch.randn(3, requires_grad=True))
     assert report.graph_break_count >= 1
@@ -172,8 +190,9 @@ def writes_what_dropout_passed_through(x):
     return y
 
 
-@pytest.mark.parametrize("fn", [writes_a_leaf, writes_a_view_of_a_leaf,
-                                writes_what_dropout_passed_through])
+@pytest.mark.parametrize(
+    "fn", [writes_a_leaf, writes_a_view_of_a_leaf, writes_what_dropout_passed_through]
+)
 def test_in_place_on_a_leaf_that_requires_grad_raises_as_in_eager(fn):
     x = minitorch.randn(3, 2, requires_grad=True)
     with pytest.raises(minitorch.errors.MinitorchError) as eager:

@@ -73,5 +73,6 @@ def test_zero_grad_runs_before_backward_reaches_the_grads():
     compiled = minitorch.compile(step)
     for _ in range(2):
         compiled(x)
-        np.testing.assert_allclose(model.weight.grad.numpy(), reference.weight.grad.numpy(),
-                                   rtol=1e-6)
+        np.testing.assert_allclose(
+            model.weight.grad.numpy(), reference.weight.grad.numpy(), rtol=1e-6
+        )

@@ -56,19 +56,25 @@ def math_on_constants(x):
     return x * math.sqrt(x.shape[0]) + math.pi + math.floor(2.5)
 
 
-@pytest.mark.parametrize("fn", [tensor_methods, method_kwargs, module_functions,
-                                imported_functions, math_on_constants])
+@pytest.mark.parametrize(
+    "fn", [tensor_methods, method_kwargs, module_functions, imported_functions, math_on_constants]
+)
 def test_calls(fn):
     check_compiled(fn, x34().exp())  # positive, for log
 
 
 def test_methods_become_call_method_and_functions_call_function():
     backend = check_compiled(method_kwargs, x34())
-    assert calls_of(backend) == [("call_method", "sum"), ("call_method", "sum"),
-                                 ("call_method", "mean")]
+    assert calls_of(backend) == [
+        ("call_method", "sum"),
+        ("call_method", "sum"),
+        ("call_method", "mean"),
+    ]
     (gm,) = backend.graphs
-    assert [n.kwargs for n in gm.graph.nodes if n.op == "call_method"][1] == \
-        {"dim": 1, "keepdim": True}
+    assert [n.kwargs for n in gm.graph.nodes if n.op == "call_method"][1] == {
+        "dim": 1,
+        "keepdim": True,
+    }
     backend = check_compiled(module_functions, x34())
     assert [t for _, t in calls_of(backend)] == [minitorch.sin, minitorch.sum, minitorch.add]
     backend = check_compiled(imported_functions, x34())
@@ -87,7 +93,7 @@ def test_math_folds_into_a_constant():
 
 
 def tensor_operators(x, y):
-    return x + y, x - y, x * y, x / (y * y + 1), x ** 2, -x, +x, 2 - x, 3 * x, 1 / (x * x + 1)
+    return x + y, x - y, x * y, x / (y * y + 1), x**2, -x, +x, 2 - x, 3 * x, 1 / (x * x + 1)
 
 
 def inplace_operators(x, y):
@@ -101,7 +107,7 @@ def inplace_operators(x, y):
 
 
 def int_operators(x, n):
-    k = (n // 2) + (n % 3) + (n << 1) + (n >> 1) + (n & 3) + (n | 4) + (n ^ 5) + n ** 2 - -n
+    k = (n // 2) + (n % 3) + (n << 1) + (n >> 1) + (n & 3) + (n | 4) + (n ^ 5) + n**2 - -n
     k //= 2
     k %= 7
     return x * k, k, n / 2, n < 3, n >= 3, n == 7, n != 7, not n, ~n
@@ -118,16 +124,20 @@ def python_constructs(x, n, y=None):
     x.sin()  # POP_TOP; the unused node is dropped from the graph
     if y is not None:  # IS_OP or POP_JUMP_IF_NONE
         x = x + y
-    z = x * k; z = z * 2  # noqa: E702 - one line: 3.13 fuses STORE_FAST + LOAD_FAST
+    z = x * k
+    z = z * 2  # noqa: E702 - one line: 3.13 fuses STORE_FAST + LOAD_FAST
     return z, in_range, member, both, either, y is None, n not in (4,)
 
 
-@pytest.mark.parametrize("fn, args", [
-    (python_constructs, (x34(), 4)),
-    (python_constructs, (x34(), 12, x34())),
-    (tensor_operators, (x34(), x34())),
-    (int_operators, (x34(), 7)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (python_constructs, (x34(), 4)),
+        (python_constructs, (x34(), 12, x34())),
+        (tensor_operators, (x34(), x34())),
+        (int_operators, (x34(), 7)),
+    ],
+)
 def test_operators(fn, args):
     check_compiled(fn, *args)
 
@@ -191,17 +201,20 @@ def tuple_argument(pair):
     return a * b, pair
 
 
-@pytest.mark.parametrize("fn, args", [
-    (shape_arithmetic, (x34(),)),
-    (shape_dependent, (minitorch.randn(2, 3, 4),)),
-    (metadata, (x34(),)),
-    (lists_and_stars, (x34(),)),
-    (swap, (x34(), x34())),
-    (nested_return, (x34(),)),
-    (returns_constant, (x34(),)),
-    (returns_input, (x34(),)),
-    (tuple_argument, ((x34(), x34()),)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (shape_arithmetic, (x34(),)),
+        (shape_dependent, (minitorch.randn(2, 3, 4),)),
+        (metadata, (x34(),)),
+        (lists_and_stars, (x34(),)),
+        (swap, (x34(), x34())),
+        (nested_return, (x34(),)),
+        (returns_constant, (x34(),)),
+        (returns_input, (x34(),)),
+        (tuple_argument, ((x34(), x34()),)),
+    ],
+)
 def test_values(fn, args):
     check_compiled(fn, *args)
 
@@ -265,14 +278,17 @@ def test_globals_become_inputs_named_after_their_source():
     assert backend.example_inputs[0][1] is W
 
 
-@pytest.mark.parametrize("fn, args, kwargs", [
-    (keyword_only, (x34(),), {}),
-    (keyword_only, (x34(),), {"k": 3, "bias": x34()}),
-    (branch_on_int, (x34(), 3), {}),
-    (branch_on_int, (x34(), 1), {}),
-    (while_on_constant, (x34(), 3), {}),
-    (make_closure(1.5), (x34(),), {}),
-])
+@pytest.mark.parametrize(
+    "fn, args, kwargs",
+    [
+        (keyword_only, (x34(),), {}),
+        (keyword_only, (x34(),), {"k": 3, "bias": x34()}),
+        (branch_on_int, (x34(), 3), {}),
+        (branch_on_int, (x34(), 1), {}),
+        (while_on_constant, (x34(), 3), {}),
+        (make_closure(1.5), (x34(),), {}),
+    ],
+)
 def test_control_and_scopes(fn, args, kwargs):
     check_compiled(fn, *args, **kwargs)
 

@@ -1,4 +1,4 @@
-"""Python's containers through capture, as CPython defines them (issue 24's wrong answers).
+"""Python's containers through capture, as CPython defines them.
 
 Each program runs plainly and compiled (one graph, no break), on fresh copies of the same
 arguments; the results, the arguments afterwards, and which results are the same object must
@@ -146,15 +146,32 @@ def dict_kinds(x):
     first = ordered.popitem(last=False)
     keyed = {(1, "a"): x, None: 2, 2.5: x * 2, True: 0}
     keyed[(1, "a")] = keyed[(1, "a")] + 1
-    return groups, counts, ordered, first, keyed, isinstance(ordered, dict), isinstance(
-        [x], (tuple, list))
+    return (
+        groups,
+        counts,
+        ordered,
+        first,
+        keyed,
+        isinstance(ordered, dict),
+        isinstance([x], (tuple, list)),
+    )
 
 
 CASES = [
-    (view_then_write, ()), (items_view, ()), (keys_view_contains, ()),
-    (returns_view_with_dict, ()), (dict_methods, ()), (list_concat, ()), (list_iadd_local, ()),
-    (list_iadd_argument, ([X], X)), (list_methods, ()), (repeat_shares_items, ()),
-    (same_list_twice, ()), (nested_alias, ()), (sets, ()), (tuple_concat, ()),
+    (view_then_write, ()),
+    (items_view, ()),
+    (keys_view_contains, ()),
+    (returns_view_with_dict, ()),
+    (dict_methods, ()),
+    (list_concat, ()),
+    (list_iadd_local, ()),
+    (list_iadd_argument, ([X], X)),
+    (list_methods, ()),
+    (repeat_shares_items, ()),
+    (same_list_twice, ()),
+    (nested_alias, ()),
+    (sets, ()),
+    (tuple_concat, ()),
     (dict_kinds, ()),
 ]
 
@@ -193,8 +210,9 @@ def _same(actual, expected) -> None:
             _same(a, e)
     elif isinstance(expected, dict):
         assert type(actual) is type(expected) and list(actual) == list(expected)
-        assert getattr(actual, "default_factory", None) is getattr(expected,
-                                                                   "default_factory", None)
+        assert getattr(actual, "default_factory", None) is getattr(
+            expected, "default_factory", None
+        )
         for k in expected:
             _same(actual[k], expected[k])
     else:

@@ -19,10 +19,6 @@ pytestmark = pytest.mark.capture
 X = minitorch.tensor([1.0, -2.0, 3.0])
 
 
-
-
-
-
 def compiled_run(fn, *args, eager_ok: bool = False):
     backend = CountingBackend()
     out = optimize(fn, backend=backend)(*args)
@@ -32,6 +28,7 @@ def compiled_run(fn, *args, eager_ok: bool = False):
 
 
 # ---- dicts -----------------------------------------------------------------------------------
+
 
 def reads_dict(x, d):
     total = x * 0
@@ -104,6 +101,7 @@ def test_a_missing_key_raises_the_eager_key_error():
 
 # ---- comprehensions --------------------------------------------------------------------------
 
+
 def comprehension_restores_its_variable(x, i):
     ys = [x * i for i in range(3)]  # the comprehension's own i
     return ys, x + i  # the argument i again
@@ -137,14 +135,14 @@ def test_a_comprehension_inside_a_try_block_is_still_protected():
 
 
 def test_only_a_real_try_marks_instructions_protected():
-    protected = [i.opname for i in read_instructions(comprehension_in_try.__code__)
-                 if i.protected]
+    protected = [i.opname for i in read_instructions(comprehension_in_try.__code__) if i.protected]
     assert "BINARY_OP" in protected or "MAKE_FUNCTION" in protected  # 3.12+ or 3.11
     free = read_instructions(comprehension_restores_its_variable.__code__)
     assert not any(i.protected for i in free)
 
 
 # ---- nested functions ------------------------------------------------------------------------
+
 
 def cell_read_at_call_time(x):
     k = 2
@@ -166,7 +164,9 @@ def nested_twice(x):
     def outer(y):
         def inner(z):
             return z * y
+
         return inner(y + 1)
+
     return outer(x)
 
 
@@ -214,6 +214,7 @@ def test_a_returned_function_without_a_closure_is_made_by_the_transformed_code()
 
 
 # ---- generator expressions -------------------------------------------------------------------
+
 
 def generators(x, ys):
     total = sum((y * i for i, y in enumerate(ys)), x)
@@ -265,6 +266,7 @@ def test_a_function_made_in_the_frame_across_a_graph_break():
 
 
 # ---- calls with *args and **kwargs (CALL_FUNCTION_EX) ----------------------------------------
+
 
 def _scaled(a, b, scale=1.0):
     return a * b * scale

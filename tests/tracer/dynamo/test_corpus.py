@@ -1,4 +1,4 @@
-"""The capture corpus (issue 5): small functions of every kind people write, each compiled and
+"""The capture corpus: small functions of every kind people write, each compiled and
 called on a sequence of inputs, every result compared with eager, and the capture pinned.
 
 Each `Case` pins, for the function's own code object:
@@ -21,8 +21,6 @@ from tests.tracer.dynamo.helpers import CountingBackend, assert_same
 from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons
 
 pytestmark = pytest.mark.capture
-
-
 
 
 @dataclass
@@ -52,8 +50,6 @@ def copy_arg(value):
     return value
 
 
-
-
 def run_case(case: Case) -> CountingBackend:
     backend = CountingBackend()
     compiled = optimize(case.fn, backend=backend)
@@ -62,7 +58,7 @@ def run_case(case: Case) -> CountingBackend:
         mine, theirs = copy_arg(args), copy_arg(args)
         assert_same(compiled(*mine, **copy_arg(kwargs)), case.fn(*theirs, **copy_arg(kwargs)))
         state = [vars(a) if isinstance(a, c.Counter) else a for a in (*mine, *theirs)]
-        assert_same(state[:len(mine)], state[len(mine):])  # the same mutations of the inputs
+        assert_same(state[: len(mine)], state[len(mine) :])  # the same mutations of the inputs
     return backend
 
 
@@ -96,8 +92,12 @@ CASES = {
     "range_loop": Case(c.range_loop, [(POS,), (NEG,)], graphs=1),
     "list_loop_enumerate_zip": Case(c.list_loop, [(POS, [POS, NEG, POS])], graphs=1),
     # a dict argument: guarded on its type and keys (in order); `.items()` unrolled
-    "dict_loop": Case(c.dict_loop, [(POS, {"a": POS, "bb": NEG}), (NEG, {"a": NEG, "bb": POS}),
-                                    (POS, {"bb": POS, "a": NEG})], graphs=2, entries=2),
+    "dict_loop": Case(
+        c.dict_loop,
+        [(POS, {"a": POS, "bb": NEG}), (NEG, {"a": NEG, "bb": POS}), (POS, {"bb": POS, "a": NEG})],
+        graphs=2,
+        entries=2,
+    ),
     "print_at_start": Case(c.print_start, [(POS,), (NEG,)], graphs=1, breaks=1),
     "print_in_middle": Case(c.print_middle, [(POS,), (NEG,)], graphs=2, breaks=1),
     # a break inside a loop body: the frame runs eagerly (resuming mid-loop is not done)
@@ -113,8 +113,13 @@ CASES = {
     # a function made by MAKE_FUNCTION and called in the frame: inlined
     "nested_def": Case(c.nested_def, [(POS,), (NEG,)], graphs=1),
     "nested_closure": Case(c.nested_closure, [(POS, 2.0), (NEG, 2.0)], graphs=1),
-    "defaults_kwonly": Case(c.defaults_kwonly, [(POS,), (POS, 3), (POS, 3)], graphs=2, entries=2,
-                            kwargs=[{}, {"bias": -1.0}, {"bias": -1.0}]),
+    "defaults_kwonly": Case(
+        c.defaults_kwonly,
+        [(POS,), (POS, 3), (POS, 3)],
+        graphs=2,
+        entries=2,
+        kwargs=[{}, {"bias": -1.0}, {"bias": -1.0}],
+    ),
     # a partial object: its func is inlined with the bound arguments (guarded by value)
     "partial": Case(c.calls_partial, [(POS,), (NEG,)], graphs=1),
     # a method of a plain Python object: inlined, `self.k` read as G['SCALER'].k
@@ -128,8 +133,12 @@ CASES = {
     # `+=` on a tensor: recorded functionally, like y.add_ (variables/inplace.py)
     "augmented_assign": Case(c.augmented, [(POS,), (NEG,)], graphs=1),
     # the caller's list, dict and object mutated: replayed after the graph (side_effects.py)
-    "side_effects": Case(c.side_effects, [(POS, [], {"a": 1}, c.Counter()),
-                                          (NEG, [NEG], {}, c.Counter())], graphs=2, entries=2),
+    "side_effects": Case(
+        c.side_effects,
+        [(POS, [], {"a": 1}, c.Counter()), (NEG, [NEG], {}, c.Counter())],
+        graphs=2,
+        entries=2,
+    ),
     "input_add_then_read": Case(c.input_add_then_read, [(POS, NEG), (NEG, POS)], graphs=1),
     "aliasing": Case(c.aliasing, [(POS, POS), (POS, NEG)], graphs=1),
     # comprehensions (3.11: a nested code object, inlined; 3.12+: inlined by CPython)
@@ -144,16 +153,18 @@ CASES = {
     "starred_nested_unpacking": Case(c.starred, [([POS, NEG, POS],)], graphs=1),
     "seed_shape_unpacking": Case(c.seed_shape, [(R(2, 3, 4),), (R(2, 3, 4),)], graphs=1),
     # a list argument: guarded on its type and length (a third item retraces)
-    "list_input_output": Case(c.list_in_out, [([POS, NEG],), ([NEG, POS],), ([POS, NEG, NEG],)],
-                              graphs=2, entries=2),
+    "list_input_output": Case(
+        c.list_in_out, [([POS, NEG],), ([NEG, POS],), ([POS, NEG, NEG],)], graphs=2, entries=2
+    ),
     # dict inputs (values sourced as L['d']['a']) and dict literals rebuilt by the codegen
     "dict_input": Case(c.dict_in, [({"a": POS, "b": NEG},), ({"a": NEG, "b": POS},)], graphs=1),
     "dict_output": Case(c.dict_out, [(POS,), (NEG,)], graphs=1),
     "dict_build_and_mutate": Case(c.dict_mutate, [(POS, {"a": NEG})], graphs=1),
     "dict_live_across_break": Case(c.dict_across_break, [(POS,), (NEG,)], graphs=2, breaks=1),
     "shape_sequence_static": Case(c.shape_seq, [(R(2),), (R(3),), (R(2),), (R(4),)], 3, entries=3),
-    "requires_grad_change": Case(c.straight_line, [(R(2, 3, requires_grad=True), R(3)),
-                                                 (R(2, 3), R(3))], graphs=2, entries=2),
+    "requires_grad_change": Case(
+        c.straight_line, [(R(2, 3, requires_grad=True), R(3)), (R(2, 3), R(3))], graphs=2, entries=2
+    ),
 }
 
 
@@ -161,18 +172,24 @@ CASES = {
 def test_corpus(name, capsys):
     case = CASES[name]
     backend = run_case(case)
-    assert (backend.count, breaks_of(case.fn), len(cache_entries(case.fn))) == \
-        (case.graphs, case.breaks, case.entries)
+    assert (backend.count, breaks_of(case.fn), len(cache_entries(case.fn))) == (
+        case.graphs,
+        case.breaks,
+        case.entries,
+    )
     assert bool(fallback_reasons(case.fn)) == case.eager
 
 
 # ---- what changes between calls: recompiles and their reasons ------------------------------
 
+
 def test_global_tensor_and_flag_changed_between_calls(monkeypatch):
     # A global tensor is a graph input: a new value of the same shape reuses the graph, a new
     # shape recompiles; a flag that shaped the graph recompiles when it changes.
-    for fn, name, new in [(c.uses_global_tensor, "W", minitorch.ones(2, 3) * 2),
-                          (c.uses_global_flag, "FLAG", False)]:
+    for fn, name, new in [
+        (c.uses_global_tensor, "W", minitorch.ones(2, 3) * 2),
+        (c.uses_global_flag, "FLAG", False),
+    ]:
         backend = CountingBackend()
         compiled = optimize(fn, backend=backend)
         assert_same(compiled(POS), fn(POS))

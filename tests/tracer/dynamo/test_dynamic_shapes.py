@@ -20,6 +20,7 @@ def empty_caches():
     yield
     reset()
 
+
 SIZES = [2, 3, 4, 5, 6]
 
 
@@ -131,8 +132,9 @@ def test_sizes_0_and_1_stay_specialised():
         args = _args(n)
         assert_same(compiled(*args), no_size_read(*args))
     assert backend.count == 3  # dynamic (>= 2), then 1, then 0
-    assert recompile_reasons(no_size_read)[0] == \
-        "L['x'].shape[0] >= 2 failed: L['x'].shape[0] was 1"
+    assert (
+        recompile_reasons(no_size_read)[0] == "L['x'].shape[0] >= 2 failed: L['x'].shape[0] was 1"
+    )
 
 
 def test_broadcast_size_one_is_not_taken_for_a_dynamic_dim():
@@ -173,10 +175,12 @@ def test_recompile_log_names_the_dynamic_dim(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "now dynamic: L['x'].shape[0] (2 -> 3)" in err
     assert recompile_reasons(no_size_read) == [
-        "L['x'].shape == (2, 3) failed: L['x'].shape was minitorch.Size([3, 3])"]
+        "L['x'].shape == (2, 3) failed: L['x'].shape was minitorch.Size([3, 3])"
+    ]
 
 
 # ---- the aliasing guard ------------------------------------------------------------------------
+
 
 def axpy(x, y):
     return x * 2 + y
@@ -193,7 +197,8 @@ def test_aliasing_guard_distinct_then_same():
     assert backend.count == 2
     assert recompile_reasons(axpy) == [
         "___alias_pattern((L['x'], L['y'],)) == (0, 1) failed: L['x'] and L['y'] were distinct "
-        "tensors while tracing and are the same now"]
+        "tensors while tracing and are the same now"
+    ]
 
 
 def test_aliasing_guard_same_then_distinct():
@@ -201,8 +206,7 @@ def test_aliasing_guard_same_then_distinct():
     a, b = minitorch.randn(3), minitorch.randn(3)
     compiled(a, a)
     assert_same(compiled(a, b), axpy(a, b))
-    assert "were the same tensor while tracing and are distinct now" in \
-        recompile_reasons(axpy)[0]
+    assert "were the same tensor while tracing and are distinct now" in recompile_reasons(axpy)[0]
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
@@ -224,4 +228,3 @@ def test_the_number_of_pieces_of_split_is_guarded():
     for n in (3, 4, 5, 6):
         x = minitorch.randn(2, n)
         assert_same(compiled(x), last_piece(x))
-

@@ -30,12 +30,15 @@ def bad_index(x, n):
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
-@pytest.mark.parametrize("fn, args", [
-    (bad_view, (minitorch.ones(3),)),
-    (bad_view_after_a_break, (minitorch.ones(3),)),
-    (bad_broadcast_after_a_break, (minitorch.ones(3),)),
-    (bad_index, (minitorch.ones(3), 5)),
-])
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (bad_view, (minitorch.ones(3),)),
+        (bad_view_after_a_break, (minitorch.ones(3),)),
+        (bad_broadcast_after_a_break, (minitorch.ones(3),)),
+        (bad_index, (minitorch.ones(3), 5)),
+    ],
+)
 def test_the_error_names_the_users_line(fn, args, backend):
     _dynamo.reset()
     with pytest.raises(MinitorchError) as eager:

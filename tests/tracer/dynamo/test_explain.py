@@ -77,7 +77,7 @@ def test_the_report_reads_as_a_summary():
     text = str(minitorch._dynamo.explain(branchy)(minitorch.randn(3)))
     assert "Graph count: 2" in text and "Graph break count: 1" in text
     assert "branch on a tensor's value" in text
-    assert f'line {line_of(branchy, "if x.sum():")}' in text and "if x.sum():" in text
+    assert f"line {line_of(branchy, 'if x.sum():')}" in text and "if x.sum():" in text
     assert "Guards:\n  minitorch.is_grad_enabled()" in text
     text = str(minitorch._dynamo.explain(sincos)(minitorch.randn(3), minitorch.randn(3)))
     assert "graph 1: Tensor.sin, operator.mul, minitorch.relu, operator.add" in text
@@ -125,8 +125,12 @@ def test_explain_sees_compiled_functions_it_calls_without_keeping_their_entries(
 @pytest.mark.parametrize("wrap", ["function", "compiled", "module", "compiled module"])
 def test_explain_accepts_functions_modules_and_compiled_ones(wrap):
     model = Scale()
-    fn = {"function": sincos, "compiled": minitorch.compile(sincos, backend="eager"),
-          "module": model, "compiled module": minitorch.compile(model, backend="eager")}[wrap]
+    fn = {
+        "function": sincos,
+        "compiled": minitorch.compile(sincos, backend="eager"),
+        "module": model,
+        "compiled module": minitorch.compile(model, backend="eager"),
+    }[wrap]
     args = (minitorch.randn(3),) if "module" in wrap else (minitorch.randn(3),) * 2
     out = minitorch._dynamo.explain(fn)(*args)
     assert out.graph_count == 1 and out.graph_break_count == 0
@@ -154,5 +158,10 @@ def test_ops_are_named_as_the_user_calls_them():
         return minitorch.ops.full((3,), 1.0, dtype=minitorch.float32) + minitorch.zeros(3) + x.sin()
 
     (ops,) = minitorch._dynamo.explain(f)(minitorch.randn(3)).ops_per_graph
-    assert ops == ["minitorch.ops.full", "minitorch.zeros", "operator.add", "Tensor.sin",
-                   "operator.add"]
+    assert ops == [
+        "minitorch.ops.full",
+        "minitorch.zeros",
+        "operator.add",
+        "Tensor.sin",
+        "operator.add",
+    ]

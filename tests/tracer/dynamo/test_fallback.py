@@ -68,11 +68,14 @@ def line_of(fn, text: str) -> int:
     return first + next(i for i, line in enumerate(lines) if text in line)
 
 
-@pytest.mark.parametrize("fn, words, text", [
-    (for_loop, "missing: GET_ITER (a for loop", "for row in _ROWS:"),
-    (relative_import, "a relative import", "from . import helpers"),
-    (with_try, "code inside a try or with block", "y = y * 2"),
-])
+@pytest.mark.parametrize(
+    "fn, words, text",
+    [
+        (for_loop, "missing: GET_ITER (a for loop", "for row in _ROWS:"),
+        (relative_import, "a relative import", "from . import helpers"),
+        (with_try, "code inside a try or with block", "y = y * 2"),
+    ],
+)
 def test_unsupported_runs_eagerly_with_its_reason(fn, words, text):
     backend = CountingBackend()
     compiled = optimize(fn, backend=backend)
@@ -124,7 +127,7 @@ def test_fullgraph_raises_compile_error_naming_the_line():
         compiled(minitorch.randn(3))
     message = str(info.value)
     assert "fullgraph=True" in message and "missing: GET_ITER" in message
-    assert f'line {line_of(for_loop, "for row in")}, in for_loop' in message
+    assert f"line {line_of(for_loop, 'for row in')}, in for_loop" in message
     assert "for row in _ROWS:" in message
     assert cache_entries(for_loop) == []
 
@@ -164,8 +167,10 @@ def test_a_deleted_argument_is_unbound():
     compiled = optimize(reads_a_deleted_argument, backend=EAGER)
     with pytest.raises(UnboundLocalError):
         compiled(minitorch.randn(3))
-    assert "local variable 'x' is read before it is assigned" in \
-        fallback_reasons(reads_a_deleted_argument)[0]
+    assert (
+        "local variable 'x' is read before it is assigned"
+        in fallback_reasons(reads_a_deleted_argument)[0]
+    )
 
 
 def test_a_failing_backend_falls_back_to_eager_with_its_reason():
@@ -205,5 +210,6 @@ def test_a_wrapped_function_binds_its_own_parameters():
     explanation = minitorch._dynamo.explain(F.gelu)(x, approximate="tanh")
     assert "before it is assigned" not in str(explanation)
     compiled = minitorch.compile(F.gelu)
-    np.testing.assert_array_equal(compiled(x, approximate="tanh").numpy(),
-                                  F.gelu(x, approximate="tanh").numpy())
+    np.testing.assert_array_equal(
+        compiled(x, approximate="tanh").numpy(), F.gelu(x, approximate="tanh").numpy()
+    )

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.capture
 
 # ---- closures and lambdas -------------------------------------------------------------------
 
+
 def make_scale(k):
     return lambda t: t * k
 
@@ -117,6 +118,7 @@ def test_a_decorated_function_is_inlined_through_the_wrapper_cell():
     def twice(fn):
         def wrapper(t):
             return fn(fn(t))
+
         return wrapper
 
     @twice
@@ -165,6 +167,7 @@ def assert_trains_like_eager(compiled, model, x) -> None:
 
 
 # ---- a graph break inside an inlined call -----------------------------------------------------
+
 
 def helper(t):
     t = t * 2
@@ -218,8 +221,12 @@ def test_breaks_in_a_method_and_a_submodule_give_graphs_around_them(capsys):
     model = Model()
     x = minitorch.randn(5, 3)
     out = explain(model)(x)
-    assert out.ops_per_graph == [["minitorch.linear", "Tensor.relu"], ["operator.mul"],
-                                 ["Tensor.tanh"], ["minitorch.linear", "Tensor.sum"]]
+    assert out.ops_per_graph == [
+        ["minitorch.linear", "Tensor.relu"],
+        ["operator.mul"],
+        ["Tensor.tanh"],
+        ["minitorch.linear", "Tensor.sum"],
+    ]
     compiled = minitorch.compile(model, backend="eager")
     for _ in range(2):
         assert_trains_like_eager(compiled, model, x)
@@ -257,6 +264,7 @@ def test_super_in_a_broken_call_runs_eagerly_not_wrongly():
 
 # ---- a frame that runs eagerly still has its modules captured ---------------------------------
 
+
 class Block(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -289,8 +297,9 @@ def test_modules_called_from_a_frame_that_runs_eagerly_are_captured(capsys):
     assert [e.code.co_name for e in out.entries if e.transformed is None] == ["forward"]
     # Block's graphs around its break (compiled again once its input requires grad), and
     # the head's; the eager frame's own `.sum()` is the only op outside a graph.
-    assert out.ops_per_graph == [["minitorch.linear"], ["Tensor.relu", "operator.add"]] * 2 \
-        + [["minitorch.linear"]]
+    assert out.ops_per_graph == [["minitorch.linear"], ["Tensor.relu", "operator.add"]] * 2 + [
+        ["minitorch.linear"]
+    ]
     assert_trains_like_eager(minitorch.compile(model, backend="eager"), model, x)
 
 

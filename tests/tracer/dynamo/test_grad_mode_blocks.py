@@ -265,8 +265,7 @@ def test_the_mode_a_graph_ends_in_is_set_at_the_break(fn, backend, capsys):
             eager_mode, eager_out = minitorch.is_grad_enabled(), capsys.readouterr().out
             minitorch.set_grad_enabled(True)
             out = compiled(x)
-            assert (minitorch.is_grad_enabled(), capsys.readouterr().out) == (
-                eager_mode, eager_out)
+            assert (minitorch.is_grad_enabled(), capsys.readouterr().out) == (eager_mode, eager_out)
             minitorch.set_grad_enabled(True)
             assert out.requires_grad == expected.requires_grad
             np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy())

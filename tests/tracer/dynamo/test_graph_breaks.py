@@ -49,6 +49,7 @@ def signs(*shapes):
 
 # ---- calls that cannot be traced: run for real -----------------------------------------------
 
+
 def print_in_the_middle(x):
     y = x.sin()
     print("y is ready")
@@ -130,6 +131,7 @@ def test_a_call_to_a_python_function_is_inlined():
 
 # ---- branches on a tensor's value ---------------------------------------------------------------
 
+
 def one_branch(x):
     if x.sum() > 0:
         return x + 1
@@ -189,6 +191,7 @@ def test_a_branch_on_a_shape_is_not_a_break():
 
 # ---- what a resume function sees ---------------------------------------------------------------
 
+
 def test_closures_keep_working_across_a_break():
     f = make_closure(3.0)
     run(f, list(signs((2,))))
@@ -221,6 +224,7 @@ def test_a_local_assigned_in_a_branch_reaches_the_join():
 
 
 # ---- where there is no break: the frame runs eagerly ------------------------------------------
+
 
 def break_in_a_loop(x, ys):
     for y in ys:
@@ -263,6 +267,7 @@ def test_fullgraph_turns_a_break_into_an_error_naming_the_line():
 
 # ---- the seeds' three hard cases (../shared/seeds/000_*) ----------------------------------------
 
+
 def conditional(x):
     if x.sum() < 0:
         return x + 1
@@ -295,6 +300,7 @@ def test_seed_shape_dependent_compiles_without_a_break_guarded_on_the_shape():
 
 def external_code(x):  # seed 000, as written there
     import numpy as np
+
     return x + minitorch.from_numpy(np.random.random((5, 5, 5)))
 
 

@@ -28,6 +28,7 @@ case = registry(CASES)
 
 # ---- tensor metadata ------------------------------------------------------------------------
 
+
 @case
 def tensor_shape():
     return Case(lambda x: x * x.shape[0], lambda: (data(3, 2),), after=lambda: (data(5, 2),))
@@ -45,14 +46,16 @@ def tensor_empty():
 
 @case
 def tensor_dtype_float64():
-    return Case(lambda x: x / 3, lambda: (data(3),),
-                after=lambda: (data(3, dtype=np.float64),))
+    return Case(lambda x: x / 3, lambda: (data(3),), after=lambda: (data(3, dtype=np.float64),))
 
 
 @case
 def tensor_dtype_int():
-    return Case(lambda x: x / 2 + x * 2, lambda: (data(3),),
-                after=lambda: (data(3, dtype=np.int64, start=5),))
+    return Case(
+        lambda x: x / 2 + x * 2,
+        lambda: (data(3),),
+        after=lambda: (data(3, dtype=np.int64, start=5),),
+    )
 
 
 @case
@@ -61,35 +64,37 @@ def tensor_dtype_branch():
         if x.dtype.is_floating_point:
             return x * 2
         return x * 3
+
     return Case(f, lambda: (data(3),), after=lambda: (data(3, dtype=np.int64),))
 
 
 @case
 def tensor_requires_grad():
-    return Case(lambda x: x * 2, lambda: (data(3),),
-                after=lambda: (data(3).requires_grad_(),))
+    return Case(lambda x: x * 2, lambda: (data(3),), after=lambda: (data(3).requires_grad_(),))
 
 
 @case
 def tensor_stride_transposed():
-    return Case(lambda x: x.reshape(-1) * 1, lambda: (data(3, 3),),
-                after=lambda: (data(3, 3).t(),))
+    return Case(lambda x: x.reshape(-1) * 1, lambda: (data(3, 3),), after=lambda: (data(3, 3).t(),))
 
 
 @case
 def tensor_stride_expanded():
-    return Case(lambda x: x.sum(1) * 2, lambda: (data(2, 3),),
-                after=lambda: (data(1, 3).expand(2, 3),))
+    return Case(
+        lambda x: x.sum(1) * 2, lambda: (data(2, 3),), after=lambda: (data(1, 3).expand(2, 3),)
+    )
 
 
 @case
 def tensor_to_float_argument():
     def f(x, y):
         return x * y
+
     return Case(f, lambda: (data(3), data(3)), after=lambda: (data(3), 2.5))
 
 
 # ---- inputs that share memory ([Note: aliasing is overlapping memory]) ----------------------
+
 
 def write_a_read_b(a, b):
     a.add_(1)
@@ -146,6 +151,7 @@ def alias_detached_view():
     def view():
         x = data(4)
         return x.detach(), x.view(2, 2).detach()
+
     return Case(write_a_read_b, lambda: (data(4), data(2, 2)), after=view)
 
 
@@ -154,6 +160,7 @@ def alias_view_with_base():
     def view():
         x = data(2, 4)
         return x[0], x
+
     return Case(write_a_read_b, lambda: (data(4), data(2, 4)), after=view)
 
 
@@ -164,11 +171,15 @@ def alias_then_distinct():
 
 @case
 def alias_disjoint_slices_then_overlapping():
-    return Case(write_a_read_b, lambda: slices(slice(0, 4), slice(4, 8)),
-                after=lambda: slices(slice(0, 4), slice(2, 6)))
+    return Case(
+        write_a_read_b,
+        lambda: slices(slice(0, 4), slice(4, 8)),
+        after=lambda: slices(slice(0, 4), slice(2, 6)),
+    )
 
 
 # ---- Python arguments -----------------------------------------------------------------------
+
 
 @case
 def int_argument():
@@ -177,8 +188,11 @@ def int_argument():
 
 @case
 def int_to_float_argument():
-    return Case(lambda x, n: x * n, lambda: (data(3, dtype=np.int64), 2),
-                after=lambda: (data(3, dtype=np.int64), 2.5))
+    return Case(
+        lambda x, n: x * n,
+        lambda: (data(3, dtype=np.int64), 2),
+        after=lambda: (data(3, dtype=np.int64), 2.5),
+    )
 
 
 @case
@@ -190,6 +204,7 @@ def float_argument():
 def bool_argument():
     def f(x, flag):
         return x * 2 if flag else x - 1
+
     return Case(f, lambda: (data(3), True), after=lambda: (data(3), False))
 
 
@@ -199,6 +214,7 @@ def str_argument():
         if mode == "sum":
             return x.sum()
         return x.mean()
+
     return Case(f, lambda: (data(3), "sum"), after=lambda: (data(3), "mean"))
 
 
@@ -208,35 +224,46 @@ def none_argument():
         if y is None:
             return x * 2
         return x + y
+
     return Case(f, lambda: (data(3), None), after=lambda: (data(3), data(3)))
 
 
 @case
 def int_argument_as_a_shape():
-    return Case(lambda x, n: x.reshape(n, -1) * 1, lambda: (data(6), 2),
-                after=lambda: (data(6), 3))
+    return Case(lambda x, n: x.reshape(n, -1) * 1, lambda: (data(6), 2), after=lambda: (data(6), 3))
 
 
 # ---- containers -----------------------------------------------------------------------------
 
+
 @case
 def list_of_tensors_length():
-    return Case(lambda xs: sum(xs) * len(xs), lambda: ([data(3), data(3)],),
-                after=lambda: ([data(3), data(3), data(3)],))
+    return Case(
+        lambda xs: sum(xs) * len(xs),
+        lambda: ([data(3), data(3)],),
+        after=lambda: ([data(3), data(3), data(3)],),
+    )
 
 
 @case
 def tuple_of_tensors_item_shape():
-    return Case(lambda xs: xs[0] + xs[1], lambda: ((data(3), data(3)),),
-                after=lambda: ((data(3), data(2, 3)),))
+    return Case(
+        lambda xs: xs[0] + xs[1],
+        lambda: ((data(3), data(3)),),
+        after=lambda: ((data(3), data(2, 3)),),
+    )
 
 
 @case
 def dict_of_tensors_keys():
     def f(d):
         return sum(v * 2 for v in d.values())
-    return Case(f, lambda: ({"a": data(3), "b": data(3)},),
-                after=lambda: ({"a": data(3), "b": data(3), "c": data(3)},))
+
+    return Case(
+        f,
+        lambda: ({"a": data(3), "b": data(3)},),
+        after=lambda: ({"a": data(3), "b": data(3), "c": data(3)},),
+    )
 
 
 @case
@@ -259,46 +286,67 @@ G_MODULE = math
 
 @case
 def global_tensor_shape():
-    return Case(lambda x: x * G_TENSOR, lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_TENSOR", data(2, 3)))
+    return Case(
+        lambda x: x * G_TENSOR,
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(globals(), "G_TENSOR", data(2, 3)),
+    )
 
 
 @case
 def global_tensor_dtype():
-    return Case(lambda x: x + G_TENSOR, lambda: (data(3, dtype=np.int64),),
-                change=lambda mp: mp.setitem(globals(), "G_TENSOR", data(3, dtype=np.int64)))
+    return Case(
+        lambda x: x + G_TENSOR,
+        lambda: (data(3, dtype=np.int64),),
+        change=lambda mp: mp.setitem(globals(), "G_TENSOR", data(3, dtype=np.int64)),
+    )
 
 
 @case
 def global_number():
-    return Case(lambda x: x * G_NUMBER, lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_NUMBER", 3.0))
+    return Case(
+        lambda x: x * G_NUMBER,
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(globals(), "G_NUMBER", 3.0),
+    )
 
 
 @case
 def global_number_type():
-    return Case(lambda x: x * G_NUMBER, lambda: (data(3, dtype=np.int64),),
-                change=lambda mp: mp.setitem(globals(), "G_NUMBER", 2))
+    return Case(
+        lambda x: x * G_NUMBER,
+        lambda: (data(3, dtype=np.int64),),
+        change=lambda mp: mp.setitem(globals(), "G_NUMBER", 2),
+    )
 
 
 @case
 def global_flag():
-    return Case(lambda x: x * 2 if G_FLAG else x + 2, lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_FLAG", False))
+    return Case(
+        lambda x: x * 2 if G_FLAG else x + 2,
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(globals(), "G_FLAG", False),
+    )
 
 
 @case
 def global_function():
-    return Case(lambda x: G_FUNCTION(x), lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_FUNCTION", triple))
+    return Case(
+        lambda x: G_FUNCTION(x),
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(globals(), "G_FUNCTION", triple),
+    )
 
 
 @case
 def global_module():
     fake = types.ModuleType("fake_math")
     fake.sqrt = lambda v: v + 1
-    return Case(lambda x: x * G_MODULE.sqrt(4.0), lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_MODULE", fake))
+    return Case(
+        lambda x: x * G_MODULE.sqrt(4.0),
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(globals(), "G_MODULE", fake),
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -311,8 +359,9 @@ def _restore_global_list():
 
 @case
 def global_list_item_set():
-    return Case(lambda x: x * G_LIST[0], lambda: (data(3),),
-                change=lambda mp: G_LIST.__setitem__(0, 5.0))
+    return Case(
+        lambda x: x * G_LIST[0], lambda: (data(3),), change=lambda mp: G_LIST.__setitem__(0, 5.0)
+    )
 
 
 @case
@@ -321,14 +370,19 @@ def global_list_appended():
         for k in G_LIST:
             x = x * k
         return x
-    return Case(f, lambda: (data(3),),
-                change=lambda mp: mp.setitem(globals(), "G_LIST", [*G_LIST, 4.0]))
+
+    return Case(
+        f, lambda: (data(3),), change=lambda mp: mp.setitem(globals(), "G_LIST", [*G_LIST, 4.0])
+    )
 
 
 @case
 def global_dict_value():
-    return Case(lambda x: x * G_CONFIG["scale"], lambda: (data(3),),
-                change=lambda mp: mp.setitem(G_CONFIG, "scale", 7.0))
+    return Case(
+        lambda x: x * G_CONFIG["scale"],
+        lambda: (data(3),),
+        change=lambda mp: mp.setitem(G_CONFIG, "scale", 7.0),
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -29,6 +29,7 @@ case = registry(CASES)
 
 # ---- closures -------------------------------------------------------------------------------
 
+
 @case
 def closure_number():
     k = 2.0
@@ -39,6 +40,7 @@ def closure_number():
     def change(mp):
         nonlocal k
         k = 3.0
+
     return Case(f, lambda: (data(3),), change=change)
 
 
@@ -52,6 +54,7 @@ def closure_tensor():
     def change(mp):
         nonlocal w
         w = data(2, 3)
+
     return Case(f, lambda: (data(3),), change=change)
 
 
@@ -65,15 +68,18 @@ def closure_function():
     def change(mp):
         nonlocal g
         g = triple
+
     return Case(f, lambda: (data(3),), change=change)
 
 
 # ---- function objects: code, defaults, kwdefaults ([Note: what a function object holds]) ---
 
+
 @case
 def root_defaults():
     def f(x, k=2):
         return x * k
+
     return Case(f, lambda: (data(3),), change=lambda mp: mp.setattr(f, "__defaults__", (3,)))
 
 
@@ -81,20 +87,19 @@ def root_defaults():
 def root_kwdefaults():
     def f(x, *, k=2):
         return x * k
-    return Case(f, lambda: (data(3),),
-                change=lambda mp: mp.setattr(f, "__kwdefaults__", {"k": 3}))
+
+    return Case(f, lambda: (data(3),), change=lambda mp: mp.setattr(f, "__kwdefaults__", {"k": 3}))
 
 
 @case
 def root_code():
     def f(x):
         return x * 2
-    return Case(f, lambda: (data(3),), change=lambda mp: mp.setattr(f, "__code__",
-                                                                     triple.__code__))
+
+    return Case(f, lambda: (data(3),), change=lambda mp: mp.setattr(f, "__code__", triple.__code__))
 
 
-def helper_case(change: Callable[[Callable, pytest.MonkeyPatch], None],
-                helper: Callable) -> Case:
+def helper_case(change: Callable[[Callable, pytest.MonkeyPatch], None], helper: Callable) -> Case:
     """A function that calls `helper` (inlined), and a change to the helper object."""
     return Case(lambda x: helper(x), lambda: (data(3),), change=lambda mp: change(helper, mp))
 
@@ -103,6 +108,7 @@ def helper_case(change: Callable[[Callable, pytest.MonkeyPatch], None],
 def helper_defaults():
     def h(x, k=2):
         return x * k
+
     return helper_case(lambda h, mp: mp.setattr(h, "__defaults__", (3,)), h)
 
 
@@ -110,6 +116,7 @@ def helper_defaults():
 def helper_defaults_list_mutated():
     def h(x, ks=[2]):  # noqa: B006 - the point: a mutable default, changed in place
         return x * ks[0]
+
     return helper_case(lambda h, mp: h.__defaults__[0].__setitem__(0, 4), h)
 
 
@@ -117,6 +124,7 @@ def helper_defaults_list_mutated():
 def helper_kwdefaults_reassigned():
     def h(x, *, k=2):
         return x * k
+
     return helper_case(lambda h, mp: mp.setattr(h, "__kwdefaults__", {"k": 3}), h)
 
 
@@ -124,6 +132,7 @@ def helper_kwdefaults_reassigned():
 def helper_kwdefaults_mutated():
     def h(x, *, k=2):
         return x * k
+
     return helper_case(lambda h, mp: mp.setitem(h.__kwdefaults__, "k", 3), h)
 
 
@@ -131,6 +140,7 @@ def helper_kwdefaults_mutated():
 def helper_code():
     def h(x):
         return x * 2
+
     return helper_case(lambda h, mp: mp.setattr(h, "__code__", triple.__code__), h)
 
 
@@ -144,11 +154,15 @@ def outer_helper(x):
 
 @case
 def helper_of_helper_defaults():
-    return Case(lambda x: outer_helper(x), lambda: (data(3),),
-                change=lambda mp: mp.setattr(inner_helper, "__defaults__", (5,)))
+    return Case(
+        lambda x: outer_helper(x),
+        lambda: (data(3),),
+        change=lambda mp: mp.setattr(inner_helper, "__defaults__", (5,)),
+    )
 
 
 # ---- nn.Module attributes -------------------------------------------------------------------
+
 
 class Scaled(nn.Module):
     def __init__(self):
@@ -196,8 +210,9 @@ def module_linear_swapped():
 
 @case
 def module_parameter_replaced():
-    return module_case(lambda m, mp: setattr(m.fc, "weight",
-                                             nn.Parameter(m.fc.weight.detach() * 2)))
+    return module_case(
+        lambda m, mp: setattr(m.fc, "weight", nn.Parameter(m.fc.weight.detach() * 2))
+    )
 
 
 @case
@@ -217,8 +232,7 @@ def module_class_method_patched():
 
 @case
 def module_class_forward_patched():
-    return module_case(lambda m, mp: mp.setattr(Scaled, "forward",
-                                                lambda self, x: self.fc(x) * 5))
+    return module_case(lambda m, mp: mp.setattr(Scaled, "forward", lambda self, x: self.fc(x) * 5))
 
 
 @case
@@ -254,6 +268,7 @@ def layer_function_rebound():
 
 # ---- plain objects --------------------------------------------------------------------------
 
+
 class Scaler:
     def __init__(self):
         self.k = 2.0
@@ -271,8 +286,9 @@ class OtherScaler(Scaler):
         return x + self.k
 
 
-def object_case(change: Callable[[Scaler, pytest.MonkeyPatch], None],
-                read: Callable = lambda s, x: s.apply(x)) -> Case:
+def object_case(
+    change: Callable[[Scaler, pytest.MonkeyPatch], None], read: Callable = lambda s, x: s.apply(x)
+) -> Case:
     s = Scaler()
     return Case(lambda x: read(s, x), lambda: (data(3),), change=lambda mp: change(s, mp))
 
@@ -299,39 +315,54 @@ def object_class_swapped():
 
 @case
 def object_property_patched():
-    return object_case(lambda s, mp: mp.setattr(Scaler, "twice", property(lambda self: 9.0)),
-                       read=lambda s, x: x * s.twice)
+    return object_case(
+        lambda s, mp: mp.setattr(Scaler, "twice", property(lambda self: 9.0)),
+        read=lambda s, x: x * s.twice,
+    )
 
 
 # ---- functions read through a module ([Note: module attributes are guarded]) ---------------
 
+
 @case
 def minitorch_function_rebound():
-    return Case(lambda x: minitorch.sin(x), lambda: (data(3),),
-                change=lambda mp: mp.setattr(minitorch, "sin", minitorch.cos))
+    return Case(
+        lambda x: minitorch.sin(x),
+        lambda: (data(3),),
+        change=lambda mp: mp.setattr(minitorch, "sin", minitorch.cos),
+    )
 
 
 @case
 def math_function_rebound():
-    return Case(lambda x: x * math.sqrt(4.0), lambda: (data(3),),
-                change=lambda mp: mp.setattr(math, "sqrt", math.exp))
+    return Case(
+        lambda x: x * math.sqrt(4.0),
+        lambda: (data(3),),
+        change=lambda mp: mp.setattr(math, "sqrt", math.exp),
+    )
 
 
 @case
 def functional_rebound():
-    return Case(lambda x: F.relu(x - 2), lambda: (data(3),),
-                change=lambda mp: mp.setattr(F, "relu", minitorch.neg))
+    return Case(
+        lambda x: F.relu(x - 2),
+        lambda: (data(3),),
+        change=lambda mp: mp.setattr(F, "relu", minitorch.neg),
+    )
 
 
 @case
 def imported_inside_rebound():
     def f(x):
         import math as m
+
         return x * m.sqrt(9.0)
+
     return Case(f, lambda: (data(3),), change=lambda mp: mp.setattr(math, "sqrt", math.exp))
 
 
 # ---- grad mode ------------------------------------------------------------------------------
+
 
 @case
 def grad_mode_off():
@@ -342,6 +373,7 @@ def grad_mode_off():
 def grad_mode_branch():
     def f(x):
         return x * 2 if minitorch.is_grad_enabled() else x * 3
+
     return Case(f, lambda: (data(3),), around=minitorch.no_grad)
 
 

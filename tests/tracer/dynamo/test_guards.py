@@ -44,7 +44,9 @@ def test_pinned_graph_and_guards_of_sincos():
     compiled, backend = compiled_with_counter(sincos)
     compiled(minitorch.randn(3, 4))
     (gm,) = backend.graphs
-    assert str(gm.graph) == """\
+    assert (
+        str(gm.graph)
+        == """\
 graph():
     %x : [num_users=2] = placeholder[target=x]
     %sin : [num_users=1] = call_function[target=minitorch.sin](args = (%x,), kwargs = {})
@@ -53,9 +55,12 @@ graph():
     %pow_2 : [num_users=1] = call_function[target=operator.pow](args = (%cos, 2), kwargs = {})
     %add : [num_users=1] = call_function[target=operator.add](args = (%pow_1, %pow_2), kwargs = {})
     return (add,)"""
+    )
     assert gm.compile_subgraph_reason == "return value"
     (entry,) = cache_entries(compiled)
-    assert entry.guard.source == """\
+    assert (
+        entry.guard.source
+        == """\
 def guard(L, G):
     return (
         minitorch.is_grad_enabled()
@@ -65,11 +70,16 @@ def guard(L, G):
         and G['minitorch'].cos is ___function_cos
     )
 """
+    )
     # the one tuple stands for these parts, which explain a failure
     assert guard_parts(entry).splitlines()[3:9] == [
-        "type(L['x']) is minitorch.Tensor", "L['x'].shape == (3, 4)",
-        "L['x'].stride() == (4, 1)", "L['x'].dtype is minitorch.float32",
-        "L['x'].device == 'cpu'", "not L['x'].requires_grad"]
+        "type(L['x']) is minitorch.Tensor",
+        "L['x'].shape == (3, 4)",
+        "L['x'].stride() == (4, 1)",
+        "L['x'].dtype is minitorch.float32",
+        "L['x'].device == 'cpu'",
+        "not L['x'].requires_grad",
+    ]
     assert "graph_out = __compiled_fn_sincos" in entry.transformed.source
 
 
@@ -82,17 +92,28 @@ def test_same_shape_hits_the_cache():
     assert recompile_reasons(sincos) == []
 
 
-@pytest.mark.parametrize("second, reason", [
-    (lambda: minitorch.randn(5, 4), "L['x'].shape == (3, 4) failed: L['x'].shape was "
-                                    "minitorch.Size([5, 4])"),
-    (lambda: minitorch.randn(3, 4, dtype=minitorch.float64),
-     "L['x'].dtype is minitorch.float32 failed: L['x'].dtype was minitorch.float64"),
-    (lambda: minitorch.randn(3, 4, requires_grad=True),
-     "not L['x'].requires_grad failed: L['x'].requires_grad was True"),
-    (lambda: minitorch.ones(1, 4).expand(3, 4),
-     "L['x'].stride() == (4, 1) failed: L['x'].stride() was (0, 1)"),
-    (lambda: 3.0, "type(L['x']) is minitorch.Tensor failed: type(L['x']) was <class 'float'>"),
-])
+@pytest.mark.parametrize(
+    "second, reason",
+    [
+        (
+            lambda: minitorch.randn(5, 4),
+            "L['x'].shape == (3, 4) failed: L['x'].shape was minitorch.Size([5, 4])",
+        ),
+        (
+            lambda: minitorch.randn(3, 4, dtype=minitorch.float64),
+            "L['x'].dtype is minitorch.float32 failed: L['x'].dtype was minitorch.float64",
+        ),
+        (
+            lambda: minitorch.randn(3, 4, requires_grad=True),
+            "not L['x'].requires_grad failed: L['x'].requires_grad was True",
+        ),
+        (
+            lambda: minitorch.ones(1, 4).expand(3, 4),
+            "L['x'].stride() == (4, 1) failed: L['x'].stride() was (0, 1)",
+        ),
+        (lambda: 3.0, "type(L['x']) is minitorch.Tensor failed: type(L['x']) was <class 'float'>"),
+    ],
+)
 def test_a_failed_guard_recompiles_and_records_the_first_failing_part(second, reason):
     compiled, backend = compiled_with_counter(sincos)
     compiled(minitorch.randn(3, 4))
@@ -116,8 +137,10 @@ def test_global_constant_change_recompiles(monkeypatch):
     assert recompile_reasons(scaled) == ["G['SCALE'] == 2.0 failed: G['SCALE'] was 3.0"]
     monkeypatch.setitem(globals(), "SCALE", 3)  # an int: == holds, the type guard does not
     assert_same(compiled(x), x * 3)
-    assert recompile_reasons(scaled)[-1] == \
-        "type(G['SCALE']) is float failed: type(G['SCALE']) was <class 'int'>"
+    assert (
+        recompile_reasons(scaled)[-1]
+        == "type(G['SCALE']) is float failed: type(G['SCALE']) was <class 'int'>"
+    )
 
 
 def test_global_tensor_is_an_input_guarded_like_an_argument(monkeypatch):
@@ -245,6 +268,7 @@ def test_reading_the_grad_mode_folds_under_its_guard():
 
 # ---- what else the guard pins: memory overlap, function objects, classes, module functions ----
 
+
 def _views():
     """Pairs of tensors, built every way two tensors can (or cannot) share bytes."""
     array = np.arange(12, dtype=np.float32)
@@ -254,8 +278,7 @@ def _views():
         "same object": (x, x),
         "detach": (x, x.detach()),
         "two from_numpy": (minitorch.from_numpy(array), minitorch.from_numpy(array)),
-        "overlapping slices": (minitorch.from_numpy(array[0:6]),
-                               minitorch.from_numpy(array[4:10])),
+        "overlapping slices": (minitorch.from_numpy(array[0:6]), minitorch.from_numpy(array[4:10])),
         "disjoint slices": (minitorch.from_numpy(array[0:6]), minitorch.from_numpy(array[6:])),
         "row and base": (x[1], x),
         "detached view": (x.detach(), x.view(12).detach()),
@@ -274,7 +297,7 @@ def test_shares_memory_is_numpys_byte_bounds_overlap(kind):
 
 def test_alias_pattern_groups_overlaps_transitively():
     array = np.arange(10, dtype=np.float32)
-    a, b, c = (minitorch.from_numpy(array[i:i + 4]) for i in (0, 3, 6))  # a~b, b~c, not a~c
+    a, b, c = (minitorch.from_numpy(array[i : i + 4]) for i in (0, 3, 6))  # a~b, b~c, not a~c
     other = minitorch.randn(3)
     assert alias_pattern((other, a, c, b)) == (0, 1, 1, 1)
     assert alias_pattern((a, other)) == (0, 1)
@@ -293,7 +316,8 @@ def test_inputs_that_share_memory_without_a_base_retrace():
     assert_same(x, x_eager)
     assert recompile_reasons(write_then_read) == [
         "___alias_pattern((L['a'], L['b'],)) == (0, 1) failed: L['a'] and L['b'] did not share "
-        "memory while tracing and do now"]
+        "memory while tracing and do now"
+    ]
 
 
 def helper_with_default(x, k=2):
@@ -324,7 +348,8 @@ def test_an_inlined_functions_code_and_defaults_are_guarded(monkeypatch):
         "G['helper_with_default'].__defaults__[0] == 2 failed: "
         "G['helper_with_default'].__defaults__[0] was 3",
         "G['helper_with_default'].__code__ is ___code_helper_with_default failed: "
-        f"G['helper_with_default'].__code__ was {sincos.__code__!r}"]
+        f"G['helper_with_default'].__code__ was {sincos.__code__!r}",
+    ]
 
 
 class Doubler(minitorch.nn.Module):
@@ -347,14 +372,18 @@ def calls_model(x):
 def test_a_modules_class_and_its_forward_are_guarded(monkeypatch):
     x = minitorch.randn(3)
     compiled, source = compiled_once(calls_model, x)
-    for part in ("type(G['MODEL']) is ___type_Doubler",
-                 "G['MODEL'].__class__.forward is ___function_forward",
-                 "'forward' not in G['MODEL'].__dict__"):
+    for part in (
+        "type(G['MODEL']) is ___type_Doubler",
+        "G['MODEL'].__class__.forward is ___function_forward",
+        "'forward' not in G['MODEL'].__dict__",
+    ):
         assert part in source
     monkeypatch.setattr(MODEL, "__class__", Tripler)
     assert_same(compiled(x), x * 3)
-    assert recompile_reasons(calls_model)[-1] == \
-        f"type(G['MODEL']) is ___type_Doubler failed: type(G['MODEL']) was {Tripler!r}"
+    assert (
+        recompile_reasons(calls_model)[-1]
+        == f"type(G['MODEL']) is ___type_Doubler failed: type(G['MODEL']) was {Tripler!r}"
+    )
 
 
 def test_a_function_read_through_a_module_is_guarded(monkeypatch):
@@ -364,8 +393,8 @@ def test_a_function_read_through_a_module_is_guarded(monkeypatch):
     monkeypatch.setattr(minitorch, "cos", minitorch.sin)
     assert_same(compiled(x), sincos(x))
     assert recompile_reasons(sincos) == [
-        "G['minitorch'].cos is ___function_cos failed: G['minitorch'].cos was "
-        f"{minitorch.sin!r}"]
+        f"G['minitorch'].cos is ___function_cos failed: G['minitorch'].cos was {minitorch.sin!r}"
+    ]
 
 
 CALLS = [

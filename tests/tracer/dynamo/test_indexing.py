@@ -36,6 +36,7 @@ def _copies(args, requires_grad: bool):
             return a
         c = a.detach().clone()
         return c.requires_grad_() if requires_grad and c.dtype.is_floating_point else c
+
     return [copy(a) for a in args]
 
 
@@ -60,6 +61,7 @@ def run(fn, *args, grad: bool = False):
 
 # ---- reads -----------------------------------------------------------------------------------
 
+
 def read_index(x, idx):
     return x[idx] * 2
 
@@ -76,12 +78,16 @@ def read_separated(x, idx):
     return x[None, idx, :, None][:, :, idx]  # a new dim around a slice: adjacent, in place
 
 
-@pytest.mark.parametrize("fn, args", [
-    (read_index, (X, IDX)),
-    (read_list_and_range, (X,)),
-    (read_broadcast_indices, (X, IDX)),
-    (read_separated, (X, IDX)),
-], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (read_index, (X, IDX)),
+        (read_list_and_range, (X,)),
+        (read_broadcast_indices, (X, IDX)),
+        (read_separated, (X, IDX)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 def test_reads_compile_whole_and_their_gradients_match_eager(fn, args):
     assert run(fn, *args, grad=True) == ([], [])
 
@@ -109,6 +115,7 @@ def test_an_out_of_range_index_raises_as_in_eager():
 
 
 # ---- writes into a tensor the function made --------------------------------------------------
+
 
 def write_number(x):
     y = x * 2
@@ -203,12 +210,16 @@ def bad_value(x, idx):
 
 
 def test_a_value_of_the_wrong_shape_raises_eager_error():
-    with pytest.raises(minitorch.ShapeError, match=r"value tensor of shape \(7,\) cannot be "
-                                                  r"broadcast to indexing result of shape"):
+    with pytest.raises(
+        minitorch.ShapeError,
+        match=r"value tensor of shape \(7,\) cannot be "
+        r"broadcast to indexing result of shape",
+    ):
         minitorch.compile(bad_value)(X, IDX)
 
 
 # ---- writes into an input --------------------------------------------------------------------
+
 
 def write_input(x, idx):
     x[idx] = 0.0

@@ -66,11 +66,14 @@ def dtype_change(x):
     return y
 
 
-@pytest.mark.parametrize("fn, words", [
-    (views_then_write, "a view of it was taken"),
-    (requires_grad_write, "requires grad"),
-    (dtype_change, "shape or dtype"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (views_then_write, "a view of it was taken"),
+        (requires_grad_write, "requires grad"),
+        (dtype_change, "shape or dtype"),
+    ],
+)
 def test_writes_that_functional_ops_cannot_express_break_the_graph(fn, words):
     x = X.clone().requires_grad_() if fn is requires_grad_write else X
     _, breaks = run(fn, x)

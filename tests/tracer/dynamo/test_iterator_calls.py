@@ -25,8 +25,9 @@ def filters(x):
 
 
 def any_all(x):
-    return x * any(v > 1 for v in [0, 2]) + x * all([1, 0]) + all(isinstance(k, int)
-                                                                   for k in (1, 2))
+    return (
+        x * any(v > 1 for v in [0, 2]) + x * all([1, 0]) + all(isinstance(k, int) for k in (1, 2))
+    )
 
 
 def next_and_iter(x):
@@ -55,7 +56,8 @@ def lazy_map(x):
 
 def reduce_(x):
     return functools.reduce(operator.add, [x, x * 2, x * 3]), functools.reduce(
-        lambda a, b: a * b, [1, 2, 3], 10)
+        lambda a, b: a * b, [1, 2, 3], 10
+    )
 
 
 def itertools_products(x):
@@ -75,14 +77,27 @@ def itertools_lazy(x):
     filled = list(itertools.zip_longest([x, x], [1], fillvalue=0))
     same = list(itertools.repeat(x, 2))
     star = list(itertools.starmap(operator.sub, [(x, 1), (x, 2)]))
-    return chained, flat, first_two, odd, sums, filled, same, star, list(
-        itertools.pairwise([1, 2, 3]))
+    return (
+        chained,
+        flat,
+        first_two,
+        odd,
+        sums,
+        filled,
+        same,
+        star,
+        list(itertools.pairwise([1, 2, 3])),
+    )
 
 
 def sorted_reversed(x):
     d = {"b": x, "a": x * 2}
-    return [d[k] for k in sorted(d)], list(reversed([x, x + 1])), sorted(
-        [3, 1, 2], key=lambda k: -k), list(reversed(d))
+    return (
+        [d[k] for k in sorted(d)],
+        list(reversed([x, x + 1])),
+        sorted([3, 1, 2], key=lambda k: -k),
+        list(reversed(d)),
+    )
 
 
 def tensor_protocols(x):
@@ -92,9 +107,19 @@ def tensor_protocols(x):
     return rows, a * c, m.is_cuda, list(m.shape), len(m), getattr(m, "is_cuda")  # noqa: B009 - the builtin
 
 
-CASES = [tensor_protocols, maps, filters, any_all, next_and_iter, live_list_iterator, lazy_map,
-         reduce_,
-         itertools_products, itertools_lazy, sorted_reversed]
+CASES = [
+    tensor_protocols,
+    maps,
+    filters,
+    any_all,
+    next_and_iter,
+    live_list_iterator,
+    lazy_map,
+    reduce_,
+    itertools_products,
+    itertools_lazy,
+    sorted_reversed,
+]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[fn.__name__ for fn in CASES])
@@ -112,7 +137,8 @@ def test_one_graph_and_cpythons_values(fn):
 def memory_formats(x):
     m = x.reshape(1, 2, 1, 1).to(memory_format=minitorch.channels_last) * 2
     return m.contiguous(memory_format=minitorch.contiguous_format), minitorch.empty_like(
-        m, memory_format=minitorch.preserve_format).shape
+        m, memory_format=minitorch.preserve_format
+    ).shape
 
 
 def test_memory_formats_are_constants():

@@ -41,8 +41,7 @@ def logged(monkeypatch, capsys, names: str, fn, *calls) -> str:
 
 
 def test_nothing_is_printed_unless_named(monkeypatch, capsys):
-    err = logged(monkeypatch, capsys, "", double_sin, (minitorch.randn(3),),
-                 (minitorch.randn(4),))
+    err = logged(monkeypatch, capsys, "", double_sin, (minitorch.randn(3),), (minitorch.randn(4),))
     assert err == ""
     err = logged(monkeypatch, capsys, "joint", branchy, (minitorch.randn(3),))
     assert err == ""
@@ -56,8 +55,15 @@ def test_graph_prints_the_captured_graph_only(monkeypatch, capsys):
 
 
 def test_guards_prints_the_guard_parts_of_the_new_entry(monkeypatch, capsys):
-    err = logged(monkeypatch, capsys, "guards", double_sin, (minitorch.randn(3),),
-                 (minitorch.randn(3),), (minitorch.randn(2, 2),))
+    err = logged(
+        monkeypatch,
+        capsys,
+        "guards",
+        double_sin,
+        (minitorch.randn(3),),
+        (minitorch.randn(3),),
+        (minitorch.randn(2, 2),),
+    )
     assert err.count("[minitorch guards]") == 2  # two entries; the cache hit prints nothing
     assert "L['x']) == ___tensor_L_x  # Tensor float32[3]," in err
     assert "L['x']) == ___tensor_L_x  # Tensor float32[2, 2]," in err
@@ -65,8 +71,16 @@ def test_guards_prints_the_guard_parts_of_the_new_entry(monkeypatch, capsys):
 
 
 def test_recompiles_prints_the_failing_guard_and_the_entry_count(monkeypatch, capsys):
-    err = logged(monkeypatch, capsys, "recompiles", double_sin, (minitorch.randn(3),),
-                 (minitorch.randn(4),), (minitorch.randn(3),), (minitorch.randn(5),))
+    err = logged(
+        monkeypatch,
+        capsys,
+        "recompiles",
+        double_sin,
+        (minitorch.randn(3),),
+        (minitorch.randn(4),),
+        (minitorch.randn(3),),
+        (minitorch.randn(5),),
+    )
     lines = [line for line in err.splitlines() if line.startswith("recompiling because")]
     # The second size makes dim 0 dynamic (automatic dynamic shapes): 5 needs no recompile.
     assert lines == [
@@ -79,14 +93,22 @@ def test_recompiles_prints_the_failing_guard_and_the_entry_count(monkeypatch, ca
 def test_recompiles_says_when_the_limit_is_reached(monkeypatch, capsys):
     monkeypatch.setattr(config, "recompile_limit", 1)
     with pytest.warns(UserWarning, match="recompile limit"):  # the one-time warning
-        err = logged(monkeypatch, capsys, "recompiles", double_sin, (minitorch.randn(3),),
-                     (minitorch.randn(4),), (minitorch.randn(5),))
+        err = logged(
+            monkeypatch,
+            capsys,
+            "recompiles",
+            double_sin,
+            (minitorch.randn(3),),
+            (minitorch.randn(4),),
+            (minitorch.randn(5),),
+        )
     assert err.count("recompile limit (1) reached") == 1  # said once, not on every miss
 
 
 def test_graph_breaks_prints_the_reason_and_the_user_line(monkeypatch, capsys):
-    err = logged(monkeypatch, capsys, "graph_breaks", branchy, (minitorch.randn(3),),
-                 (minitorch.randn(3),))
+    err = logged(
+        monkeypatch, capsys, "graph_breaks", branchy, (minitorch.randn(3),), (minitorch.randn(3),)
+    )
     assert err.count("[minitorch graph_breaks] branchy") == 1  # the cached fallback: once
     _, first = inspect.getsourcelines(branchy)
     line = first + 1
@@ -121,10 +143,17 @@ def test_bytecode_of_a_fallback_says_the_original_runs(monkeypatch, capsys):
 
 
 def test_events_interleave_in_the_order_they_happen(monkeypatch, capsys):
-    err = logged(monkeypatch, capsys, "graph,guards,recompiles,bytecode", double_sin,
-                 (minitorch.randn(3),), (minitorch.randn(4),))
-    heads = [line.split("]")[0] + "]" for line in err.splitlines()
-             if line.startswith("[minitorch ")]
+    err = logged(
+        monkeypatch,
+        capsys,
+        "graph,guards,recompiles,bytecode",
+        double_sin,
+        (minitorch.randn(3),),
+        (minitorch.randn(4),),
+    )
+    heads = [
+        line.split("]")[0] + "]" for line in err.splitlines() if line.startswith("[minitorch ")
+    ]
     once = ["[minitorch graph]", "[minitorch guards]", "[minitorch bytecode]"]
     assert heads == once + ["[minitorch recompiles]"] + once
 
@@ -139,7 +168,8 @@ def test_parse_logs_and_unknown_names():
 
 def test_the_environment_variable_is_read_at_import(tmp_path):
     script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import minitorch
 
         def f(x):
@@ -148,10 +178,17 @@ def test_the_environment_variable_is_read_at_import(tmp_path):
         g = minitorch.compile(f, backend="eager")
         g(minitorch.randn(2))
         g(minitorch.randn(3))
-    """))
+    """)
+    )
     env = {**os.environ, "MINITORCH_LOGS": "recompiles,guards", "PYTHONPATH": ROOT}
-    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                            text=True, timeout=60, check=True)
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert result.stdout == ""
     assert result.stderr.count("[minitorch guards] f (script.py:4)") == 2
     assert "recompiling because L['x'].shape == (2,) failed" in result.stderr

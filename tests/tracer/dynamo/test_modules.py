@@ -48,9 +48,11 @@ class Scaled(nn.Module):
 class Stack(nn.Module):
     def __init__(self, container: type) -> None:
         super().__init__()
-        self.layers = container(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2)) \
-            if container is nn.Sequential else \
-            container([nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2)])
+        self.layers = (
+            container(nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2))
+            if container is nn.Sequential
+            else container([nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 2)])
+        )
 
     def forward(self, x):
         for layer in self.layers:

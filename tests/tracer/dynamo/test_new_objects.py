@@ -116,8 +116,15 @@ def super_chains(x):
 
 def introspection(x):
     p = Point3(x, x)
-    return (isinstance(p, Point), isinstance(p, (int, Point4)), type(p) is Point3,
-            type(p).__name__, p is p, p is Point(x), x + 1)
+    return (
+        isinstance(p, Point),
+        isinstance(p, (int, Point4)),
+        type(p) is Point3,
+        type(p).__name__,
+        p is p,
+        p is Point(x),
+        x + 1,
+    )
 
 
 def attributes_set_later(x):
@@ -138,9 +145,18 @@ def dataclass_objects(x):
     return Pair(x, 3.0).total() + Pair(x).total()
 
 
-@pytest.mark.parametrize("fn", [methods_and_properties, operators, super_chains,
-                                introspection, attributes_set_later, slots_getattr_call,
-                                dataclass_objects])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        methods_and_properties,
+        operators,
+        super_chains,
+        introspection,
+        attributes_set_later,
+        slots_getattr_call,
+        dataclass_objects,
+    ],
+)
 def test_objects_made_in_the_frame_are_one_graph(fn):
     x = minitorch.randn(3)
     check_compiled(fn, x)
@@ -329,8 +345,10 @@ def test_one_object_read_through_two_places_is_one_tracker(capsys):
     compiled = optimize(same_object_twice, backend=EAGER)
     for shared in (True, False, True):
         a, b = Point(x), Point(x)
-        mine, theirs = (a, a) if shared else (a, b), (Point(x),) * 2 if shared else (
-            Point(x), Point(x))
+        mine, theirs = (
+            (a, a) if shared else (a, b),
+            (Point(x),) * 2 if shared else (Point(x), Point(x)),
+        )
         assert_same(compiled(x, *mine), same_object_twice(x, *theirs))
         assert_same(mine[0].x, theirs[0].x)
     compiled = optimize(one_object_in_two_places, backend=EAGER)
@@ -352,8 +370,9 @@ def test_patching_how_the_class_makes_and_stores_retraces():
     compiled = optimize(reads_its_attribute, backend=EAGER)
     compiled(x)
     try:
-        Patched.x = property(lambda s: s.__dict__["_x"] * 100,
-                             lambda s, v: s.__dict__.__setitem__("_x", v))
+        Patched.x = property(
+            lambda s: s.__dict__["_x"] * 100, lambda s, v: s.__dict__.__setitem__("_x", v)
+        )
         assert_same(compiled(x), x * 100)
         del Patched.x
         Patched.__setattr__ = lambda s, n, v: object.__setattr__(s, n, v * 7)

@@ -19,12 +19,28 @@ pytestmark = pytest.mark.capture
 
 # Each line reads and writes the tensors a, b (same shape) and may read n (an int argument).
 LINES = [
-    "a = a + b", "a = a - b * 2", "b = b * a", "a = -a", "a = a ** 2", "b = 1.5 - b",
-    "a += b", "b *= n", "a -= 1", "b /= 4",
-    "a = a.sin()", "b = b.cos()", "a = minitorch.exp(minitorch.neg(a * a))",
-    "b = minitorch.add(b, a, alpha=n)", "a = a * a.shape[0]", "b = b + len(b.shape)",
-    "a, b = b, a", "a = a.reshape(a.shape[0], -1)", "b = b.reshape(b.shape)",
-    "n = n + a.ndim", "t = (a, n)", "a = t[0] * t[1]",
+    "a = a + b",
+    "a = a - b * 2",
+    "b = b * a",
+    "a = -a",
+    "a = a ** 2",
+    "b = 1.5 - b",
+    "a += b",
+    "b *= n",
+    "a -= 1",
+    "b /= 4",
+    "a = a.sin()",
+    "b = b.cos()",
+    "a = minitorch.exp(minitorch.neg(a * a))",
+    "b = minitorch.add(b, a, alpha=n)",
+    "a = a * a.shape[0]",
+    "b = b + len(b.shape)",
+    "a, b = b, a",
+    "a = a.reshape(a.shape[0], -1)",
+    "b = b.reshape(b.shape)",
+    "n = n + a.ndim",
+    "t = (a, n)",
+    "a = t[0] * t[1]",
 ]
 
 
@@ -63,8 +79,9 @@ def test_random_programs_match_eager(lines, returns, shape, n):
     reasons = fallback_reasons(program)
     # only a write into a view (after a reshape), or a view of a written input that is
     # returned ([Note: output aliasing]), still runs eagerly
-    assert reasons == [] or (mutates and ("mutates it" in reasons[0]
-                                          or "mutates in place" in reasons[0]))
+    assert reasons == [] or (
+        mutates and ("mutates it" in reasons[0] or "mutates in place" in reasons[0])
+    )
     # same guards: the cache hits
     assert_same(compiled(b.clone(), a.clone(), n), program(b.clone(), a.clone(), n))
     assert backend.count <= 1

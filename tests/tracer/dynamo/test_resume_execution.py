@@ -31,8 +31,9 @@ def after_nth(fn, opname: str, n: int = 0) -> int:
 def at_first_call_of(fn, name: str) -> int:
     """The offset of the CALL that calls the global `name` (the first after loading it)."""
     instructions = list(dis.get_instructions(fn))
-    start = next(k for k, i in enumerate(instructions)
-                 if i.opname == "LOAD_GLOBAL" and i.argval == name)
+    start = next(
+        k for k, i in enumerate(instructions) if i.opname == "LOAD_GLOBAL" and i.argval == name
+    )
     return next(i.offset for i in instructions[start:] if i.opname == "CALL")
 
 
@@ -77,8 +78,9 @@ def test_closures_and_cell_variables_keep_working():
 
     # `k` arrives as an argument (its LOAD_DEREF became a LOAD_FAST); `total`, a cell
     # variable, arrives as an argument too and MAKE_CELL makes it a cell again.
-    point = ResumePoint(after_nth(f, "CALL", 0), stack=(False,),
-                        live_locals=("x", "total", "inner", "k"))
+    point = ResumePoint(
+        after_nth(f, "CALL", 0), stack=(False,), live_locals=("x", "total", "inner", "k")
+    )
     resumed = resume(f, point)
     assert resumed.__code__.co_freevars == ()
     assert resumed(1, 3, 13, lambda: 26, 10) == f(3)
@@ -139,7 +141,7 @@ def _stack_at(fn, offset: int) -> list[str]:
         elif name == "LOAD_FAST":
             stack.append(inst.argval)
         elif name == "BUILD_LIST":
-            del stack[len(stack) - arg:]
+            del stack[len(stack) - arg :]
             stack.append("list")
         elif name in ("RESUME", "NOP", "PRECALL"):
             pass

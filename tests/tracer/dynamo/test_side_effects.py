@@ -17,8 +17,6 @@ pytestmark = pytest.mark.capture
 X = minitorch.tensor([1.0, -2.0, 3.0])
 
 
-
-
 class Box:
     def __init__(self):
         self.count = 0
@@ -109,6 +107,7 @@ def test_a_write_that_cannot_be_replayed_runs_the_frame_eagerly():
 
 # ---- in-place ops on inputs --------------------------------------------------------------
 
+
 def add_in_place(x, y):
     x.add_(y)
     x -= 1
@@ -126,10 +125,13 @@ def test_an_input_mutated_in_place_is_written_back_like_eager():
     assert backend.count == 1 and breaks_of(add_in_place) == []
 
 
-@pytest.mark.parametrize("make_args, words", [
-    (lambda: (X.clone().requires_grad_() * 1, X.clone()), "requires grad"),
-    (lambda: (minitorch.ones(2, 3)[0], X.clone()), "a view of another tensor"),
-])
+@pytest.mark.parametrize(
+    "make_args, words",
+    [
+        (lambda: (X.clone().requires_grad_() * 1, X.clone()), "requires grad"),
+        (lambda: (minitorch.ones(2, 3)[0], X.clone()), "a view of another tensor"),
+    ],
+)
 def test_inputs_that_cannot_be_written_back_are_refused_with_a_reason(make_args, words):
     def f(x, y):
         x.add_(y)  # a CALL: the graph breaks here and the method runs for real
@@ -146,8 +148,7 @@ def test_two_inputs_sharing_memory_are_refused():
         return v + 1  # v is a view of x: it must see the write
 
     base, base_eager = minitorch.ones(2, 3), minitorch.ones(2, 3)
-    assert_same(optimize(f, backend=CountingBackend())(base, base[0]), f(base_eager,
-                                                                       base_eager[0]))
+    assert_same(optimize(f, backend=CountingBackend())(base, base[0]), f(base_eager, base_eager[0]))
     assert "shares memory" in breaks_of(f)[0]
     reset()
     x, x_eager = X.clone(), X.clone()  # the same tensor twice: y must see the write too
@@ -170,6 +171,7 @@ def test_a_later_call_whose_inputs_share_memory_retraces():
 
 
 # ---- bound methods and partials ----------------------------------------------------------
+
 
 class Scale:
     def __init__(self, k):

@@ -83,8 +83,9 @@ def test_explain_in_one_thread_while_another_compiles():
         else:
             for n in range(2, 7):
                 y = minitorch.randn(n, 4)
-                np.testing.assert_allclose(shared(y, y).item(), scale_and_sum(y, y).item(),
-                                           rtol=1e-5)
+                np.testing.assert_allclose(
+                    shared(y, y).item(), scale_and_sum(y, y).item(), rtol=1e-5
+                )
 
     run_threads(work, n=2)
     assert len(cache_entries(scale_and_sum)) == 5  # none lost into explain's private table

@@ -16,8 +16,21 @@ from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import ListVariable, TupleVariable
 
 __all__ = [
-    "NULL", "BuiltinVariable", "ConstantVariable", "ListIteratorVariable", "ListVariable",
-    "MinitorchFunctionVariable", "NNModuleVariable", "NullVariable", "OpaqueVariable",
-    "PythonModuleVariable", "TensorMethodVariable", "TensorVariable", "TupleVariable",
-    "UserFunctionVariable", "VariableTracker", "constant", "wrap",
+    "NULL",
+    "BuiltinVariable",
+    "ConstantVariable",
+    "ListIteratorVariable",
+    "ListVariable",
+    "MinitorchFunctionVariable",
+    "NNModuleVariable",
+    "NullVariable",
+    "OpaqueVariable",
+    "PythonModuleVariable",
+    "TensorMethodVariable",
+    "TensorVariable",
+    "TupleVariable",
+    "UserFunctionVariable",
+    "VariableTracker",
+    "constant",
+    "wrap",
 ]

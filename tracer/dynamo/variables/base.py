@@ -102,7 +102,9 @@ class VariableTracker:
         raise Unsupported(f"attribute .{name} of {self.describe()}")
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         """`obj(*args, **kwargs)`"""

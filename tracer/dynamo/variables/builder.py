@@ -85,21 +85,51 @@ if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 # Builtins that are pure functions of their arguments, so folding them on constants is exact.
-_PURE_BUILTINS = frozenset({
-    abs, bool, divmod, enumerate, float, getattr, int, isinstance, len, list, max, min, pow, range,
-    round, str, sum, tuple, zip,
-    # Containers and their iterators (variables/container_calls.py)
-    dict, set, frozenset, sorted, reversed, iter, hash,
-    # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
-    is_grad_enabled,
-    # Answered by the tracker when not folded ([Note: introspection is answered by the
-    # tracker] in functions.py); a partial made in the frame is held as its parts.
-    type, callable, hasattr, slice, functools.partial,
-})
+_PURE_BUILTINS = frozenset(
+    {
+        abs,
+        bool,
+        divmod,
+        enumerate,
+        float,
+        getattr,
+        int,
+        isinstance,
+        len,
+        list,
+        max,
+        min,
+        pow,
+        range,
+        round,
+        str,
+        sum,
+        tuple,
+        zip,
+        # Containers and their iterators (variables/container_calls.py)
+        dict,
+        set,
+        frozenset,
+        sorted,
+        reversed,
+        iter,
+        hash,
+        # Its answer is fixed by the GRAD_MODE guard that every cache entry has.
+        is_grad_enabled,
+        # Answered by the tracker when not folded ([Note: introspection is answered by the
+        # tracker] in functions.py); a partial made in the frame is held as its parts.
+        type,
+        callable,
+        hasattr,
+        slice,
+        functools.partial,
+    }
+)
 
 
-def wrap(tx: InstructionTranslator, value: Any, source: Source | None,
-         guard: bool = True) -> VariableTracker:
+def wrap(
+    tx: InstructionTranslator, value: Any, source: Source | None, guard: bool = True
+) -> VariableTracker:
     """The tracker of `value`, read from `source`; installs its guards unless `guard` is False.
 
     The same source always gives the same tracker (one graph input per tensor source).
@@ -112,8 +142,9 @@ def wrap(tx: InstructionTranslator, value: Any, source: Source | None,
     return variable
 
 
-def _wrap(tx: InstructionTranslator, value: Any, source: Source | None,
-          guard: bool) -> VariableTracker:
+def _wrap(
+    tx: InstructionTranslator, value: Any, source: Source | None, guard: bool
+) -> VariableTracker:
     def install(kind: str) -> None:
         if guard:
             tx.output.add_guard(source, kind)
@@ -244,16 +275,24 @@ def _is_minitorch_op(value: Any) -> bool:
     if isinstance(value, OpDef):
         return True
     module = getattr(value, "__module__", None) or ""
-    return isinstance(value, FunctionType) and (module.startswith("minitorch.functional")
-                                                or module.startswith("minitorch.nn.functional")
-                                                or is_factory(value))
+    return isinstance(value, FunctionType) and (
+        module.startswith("minitorch.functional")
+        or module.startswith("minitorch.nn.functional")
+        or is_factory(value)
+    )
 
 
 def _is_pure_builtin(value: Any) -> bool:
     if not callable(value) or type(value).__hash__ is None:  # (list.__hash__ is None: the
-        return False                                          # type list itself hashes)
-    if value in _PURE_BUILTINS or value in GRAPH_OPERATORS or value in INPLACE_OPERATORS \
-            or value in CONTAINER_BUILTINS:
+        return False  # type list itself hashes)
+    if (
+        value in _PURE_BUILTINS
+        or value in GRAPH_OPERATORS
+        or value in INPLACE_OPERATORS
+        or value in CONTAINER_BUILTINS
+    ):
         return True
-    return getattr(value, "__module__", None) == "math" and getattr(math, value.__name__,
-                                                                     None) is value
+    return (
+        getattr(value, "__module__", None) == "math"
+        and getattr(math, value.__name__, None) is value
+    )

@@ -24,8 +24,20 @@ if TYPE_CHECKING:
 
 # Immutable values: calling their methods cannot change them, so folding is safe.
 CONSTANT_TYPES = (
-    type(None), bool, int, float, complex, str, bytes, slice, range, frozenset, type(...), DType,
-    device, memory_format,
+    type(None),
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    slice,
+    range,
+    frozenset,
+    type(...),
+    DType,
+    device,
+    memory_format,
 )
 
 
@@ -49,7 +61,6 @@ def constant(value: Any, source: Source | None = None) -> VariableTracker:
     from tracer.dynamo.variables.dicts import ConstDictVariable, is_key
 
     if type(value) is dict and source is None and all(is_key(k) for k in value):
-
         return ConstDictVariable({k: constant(v) for k, v in value.items()})
     if not isinstance(value, CONSTANT_TYPES):
         raise Unsupported(f"a value of type {type(value).__name__} where a constant was expected")

@@ -39,30 +39,60 @@ if TYPE_CHECKING:
 MUTABLE = (ListVariable, ConstDictVariable, SetVariable, DictViewVariable)
 
 # `a op= b` on a set or dict: the method that does it in place
-_SET_INPLACE = {operator.ior: "update", operator.iand: "intersection_update",
-                operator.isub: "difference_update", operator.ixor: "symmetric_difference_update"}
-_SET_BINARY = {operator.or_: "union", operator.and_: "intersection",
-               operator.sub: "difference", operator.xor: "symmetric_difference"}
+_SET_INPLACE = {
+    operator.ior: "update",
+    operator.iand: "intersection_update",
+    operator.isub: "difference_update",
+    operator.ixor: "symmetric_difference_update",
+}
+_SET_BINARY = {
+    operator.or_: "union",
+    operator.and_: "intersection",
+    operator.sub: "difference",
+    operator.xor: "symmetric_difference",
+}
 
 
 # Builtins that always come here: their answer is an iterator or a container of the trackers.
 # operator's functions of containers, and its getters (`itemgetter(1)` is made while tracing and
 # applied to the trackers: GETTERS)
-OPERATOR_FUNCTIONS = frozenset({
-    operator.contains, operator.not_, operator.truth, operator.concat, operator.iconcat,
-    operator.setitem, operator.delitem, operator.itemgetter, operator.attrgetter,
-    operator.methodcaller,
-})
+OPERATOR_FUNCTIONS = frozenset(
+    {
+        operator.contains,
+        operator.not_,
+        operator.truth,
+        operator.concat,
+        operator.iconcat,
+        operator.setitem,
+        operator.delitem,
+        operator.itemgetter,
+        operator.attrgetter,
+        operator.methodcaller,
+    }
+)
 GETTERS = (operator.itemgetter, operator.attrgetter, operator.methodcaller)
 
-CONTAINER_BUILTINS = frozenset({*OPERATOR_FUNCTIONS, list, tuple, dict, set, sorted, reversed, iter,
-                                collections.OrderedDict, collections.defaultdict,
-                                *ITERATOR_CALLS})
+CONTAINER_BUILTINS = frozenset(
+    {
+        *OPERATOR_FUNCTIONS,
+        list,
+        tuple,
+        dict,
+        set,
+        sorted,
+        reversed,
+        iter,
+        collections.OrderedDict,
+        collections.defaultdict,
+        *ITERATOR_CALLS,
+    }
+)
 
 
 def shares_mutable(result: Any, arguments: list[Any]) -> bool:
     """Does a folded `result` hold (or is it) a list, dict or set of the `arguments` it was
     computed from? Then the fold's answer would not alias the traced containers as it must."""
+
     def mutable_ids(value: Any, found: set[int]) -> set[int]:
         if isinstance(value, (list, dict, set)):
             found.add(id(value))
@@ -84,8 +114,12 @@ def holds_mutable(value: VariableTracker) -> bool:
     return isinstance(value, TupleVariable) and any(holds_mutable(v) for v in value.items)
 
 
-def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracker],
-                   kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def container_call(
+    tx: InstructionTranslator,
+    fn: Any,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker | None:
     """`fn(*args, **kwargs)` on containers, as CPython would run it; None if not handled."""
     from tracer.dynamo.variables.iterators import ListIteratorVariable, iterate, sequence_items
 
@@ -112,10 +146,16 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
         return ITERATOR_CALLS[fn](tx, *args, **kwargs)
     if kwargs:
         return None
-    if fn is isinstance and len(args) == 2 and isinstance(args[0], (*MUTABLE, TupleVariable)) \
-            and args[1].is_python_constant():  # its type is known: made here, or guarded
-        return constant(isinstance(args[0].python_type(), type) and issubclass(
-            args[0].python_type(), args[1].as_python_constant()))
+    if (
+        fn is isinstance
+        and len(args) == 2
+        and isinstance(args[0], (*MUTABLE, TupleVariable))
+        and args[1].is_python_constant()
+    ):  # its type is known: made here, or guarded
+        return constant(
+            isinstance(args[0].python_type(), type)
+            and issubclass(args[0].python_type(), args[1].as_python_constant())
+        )
     if fn is len and len(args) == 1:
         return constant(container_len(args[0]))
     if fn is operator.contains and len(args) == 2:
@@ -127,8 +167,12 @@ def container_call(tx: InstructionTranslator, fn: Any, args: list[VariableTracke
     return None
 
 
-def _operator_function(tx: InstructionTranslator, fn: Any, args: list[VariableTracker],
-                       kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _operator_function(
+    tx: InstructionTranslator,
+    fn: Any,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker | None:
     """operator.setitem(lst, i, v) & co as the statements they stand for; a getter made with
     constants (`itemgetter(0, 2)`) is held as the real getter and applied to trackers."""
     from tracer.dynamo.variables.functions import BuiltinVariable
@@ -136,16 +180,21 @@ def _operator_function(tx: InstructionTranslator, fn: Any, args: list[VariableTr
     if fn in GETTERS:  # the getter itself: its arguments must be known
         if not all(v.is_python_constant() for v in [*args, *kwargs.values()]):
             raise Unsupported(f"operator.{fn.__name__}() of values not known while tracing")
-        return BuiltinVariable(fn(*[a.as_python_constant() for a in args],
-                                  **{k: v.as_python_constant() for k, v in kwargs.items()}))
+        return BuiltinVariable(
+            fn(
+                *[a.as_python_constant() for a in args],
+                **{k: v.as_python_constant() for k, v in kwargs.items()},
+            )
+        )
     if isinstance(fn, GETTERS):
         return _apply_getter(tx, fn, args, kwargs)
     if kwargs:
         return None
     if fn in (operator.not_, operator.truth) and len(args) == 1:
         return constant(tx.truth(args[0]) is (fn is operator.truth))
-    if fn in (operator.setitem, operator.delitem) and len(args) == (3 if fn is operator.setitem
-                                                                    else 2):
+    if fn in (operator.setitem, operator.delitem) and len(args) == (
+        3 if fn is operator.setitem else 2
+    ):
         tx.push(*reversed(args[2:]), args[0], args[1])  # as STORE_SUBSCR finds them
         (tx.STORE_SUBSCR if fn is operator.setitem else tx.DELETE_SUBSCR)(None)
         return constant(None)
@@ -158,8 +207,12 @@ def _operator_function(tx: InstructionTranslator, fn: Any, args: list[VariableTr
     return None
 
 
-def _apply_getter(tx: InstructionTranslator, getter: Any, args: list[VariableTracker],
-                  kwargs: dict[str, VariableTracker]) -> VariableTracker:
+def _apply_getter(
+    tx: InstructionTranslator,
+    getter: Any,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> VariableTracker:
     """`itemgetter(1)(xs)`, `attrgetter("a.b")(obj)`, `methodcaller("m", 1)(obj)`, on the
     trackers (the getter's arguments, as its __reduce__ gives them)."""
     if len(args) != 1 or kwargs:
@@ -168,12 +221,16 @@ def _apply_getter(tx: InstructionTranslator, getter: Any, args: list[VariableTra
     if isinstance(getter, operator.methodcaller):
         if not isinstance(parts, tuple) or not parts:  # keywords: a partial in __reduce__
             raise Unsupported(f"{getter!r} with keyword arguments")
-        return target.var_getattr(tx, parts[0]).call_function(tx, [constant(a) for a in parts[1:]],
-                                                              {})
+        return target.var_getattr(tx, parts[0]).call_function(
+            tx, [constant(a) for a in parts[1:]], {}
+        )
     if isinstance(getter, operator.itemgetter):
-        found = [_getitem(tx, target, key) if isinstance(target, TupleVariable)
-                 else tx.call(_builtin(operator.getitem), [target, constant(key)])
-                 for key in parts]
+        found = [
+            _getitem(tx, target, key)
+            if isinstance(target, TupleVariable)
+            else tx.call(_builtin(operator.getitem), [target, constant(key)])
+            for key in parts
+        ]
     else:
         found = []
         for dotted in parts:
@@ -190,19 +247,20 @@ def _builtin(fn: Any) -> VariableTracker:
     return BuiltinVariable(fn)
 
 
-def _getitem(tx: InstructionTranslator, container: TupleVariable,
-             key: Any) -> VariableTracker:
+def _getitem(tx: InstructionTranslator, container: TupleVariable, key: Any) -> VariableTracker:
     """`c[key]`; a defaultdict's missing key is added, made by its factory."""
-    if isinstance(container, ConstDictVariable) and container.default_factory is not None \
-            and not container.contains(key):
+    if (
+        isinstance(container, ConstDictVariable)
+        and container.default_factory is not None
+        and not container.contains(key)
+    ):
         value = container.default_factory.call_function(tx, [], {})
         tx.output.side_effects.mutate_container(container)
         container.setitem(key, value)
     return container.getitem(key)
 
 
-def contains(tx: InstructionTranslator, container: VariableTracker,
-             item: VariableTracker) -> bool:
+def contains(tx: InstructionTranslator, container: VariableTracker, item: VariableTracker) -> bool:
     """`item in container`, decided on the trackers."""
     if isinstance(container, ConstDictVariable):
         return container.contains(item.as_python_constant())
@@ -225,8 +283,9 @@ def container_len(value: VariableTracker) -> int:
     raise Unsupported(f"len() of {value.describe()}")
 
 
-def _binary(tx: InstructionTranslator, fn: Any, a: VariableTracker,
-            b: VariableTracker) -> VariableTracker | None:
+def _binary(
+    tx: InstructionTranslator, fn: Any, a: VariableTracker, b: VariableTracker
+) -> VariableTracker | None:
     """The operators of sequences, dicts and sets; None for the others (==, <, ...)."""
     if isinstance(a, SetVariable) or isinstance(b, SetVariable):
         return _set_operator(tx, fn, a, b)
@@ -263,8 +322,9 @@ def _binary(tx: InstructionTranslator, fn: Any, a: VariableTracker,
     return None
 
 
-def _set_operator(tx: InstructionTranslator, fn: Any, a: VariableTracker,
-                  b: VariableTracker) -> VariableTracker | None:
+def _set_operator(
+    tx: InstructionTranslator, fn: Any, a: VariableTracker, b: VariableTracker
+) -> VariableTracker | None:
     other = b.as_python_constant() if b.is_python_constant() else None
     if not isinstance(a, SetVariable) or not isinstance(other, (set, frozenset)):
         return None  # `s == t`, `s <= t`: folded by the caller; `s | [1]` raises there

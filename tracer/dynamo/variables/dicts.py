@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 
-
 def is_key(key: Any) -> bool:
     """Can tracing hold `key` as a dict key? A constant whose repr is itself (the transformed
     code and the guards write keys as literals): str, int, bool, None, a finite float, or a
@@ -54,9 +53,13 @@ class ConstDictVariable(TupleVariable):
     a defaultdict's `default_factory` is a tracker, called when a missing key is read
     (container_calls.py)."""
 
-    def __init__(self, entries: dict[Any, VariableTracker],
-                 source: Source | None = None, dict_type: type = dict,
-                 default_factory: VariableTracker | None = None) -> None:
+    def __init__(
+        self,
+        entries: dict[Any, VariableTracker],
+        source: Source | None = None,
+        dict_type: type = dict,
+        default_factory: VariableTracker | None = None,
+    ) -> None:
         super().__init__(list(entries.values()), tuple_type=dict_type, source=source)
         self.keys = list(entries)
         self.default_factory = default_factory
@@ -68,8 +71,7 @@ class ConstDictVariable(TupleVariable):
     def as_python_constant(self) -> Any:
         if self.default_factory is not None:
             raise Unsupported(f"{self.describe()} is not a constant")
-        return self.tuple_type({k: v.as_python_constant() for k, v in zip(self.keys,
-                                                                          self.items)})
+        return self.tuple_type({k: v.as_python_constant() for k, v in zip(self.keys, self.items)})
 
     def as_graph_arg(self) -> Any:
         return {k: v.as_graph_arg() for k, v in zip(self.keys, self.items)}
@@ -94,8 +96,10 @@ class ConstDictVariable(TupleVariable):
         """`d[key] = value` (STORE_SUBSCR, MAP_ADD); the caller of a dict with a source
         records it in side_effects.py first."""
         if not is_key(key):
-            raise Unsupported(f"a dict key of type {type(key).__name__} (only constant keys "
-                              "are traced: str, int, bool, None, float, tuples of them)")
+            raise Unsupported(
+                f"a dict key of type {type(key).__name__} (only constant keys "
+                "are traced: str, int, bool, None, float, tuples of them)"
+            )
         if key in self.keys:
             self.items[self.keys.index(key)] = value
         else:
@@ -179,10 +183,27 @@ class DictViewVariable(VariableTracker):
 class DictMethodVariable(VariableTracker):
     """`d.items` & co, waiting for their call."""
 
-    METHODS = ("keys", "values", "items", "get", "update", "setdefault", "pop", "popitem",
-               "copy", "clear", "move_to_end")
-    ARITY = {"get": (1, 2), "update": (0, 1), "setdefault": (1, 2), "pop": (1, 2),
-             "move_to_end": (1, 2), "popitem": (0, 1)}
+    METHODS = (
+        "keys",
+        "values",
+        "items",
+        "get",
+        "update",
+        "setdefault",
+        "pop",
+        "popitem",
+        "copy",
+        "clear",
+        "move_to_end",
+    )
+    ARITY = {
+        "get": (1, 2),
+        "update": (0, 1),
+        "setdefault": (1, 2),
+        "pop": (1, 2),
+        "move_to_end": (1, 2),
+        "popitem": (0, 1),
+    }
 
     def __init__(self, d: ConstDictVariable, name: str) -> None:
         super().__init__(None)
@@ -193,7 +214,9 @@ class DictMethodVariable(VariableTracker):
         return type(getattr({}, self.name))
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         d, name = self.dict, self.name
@@ -205,12 +228,16 @@ class DictMethodVariable(VariableTracker):
         if name in ("keys", "values", "items"):
             return DictViewVariable(d, name)
         if name == "copy":
-            return ConstDictVariable(d.entries, dict_type=d.tuple_type,
-                                     default_factory=d.default_factory)
+            return ConstDictVariable(
+                d.entries, dict_type=d.tuple_type, default_factory=d.default_factory
+            )
         key = _dict_key(args[0]) if args and name != "update" else None
         if name == "get":
-            return d.getitem(key) if d.contains(key) else (args[1] if len(args) > 1
-                                                            else constant(None))
+            return (
+                d.getitem(key)
+                if d.contains(key)
+                else (args[1] if len(args) > 1 else constant(None))
+            )
         if name == "pop" and not d.contains(key):
             if len(args) == 1:
                 raise Unsupported(f"dict.pop({key!r}) of a missing key (a KeyError)")
@@ -221,10 +248,10 @@ class DictMethodVariable(VariableTracker):
             raise Unsupported("dict.popitem() of an empty dict (a KeyError)")
         if name in ("move_to_end", "popitem") and args and d.tuple_type is dict:
             raise Unsupported(f"dict.{name}() with these arguments")
-        if name == "move_to_end" and (d.tuple_type is not collections.OrderedDict
-                                      or not d.contains(key)):
-            raise Unsupported(f"move_to_end() on {d.describe()} (an AttributeError or "
-                              "KeyError)")
+        if name == "move_to_end" and (
+            d.tuple_type is not collections.OrderedDict or not d.contains(key)
+        ):
+            raise Unsupported(f"move_to_end() on {d.describe()} (an AttributeError or KeyError)")
         tx.output.side_effects.mutate_container(d)  # one of the caller: replayed
         if name == "update":
             for other in args:
@@ -258,8 +285,10 @@ class DictMethodVariable(VariableTracker):
 
 def _dict_key(key: VariableTracker) -> Any:
     if not key.is_python_constant() or not is_key(key.as_python_constant()):
-        raise Unsupported(f"a dict key that is {key.describe()} (only constant keys are "
-                          "traced: str, int, bool, None, float, tuples of them)")
+        raise Unsupported(
+            f"a dict key that is {key.describe()} (only constant keys are "
+            "traced: str, int, bool, None, float, tuples of them)"
+        )
     return key.as_python_constant()
 
 
@@ -277,8 +306,12 @@ def _pair(tx: InstructionTranslator, item: VariableTracker) -> tuple[Any, Variab
     return _dict_key(parts[0]), parts[1]
 
 
-def dict_from(tx: InstructionTranslator, args: list[VariableTracker],
-              kwargs: dict[str, VariableTracker], dict_type: type = dict) -> ConstDictVariable:
+def dict_from(
+    tx: InstructionTranslator,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+    dict_type: type = dict,
+) -> ConstDictVariable:
     """`dict()`, `dict(other)`, `dict(pairs)`, `dict(a=1)`: a new dict of the same values;
     `OrderedDict(...)` alike, and `defaultdict(factory, ...)`."""
     factory = None

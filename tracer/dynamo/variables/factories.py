@@ -54,8 +54,12 @@ DATA_FACTORIES = frozenset({factories.tensor, "new_tensor"})
 
 def is_factory(value: Any) -> bool:
     """A public factory of minitorch.factories that capture records as a graph node."""
-    return (isinstance(value, FunctionType) and value.__module__ == factories.__name__
-            and not value.__name__.startswith("_") and value not in NOT_CAPTURED)
+    return (
+        isinstance(value, FunctionType)
+        and value.__module__ == factories.__name__
+        and not value.__name__.startswith("_")
+        and value not in NOT_CAPTURED
+    )
 
 
 class UncapturedFactoryVariable(VariableTracker):
@@ -69,7 +73,9 @@ class UncapturedFactoryVariable(VariableTracker):
         return FunctionType
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if self.fn is factories.tensor and _constant_data(args, kwargs):
@@ -82,12 +88,17 @@ class UncapturedFactoryVariable(VariableTracker):
         return f"the function minitorch.{self.fn.__name__}"
 
 
-def check_factory_call(tx: InstructionTranslator, fn: FunctionType,
-                       args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> None:
+def check_factory_call(
+    tx: InstructionTranslator,
+    fn: FunctionType,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> None:
     """Refuse what a graph cannot make; guard the sizes of tensor arguments (see above)."""
     wants_grad = kwargs.get("requires_grad")
-    if wants_grad is not None and (not wants_grad.is_python_constant()
-                                   or wants_grad.as_python_constant()):
+    if wants_grad is not None and (
+        not wants_grad.is_python_constant() or wants_grad.as_python_constant()
+    ):
         raise Unsupported(f"minitorch.{fn.__name__}(requires_grad=True) makes a new leaf")
     for a in args:
         if isinstance(a, TensorVariable):
@@ -96,6 +107,7 @@ def check_factory_call(tx: InstructionTranslator, fn: FunctionType,
 
 def _constant_data(args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> bool:
     """Is `tensor(data, ...)` made of Python numbers only (no tensor, no array)?"""
+
     def numbers(value: Any) -> bool:
         if isinstance(value, (list, tuple)):
             return all(numbers(v) for v in value)

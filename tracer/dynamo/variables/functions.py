@@ -1,12 +1,12 @@
 """Callables: the ones that go into the graph, the ones that fold, the ones we cannot trace yet.
 
-    MinitorchFunctionVariable  minitorch.sin(x)       -> call_function[target=minitorch.sin]
-    BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
-                               math.sqrt(4.0), len(s) -> folded to a constant
-                               sum(xs) of tensors     -> one operator.add node per item
-                               x += y on a tensor     -> recorded functionally (inplace.py)
-    UserFunctionVariable       self.fc(x), x.T        -> inlined (inline.py): its ops are recorded
-                               helper(x)              -> Unsupported (not inlined yet)
+MinitorchFunctionVariable  minitorch.sin(x)       -> call_function[target=minitorch.sin]
+BuiltinVariable            operator.add(x, 1)     -> call_function[target=operator.add]
+                           math.sqrt(4.0), len(s) -> folded to a constant
+                           sum(xs) of tensors     -> one operator.add node per item
+                           x += y on a tensor     -> recorded functionally (inplace.py)
+UserFunctionVariable       self.fc(x), x.T        -> inlined (inline.py): its ops are recorded
+                           helper(x)              -> Unsupported (not inlined yet)
 """
 
 from __future__ import annotations
@@ -36,13 +36,33 @@ if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 # Operators that compute a new value from their operands: on tensors they become graph nodes.
-GRAPH_OPERATORS = frozenset({
-    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-    operator.mod, operator.pow, operator.matmul, operator.and_, operator.or_, operator.xor,
-    operator.lshift, operator.rshift, operator.neg, operator.pos, operator.invert,
-    operator.getitem, operator.lt, operator.le, operator.eq, operator.ne, operator.gt,
-    operator.ge,
-})
+GRAPH_OPERATORS = frozenset(
+    {
+        operator.add,
+        operator.sub,
+        operator.mul,
+        operator.truediv,
+        operator.floordiv,
+        operator.mod,
+        operator.pow,
+        operator.matmul,
+        operator.and_,
+        operator.or_,
+        operator.xor,
+        operator.lshift,
+        operator.rshift,
+        operator.neg,
+        operator.pos,
+        operator.invert,
+        operator.getitem,
+        operator.lt,
+        operator.le,
+        operator.eq,
+        operator.ne,
+        operator.gt,
+        operator.ge,
+    }
+)
 
 # `a += b` calls type(a).__iadd__ if it exists (mutation) and falls back to `a = a + b`.
 INPLACE_OPERATORS = {
@@ -91,8 +111,9 @@ def _signature_with_inplace(fn: Any) -> inspect.Signature | None:
     return signature if "inplace" in signature.parameters else None
 
 
-def _in_place_call(fn: Any, args: list[VariableTracker],
-                   kwargs: dict[str, VariableTracker]) -> inspect.BoundArguments | None:
+def _in_place_call(
+    fn: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> inspect.BoundArguments | None:
     """The call's arguments when it asks for `inplace` as a constant True (by keyword or by
     position: F.leaky_relu(x, 0.2, True)), else None."""
     signature = _signature_with_inplace(fn)
@@ -112,7 +133,9 @@ class MinitorchFunctionVariable(_FunctionVariable):
     """A function of minitorch's functional API (or an op-table op): recorded in the graph."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         bound = _in_place_call(self.fn, args, kwargs)
@@ -126,8 +149,9 @@ class MinitorchFunctionVariable(_FunctionVariable):
             return UserFunctionVariable(self.fn, inline=True).call_function(tx, args, kwargs)
         return tx.output.record_call("call_function", self.fn, args, kwargs)
 
-    def _in_place(self, tx: InstructionTranslator,
-                  bound: inspect.BoundArguments) -> VariableTracker:
+    def _in_place(
+        self, tx: InstructionTranslator, bound: inspect.BoundArguments
+    ) -> VariableTracker:
         """F.relu(x, inplace=True): what eager computes in place, recorded functionally: the
         in-place method eager calls, or (None in INPLACE_FUNCTIONS) the function itself."""
         from tracer.dynamo.variables.inplace import INPLACE_FUNCTIONS, functionalize
@@ -139,13 +163,23 @@ class MinitorchFunctionVariable(_FunctionVariable):
         what = f"{self.describe()}(inplace=True)"
         method, method_kwargs = INPLACE_FUNCTIONS[self.fn]
         if method is None:
-            return functionalize(tx, target, what, lambda: tx.output.record_call(
-                "call_function", self.fn, list(bound.args), bound.kwargs))
+            return functionalize(
+                tx,
+                target,
+                what,
+                lambda: tx.output.record_call(
+                    "call_function", self.fn, list(bound.args), bound.kwargs
+                ),
+            )
         if len(others) != 1:  # a method's own arguments, none of the function's
             raise Unsupported(f"{self.describe()}(inplace=True) with these arguments")
         method_args = {k: constant(v) for k, v in method_kwargs.items()}
-        return functionalize(tx, target, what, lambda: (
-            tx.output.record_call("call_method", method, [target], method_args)))
+        return functionalize(
+            tx,
+            target,
+            what,
+            lambda: tx.output.record_call("call_method", method, [target], method_args),
+        )
 
     def describe(self) -> str:
         return f"minitorch.{self.fn.__name__}" if hasattr(self.fn, "__name__") else repr(self.fn)
@@ -160,7 +194,9 @@ class BuiltinVariable(_FunctionVariable):
     """
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         introspect = introspection(self.fn)
@@ -172,9 +208,13 @@ class BuiltinVariable(_FunctionVariable):
             from tracer.dynamo.variables.iterators import enumerate_or_zip
 
             return enumerate_or_zip(tx, self.fn, args, dict(kwargs))
-        if self.fn in CONTAINER_BUILTINS or isinstance(self.fn, GETTERS) or any(
-                isinstance(a, TupleVariable) or holds_mutable(a)
-                for a in [*args, *kwargs.values()]):
+        if (
+            self.fn in CONTAINER_BUILTINS
+            or isinstance(self.fn, GETTERS)
+            or any(
+                isinstance(a, TupleVariable) or holds_mutable(a) for a in [*args, *kwargs.values()]
+            )
+        ):
             result = container_call(tx, self.fn, args, kwargs)  # on the trackers themselves
             if result is not None:
                 return result
@@ -182,8 +222,12 @@ class BuiltinVariable(_FunctionVariable):
             return self._fold(self.fn, args, kwargs)
         if self.fn is getattr and len(args) == 2 and not kwargs:  # fx's getattr(self.layers, '0')
             return args[0].var_getattr(tx, args[1].as_python_constant())
-        if self.fn is isinstance and len(args) == 2 and isinstance(args[1].source, Source) \
-                and isinstance(args[0], (TensorVariable, TupleVariable)):
+        if (
+            self.fn is isinstance
+            and len(args) == 2
+            and isinstance(args[1].source, Source)
+            and isinstance(args[0], (TensorVariable, TupleVariable))
+        ):
             # Their guards (TENSOR_MATCH, TUPLE_LENGTH) pin the type, and an ID_MATCH on the
             # class argument pins the class, so the answer is fixed.
             classes = getattr(args[1], "value", None)
@@ -202,8 +246,12 @@ class BuiltinVariable(_FunctionVariable):
             from tracer.dynamo.variables.inplace import functionalize
 
             plain, dunder = INPLACE_OPERATORS[self.fn]
-            return functionalize(tx, args[0], dunder, lambda: tx.output.record_call(
-                "call_function", plain, args, kwargs))
+            return functionalize(
+                tx,
+                args[0],
+                dunder,
+                lambda: tx.output.record_call("call_function", plain, args, kwargs),
+            )
         if _on_user_object(self.fn, args):  # v + 1, 1.0 + v, -v: the class's dunders
             from tracer.dynamo.variables.user_object import operator_on_objects
 
@@ -211,11 +259,15 @@ class BuiltinVariable(_FunctionVariable):
         fn = INPLACE_OPERATORS[self.fn][0] if self.fn in INPLACE_OPERATORS else self.fn
         if fn is operator.getitem and isinstance(args[0], TupleVariable):
             return args[0].getitem(args[1].as_python_constant())
-        if fn is operator.add and all(isinstance(a, TupleVariable) and a.python_type() is not
-                                      dict for a in args):
+        if fn is operator.add and all(
+            isinstance(a, TupleVariable) and a.python_type() is not dict for a in args
+        ):
             return TupleVariable(args[0].items + args[1].items)
-        if fn is operator.getitem and _is_module_container(args[0]) \
-                and args[1].is_python_constant():
+        if (
+            fn is operator.getitem
+            and _is_module_container(args[0])
+            and args[1].is_python_constant()
+        ):
             return args[0].getitem(tx, args[1].as_python_constant())
         if fn is len and len(args) == 1 and _is_module_container(args[0]):
             return constant(len(args[0].unpack_sequence(tx)))
@@ -226,8 +278,10 @@ class BuiltinVariable(_FunctionVariable):
         if fn in GRAPH_OPERATORS and any(isinstance(a, TensorVariable) for a in args):
             return tx.output.record_call("call_function", fn, args, kwargs)
         described = ", ".join(a.describe() for a in args)
-        raise Unsupported(f"{_qualname(fn)}() on {described} (only constants fold here; "
-                          "tensor math goes through minitorch functions and operators)")
+        raise Unsupported(
+            f"{_qualname(fn)}() on {described} (only constants fold here; "
+            "tensor math goes through minitorch functions and operators)"
+        )
 
     def as_python_constant(self) -> Any:
         """A builtin is a known, immutable value: `isinstance(v, int)` folds."""
@@ -236,8 +290,11 @@ class BuiltinVariable(_FunctionVariable):
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
         """`itertools.chain.from_iterable`, `dict.fromkeys`: a class's function, called later."""
         attr = getattr(self.fn, name, None)
-        if isinstance(self.fn, type) and callable(attr) and (
-                attr in CONTAINER_BUILTINS or self.fn in (dict, str, int, float, tuple)):
+        if (
+            isinstance(self.fn, type)
+            and callable(attr)
+            and (attr in CONTAINER_BUILTINS or self.fn in (dict, str, int, float, tuple))
+        ):
             return BuiltinVariable(attr)
         if name in ("__name__", "__qualname__", "__module__"):  # type(v).__name__
             return constant(attr)
@@ -251,8 +308,10 @@ class BuiltinVariable(_FunctionVariable):
         except Exception as e:  # the eager run will raise it again, at the user's line
             raise Unsupported(f"{_qualname(fn)}() raised {type(e).__name__}: {e}") from e
         if shares_mutable(result, [*values, *kw_values.values()]):  # a copy would not alias
-            raise Unsupported(f"{_qualname(fn)}() returned a list, dict or set of its "
-                              "arguments (tracing holds copies of them)")
+            raise Unsupported(
+                f"{_qualname(fn)}() returned a list, dict or set of its "
+                "arguments (tracing holds copies of them)"
+            )
         return constant(result)
 
     def describe(self) -> str:
@@ -267,10 +326,15 @@ class UserFunctionVariable(_FunctionVariable):
     Unsupported.
     """
 
-    def __init__(self, fn: Any, source: Source | None = None,
-                 bound_self: VariableTracker | None = None, inline: bool = False,
-                 fn_source: Source | None = None,
-                 closure: dict[str, VariableTracker] | None = None) -> None:
+    def __init__(
+        self,
+        fn: Any,
+        source: Source | None = None,
+        bound_self: VariableTracker | None = None,
+        inline: bool = False,
+        fn_source: Source | None = None,
+        closure: dict[str, VariableTracker] | None = None,
+    ) -> None:
         super().__init__(fn, source)
         self.bound_self = bound_self  # the module of `self.fc.forward`, passed first
         self.inline = inline or bound_self is not None
@@ -281,19 +345,22 @@ class UserFunctionVariable(_FunctionVariable):
         self.closure = closure  # a method's `__class__` cell, for super() (user_class.py)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.inline import inline_call
 
         if not self.inline:
-            raise Unsupported(f"call to the Python function {_qualname(self.fn)} (it is not a "
-                              "minitorch op, and inlining Python functions is not supported "
-                              "yet)")
+            raise Unsupported(
+                f"call to the Python function {_qualname(self.fn)} (it is not a "
+                "minitorch op, and inlining Python functions is not supported "
+                "yet)"
+            )
         if self.bound_self is not None:
             args = [self.bound_self, *args]
-        return inline_call(tx, self.fn, args, kwargs, closure=self.closure,
-                           source=self.fn_source)
+        return inline_call(tx, self.fn, args, kwargs, closure=self.closure, source=self.fn_source)
 
     def describe(self) -> str:
         return f"the function {_qualname(self.fn)}"
@@ -319,8 +386,9 @@ def _all_constants(args: list[VariableTracker], kwargs: dict[str, VariableTracke
 def _mutates_tensor(fn: Any, args: list[VariableTracker]) -> bool:
     """`x += y` on a tensor mutates it (Tensor.__iadd__); on a number it is `x = x + y`."""
     target = args[0]
-    return isinstance(target, TensorVariable) and hasattr(target.python_type(),
-                                                         INPLACE_OPERATORS[fn][1])
+    return isinstance(target, TensorVariable) and hasattr(
+        target.python_type(), INPLACE_OPERATORS[fn][1]
+    )
 
 
 def _sum(tx: InstructionTranslator, args: list[VariableTracker]) -> VariableTracker:

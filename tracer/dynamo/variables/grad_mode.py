@@ -54,8 +54,13 @@ class GradModeVariable(VariableTracker):
         self.entered = entered  # set_grad_enabled(mode) sets the mode when it is called
 
     @classmethod
-    def make(cls, tx: InstructionTranslator, manager: type,
-             args: list[VariableTracker], kwargs: dict[str, VariableTracker]) -> GradModeVariable:
+    def make(
+        cls,
+        tx: InstructionTranslator,
+        manager: type,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> GradModeVariable:
         if manager is set_grad_enabled:
             if len(args) != 1 or kwargs or not args[0].is_python_constant():
                 raise Unsupported("set_grad_enabled() with a mode not known while tracing")
@@ -93,7 +98,9 @@ class GradModeExitVariable(VariableTracker):
         return type(print)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if tx.with_blocks and tx.with_blocks[-1] is self.manager:
@@ -140,12 +147,15 @@ class GradModeManagerClassVariable(VariableTracker):
         return type
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if not tx.output.trace_with_blocks:  # a second trace (convert_frame.py): run it for
-            raise Unsupported(f"minitorch.{self.manager.__name__}() around code that cannot "
-                              "be traced")  # real at a graph break, with what follows
+            raise Unsupported(
+                f"minitorch.{self.manager.__name__}() around code that cannot be traced"
+            )  # real at a graph break, with what follows
         return GradModeVariable.make(tx, self.manager, args, kwargs)
 
     def describe(self) -> str:
@@ -163,6 +173,7 @@ def is_grad_mode_manager(value: Any) -> bool:
 # read the autocast state: `is_autocast_enabled()` is not traced, and, inside a block, makes
 # the frame be traced again with a break at the block (convert_frame.py), like no_grad's.
 
+
 def is_autocast_class(value: Any) -> bool:
     import minitorch
 
@@ -173,16 +184,23 @@ class AutocastClassVariable(GradModeManagerClassVariable):
     """`minitorch.autocast` & co, read from the frame (see [Note: autocast in compiled code])."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if not tx.output.trace_with_blocks or not all(
-                v.is_python_constant() for v in [*args, *kwargs.values()]):
-            raise Unsupported(f"{self.describe()}() around code that cannot be traced, or with "
-                              "arguments not known while tracing")
+            v.is_python_constant() for v in [*args, *kwargs.values()]
+        ):
+            raise Unsupported(
+                f"{self.describe()}() around code that cannot be traced, or with "
+                "arguments not known while tracing"
+            )
         try:
-            manager = self.manager(*[a.as_python_constant() for a in args],
-                                   **{k: v.as_python_constant() for k, v in kwargs.items()})
+            manager = self.manager(
+                *[a.as_python_constant() for a in args],
+                **{k: v.as_python_constant() for k, v in kwargs.items()},
+            )
         except Exception as e:  # eager raises it again, at the user's line
             raise Unsupported(f"{self.describe()}() raised {type(e).__name__}: {e}") from e
         return AutocastVariable(manager)

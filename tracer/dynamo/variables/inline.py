@@ -72,10 +72,15 @@ MAX_INLINE_DEPTH = 32  # recursion that deep is not a model's forward
 _UNSUPPORTED_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[VariableTracker],
-                kwargs: dict[str, VariableTracker],
-                closure: dict[str, VariableTracker] | None = None,
-                generator: bool = False, source: Source | None = None) -> VariableTracker:
+def inline_call(
+    tx: InstructionTranslator,
+    fn: FunctionType,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+    closure: dict[str, VariableTracker] | None = None,
+    generator: bool = False,
+    source: Source | None = None,
+) -> VariableTracker:
     """The tracker of `fn(*args, **kwargs)`, its body recorded into `tx`'s graph. A function
     made in the frame (nested.py) passes its free variables' values as `closure`; a generator
     expression (`generator`) is run to its end at once, giving an iterator over its yields.
@@ -89,8 +94,9 @@ def inline_call(tx: InstructionTranslator, fn: FunctionType, args: list[Variable
         fn, source = original(fn), source and AttrSource(source, "__wrapped__")
     code = fn.__code__
     name = fn.__qualname__
-    if code.co_flags & _UNSUPPORTED_FLAGS and not (generator and code.co_flags
-                                                   & inspect.CO_GENERATOR):
+    if code.co_flags & _UNSUPPORTED_FLAGS and not (
+        generator and code.co_flags & inspect.CO_GENERATOR
+    ):
         raise Unsupported(f"inlining {name}: generators and coroutines are not traced")
     cells = {}
     if code.co_freevars and closure is None:
@@ -135,7 +141,7 @@ def _parameter_names(code: CodeType) -> list[str]:
     if code.co_flags & inspect.CO_VARARGS:
         names.append(code.co_varnames[extra])
         extra += 1
-    names += code.co_varnames[positional:positional + keyword_only]
+    names += code.co_varnames[positional : positional + keyword_only]
     if code.co_flags & inspect.CO_VARKEYWORDS:
         names.append(code.co_varnames[extra])
     return names
@@ -145,8 +151,10 @@ def _closure_cells(fn: FunctionType, source: Source | None) -> dict[str, tuple[A
     """The free variables of a closure read from the frame, each with the source of its cell
     (see [Note: closures are read through their cells])."""
     if source is None:
-        raise Unsupported(f"inlining {fn.__qualname__}: a closure (free variables "
-                          f"{', '.join(fn.__code__.co_freevars)}) that the frame cannot reload")
+        raise Unsupported(
+            f"inlining {fn.__qualname__}: a closure (free variables "
+            f"{', '.join(fn.__code__.co_freevars)}) that the frame cannot reload"
+        )
     cells = {}
     closure = AttrSource(source, "__closure__")
     for i, (name, cell) in enumerate(zip(fn.__code__.co_freevars, fn.__closure__)):
@@ -158,8 +166,9 @@ def _closure_cells(fn: FunctionType, source: Source | None) -> dict[str, tuple[A
     return cells
 
 
-def _default(tx: InstructionTranslator, fn: FunctionType, source: Source | None,
-             parameter: inspect.Parameter) -> VariableTracker:
+def _default(
+    tx: InstructionTranslator, fn: FunctionType, source: Source | None, parameter: inspect.Parameter
+) -> VariableTracker:
     """The value of a parameter the call left out: its default, evaluated when the def ran.
 
     Read through the function's source, it is wrapped like any value of the frame, so it
@@ -179,7 +188,7 @@ def _default(tx: InstructionTranslator, fn: FunctionType, source: Source | None,
         return wrap(tx, default, where)
     defaults = AttrSource(source, "__defaults__")
     tx.output.add_guard(defaults, "TUPLE_LENGTH")
-    positional = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    positional = fn.__code__.co_varnames[: fn.__code__.co_argcount]
     index = positional.index(parameter.name) - (len(positional) - len(fn.__defaults__))
     return wrap(tx, default, GetItemSource(defaults, index))
 
@@ -191,8 +200,10 @@ def global_source(tx: InstructionTranslator, name: str) -> Source:
     module = tx.frame.f_globals.get("__name__")
     import sys
 
-    if module is None or getattr(sys.modules.get(module), "__dict__", None) is not \
-            tx.frame.f_globals:
+    if (
+        module is None
+        or getattr(sys.modules.get(module), "__dict__", None) is not tx.frame.f_globals
+    ):
         raise Unsupported(f"a global {name!r} of a function whose globals are not a module's")
     return ModuleGlobalSource(module, name)
 
@@ -200,8 +211,9 @@ def global_source(tx: InstructionTranslator, name: str) -> Source:
 class InliningTranslator(InstructionTranslator):
     """Runs an inlined function's bytecode into its caller's graph (see variables/inline.py)."""
 
-    def __init__(self, frame: Frame, parent: InstructionTranslator,
-                 arguments: dict[str, VariableTracker]) -> None:
+    def __init__(
+        self, frame: Frame, parent: InstructionTranslator, arguments: dict[str, VariableTracker]
+    ) -> None:
         super().__init__(frame, parent.output)
         self.depth = parent.depth + 1
         self.root_globals = parent.root_globals
@@ -228,8 +240,9 @@ class GeneratorTranslator(InliningTranslator):
     """Runs a generator expression's bytecode to the end: its yields become the items of an
     iterator (a genexpr's body is one expression, so running it early changes nothing)."""
 
-    def __init__(self, frame: Frame, parent: InstructionTranslator,
-                 arguments: dict[str, VariableTracker]) -> None:
+    def __init__(
+        self, frame: Frame, parent: InstructionTranslator, arguments: dict[str, VariableTracker]
+    ) -> None:
         super().__init__(frame, parent, arguments)
         self.yielded: list[VariableTracker] = []
 

@@ -62,11 +62,25 @@ if TYPE_CHECKING:
 
 # In-place methods and the out-of-place method computing the same values; None for the
 # writes of every element, which eager computes as `ops.index_scatter(x, value, ())`.
-INPLACE_METHODS = {"add_": "add", "sub_": "sub", "mul_": "mul", "div_": "div",
-                   "clamp_": "clamp", "masked_fill_": "masked_fill", "pow_": "pow",
-                   "relu_": "relu", "exp_": "exp", "sqrt_": "sqrt", "sigmoid_": "sigmoid",
-                   "tanh_": "tanh", "neg_": "neg", "abs_": "abs",
-                   "fill_": None, "zero_": None, "copy_": None}
+INPLACE_METHODS = {
+    "add_": "add",
+    "sub_": "sub",
+    "mul_": "mul",
+    "div_": "div",
+    "clamp_": "clamp",
+    "masked_fill_": "masked_fill",
+    "pow_": "pow",
+    "relu_": "relu",
+    "exp_": "exp",
+    "sqrt_": "sqrt",
+    "sigmoid_": "sigmoid",
+    "tanh_": "tanh",
+    "neg_": "neg",
+    "abs_": "abs",
+    "fill_": None,
+    "zero_": None,
+    "copy_": None,
+}
 # Functions whose inplace=True writes their first argument: the method eager calls then, and
 # its arguments (F.relu(x, inplace=True) is x.relu_()).
 INPLACE_FUNCTIONS = {
@@ -79,24 +93,64 @@ INPLACE_FUNCTIONS = {
 # so that capture sees each write (F.batch_norm moves its running statistics while training).
 WRITING_FUNCTIONS = {nn_functional.batch_norm: "training"}
 # Modules whose functions make new tensors (never views): a tensor they made owns its memory.
-_FRESH_MODULES = ("minitorch.functional.pointwise", "minitorch.functional.reductions",
-                  "minitorch.functional.linalg", "minitorch.factories")
+_FRESH_MODULES = (
+    "minitorch.functional.pointwise",
+    "minitorch.functional.reductions",
+    "minitorch.functional.linalg",
+    "minitorch.factories",
+)
 # Layers' functions that never return their input or a view of it (F.dropout may: p=0), and
 # the helpers batch_norm ends in, recorded when it is inlined (_affine may return what
 # _normalize made, which only batch_norm itself sees).
-_FRESH_FUNCTIONS = frozenset(getattr(nn_functional, name) for name in (
-    "linear", "conv2d", "unfold", "fold", "max_pool2d", "avg_pool2d", "relu", "gelu", "sigmoid",
-    "tanh", "softmax", "log_softmax", "embedding", "batch_norm", "layer_norm", "mse_loss",
-    "nll_loss", "cross_entropy", "_normalize", "_affine"))
+_FRESH_FUNCTIONS = frozenset(
+    getattr(nn_functional, name)
+    for name in (
+        "linear",
+        "conv2d",
+        "unfold",
+        "fold",
+        "max_pool2d",
+        "avg_pool2d",
+        "relu",
+        "gelu",
+        "sigmoid",
+        "tanh",
+        "softmax",
+        "log_softmax",
+        "embedding",
+        "batch_norm",
+        "layer_norm",
+        "mse_loss",
+        "nll_loss",
+        "cross_entropy",
+        "_normalize",
+        "_affine",
+    )
+)
 # The functions (and Tensor methods) of minitorch.functional.views that copy: the rest of that
 # module makes views.
 _FRESH_VIEW_FUNCTIONS = ("clone", "cat", "concat", "stack", "roll")
-_FRESH_OPERATORS = frozenset({
-    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-    operator.mod, operator.pow, operator.matmul, operator.neg, operator.pos,
-    operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge,
-    minitorch.functional.indexing.setitem,  # x[k] = v, out of place (variables/tensor.py)
-})
+_FRESH_OPERATORS = frozenset(
+    {
+        operator.add,
+        operator.sub,
+        operator.mul,
+        operator.truediv,
+        operator.floordiv,
+        operator.mod,
+        operator.pow,
+        operator.matmul,
+        operator.neg,
+        operator.pos,
+        operator.lt,
+        operator.le,
+        operator.eq,
+        operator.ne,
+        operator.gt,
+        operator.ge,
+        minitorch.functional.indexing.setitem,  # x[k] = v, out of place (variables/tensor.py)
+    }
+)
 
 
 class InPlaceMethodVariable(TensorMethodVariable):
@@ -104,37 +158,50 @@ class InPlaceMethodVariable(TensorMethodVariable):
     graph break it is rebuilt and called for real like any tensor method."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if not hasattr(type(self.tensor.as_example()), self.name):  # eager: AttributeError
             raise Unsupported(f"Tensor has no method {self.name}")
         plain = INPLACE_METHODS[self.name]
         if plain is None:
-            return functionalize(tx, self.tensor, self.name, lambda: self._write(tx, args,
-                                                                                kwargs))
-        return functionalize(tx, self.tensor, self.name, lambda: tx.output.record_call(
-            "call_method", plain, [self.tensor, *args], kwargs))
+            return functionalize(tx, self.tensor, self.name, lambda: self._write(tx, args, kwargs))
+        return functionalize(
+            tx,
+            self.tensor,
+            self.name,
+            lambda: tx.output.record_call("call_method", plain, [self.tensor, *args], kwargs),
+        )
 
-    def _write(self, tx: InstructionTranslator, args: list[VariableTracker],
-               kwargs: dict[str, VariableTracker]) -> VariableTracker:
+    def _write(
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> VariableTracker:
         """x.fill_(v), x.zero_(), x.copy_(src): x with every element replaced, broadcast and
         converted to x's dtype, as eager computes it."""
         value = [constant(0)] if self.name == "zero_" else args
         if kwargs or len(value) != 1:
             raise Unsupported(f"Tensor.{self.name}() with these arguments")
-        if isinstance(value[0], TensorVariable) and \
-                value[0].as_example().device != self.tensor.as_example().device:
+        if (
+            isinstance(value[0], TensorVariable)
+            and value[0].as_example().device != self.tensor.as_example().device
+        ):
             raise Unsupported(f"Tensor.{self.name}() from another device")
-        return tx.output.record_call("call_function", ops.index_scatter,
-                                     [self.tensor, value[0], constant(())], {})
+        return tx.output.record_call(
+            "call_function", ops.index_scatter, [self.tensor, value[0], constant(())], {}
+        )
 
     def describe(self) -> str:
         return f"the method Tensor.{self.name}"
 
 
-def writes_arguments(fn: Any, args: list[VariableTracker],
-                     kwargs: dict[str, VariableTracker]) -> bool:
+def writes_arguments(
+    fn: Any, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> bool:
     """Would this call of a WRITING_FUNCTIONS function write into its arguments?"""
     if fn not in WRITING_FUNCTIONS:
         return False
@@ -154,7 +221,9 @@ class CopyIntoVariable(VariableTracker):
         return type(copy_into)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if kwargs or len(args) != 2 or not isinstance(args[0], TensorVariable):
@@ -168,13 +237,15 @@ class CopyIntoVariable(VariableTracker):
         return "the function minitorch.nn._data.copy_into"
 
 
-def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
-                  compute: Any) -> TensorVariable:
+def functionalize(
+    tx: InstructionTranslator, target: TensorVariable, what: str, compute: Any
+) -> TensorVariable:
     """Record `compute()` (the out-of-place op) and make `target` its result; see above."""
     why = _input_refusal(tx, target) if target.source is not None else _refusal(target)
     if why is not None:
-        raise Unsupported(f"in-place {what} on a tensor mutates it ({target.describe()}), "
-                          f"and {why}")
+        raise Unsupported(
+            f"in-place {what} on a tensor mutates it ({target.describe()}), and {why}"
+        )
     result = compute()
     if not isinstance(result, TensorVariable):
         raise Unsupported(f"{what}: the out-of-place op did not give a tensor")
@@ -182,8 +253,9 @@ def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
     if tuple(new.shape) != tuple(old.shape) or new.dtype is not old.dtype:
         raise Unsupported(f"{what} would change the shape or dtype of {target.describe()}")
     if target.source is not None and new.requires_grad:
-        raise Unsupported(f"in-place {what} on {target.describe()} would make an input of "
-                          "the frame require grad")
+        raise Unsupported(
+            f"in-place {what} on {target.describe()} would make an input of the frame require grad"
+        )
     target.node, target.example = result.node, new
     tx.output.side_effects.mutated(target)  # see SideEffects.version
     if target.source is not None:
@@ -196,8 +268,9 @@ def functionalize(tx: InstructionTranslator, target: TensorVariable, what: str,
 
 def _input_refusal(tx: InstructionTranslator, target: TensorVariable) -> str | None:
     """Why the input `target` cannot be mutated functionally and written back, or None."""
-    real = next((inp.example for inp in tx.output.graph_inputs if inp.source == target.source),
-                None)
+    real = next(
+        (inp.example for inp in tx.output.graph_inputs if inp.source == target.source), None
+    )
     if real is None:
         return "it is not a graph input"
     if real.requires_grad:
@@ -244,8 +317,11 @@ def _grad_refusal(target: TensorVariable) -> str | None:
     if not makes_fresh_tensor(target.node):
         return "it requires grad and may share memory with another tensor (a view)"
     maker = old.grad_fn
-    if (not isinstance(maker, OpBackward) or maker.kept_by is not None  # relu's: PyTorch's
-            or _reads_output(maker.op.backward)):                         # derivative reads it
+    if (
+        not isinstance(maker, OpBackward)
+        or maker.kept_by is not None  # relu's: PyTorch's
+        or _reads_output(maker.op.backward)
+    ):  # derivative reads it
         return "it requires grad and the op that made it saved it for its derivative"
     return None
 

@@ -31,8 +31,9 @@ def _python_type(value: VariableTracker) -> type | None:
         return None
 
 
-def _type_of(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _type_of(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`type(v)`: a builtin class (int, tuple, NoneType, ...), which `is` compares and calls
     fold on, or a user's class (user_class.py); any other class is not a value tracing holds."""
     from tracer.dynamo.variables.user_class import class_of
@@ -50,8 +51,9 @@ def _type_of(tx: InstructionTranslator, args: list[VariableTracker],
     return BuiltinVariable(cls)
 
 
-def _callable(tx: InstructionTranslator, args: list[VariableTracker],
-              kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _callable(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`callable(v)` is whether type(v) defines __call__ (in its MRO: `hasattr(int,
     "__call__")` is True, from int's own type, while callable(3) is False)."""
     if len(args) != 1 or kwargs:
@@ -76,20 +78,30 @@ def _tensor_has(tx: InstructionTranslator, tensor: TensorVariable, name: str) ->
     return name in vars(tensor.source.get_value(frame.f_locals, frame.f_globals))
 
 
-def _hasattr(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _hasattr(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`hasattr(x, "shape")` on a tensor."""
-    if len(args) != 2 or kwargs or not isinstance(args[0], TensorVariable) \
-            or not args[1].is_python_constant():
+    if (
+        len(args) != 2
+        or kwargs
+        or not isinstance(args[0], TensorVariable)
+        or not args[1].is_python_constant()
+    ):
         return None
     return constant(_tensor_has(tx, args[0], args[1].as_python_constant()))
 
 
-def _getattr(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _getattr(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`getattr(x, name, default)` on a tensor: the attribute, or the default."""
-    if len(args) != 3 or kwargs or not isinstance(args[0], TensorVariable) \
-            or not args[1].is_python_constant():
+    if (
+        len(args) != 3
+        or kwargs
+        or not isinstance(args[0], TensorVariable)
+        or not args[1].is_python_constant()
+    ):
         return None
     name = args[1].as_python_constant()
     if _tensor_has(tx, args[0], name):
@@ -97,8 +109,9 @@ def _getattr(tx: InstructionTranslator, args: list[VariableTracker],
     return args[2]
 
 
-def _isinstance(tx: InstructionTranslator, args: list[VariableTracker],
-                kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _isinstance(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`isinstance(obj, cls)` on a module, a plain object or a tensor (their guards pin their
     class, TENSOR_MATCH the tensor's exact type)
     and a class whose identity is known (a builtin, or one read from the frame: ID_MATCH)."""
@@ -106,8 +119,13 @@ def _isinstance(tx: InstructionTranslator, args: list[VariableTracker],
     from tracer.dynamo.variables.user_class import NewObjectVariable
     from tracer.dynamo.variables.user_object import UserObjectVariable
 
-    if len(args) != 2 or kwargs or not isinstance(args[0], (NNModuleVariable, NewObjectVariable,
-                                                            UserObjectVariable, TensorVariable)):
+    if (
+        len(args) != 2
+        or kwargs
+        or not isinstance(
+            args[0], (NNModuleVariable, NewObjectVariable, UserObjectVariable, TensorVariable)
+        )
+    ):
         return None
     classes = _known_classes(tx, args[1])
     if classes is None:
@@ -131,15 +149,19 @@ def _known_classes(tx: InstructionTranslator, value: VariableTracker) -> Any:
     if isinstance(value, (BuiltinVariable, NamedTupleClassVariable)):
         held = value.as_python_constant()
         return held if isinstance(held, type) else None
-    if isinstance(value, OpaqueVariable) and isinstance(value.value, type) \
-            and value.source is not None:
+    if (
+        isinstance(value, OpaqueVariable)
+        and isinstance(value.value, type)
+        and value.source is not None
+    ):
         tx.output.add_guard(value.source, "ID_MATCH")
         return value.value
     return None
 
 
-def _partial(tx: InstructionTranslator, args: list[VariableTracker],
-             kwargs: dict[str, VariableTracker]) -> VariableTracker | None:
+def _partial(
+    tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> VariableTracker | None:
     """`functools.partial(f, *args, **kwargs)` made in the frame: held as its parts."""
     from tracer.dynamo.variables.user_object import FramePartialVariable
 
@@ -148,8 +170,14 @@ def _partial(tx: InstructionTranslator, args: list[VariableTracker],
     return FramePartialVariable(args[0], list(args[1:]), dict(kwargs))
 
 
-_INTROSPECTION = {type: _type_of, callable: _callable, hasattr: _hasattr, getattr: _getattr,
-                  isinstance: _isinstance, functools.partial: _partial}
+_INTROSPECTION = {
+    type: _type_of,
+    callable: _callable,
+    hasattr: _hasattr,
+    getattr: _getattr,
+    isinstance: _isinstance,
+    functools.partial: _partial,
+}
 
 
 def introspection(fn: Any):
@@ -158,5 +186,3 @@ def introspection(fn: Any):
         if fn is builtin:
             return helper
     return None
-
-

@@ -104,6 +104,7 @@ def filter_(tx: InstructionTranslator, fn: VariableTracker, iterable: VariableTr
 
 def any_all(which: Callable) -> Callable:
     """any() / all(): read items until one decides, as CPython stops reading there."""
+
     def call(tx: InstructionTranslator, iterable: VariableTracker) -> VariableTracker:
         it = _iterator(tx, iterable)
         while (item := it.next_item(tx)) is not None:
@@ -125,12 +126,17 @@ def next_(tx: InstructionTranslator, iterator: VariableTracker, *default: Variab
     return default[0] if item is None else item
 
 
-def reduce_(tx: InstructionTranslator, fn: VariableTracker, iterable: VariableTracker,
-            *initial: VariableTracker):
+def reduce_(
+    tx: InstructionTranslator,
+    fn: VariableTracker,
+    iterable: VariableTracker,
+    *initial: VariableTracker,
+):
     items = [*initial, *_items(tx, iterable)]
     if not items:
-        raise Unsupported("functools.reduce() of an empty sequence with no initial value "
-                          "(a TypeError)")
+        raise Unsupported(
+            "functools.reduce() of an empty sequence with no initial value (a TypeError)"
+        )
     total = items[0]
     for item in items[1:]:
         total = _call(tx, fn, [total, item])
@@ -142,8 +148,9 @@ def chain(tx: InstructionTranslator, *iterables: VariableTracker):
 
 
 def chain_from_iterable(tx: InstructionTranslator, iterables: VariableTracker):
-    return _lazy("chain", (item for it in _lazy_items(tx, iterables)
-                           for item in _lazy_items(tx, it)))
+    return _lazy(
+        "chain", (item for it in _lazy_items(tx, iterables) for item in _lazy_items(tx, it))
+    )
 
 
 def _lazy_items(tx: InstructionTranslator, iterable: VariableTracker):
@@ -169,15 +176,27 @@ def islice(tx: InstructionTranslator, iterable: VariableTracker, *bounds: Variab
     return _lazy("islice", generator())
 
 
-def accumulate(tx: InstructionTranslator, iterable: VariableTracker,
-               func: VariableTracker | None = None, *, initial: VariableTracker | None = None):
+def accumulate(
+    tx: InstructionTranslator,
+    iterable: VariableTracker,
+    func: VariableTracker | None = None,
+    *,
+    initial: VariableTracker | None = None,
+):
     from tracer.dynamo.variables.functions import BuiltinVariable
 
-    add = func if func is not None and not (func.is_python_constant()
-                                            and func.as_python_constant() is None) \
+    add = (
+        func
+        if func is not None
+        and not (func.is_python_constant() and func.as_python_constant() is None)
         else BuiltinVariable(operator.add)
-    start = None if initial is None or (initial.is_python_constant()
-                                        and initial.as_python_constant() is None) else initial
+    )
+    start = (
+        None
+        if initial is None
+        or (initial.is_python_constant() and initial.as_python_constant() is None)
+        else initial
+    )
 
     def generator():
         total = start
@@ -190,37 +209,42 @@ def accumulate(tx: InstructionTranslator, iterable: VariableTracker,
     return _lazy("accumulate", generator())
 
 
-def zip_longest(tx: InstructionTranslator, *iterables: VariableTracker,
-                fillvalue: VariableTracker | None = None):
+def zip_longest(
+    tx: InstructionTranslator, *iterables: VariableTracker, fillvalue: VariableTracker | None = None
+):
     columns = [_items(tx, a) for a in iterables]
     fill = constant(None) if fillvalue is None else fillvalue
     rows = itertools.zip_longest(*columns, fillvalue=fill)
     return _eager([_tuple(row) for row in rows])
 
 
-def repeat(tx: InstructionTranslator, value: VariableTracker,
-           times: VariableTracker | None = None):
+def repeat(tx: InstructionTranslator, value: VariableTracker, times: VariableTracker | None = None):
     n = _int(times)
-    return _lazy("repeat", (value for _ in (itertools.repeat(None) if n is None
-                                             else range(n))))
+    return _lazy("repeat", (value for _ in (itertools.repeat(None) if n is None else range(n))))
 
 
-def count(tx: InstructionTranslator, start: VariableTracker | None = None,
-          step: VariableTracker | None = None):
+def count(
+    tx: InstructionTranslator,
+    start: VariableTracker | None = None,
+    step: VariableTracker | None = None,
+):
     first = 0 if start is None else start.as_python_constant()
     by = 1 if step is None else step.as_python_constant()
     return _lazy("count", (constant(v) for v in itertools.count(first, by)))
 
 
 def starmap(tx: InstructionTranslator, fn: VariableTracker, iterable: VariableTracker):
-    return _lazy("starmap", (_call(tx, fn, item.unpack_sequence(tx))
-                             for item in _lazy_items(tx, iterable)))
+    return _lazy(
+        "starmap", (_call(tx, fn, item.unpack_sequence(tx)) for item in _lazy_items(tx, iterable))
+    )
 
 
 def by_position(combine: Callable) -> Callable:
     """product, combinations & co: CPython's itertools on the items' positions."""
-    def call(tx: InstructionTranslator, *args: VariableTracker,
-             **kwargs: VariableTracker) -> VariableTracker:
+
+    def call(
+        tx: InstructionTranslator, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker:
         options = {k: v.as_python_constant() for k, v in kwargs.items()}
         if combine is itertools.product:  # product(*iterables, repeat=1)
             pools = [_items(tx, a) for a in args]
@@ -246,8 +270,10 @@ def pairwise(tx: InstructionTranslator, iterable: VariableTracker):
 def min_max(which: Callable) -> Callable:
     """max(iterable) / min(iterable) with `key=` and `default=`: the iterable's items, then
     the builtin on them (as a tuple: eager's answer and errors on the same items)."""
-    def call(tx: InstructionTranslator, *args: VariableTracker,
-             **kwargs: VariableTracker) -> VariableTracker | None:
+
+    def call(
+        tx: InstructionTranslator, *args: VariableTracker, **kwargs: VariableTracker
+    ) -> VariableTracker | None:
         from tracer.dynamo.variables.functions import BuiltinVariable
 
         if len(args) != 1 or args[0].is_python_constant():
@@ -258,16 +284,25 @@ def min_max(which: Callable) -> Callable:
 
 
 ITERATOR_CALLS: dict[Any, Callable] = {
-    max: min_max(max), min: min_max(min),
-    map: map_, filter: filter_, any: any_all(any), all: any_all(all), next: next_,
+    max: min_max(max),
+    min: min_max(min),
+    map: map_,
+    filter: filter_,
+    any: any_all(any),
+    all: any_all(all),
+    next: next_,
     functools.reduce: reduce_,
-    itertools.chain: chain, itertools.chain.from_iterable: chain_from_iterable,
-    itertools.islice: islice, itertools.accumulate: accumulate,
-    itertools.zip_longest: zip_longest, itertools.repeat: repeat, itertools.count: count,
-    itertools.starmap: starmap, itertools.pairwise: pairwise,
+    itertools.chain: chain,
+    itertools.chain.from_iterable: chain_from_iterable,
+    itertools.islice: islice,
+    itertools.accumulate: accumulate,
+    itertools.zip_longest: zip_longest,
+    itertools.repeat: repeat,
+    itertools.count: count,
+    itertools.starmap: starmap,
+    itertools.pairwise: pairwise,
     itertools.product: by_position(itertools.product),
     itertools.combinations: by_position(itertools.combinations),
-    itertools.combinations_with_replacement: by_position(
-        itertools.combinations_with_replacement),
+    itertools.combinations_with_replacement: by_position(itertools.combinations_with_replacement),
     itertools.permutations: by_position(itertools.permutations),
 }

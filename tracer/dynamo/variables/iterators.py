@@ -49,7 +49,7 @@ class ListIteratorVariable(VariableTracker):
 
     def remaining(self, tx: InstructionTranslator) -> list[VariableTracker]:
         """Every item not read yet; the iterator is then used up."""
-        items, self.index = self.items[self.index:], len(self.items)
+        items, self.index = self.items[self.index :], len(self.items)
         return items
 
     def describe(self) -> str:
@@ -112,8 +112,9 @@ class SizedIteratorVariable(ListIteratorVariable):
         assigned during the loop, as CPython's iterator does."""
         now = self.container.unpack_sequence(tx)
         if len(now) != len(self.items):
-            raise Unsupported(f"{self.container.describe()} changed size during iteration (a "
-                              "RuntimeError)")
+            raise Unsupported(
+                f"{self.container.describe()} changed size during iteration (a RuntimeError)"
+            )
         self.items = now
         return super().next_item(tx)
 
@@ -128,20 +129,27 @@ def sequence_items(tx: InstructionTranslator, iterable: VariableTracker) -> list
     from tracer.dynamo.variables.sets import SetVariable
     from tracer.dynamo.variables.tensor import TensorVariable
 
-    if isinstance(iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable,
-                             TensorVariable)):  # a tensor's rows: x[0], x[1], ...
+    if isinstance(
+        iterable, (TupleVariable, NNModuleVariable, DictViewVariable, SetVariable, TensorVariable)
+    ):  # a tensor's rows: x[0], x[1], ...
         return iterable.unpack_sequence(tx)
     if isinstance(iterable, ListIteratorVariable):  # what is left of it, used up
         return iterable.remaining(tx)
-    if iterable.is_python_constant() and isinstance(iterable.as_python_constant(),
-                                                    (range, tuple, str, frozenset)):
+    if iterable.is_python_constant() and isinstance(
+        iterable.as_python_constant(), (range, tuple, str, frozenset)
+    ):
         return [constant(v) for v in iterable.as_python_constant()]
-    raise Unsupported("missing: GET_ITER (a for loop or other iteration) over "
-                      f"{iterable.describe()}")
+    raise Unsupported(
+        f"missing: GET_ITER (a for loop or other iteration) over {iterable.describe()}"
+    )
 
 
-def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTracker],
-                     kwargs: dict[str, VariableTracker]) -> ListIteratorVariable:
+def enumerate_or_zip(
+    tx: InstructionTranslator,
+    fn: type,
+    args: list[VariableTracker],
+    kwargs: dict[str, VariableTracker],
+) -> ListIteratorVariable:
     """`enumerate(seq, start)` and `zip(a, b, ...)`: lazy iterators over tuples of trackers,
     reading their arguments as CPython does (zip: left to right, stopping at the first that
     is used up, so an iterator shared with later code keeps what zip did not read)."""
@@ -172,10 +180,12 @@ def enumerate_or_zip(tx: InstructionTranslator, fn: type, args: list[VariableTra
             for k, it in enumerate(iterators):
                 item = it.next_item(tx)
                 if item is None:
-                    if strict.as_python_constant() and (k > 0 or any(
-                            other.next_item(tx) is not None for other in iterators[1:])):
-                        raise Unsupported("zip(strict=True) of iterables of different lengths "
-                                          "(a ValueError)")
+                    if strict.as_python_constant() and (
+                        k > 0 or any(other.next_item(tx) is not None for other in iterators[1:])
+                    ):
+                        raise Unsupported(
+                            "zip(strict=True) of iterables of different lengths (a ValueError)"
+                        )
                     return
                 row.append(item)
             yield TupleVariable(row)

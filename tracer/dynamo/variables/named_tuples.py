@@ -36,9 +36,11 @@ def is_named_tuple_class(value: Any) -> bool:
     if not (isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")):
         return False
     owner = next((k for k in value.__mro__ if "_fields" in vars(k)), None)
-    return (owner is not None  # NOTE: a class stores its __new__ as a staticmethod
-            and vars(owner).get("__new__") is inspect.getattr_static(value, "__new__")
-            and value.__init__ is object.__init__)
+    return (
+        owner is not None  # NOTE: a class stores its __new__ as a staticmethod
+        and vars(owner).get("__new__") is inspect.getattr_static(value, "__new__")
+        and value.__init__ is object.__init__
+    )
 
 
 class NamedTupleClassVariable(VariableTracker):
@@ -55,7 +57,9 @@ class NamedTupleClassVariable(VariableTracker):
         return self.value  # `isinstance(p, P)`, `type(p) is P` fold
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         try:
@@ -63,8 +67,10 @@ class NamedTupleClassVariable(VariableTracker):
         except TypeError as e:  # eager raises it again, at the user's line
             raise Unsupported(f"calling {self.describe()}: {e}") from e
         bound.apply_defaults()  # a default is the constant the class was made with
-        items = [value if isinstance(value, VariableTracker) else constant(value)
-                 for value in bound.arguments.values()]
+        items = [
+            value if isinstance(value, VariableTracker) else constant(value)
+            for value in bound.arguments.values()
+        ]
         return TupleVariable(items, tuple_type=self.value)
 
     def var_getattr(self, tx: InstructionTranslator, name: str) -> VariableTracker:
@@ -88,7 +94,9 @@ class NamedTupleFactoryVariable(VariableTracker):
         return type(collections.namedtuple)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         try:

@@ -60,7 +60,9 @@ class NestedUserFunctionVariable(VariableTracker):
         # annotations are not needed to run the function
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.inline import inline_call
@@ -74,8 +76,9 @@ class NestedUserFunctionVariable(VariableTracker):
         (`inspect.signature` only carries them along) and its cells are empty."""
         cells = tuple(types.CellType() for _ in self.code.co_freevars)
         defaults = tuple(self.defaults.items) if self.defaults is not None else None
-        fn = types.FunctionType(self.code, self.maker.frame.f_globals, self.code.co_name,
-                                defaults, cells)
+        fn = types.FunctionType(
+            self.code, self.maker.frame.f_globals, self.code.co_name, defaults, cells
+        )
         if self.kwdefaults is not None:
             fn.__kwdefaults__ = self.kwdefaults.entries
         return fn
@@ -85,6 +88,7 @@ class NestedUserFunctionVariable(VariableTracker):
 
 
 # ---- opcodes: installed on InstructionTranslator by name --------------------------------------
+
 
 def make_function(self: InstructionTranslator, inst: Instruction) -> None:
     """3.11/3.12: the flags say which of defaults, kwdefaults, annotations, closure lie under
@@ -112,8 +116,10 @@ def load_deref(self: InstructionTranslator, inst: Instruction) -> None:
 
 def store_deref(self: InstructionTranslator, inst: Instruction) -> None:
     if inst.argval in self.frame.code.co_freevars:
-        raise Unsupported(f"assigning the nonlocal variable {inst.argval!r} (the enclosing "
-                          "function's cell would not see it)")
+        raise Unsupported(
+            f"assigning the nonlocal variable {inst.argval!r} (the enclosing "
+            "function's cell would not see it)"
+        )
     self._store_local(inst.argval, self.pop())
 
 
@@ -141,6 +147,8 @@ def _code_of(value: VariableTracker) -> types.CodeType:
         raise Unsupported(f"MAKE_FUNCTION of {value.describe()}")
     flags = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
     if code.co_flags & flags and code.co_name != "<genexpr>":
-        raise Unsupported(f"a generator or coroutine {code.co_qualname} made in the frame "
-                          "(only generator expressions are traced)")
+        raise Unsupported(
+            f"a generator or coroutine {code.co_qualname} made in the frame "
+            "(only generator expressions are traced)"
+        )
     return code

@@ -80,7 +80,9 @@ class NNModuleVariable(VariableTracker):
         return wrap(tx, getattr(m, name), source)  # a class attribute: guarded by value
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.builder import wrap
@@ -116,8 +118,9 @@ class NNModuleVariable(VariableTracker):
             raise Unsupported(f"iterating over {self.describe()}")
         table = AttrSource(self.source, "_modules")
         tx.output.add_guard(table, "DICT_KEYS")  # an append() later must retrace
-        return [wrap(tx, sub, GetItemSource(table, key))
-                for key, sub in self.module._modules.items()]
+        return [
+            wrap(tx, sub, GetItemSource(table, key)) for key, sub in self.module._modules.items()
+        ]
 
     def getitem(self, tx: InstructionTranslator, key) -> VariableTracker:
         """`self.heads["cls"]` of a ModuleDict, `self.layers[0]` of a Sequential or ModuleList:
@@ -127,8 +130,11 @@ class NNModuleVariable(VariableTracker):
         m, names = self.module, list(self.module._modules)
         if type(m).__getitem__ is ModuleDict.__getitem__ and key in m._modules:
             name = key
-        elif type(m).__getitem__ in (Sequential.__getitem__, ModuleList.__getitem__) \
-                and type(key) is int and -len(names) <= key < len(names):
+        elif (
+            type(m).__getitem__ in (Sequential.__getitem__, ModuleList.__getitem__)
+            and type(key) is int
+            and -len(names) <= key < len(names)
+        ):
             name = names[key]
         else:  # a slice, a missing key, an overridden __getitem__: eager decides
             raise Unsupported(f"indexing {self.describe()} with {key!r}")

@@ -69,7 +69,9 @@ class OptimizerMethodVariable(VariableTracker):
         return type(getattr(self.optimizer.optimizer, self.name))
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if self.method is not Optimizer.zero_grad:
@@ -80,8 +82,10 @@ class OptimizerMethodVariable(VariableTracker):
             raise Unsupported(f"calling {self.describe()}: {e}") from e
         set_to_none = bound.arguments.get("set_to_none", constant(True))
         if not (set_to_none.is_python_constant() and set_to_none.as_python_constant() is True):
-            raise Unsupported(f"{self.describe()}(set_to_none=False) writes zeros into the "
-                              "gradients (it runs eagerly)")
+            raise Unsupported(
+                f"{self.describe()}(set_to_none=False) writes zeros into the "
+                "gradients (it runs eagerly)"
+            )
         tx.output.side_effects.call_method(self.optimizer, self.name)
         return constant(None)
 

@@ -55,8 +55,17 @@ class SetVariable(VariableTracker):
 class SetMethodVariable(VariableTracker):
     """`s.add` & co, waiting for their call: run on the tracker's real set of values."""
 
-    MUTATORS = ("add", "discard", "remove", "pop", "clear", "update", "intersection_update",
-                "difference_update", "symmetric_difference_update")
+    MUTATORS = (
+        "add",
+        "discard",
+        "remove",
+        "pop",
+        "clear",
+        "update",
+        "intersection_update",
+        "difference_update",
+        "symmetric_difference_update",
+    )
 
     def __init__(self, s: SetVariable, name: str) -> None:
         super().__init__(None)
@@ -67,7 +76,9 @@ class SetMethodVariable(VariableTracker):
         return type(set().add)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.constant import constant
@@ -104,8 +115,7 @@ def set_operand(tx: InstructionTranslator, iterable: VariableTracker) -> Any:
         return iterable.values
     if isinstance(iterable, ConstDictVariable) and iterable.python_type() is dict:
         return dict.fromkeys(set_values([constant(k) for k in iterable.keys]))
-    if iterable.is_python_constant() and type(iterable.as_python_constant()) in (set,
-                                                                                  frozenset):
+    if iterable.is_python_constant() and type(iterable.as_python_constant()) in (set, frozenset):
         return iterable.as_python_constant()
     return set_values(sequence_items(tx, iterable))
 
@@ -115,8 +125,10 @@ def set_values(items: list[VariableTracker]) -> list[Any]:
     values = []
     for item in items:
         if not item.is_python_constant():
-            raise Unsupported(f"a set holding {item.describe()} (only constants are traced in "
-                              "sets: a set of tensors is ordered by their ids)")
+            raise Unsupported(
+                f"a set holding {item.describe()} (only constants are traced in "
+                "sets: a set of tensors is ordered by their ids)"
+            )
         values.append(item.as_python_constant())
     try:
         for value in values:

@@ -33,9 +33,23 @@ if TYPE_CHECKING:
     from tracer.fx import Node
 
 # Attributes the fake value knows exactly; anything else (.grad, .data, ...) is not traced.
-_METADATA_ATTRS = ("shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_cpu",
-                   "is_xpu", "is_mps", "is_meta", "is_sparse", "is_quantized", "is_nested",
-                   "itemsize", "layout")
+_METADATA_ATTRS = (
+    "shape",
+    "dtype",
+    "device",
+    "ndim",
+    "requires_grad",
+    "is_cuda",
+    "is_cpu",
+    "is_xpu",
+    "is_mps",
+    "is_meta",
+    "is_sparse",
+    "is_quantized",
+    "is_nested",
+    "itemsize",
+    "layout",
+)
 # Properties written in minitorch ops (x.T is a permute): their getter is inlined.
 _VIEW_PROPERTIES = ("T", "mT", "H", "mH")
 # Methods that only read metadata: folded into constants.
@@ -50,8 +64,13 @@ _DATA_METHODS = ("item", "tolist", "numpy", "__bool__", "__float__", "__int__", 
 class TensorVariable(VariableTracker):
     """A tensor value: the fx node that computes it and a fake tensor that describes it."""
 
-    def __init__(self, node: Node, example: Any, source: Source | None = None,
-                 output: OutputGraph | None = None) -> None:
+    def __init__(
+        self,
+        node: Node,
+        example: Any,
+        source: Source | None = None,
+        output: OutputGraph | None = None,
+    ) -> None:
         super().__init__(source)
         self.node = node  # placeholder or call node of the graph being built
         self._example = example  # the fake tensor: shape, dtype, strides, requires_grad
@@ -93,18 +112,24 @@ class TensorVariable(VariableTracker):
 
             getter = UserFunctionVariable(prop.fget, inline=True)
             return getter.call_function(tx, [self], {})  # inlined
-        raise Unsupported(f"tensor attribute .{name} (only {', '.join(_METADATA_ATTRS)} "
-                          "are known while tracing)")
+        raise Unsupported(
+            f"tensor attribute .{name} (only {', '.join(_METADATA_ATTRS)} are known while tracing)"
+        )
 
-    def setitem(self, tx: InstructionTranslator, key: VariableTracker,
-                value: VariableTracker) -> VariableTracker:
+    def setitem(
+        self, tx: InstructionTranslator, key: VariableTracker, value: VariableTracker
+    ) -> VariableTracker:
         """`x[key] = value` (STORE_SUBSCR): recorded as its out-of-place form, a call of
         minitorch.functional.indexing.setitem, and x rebound to the result (inplace.py)."""
         from minitorch.functional.indexing import setitem
         from tracer.dynamo.variables.inplace import functionalize
 
-        return functionalize(tx, self, "__setitem__", lambda: tx.output.record_call(
-            "call_function", setitem, [self, key, value], {}))
+        return functionalize(
+            tx,
+            self,
+            "__setitem__",
+            lambda: tx.output.record_call("call_function", setitem, [self, key, value], {}),
+        )
 
     def unpack_sequence(self, tx: InstructionTranslator) -> list[VariableTracker]:
         """`for row in x`, `a, b = x`: its rows, `x[0]`, `x[1]`, ... (as Tensor.__iter__)."""
@@ -136,26 +161,37 @@ class TensorMethodVariable(VariableTracker):
         return type(getattr(self.tensor._example, self.name))
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         name = self.name
         if name in _DATA_METHODS:
-            raise Unsupported(f"Tensor.{name}() reads the tensor's values, which do not exist "
-                              "while tracing (a data-dependent operation)")
+            raise Unsupported(
+                f"Tensor.{name}() reads the tensor's values, which do not exist "
+                "while tracing (a data-dependent operation)"
+            )
         if name in _METADATA_METHODS or (name in _LAYOUT_METHODS and self.tensor.source):
             self._specialize(tx, args, kwargs)
             return self._fold(args, kwargs)
         if name in _LAYOUT_METHODS:
-            raise Unsupported(f"Tensor.{name}() of an intermediate tensor: its layout is "
-                              "decided by the backend, not known while tracing")
+            raise Unsupported(
+                f"Tensor.{name}() of an intermediate tensor: its layout is "
+                "decided by the backend, not known while tracing"
+            )
         if name.endswith("_") or name == "backward":
-            raise Unsupported(f"Tensor.{name}() changes a tensor in place; mutation is not "
-                              "supported yet")
+            raise Unsupported(
+                f"Tensor.{name}() changes a tensor in place; mutation is not supported yet"
+            )
         return tx.output.record_call("call_method", name, [self.tensor, *args], kwargs)
 
-    def _specialize(self, tx: InstructionTranslator, args: list[VariableTracker],
-                    kwargs: dict[str, VariableTracker]) -> None:
+    def _specialize(
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
+        kwargs: dict[str, VariableTracker],
+    ) -> None:
         """The sizes this call folds into a constant are guarded exactly from now on."""
         if self.name in ("dim", "is_floating_point"):
             return  # the rank and the dtype are always guarded

@@ -28,7 +28,10 @@ class TupleVariable(VariableTracker):
     """A tuple (or a tuple subclass such as minitorch.Size) of trackers."""
 
     def __init__(
-        self, items: list[VariableTracker], tuple_type: type = tuple, source: Source | None = None,
+        self,
+        items: list[VariableTracker],
+        tuple_type: type = tuple,
+        source: Source | None = None,
     ) -> None:
         super().__init__(source)
         self.items = list(items)
@@ -102,7 +105,9 @@ class NamedTupleMethodVariable(VariableTracker):
         return type(print)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.dicts import ConstDictVariable
@@ -145,8 +150,15 @@ class ListMethodVariable(VariableTracker):
     MUTATORS = ("append", "extend", "insert", "pop", "clear", "remove", "reverse", "sort")
     METHODS = (*MUTATORS, "index", "count", "copy")
     # (least, most) positional arguments of each method
-    ARITY = {"append": (1, 1), "extend": (1, 1), "insert": (2, 2), "pop": (0, 1),
-             "remove": (1, 1), "index": (1, 3), "count": (1, 1)}
+    ARITY = {
+        "append": (1, 1),
+        "extend": (1, 1),
+        "insert": (2, 2),
+        "pop": (0, 1),
+        "remove": (1, 1),
+        "index": (1, 3),
+        "count": (1, 1),
+    }
 
     def __init__(self, lst: ListVariable, name: str) -> None:
         super().__init__(None)
@@ -157,7 +169,9 @@ class ListMethodVariable(VariableTracker):
         return type([].append)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.constant import constant
@@ -171,8 +185,9 @@ class ListMethodVariable(VariableTracker):
             if name == "count":
                 return constant(sum(same_item(item, args[0]) for item in items))
             bounds = slice(*[a.as_python_constant() for a in args[1:]] or [None])
-            found = next((i for i in range(len(items))[bounds]
-                          if same_item(items[i], args[0])), None)  # the first, as CPython
+            found = next(
+                (i for i in range(len(items))[bounds] if same_item(items[i], args[0])), None
+            )  # the first, as CPython
             if found is None:
                 raise Unsupported(f"list.{name}() of an item not in the list (a ValueError)")
             if name == "index":
@@ -216,12 +231,14 @@ def same_item(item: VariableTracker, value: VariableTracker) -> bool:
         return True
     if item.is_python_constant() and value.is_python_constant():
         return bool(item.as_python_constant() == value.as_python_constant())
-    raise Unsupported(f"comparing {item.describe()} with {value.describe()} (== on a tensor "
-                      "depends on its data)")
+    raise Unsupported(
+        f"comparing {item.describe()} with {value.describe()} (== on a tensor depends on its data)"
+    )
 
 
-def _sorted_order(tx: InstructionTranslator, items: list[VariableTracker],
-                  kwargs: dict[str, VariableTracker]) -> list[int]:
+def _sorted_order(
+    tx: InstructionTranslator, items: list[VariableTracker], kwargs: dict[str, VariableTracker]
+) -> list[int]:
     """The order list.sort(key=, reverse=) puts `items` in (stable, as CPython's); each key
     must be known while tracing."""
     if set(kwargs) - {"key", "reverse"}:

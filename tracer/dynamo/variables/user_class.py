@@ -62,8 +62,9 @@ _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: made by a class statement (or type()
 def is_user_class(value: Any) -> bool:
     """A class a class statement made outside minitorch (or in its distributions), with no
     metaclass."""
-    if not isinstance(value, type) or type(value) is not type \
-            or not value.__flags__ & _HEAP_TYPE:  # a C type (itertools.groupby): opaque
+    if (
+        not isinstance(value, type) or type(value) is not type or not value.__flags__ & _HEAP_TYPE
+    ):  # a C type (itertools.groupby): opaque
         return False
     module = getattr(value, "__module__", "") or ""
     if module.split(".")[0] in _OPAQUE_MODULES and not module.startswith(_TRACED_MODULES):
@@ -82,7 +83,10 @@ def why_not_traced(cls: type) -> str | None:
     if cls.__new__ is not object.__new__:
         return "its class defines __new__"
     if (cls.__getattribute__, cls.__setattr__, cls.__delattr__) != (
-            object.__getattribute__, object.__setattr__, object.__delattr__):
+        object.__getattribute__,
+        object.__setattr__,
+        object.__delattr__,
+    ):
         return "its class defines its own attribute access"
     init = inspect.getattr_static(cls, "__init__")
     if init is not object.__init__ and not isinstance(init, FunctionType):
@@ -93,8 +97,12 @@ def why_not_traced(cls: type) -> str | None:
 class UserClassVariable(VariableTracker):
     """A user's class: read from the frame (guarded by identity), or made by the frame."""
 
-    def __init__(self, cls: type, source: Source | None = None,
-                 made: tuple[Any, list[VariableTracker]] | None = None) -> None:
+    def __init__(
+        self,
+        cls: type,
+        source: Source | None = None,
+        made: tuple[Any, list[VariableTracker]] | None = None,
+    ) -> None:
         super().__init__(source)
         self.value = cls
         # a class statement of the frame: (a function that makes the class again from its
@@ -113,7 +121,9 @@ class UserClassVariable(VariableTracker):
         return class_attribute(tx, self, name, self, on_class=True)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         reason = why_not_traced(self.value)
@@ -126,8 +136,10 @@ class UserClassVariable(VariableTracker):
         init = class_attribute(tx, self, "__init__", obj)
         result = init.call_function(tx, args, kwargs)
         if not (isinstance(result, ConstantVariable) and result.value is None):
-            raise Unsupported(f"{self.value.__name__}.__init__ returned {result.describe()} "
-                              "(eager raises TypeError)")
+            raise Unsupported(
+                f"{self.value.__name__}.__init__ returned {result.describe()} "
+                "(eager raises TypeError)"
+            )
         return obj
 
     def guard_instance_attribute(self, tx: InstructionTranslator, name: str) -> None:
@@ -137,8 +149,13 @@ class UserClassVariable(VariableTracker):
         if self.source is None:
             return
         found = inspect.getattr_static(self.value, name, _MISSING)
-        kind = "CLASS_LACKS" if found is _MISSING else "CONSTANT_MATCH" if type(found) in (
-            bool, int, float, str, type(None)) else "ID_MATCH"  # (a dataclass's default)
+        kind = (
+            "CLASS_LACKS"
+            if found is _MISSING
+            else "CONSTANT_MATCH"
+            if type(found) in (bool, int, float, str, type(None))
+            else "ID_MATCH"
+        )  # (a dataclass's default)
         tx.output.add_guard(AttrSource(self.source, name), kind)
 
     def describe(self) -> str:
@@ -162,8 +179,9 @@ class NewObjectVariable(VariableTracker):
         if name == "__class__":
             return self.cls
         static = inspect.getattr_static(self.cls.value, name, _MISSING)
-        if name in self.attrs and (isinstance(static, MemberDescriptorType)
-                                   or not _is_data_descriptor(static)):
+        if name in self.attrs and (
+            isinstance(static, MemberDescriptorType) or not _is_data_descriptor(static)
+        ):
             self.cls.guard_instance_attribute(tx, name)
             return self.attrs[name]
         if static is not _MISSING and not isinstance(static, MemberDescriptorType):
@@ -171,15 +189,19 @@ class NewObjectVariable(VariableTracker):
         hook = inspect.getattr_static(self.cls.value, "__getattr__", None)
         if isinstance(hook, FunctionType):  # CPython's last resort, with the name
             return class_attribute(tx, self.cls, "__getattr__", self).call_function(
-                tx, [constant(name)], {})
-        raise Unsupported(f"{self.describe()} has no attribute {name!r} (eager raises "
-                          "AttributeError)")
+                tx, [constant(name)], {}
+            )
+        raise Unsupported(
+            f"{self.describe()} has no attribute {name!r} (eager raises AttributeError)"
+        )
 
     def store_attr(self, tx: InstructionTranslator, name: str, value: VariableTracker) -> None:
         static = inspect.getattr_static(self.cls.value, name, None)
         if _is_data_descriptor(static) and not isinstance(static, MemberDescriptorType):
-            raise Unsupported(f"setting {name!r} of {self.describe()}, which its class "
-                              "defines as a property or descriptor")
+            raise Unsupported(
+                f"setting {name!r} of {self.describe()}, which its class "
+                "defines as a property or descriptor"
+            )
         if self.cls.value.__dictoffset__ == 0 and not isinstance(static, MemberDescriptorType):
             raise Unsupported(f"setting {name!r} of {self.describe()}, which has no such slot")
         self.cls.guard_instance_attribute(tx, name)
@@ -187,7 +209,9 @@ class NewObjectVariable(VariableTracker):
         tx.output.side_effects.mutated(self)  # nothing to replay: no one else sees it yet
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if inspect.getattr_static(self.cls.value, "__call__", _MISSING) is _MISSING:
@@ -202,9 +226,14 @@ def _is_data_descriptor(value: Any) -> bool:
     return hasattr(type(value), "__set__") or hasattr(type(value), "__delete__")
 
 
-def class_attribute(tx: InstructionTranslator, cls: UserClassVariable, name: str,
-                    obj: VariableTracker, after: type | None = None,
-                    on_class: bool = False) -> VariableTracker:
+def class_attribute(
+    tx: InstructionTranslator,
+    cls: UserClassVariable,
+    name: str,
+    obj: VariableTracker,
+    after: type | None = None,
+    on_class: bool = False,
+) -> VariableTracker:
     """`name` looked up on `cls` (past `after` in its MRO, for super()), as seen from `obj`:
     a function is a method bound to `obj` (unless read `on_class`), a property's getter is
     called on it. With a source, the attribute is guarded where it was found:
@@ -219,8 +248,9 @@ def class_attribute(tx: InstructionTranslator, cls: UserClassVariable, name: str
     raw = vars(mro[index])[name]
     source = None
     if cls.source is not None:
-        owner = cls.source if after is None else GetItemSource(AttrSource(cls.source,
-                                                                          "__mro__"), index)
+        owner = (
+            cls.source if after is None else GetItemSource(AttrSource(cls.source, "__mro__"), index)
+        )
         source = AttrSource(owner, name)
     if raw is object.__init__:  # super().__init__() reaching object
         return ObjectInitVariable()
@@ -231,16 +261,20 @@ def class_attribute(tx: InstructionTranslator, cls: UserClassVariable, name: str
     elif isinstance(raw, FunctionType) and not on_class:
         return _bound(tx, raw, obj, source)
     elif isinstance(raw, property) and isinstance(raw.fget, FunctionType) and not on_class:
-        return _bound(tx, raw.fget, obj, source and AttrSource(source, "fget")) \
-            .call_function(tx, [], {})
+        return _bound(tx, raw.fget, obj, source and AttrSource(source, "fget")).call_function(
+            tx, [], {}
+        )
     elif hasattr(type(raw), "__get__") and not isinstance(raw, FunctionType):
-        raise Unsupported(f"attribute {name!r} of {cls.describe()} is a "
-                          f"{type(raw).__name__} (descriptors are not traced)")
+        raise Unsupported(
+            f"attribute {name!r} of {cls.describe()} is a "
+            f"{type(raw).__name__} (descriptors are not traced)"
+        )
     return wrap(tx, raw, source)
 
 
-def _bound(tx: InstructionTranslator, fn: FunctionType, self_arg: VariableTracker,
-           source: Source | None) -> UserFunctionVariable:
+def _bound(
+    tx: InstructionTranslator, fn: FunctionType, self_arg: VariableTracker, source: Source | None
+) -> UserFunctionVariable:
     """`fn` bound to `self_arg`, inlined when called; a method that calls zero-argument
     super() gets its `__class__` cell's class (fixed when the class was made)."""
     if source is not None:
@@ -250,8 +284,7 @@ def _bound(tx: InstructionTranslator, fn: FunctionType, self_arg: VariableTracke
         owner = fn.__closure__[0].cell_contents
         closure = {"__class__": UserClassVariable(owner)}
     elif fn.__code__.co_freevars and source is None:
-        raise Unsupported(f"the method {fn.__qualname__} is a closure of a class made in "
-                          "the frame")
+        raise Unsupported(f"the method {fn.__qualname__} is a closure of a class made in the frame")
     return UserFunctionVariable(fn, bound_self=self_arg, fn_source=source, closure=closure)
 
 
@@ -259,7 +292,9 @@ class ObjectInitVariable(VariableTracker):
     """`object.__init__` bound to an object, reached by super().__init__(): does nothing."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if args or kwargs:
@@ -278,7 +313,9 @@ class SuperFunctionVariable(VariableTracker):
     argument, as CPython does; `super(C, obj)` names them."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         if not args and not kwargs:
@@ -343,11 +380,28 @@ def load_super_attr(self: InstructionTranslator, inst: Instruction) -> None:
 # ---- class statements in the frame ----------------------------------------------------------
 
 _BODY_OPS = {
-    "RESUME", "NOP", "LOAD_NAME", "STORE_NAME", "LOAD_CONST", "MAKE_FUNCTION", "PUSH_NULL",
-    "SET_FUNCTION_ATTRIBUTE", "MAKE_CELL", "LOAD_CLOSURE", "BUILD_TUPLE", "PRECALL", "CALL",
-    "RETURN_VALUE", "RETURN_CONST", "COPY", "CACHE", "POP_TOP", "STORE_DEREF",
+    "RESUME",
+    "NOP",
+    "LOAD_NAME",
+    "STORE_NAME",
+    "LOAD_CONST",
+    "MAKE_FUNCTION",
+    "PUSH_NULL",
+    "SET_FUNCTION_ATTRIBUTE",
+    "MAKE_CELL",
+    "LOAD_CLOSURE",
+    "BUILD_TUPLE",
+    "PRECALL",
+    "CALL",
+    "RETURN_VALUE",
+    "RETURN_CONST",
+    "COPY",
+    "CACHE",
+    "POP_TOP",
+    "STORE_DEREF",
     "LOAD_FAST",  # 3.13: the `__class__` cell, as LOAD_CLOSURE before
-    "BUILD_CONST_KEY_MAP", "BUILD_MAP",  # a method's keyword-only defaults
+    "BUILD_CONST_KEY_MAP",
+    "BUILD_MAP",  # a method's keyword-only defaults
 }
 _DECORATORS = {"staticmethod", "classmethod", "property"}
 
@@ -357,7 +411,9 @@ class BuildClassVariable(VariableTracker):
     name and the bases, it makes the class now (see the NOTE in the module docstring)."""
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.nested import NestedUserFunctionVariable
@@ -370,8 +426,9 @@ class BuildClassVariable(VariableTracker):
             raise Unsupported(f"class {name}: a base that is not a class tracing knows")
         _check_body(body.code, body.maker.frame.f_globals, name)
         if any("__init_subclass__" in vars(k) for b in bases for k in b.__mro__[:-1]):
-            raise Unsupported(f"class {name}: a base has __init_subclass__, which each class "
-                              "statement runs")
+            raise Unsupported(
+                f"class {name}: a base has __init_subclass__, which each class statement runs"
+            )
         make = functools.partial(build_class, body.code, body.maker.frame.f_globals, name)
         cls = make(*bases)
         if not is_user_class(cls):
@@ -387,20 +444,26 @@ def _check_body(code: Any, f_globals: dict, name: str) -> None:
     from tracer.dynamo.instructions import read_instructions
 
     if code.co_freevars:
-        raise Unsupported(f"class {name}: its body reads the function's locals "
-                          f"({', '.join(code.co_freevars)})")
+        raise Unsupported(
+            f"class {name}: its body reads the function's locals ({', '.join(code.co_freevars)})"
+        )
     instructions = read_instructions(code)
     calls = any(inst.opname == "CALL" for inst in instructions)
     for inst in instructions:
         if inst.opname not in _BODY_OPS:
-            raise Unsupported(f"class {name}: its body runs {inst.opname} (only defs, "
-                              "constants and the decorators staticmethod, classmethod and "
-                              "property are taken)")
+            raise Unsupported(
+                f"class {name}: its body runs {inst.opname} (only defs, "
+                "constants and the decorators staticmethod, classmethod and "
+                "property are taken)"
+            )
         # a builtin (an annotation's `int`) reads the same each time; with a call in the
         # body, only a decorator may be what is called
         allowed = _DECORATORS if calls else vars(builtins)
-        if inst.opname == "LOAD_NAME" and inst.argval != "__name__" and (
-                inst.argval in f_globals or inst.argval not in allowed):
+        if (
+            inst.opname == "LOAD_NAME"
+            and inst.argval != "__name__"
+            and (inst.argval in f_globals or inst.argval not in allowed)
+        ):
             raise Unsupported(f"class {name}: its body reads {inst.argval!r}")
 
 

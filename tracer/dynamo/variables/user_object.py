@@ -58,8 +58,7 @@ def is_plain_object(value: Any) -> bool:
     has_dict = isinstance(getattr(value, "__dict__", None), dict)
     if not has_dict and not hasattr(cls, "__slots__"):
         return False
-    return (cls.__getattribute__ is object.__getattribute__
-            and cls.__setattr__ is object.__setattr__)
+    return cls.__getattribute__ is object.__getattribute__ and cls.__setattr__ is object.__setattr__
 
 
 def instance_dict(value: Any) -> dict:
@@ -105,8 +104,10 @@ class UserObjectVariable(VariableTracker):
         if isinstance(static, property) and isinstance(static.fget, FunctionType):
             return property_of(tx, self, name, static)
         if hasattr(type(static), "__get__"):
-            raise Unsupported(f"attribute {name!r} of {self.describe()} is a "
-                              f"{type(static).__name__} (descriptors are not traced)")
+            raise Unsupported(
+                f"attribute {name!r} of {self.describe()} is a "
+                f"{type(static).__name__} (descriptors are not traced)"
+            )
         return wrap(tx, static, source)  # a class attribute: guarded by value
 
     def _slot(self, tx: InstructionTranslator, name: str, source: AttrSource) -> VariableTracker:
@@ -137,8 +138,9 @@ class UserObjectVariable(VariableTracker):
         return f"a {type(self.value).__name__} object ({self.source.name()})"
 
 
-def method_of(tx: InstructionTranslator, obj: VariableTracker, name: str,
-              fn: FunctionType) -> UserFunctionVariable:
+def method_of(
+    tx: InstructionTranslator, obj: VariableTracker, name: str, fn: FunctionType
+) -> UserFunctionVariable:
     """`obj.name`, found on the class as the function `fn`: a method bound to `obj`, inlined
     when called. Guarded as the lookup went: the class's attribute is still `fn` (a patch
     `Model.helper = other` retraces), the instance has no attribute of that name that would
@@ -158,15 +160,15 @@ def guard_method(tx: InstructionTranslator, obj: VariableTracker, name: str) -> 
     return attribute
 
 
-def property_of(tx: InstructionTranslator, obj: VariableTracker, name: str,
-                prop: property) -> VariableTracker:
+def property_of(
+    tx: InstructionTranslator, obj: VariableTracker, name: str, prop: property
+) -> VariableTracker:
     """`obj.name` for a property of the class: its getter, inlined now. A property is a data
     descriptor (the instance cannot shadow it) and its fget cannot be reassigned, so the
     class attribute's identity pins the getter."""
     attribute = AttrSource(AttrSource(obj.source, "__class__"), name)
     tx.output.add_guard(attribute, "ID_MATCH")
-    getter = UserFunctionVariable(prop.fget, inline=True,
-                                  fn_source=AttrSource(attribute, "fget"))
+    getter = UserFunctionVariable(prop.fget, inline=True, fn_source=AttrSource(attribute, "fget"))
     return getter.call_function(tx, [obj], {})
 
 
@@ -181,7 +183,9 @@ class PartialVariable(VariableTracker):
         return functools.partial
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.builder import wrap
@@ -195,16 +199,21 @@ class PartialVariable(VariableTracker):
         return func.call_function(tx, [*bound.items, *args], {**keywords.entries, **kwargs})
 
     def describe(self) -> str:
-        return f"the partial of {getattr(self.value.func, '__qualname__', '?')} " \
-               f"({self.source.name()})"
+        return (
+            f"the partial of {getattr(self.value.func, '__qualname__', '?')} ({self.source.name()})"
+        )
 
 
 class FramePartialVariable(VariableTracker):
     """`functools.partial(f, *args, **kwargs)` made in the frame: the function's tracker and
     the arguments' trackers; calling it calls `f` with them first, as partial does."""
 
-    def __init__(self, func: VariableTracker, args: list[VariableTracker],
-                 keywords: dict[str, VariableTracker]) -> None:
+    def __init__(
+        self,
+        func: VariableTracker,
+        args: list[VariableTracker],
+        keywords: dict[str, VariableTracker],
+    ) -> None:
         super().__init__()
         self.func, self.args, self.keywords = func, args, keywords
 
@@ -212,7 +221,9 @@ class FramePartialVariable(VariableTracker):
         return functools.partial
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         return self.func.call_function(tx, [*self.args, *args], {**self.keywords, **kwargs})
@@ -246,17 +257,27 @@ class FramePartialVariable(VariableTracker):
 # the builtin's own operators may accept it.
 
 _BINARY_DUNDERS = {
-    operator.add: ("__add__", "__radd__"), operator.sub: ("__sub__", "__rsub__"),
-    operator.mul: ("__mul__", "__rmul__"), operator.truediv: ("__truediv__", "__rtruediv__"),
-    operator.floordiv: ("__floordiv__", "__rfloordiv__"), operator.mod: ("__mod__", "__rmod__"),
-    operator.pow: ("__pow__", "__rpow__"), operator.matmul: ("__matmul__", "__rmatmul__"),
-    operator.and_: ("__and__", "__rand__"), operator.or_: ("__or__", "__ror__"),
+    operator.add: ("__add__", "__radd__"),
+    operator.sub: ("__sub__", "__rsub__"),
+    operator.mul: ("__mul__", "__rmul__"),
+    operator.truediv: ("__truediv__", "__rtruediv__"),
+    operator.floordiv: ("__floordiv__", "__rfloordiv__"),
+    operator.mod: ("__mod__", "__rmod__"),
+    operator.pow: ("__pow__", "__rpow__"),
+    operator.matmul: ("__matmul__", "__rmatmul__"),
+    operator.and_: ("__and__", "__rand__"),
+    operator.or_: ("__or__", "__ror__"),
     operator.xor: ("__xor__", "__rxor__"),
 }
-_UNARY_DUNDERS = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__",
-                  abs: "__abs__"}
+_UNARY_DUNDERS = {
+    operator.neg: "__neg__",
+    operator.pos: "__pos__",
+    operator.invert: "__invert__",
+    abs: "__abs__",
+}
 _INPLACE_DUNDERS = {
-    operator.iadd: (operator.add, "__iadd__"), operator.isub: (operator.sub, "__isub__"),
+    operator.iadd: (operator.add, "__iadd__"),
+    operator.isub: (operator.sub, "__isub__"),
     operator.imul: (operator.mul, "__imul__"),
     operator.itruediv: (operator.truediv, "__itruediv__"),
 }
@@ -272,15 +293,18 @@ def object_trackers() -> tuple[type, ...]:
     return UserObjectVariable, NewObjectVariable
 
 
-def operator_on_objects(tx: InstructionTranslator, fn: Any,
-                        args: list[VariableTracker]) -> VariableTracker:
+def operator_on_objects(
+    tx: InstructionTranslator, fn: Any, args: list[VariableTracker]
+) -> VariableTracker:
     """`fn(*args)` for an operator with a plain object among its operands ([Note: operators
     on objects call their dunders])."""
     for a in args:  # a float or tuple subclass: the builtin's own operators may accept it
         if isinstance(a, object_trackers()) and any(
-                k.__module__ == "builtins" for k in a.python_type().__mro__[:-1]):
-            raise Unsupported(f"an operator on {a.describe()}, whose class derives from "
-                              "a builtin type")
+            k.__module__ == "builtins" for k in a.python_type().__mro__[:-1]
+        ):
+            raise Unsupported(
+                f"an operator on {a.describe()}, whose class derives from a builtin type"
+            )
     if fn in _UNARY_DUNDERS and len(args) == 1:
         result = _call_dunder(tx, args[0], _UNARY_DUNDERS[fn], [])
         if result is not None:
@@ -295,8 +319,9 @@ def operator_on_objects(tx: InstructionTranslator, fn: Any,
     raise Unsupported(f"operator {getattr(fn, '__name__', fn)} on {described}")
 
 
-def _binary(tx: InstructionTranslator, fn: Any, left: VariableTracker,
-            right: VariableTracker) -> VariableTracker:
+def _binary(
+    tx: InstructionTranslator, fn: Any, left: VariableTracker, right: VariableTracker
+) -> VariableTracker:
     forward, reflected = _BINARY_DUNDERS[fn]
     tries = [(left, forward, right), (right, reflected, left)]
     lt, rt = left.python_type(), right.python_type()
@@ -310,16 +335,19 @@ def _binary(tx: InstructionTranslator, fn: Any, left: VariableTracker,
         result = _call_dunder(tx, obj, name, [other])
         if result is not None:
             return result
-    raise Unsupported(f"unsupported operand types for {getattr(fn, '__name__', fn)}: "
-                      f"{left.describe()} and {right.describe()} (eager raises TypeError)")
+    raise Unsupported(
+        f"unsupported operand types for {getattr(fn, '__name__', fn)}: "
+        f"{left.describe()} and {right.describe()} (eager raises TypeError)"
+    )
 
 
 def _overrides(sub: type, base: type, name: str) -> bool:
     return getattr(sub, name, None) is not getattr(base, name, None)
 
 
-def _call_dunder(tx: InstructionTranslator, obj: VariableTracker, name: str,
-                 args: list[VariableTracker]) -> VariableTracker | None:
+def _call_dunder(
+    tx: InstructionTranslator, obj: VariableTracker, name: str, args: list[VariableTracker]
+) -> VariableTracker | None:
     """type(obj).name(obj, *args), inlined; None if the class has no such method or it
     returned NotImplemented."""
     from tracer.dynamo.variables.opaque import OpaqueVariable
@@ -329,8 +357,11 @@ def _call_dunder(tx: InstructionTranslator, obj: VariableTracker, name: str,
         if inspect.getattr_static(obj.python_type(), name, _MISSING) is _MISSING:
             return None
         result = class_attribute(tx, obj.cls, name, obj).call_function(tx, args, {})
-        return None if isinstance(result, OpaqueVariable) and result.value is NotImplemented \
+        return (
+            None
+            if isinstance(result, OpaqueVariable) and result.value is NotImplemented
             else result
+        )
     if not isinstance(obj, UserObjectVariable):
         return None
     static = inspect.getattr_static(type(obj.value), name, _MISSING)
@@ -385,16 +416,22 @@ class LruCacheVariable(VariableTracker):
         return type(self.fn)
 
     def call_function(
-        self, tx: InstructionTranslator, args: list[VariableTracker],
+        self,
+        tx: InstructionTranslator,
+        args: list[VariableTracker],
         kwargs: dict[str, VariableTracker],
     ) -> VariableTracker:
         from tracer.dynamo.variables.builder import wrap
         from tracer.dynamo.variables.dicts import is_key
 
-        if not all(a.is_python_constant() and is_key(a.as_python_constant())
-                   for a in [*args, *kwargs.values()]):
-            raise Unsupported(f"calling {self.describe()} with arguments that are not "
-                              "constants (the cached call runs for real)")
+        if not all(
+            a.is_python_constant() and is_key(a.as_python_constant())
+            for a in [*args, *kwargs.values()]
+        ):
+            raise Unsupported(
+                f"calling {self.describe()} with arguments that are not "
+                "constants (the cached call runs for real)"
+            )
         values = tuple(a.as_python_constant() for a in args)
         keywords = tuple((k, v.as_python_constant()) for k, v in kwargs.items())
         try:

@@ -54,8 +54,7 @@ def fold_constants(gm: Module) -> GraphModule:
         for node in constant:
             runner.env[node] = runner.run_node(node)
     # Only tensors become attributes; a constant Python value (`w.shape`) stays a node.
-    folded = {n: None for n in constant
-              if n.op != "get_attr" and isinstance(runner.env[n], Tensor)}
+    folded = {n: None for n in constant if n.op != "get_attr" and isinstance(runner.env[n], Tensor)}
 
     staging = GraphModule(gm, graph, gm._class_name)  # holds what the new get_attrs read
     count = 0
@@ -80,7 +79,10 @@ def _constant_nodes(graph) -> dict[Node, None]:
     for node in graph.nodes:
         if node.op == "get_attr":
             constant[node] = None
-        elif (node.op in ("call_function", "call_method") and not is_random(node)
-              and all(inp in constant for inp in node.all_input_nodes)):
+        elif (
+            node.op in ("call_function", "call_method")
+            and not is_random(node)
+            and all(inp in constant for inp in node.all_input_nodes)
+        ):
             constant[node] = None
     return constant

@@ -41,11 +41,25 @@ from tracer.fx.node import Node
 from tracer.fx.symbolic_trace import symbolic_trace
 
 # The operators that write their first argument: `x += y` and `x[i] = y`.
-_IN_PLACE_OPERATORS = frozenset({
-    operator.setitem, operator.delitem, operator.iadd, operator.isub, operator.imul,
-    operator.itruediv, operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul,
-    operator.iand, operator.ior, operator.ixor, operator.ilshift, operator.irshift,
-})
+_IN_PLACE_OPERATORS = frozenset(
+    {
+        operator.setitem,
+        operator.delitem,
+        operator.iadd,
+        operator.isub,
+        operator.imul,
+        operator.itruediv,
+        operator.ifloordiv,
+        operator.imod,
+        operator.ipow,
+        operator.imatmul,
+        operator.iand,
+        operator.ior,
+        operator.ixor,
+        operator.ilshift,
+        operator.irshift,
+    }
+)
 
 _PURE_BUILTINS = frozenset({builtins.getattr, builtins.len})
 
@@ -79,9 +93,9 @@ def eliminate_common_subexpressions(gm: Module) -> GraphModule:
 def may_write(node: Node, modules: dict[str, Module]) -> bool:
     """Could `node` change a tensor in place: one of its inputs, a parameter or a buffer?
 
-        x.add_(1)   x += 1   x[0] = 1   F.relu(x, inplace=True)   nn.ReLU(inplace=True)
-        a training-mode BatchNorm or F.batch_norm(..., training=True) (the running statistics)
-        any function we do not know
+    x.add_(1)   x += 1   x[0] = 1   F.relu(x, inplace=True)   nn.ReLU(inplace=True)
+    a training-mode BatchNorm or F.batch_norm(..., training=True) (the running statistics)
+    any function we do not know
     """
     if node.op == "call_method":
         return node.target.endswith("_")  # PyTorch's naming rule for in-place methods

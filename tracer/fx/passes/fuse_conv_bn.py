@@ -58,10 +58,13 @@ def fuse_conv_bn(gm: Module) -> GraphModule:
         if bn.running_mean is None or bn.running_var is None:
             continue
         if conv.training or bn.training:
-            raise MinitorchError(at_user_line(
-                f"fuse_conv_bn: '{conv_node.target}' -> '{bn_node.target}' is in training mode; "
-                "fusion uses the running statistics of eval mode: call model.eval() first"
-            ))
+            raise MinitorchError(
+                at_user_line(
+                    f"fuse_conv_bn: '{conv_node.target}' -> '{bn_node.target}' is in training "
+                    "mode; "
+                    "fusion uses the running statistics of eval mode: call model.eval() first"
+                )
+            )
         _set_submodule(fused, conv_node.target, fuse_conv_bn_eval(conv, bn))
         bn_node.replace_all_uses_with(conv_node)
         fused.graph.erase_node(bn_node)

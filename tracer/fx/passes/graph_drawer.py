@@ -31,8 +31,14 @@ from minitorch.errors import MinitorchError, at_user_line
 from tracer.fx.graph_module import GraphModule
 from tracer.fx.node import Node, _format_arg, target_name
 
-_FILL = {"placeholder": "#d9ead3", "get_attr": "#fff2cc", "call_function": "#cfe2f3",
-         "call_method": "#d9d2e9", "call_module": "#fce5cd", "output": "#f4cccc"}
+_FILL = {
+    "placeholder": "#d9ead3",
+    "get_attr": "#fff2cc",
+    "call_function": "#cfe2f3",
+    "call_method": "#d9d2e9",
+    "call_module": "#fce5cd",
+    "output": "#f4cccc",
+}
 
 
 class GraphvizError(MinitorchError, RuntimeError):
@@ -55,16 +61,24 @@ class DotGraph:
         """Render with `dot -T<format>` ('svg', 'png', 'pdf', ...); returns the file's bytes."""
         dot = shutil.which("dot")
         if dot is None:
-            raise GraphvizError(at_user_line(
-                "drawing an fx graph needs the program `dot` from Graphviz, which is not on PATH. "
-                "Install Graphviz (apt-get install graphviz, brew install graphviz, or "
-                "conda install graphviz), or save get_dot_graph().to_string() to a .dot file "
-                "and render it elsewhere"))
-        done = subprocess.run([dot, f"-T{format}"], input=self.source.encode(),
-                              capture_output=True, check=False)
+            raise GraphvizError(
+                at_user_line(
+                    "drawing an fx graph needs the program `dot` from Graphviz, which is not on "
+                    "PATH. "
+                    "Install Graphviz (apt-get install graphviz, brew install graphviz, or "
+                    "conda install graphviz), or save get_dot_graph().to_string() to a .dot file "
+                    "and render it elsewhere"
+                )
+            )
+        done = subprocess.run(
+            [dot, f"-T{format}"], input=self.source.encode(), capture_output=True, check=False
+        )
         if done.returncode != 0:
-            raise GraphvizError(at_user_line(
-                f"`dot -T{format}` failed: {done.stderr.decode(errors='replace').strip()}"))
+            raise GraphvizError(
+                at_user_line(
+                    f"`dot -T{format}` failed: {done.stderr.decode(errors='replace').strip()}"
+                )
+            )
         return done.stdout
 
 
@@ -76,13 +90,17 @@ class FxGraphDrawer:
         self.name = name
 
     def get_dot_graph(self) -> DotGraph:
-        lines = [f"digraph {_quote(self.name)} {{",
-                 '    node [shape=record, style=filled, fontname="Helvetica"];']
+        lines = [
+            f"digraph {_quote(self.name)} {{",
+            '    node [shape=record, style=filled, fontname="Helvetica"];',
+        ]
         nodes = self.gm.graph.nodes
         for node in nodes:
             label = "{" + "|".join(_escape(field) for field in _fields(node)) + "}"
-            lines.append(f"    {_quote(node.name)} [label={_quote(label)}, "
-                         f"fillcolor={_quote(_FILL[node.op])}];")
+            lines.append(
+                f"    {_quote(node.name)} [label={_quote(label)}, "
+                f"fillcolor={_quote(_FILL[node.op])}];"
+            )
         for node in nodes:
             for inp in node.all_input_nodes:
                 lines.append(f"    {_quote(inp.name)} -> {_quote(node.name)};")

@@ -16,13 +16,21 @@ from collections import Counter
 from tests.tracer.dynamo.cpython.harness import ERROR, GRADES, PASS, WRONG, compare, run_case
 from tracer.dynamo import reset
 
-MODULES = ("test_dict", "test_list", "test_tuple_set", "test_builtins_iter",
-           "test_functools_itertools", "test_operator_strings", "test_aliasing")
+MODULES = (
+    "test_dict",
+    "test_list",
+    "test_tuple_set",
+    "test_builtins_iter",
+    "test_functools_itertools",
+    "test_operator_strings",
+    "test_aliasing",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.tracer.dynamo.cpython",
-                                     description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.tracer.dynamo.cpython", description=__doc__
+    )
     parser.add_argument("--inductor", action="store_true", help="also the inductor subset")
     parser.add_argument("-k", default="", help="only cases whose module or name has this")
     args = parser.parse_args(argv)

@@ -156,8 +156,7 @@ class Hang(Exception):
 @contextmanager
 def time_limit(seconds: int) -> Iterator[None]:
     """Raise Hang inside the block after `seconds` (SIGALRM: the main thread on Unix)."""
-    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not \
-            threading.main_thread():
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
@@ -187,8 +186,12 @@ def count_graphs(case: Case) -> Outcome:
     reasons = [b.reason.splitlines()[0] for b in out.break_reasons]
     one_graph = (out.graph_count, out.graph_break_count) == (1, 0)
     grade = PASS if one_graph or (case.breaks and out.graph_count >= 1) else FALLBACK
-    detail = "" if grade == PASS else f"{out.graph_count} graphs, {out.graph_break_count} " \
-                                      f"breaks: {'; '.join(reasons) or 'no graph'}"
+    detail = (
+        ""
+        if grade == PASS
+        else f"{out.graph_count} graphs, {out.graph_break_count} "
+        f"breaks: {'; '.join(reasons) or 'no graph'}"
+    )
     return Outcome(grade, detail, out.graph_count, out.graph_break_count, reasons)
 
 
@@ -207,16 +210,18 @@ def difference(want: Call, got: Call) -> str | None:
     found = value_difference(want.result, got.result, "result")
     if found is None:
         found = value_difference(want.args, got.args, "arguments after the call")
-    if found is None and identities((want.result, want.args)) != identities(
-            (got.result, got.args)):
-        found = f"containers that are one object differ: compiled " \
-                f"{identities((got.result, got.args))}, CPython " \
-                f"{identities((want.result, want.args))}"
+    if found is None and identities((want.result, want.args)) != identities((got.result, got.args)):
+        found = (
+            f"containers that are one object differ: compiled "
+            f"{identities((got.result, got.args))}, CPython "
+            f"{identities((want.result, want.args))}"
+        )
     return found
 
 
-def value_difference(want: object, got: object, where: str,
-                     compared: set | None = None) -> str | None:
+def value_difference(
+    want: object, got: object, where: str, compared: set | None = None
+) -> str | None:
     """Where `got` is not `want`: the same types all the way down, equal values, same order.
 
     `compared` holds the pairs of containers already being compared: a container that holds
@@ -228,8 +233,10 @@ def value_difference(want: object, got: object, where: str,
             return None
         compared.add((id(want), id(got)))
     if type(got) is not type(want):
-        return f"{where}: {type(got).__name__} {_short(got)}, CPython " \
-               f"{type(want).__name__} {_short(want)}"
+        return (
+            f"{where}: {type(got).__name__} {_short(got)}, CPython "
+            f"{type(want).__name__} {_short(want)}"
+        )
     if isinstance(want, minitorch.Tensor):
         return _tensor_difference(want, got, where)
     if type(want).__name__ in ("dict_keys", "dict_values", "dict_items"):
@@ -238,15 +245,18 @@ def value_difference(want: object, got: object, where: str,
         if list(got) != list(want):
             return f"{where}: keys {list(got)!r}, CPython {list(want)!r} (order counts)"
         if getattr(got, "default_factory", None) is not getattr(want, "default_factory", None):
-            return f"{where}: default_factory {got.default_factory!r}, CPython " \
-                   f"{want.default_factory!r}"
-        return _first(value_difference(want[k], got[k], f"{where}[{k!r}]", compared)
-                      for k in want)
+            return (
+                f"{where}: default_factory {got.default_factory!r}, CPython "
+                f"{want.default_factory!r}"
+            )
+        return _first(value_difference(want[k], got[k], f"{where}[{k!r}]", compared) for k in want)
     if isinstance(want, (list, tuple)):
         if len(got) != len(want):
             return f"{where}: length {len(got)} {_short(got)}, CPython {len(want)} {_short(want)}"
-        return _first(value_difference(w, g, f"{where}[{i}]", compared)
-                      for i, (w, g) in enumerate(zip(want, got)))
+        return _first(
+            value_difference(w, g, f"{where}[{i}]", compared)
+            for i, (w, g) in enumerate(zip(want, got))
+        )
     if isinstance(want, float) and want != want:
         return None if got != got else f"{where}: {got!r}, CPython nan"
     return None if got == want else f"{where}: {_short(got)}, CPython {_short(want)}"

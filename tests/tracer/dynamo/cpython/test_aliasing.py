@@ -36,8 +36,10 @@ def global_dict_written_and_viewed(x):
     return x * len(keys), list(keys), dict(TABLE)
 
 
-@cases.add(make_args=lambda: ([tensor()], tensor()),
-           fallback="in-place __iadd__ on an input tensor that shares memory with another")
+@cases.add(
+    make_args=lambda: ([tensor()], tensor()),
+    fallback="in-place __iadd__ on an input tensor that shares memory with another",
+)
 def tensor_item_augmented_in_place(lst, x):
     lst[0] += x  # Tensor.__iadd__: the caller's tensor changes
     return lst[0] * 1

@@ -85,8 +85,16 @@ def sorted_key_reverse(x):
 @cases.add
 def min_max_key_default(x):
     vals = [3, -7, 5]
-    return (x + 1, min(vals), max(vals), min(vals, key=abs), max(vals, key=abs),
-            max([], default=0), min(4, 2, 9), max("ab", "b"))
+    return (
+        x + 1,
+        min(vals),
+        max(vals),
+        min(vals, key=abs),
+        max(vals, key=abs),
+        max([], default=0),
+        min(4, 2, 9),
+        max("ab", "b"),
+    )
 
 
 @cases.add
@@ -107,15 +115,31 @@ def any_all(x):
 
 @cases.add
 def len_of_everything(x):
-    return (x * len([1, 2]), len((1,)), len({"a": 1}), len({1, 2, 3}), len(range(2, 9, 3)),
-            len("abc"))
+    return (
+        x * len([1, 2]),
+        len((1,)),
+        len({"a": 1}),
+        len({1, 2, 3}),
+        len(range(2, 9, 3)),
+        len("abc"),
+    )
 
 
 @cases.add
 def range_arithmetic(x):
     r = range(10, 0, -3)
-    return (x * r[1], list(r), r[-1], list(r[1:3]), 4 in r, 5 in r, r.index(7), len(r),
-            range(0) == range(5, 5), list(range(-2, 2)))
+    return (
+        x * r[1],
+        list(r),
+        r[-1],
+        list(r[1:3]),
+        4 in r,
+        5 in r,
+        r.index(7),
+        len(r),
+        range(0) == range(5, 5),
+        list(range(-2, 2)),
+    )
 
 
 @cases.add
@@ -138,8 +162,14 @@ def tensor_iteration_builtins(x):
 
 @cases.add
 def isinstance_of_containers(x):
-    return (x + 1, isinstance([1], list), isinstance((1,), tuple), isinstance({}, dict),
-            isinstance({1}, (set, frozenset)), isinstance([x], (tuple, dict)))
+    return (
+        x + 1,
+        isinstance([1], list),
+        isinstance((1,), tuple),
+        isinstance({}, dict),
+        isinstance({1}, (set, frozenset)),
+        isinstance([x], (tuple, dict)),
+    )
 
 
 test_matches_cpython, test_one_graph = pytest_tests(cases)

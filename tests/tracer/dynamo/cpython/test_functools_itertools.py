@@ -82,16 +82,22 @@ def product_and_chain(x):
 
 @cases.add
 def combinations_permutations(x):
-    return (x * len(list(itertools.combinations(range(4), 2))),
-            list(itertools.combinations("abc", 2)),
-            list(itertools.permutations([1, 2, 3], 2)),
-            list(itertools.permutations(range(3))))
+    return (
+        x * len(list(itertools.combinations(range(4), 2))),
+        list(itertools.combinations("abc", 2)),
+        list(itertools.permutations([1, 2, 3], 2)),
+        list(itertools.permutations(range(3))),
+    )
 
 
 @cases.add
 def islice_forms(x):
-    return (x + 1, list(itertools.islice(range(10), 3)), list(itertools.islice(range(10), 2, 8, 3)),
-            list(itertools.islice("abcdef", 4, None)))
+    return (
+        x + 1,
+        list(itertools.islice(range(10), 3)),
+        list(itertools.islice(range(10), 2, 8, 3)),
+        list(itertools.islice("abcdef", 4, None)),
+    )
 
 
 @cases.add
@@ -104,8 +110,11 @@ def accumulate_forms(x):
 
 @cases.add
 def zip_longest_fill(x):
-    return (x + 1, list(itertools.zip_longest([1, 2, 3], "ab")),
-            list(itertools.zip_longest([1], [2, 3], fillvalue=0)))
+    return (
+        x + 1,
+        list(itertools.zip_longest([1, 2, 3], "ab")),
+        list(itertools.zip_longest([1], [2, 3], fillvalue=0)),
+    )
 
 
 @cases.add

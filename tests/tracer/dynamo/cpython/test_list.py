@@ -188,7 +188,7 @@ def slice_assignment(x):
     b = [0, 1, 2, 3]
     b[::2] = [9, 8]
     c = [1, 2]
-    c[len(c):] = [3]
+    c[len(c) :] = [3]
     c[:0] = [0]
     return a, b, c, a[1] + 1
 

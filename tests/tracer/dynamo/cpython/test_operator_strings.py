@@ -39,15 +39,28 @@ def attrgetter_forms(x):
 
 @cases.add
 def arithmetic_functions(x):
-    return (operator.add(x, 1), operator.mul(x, x), operator.sub(5, 2), operator.neg(x),
-            operator.truediv(7, 2), operator.floordiv(7, 2), operator.mod(7, 3),
-            operator.pow(2, 5))
+    return (
+        operator.add(x, 1),
+        operator.mul(x, x),
+        operator.sub(5, 2),
+        operator.neg(x),
+        operator.truediv(7, 2),
+        operator.floordiv(7, 2),
+        operator.mod(7, 3),
+        operator.pow(2, 5),
+    )
 
 
 @cases.add
 def comparison_functions(x):
-    return x + 1, operator.lt(1, 2), operator.eq([1], [1]), operator.contains([1, 2], 2), \
-        operator.not_(0), operator.truth([])
+    return (
+        x + 1,
+        operator.lt(1, 2),
+        operator.eq([1], [1]),
+        operator.contains([1, 2], 2),
+        operator.not_(0),
+        operator.truth([]),
+    )
 
 
 @cases.add
@@ -101,8 +114,16 @@ def string_keys(x):
 def string_methods(x):
     name = "Encoder.Block_3"
     formatted = "{}:{:>4}".format("k", 7), "%s=%.2f" % ("lr", 0.5)  # noqa: UP031, UP032
-    return (x + 1, name.lower(), name.startswith("Enc"), name.replace("_", "."),
-            name.partition(".")[2], formatted, name[::-1], "a,b".split(","))
+    return (
+        x + 1,
+        name.lower(),
+        name.startswith("Enc"),
+        name.replace("_", "."),
+        name.partition(".")[2],
+        formatted,
+        name[::-1],
+        "a,b".split(","),
+    )
 
 
 @cases.add

@@ -98,8 +98,14 @@ def set_literal_of_strings_order(x):
     # the order depends on the set's table: filled from the frozenset constant, or the dict
     s = {"b", "a", "k", "0", "1", "layer", "w", "bias"}
     d = {"q": 1, "r": 2, "zz": 3, "a": 4, "b": 5}
-    return x + 1, list(s), [k for k in s], list(set(d)), list({*d, "extra"}), list(
-        s | {"n", "m", "o"})
+    return (
+        x + 1,
+        list(s),
+        [k for k in s],
+        list(set(d)),
+        list({*d, "extra"}),
+        list(s | {"n", "m", "o"}),
+    )
 
 
 @cases.add
