@@ -57,7 +57,7 @@ from minitorch.tensor import Tensor
 from tracer.dynamo.cache import GraphBreak
 from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.guards import Guard
+from tracer.dynamo.guards import Guard, shares_memory
 from tracer.dynamo.side_effects import SideEffects
 from tracer.dynamo.source import GlobalSource, LocalSource, Source
 from tracer.dynamo.transformed_code import (
@@ -132,6 +132,15 @@ class OutputGraph:
 
     def add_graph_input(self, source: Source, value: Tensor) -> TensorVariable:
         """A placeholder for a tensor read from the frame; placeholders stay first."""
+        for kind, written, _, _ in self.side_effects.writes.values():
+            if kind == "tensor" and shares_memory(
+                written.source.get_value(self.frame.f_locals, self.frame.f_globals), value
+            ):
+                # it would be the old value: the write is replayed only after the graph
+                raise Unsupported(
+                    f"reading {source.name()}, which shares memory with "
+                    f"{written.source.name()}, written in place before"
+                )
         first_op = next((n for n in self.graph.nodes if n.op != "placeholder"), None)
         if first_op is None:
             node = self.graph.placeholder(_placeholder_name(source))
@@ -145,7 +154,9 @@ class OutputGraph:
         dims = self._initial_dynamic_dims(source, value)
         if dims:
             self.dynamic_dims[source] = dims
-        return TensorVariable(node, fake, source, self)
+        tracker = TensorVariable(node, fake, source, self)
+        tracker.input_type = type(value)  # a Parameter is one (TENSOR_MATCH: its type)
+        return tracker
 
     def _initial_dynamic_dims(self, source: Source, value: Tensor) -> set[int]:
         if self.dynamic is False or isinstance(value, Parameter):  # weights keep their shape

@@ -329,6 +329,8 @@ def _shared_containers(roots: list[VariableTracker]) -> set[int]:
                 visit(item)
         elif isinstance(v, DictViewVariable):
             visit(v.dict)
+        elif isinstance(v, UserFunctionVariable) and v.bound_self is not None:
+            visit(v.bound_self)  # `m.step`, called at a break: the same m as the local's
         elif isinstance(v, NewObjectVariable):
             visit(v.cls)
             for item in v.attrs.values():

@@ -421,3 +421,68 @@ def test_a_class_statement_makes_a_new_class_on_each_call_where_it_shows():
     for _ in range(3):
         compiled(x)
     assert len(Registered.registry) == 3  # __init_subclass__ ran for each class statement
+
+
+# ---- found by the second adversarial pass --------------------------------------------------
+
+
+class Counter:
+    def __init__(self, w):
+        self.w = w
+
+    def step(self):
+        print("|step", end="")  # the caller breaks at the call of the method
+        self.w = self.w + 1
+
+    @minitorch.no_grad()
+    def under_no_grad(self, x):
+        self.w = self.w + x
+
+
+def method_that_breaks(x):
+    m = Counter(5)
+    m.step()
+    m.step()
+    n = Counter(x)
+    n.under_no_grad(x)
+    return m.w, n.w
+
+
+def test_a_method_that_breaks_writes_the_object_the_frame_holds(capsys):
+    x = minitorch.randn(2, requires_grad=True)
+    compiled = optimize(method_that_breaks, backend=EAGER)
+    for _ in range(2):
+        assert_same(compiled(x), method_that_breaks(x))
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def write_through_one_read_through_another(x, a, b):
+    a.v.add_(x)
+    return b.v * 1
+
+
+def max_of_tensors(x, p):
+    return (
+        max(x.unbind(0)),
+        min([x[0], x[1]]),
+        max(t for t in x.unbind(0)),
+        isinstance(p, minitorch.nn.Parameter),
+        isinstance(p, (minitorch.nn.Parameter, int)),
+    )
+
+
+def test_tensors_held_by_objects_and_parameters_are_what_eager_sees():
+    mine, theirs = minitorch.zeros(2), minitorch.zeros(2)
+    got = optimize(write_through_one_read_through_another, backend=EAGER)(
+        minitorch.ones(2), Box(mine), Box(mine)
+    )
+    assert_same(
+        got, write_through_one_read_through_another(minitorch.ones(2), Box(theirs), Box(theirs))
+    )
+    assert_same(mine, theirs)
+    x, p = minitorch.tensor([1.0, 3.0, 2.0]), minitorch.nn.Parameter(minitorch.ones(2))
+    assert_same(optimize(max_of_tensors, backend=EAGER)(x, p), max_of_tensors(x, p))

@@ -275,9 +275,10 @@ def min_max(which: Callable) -> Callable:
         tx: InstructionTranslator, *args: VariableTracker, **kwargs: VariableTracker
     ) -> VariableTracker | None:
         from tracer.dynamo.variables.functions import BuiltinVariable
+        from tracer.dynamo.variables.tuples import TupleVariable
 
-        if len(args) != 1 or args[0].is_python_constant():
-            return None  # max(a, b) or a constant: the builtin's own path
+        if len(args) != 1 or args[0].is_python_constant() or isinstance(args[0], TupleVariable):
+            return None  # max(a, b), a constant or a tuple: the builtin's own path
         return BuiltinVariable(which).call_function(tx, [_tuple(_items(tx, args[0]))], kwargs)
 
     return call

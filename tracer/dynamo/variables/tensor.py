@@ -75,6 +75,7 @@ class TensorVariable(VariableTracker):
         self.node = node  # placeholder or call node of the graph being built
         self._example = example  # the fake tensor: shape, dtype, strides, requires_grad
         self.output = output  # the graph it belongs to, told when its sizes are read
+        self.input_type: type | None = None  # a graph input's class (Parameter), guarded
 
     @property
     def example(self) -> Any:
@@ -90,7 +91,7 @@ class TensorVariable(VariableTracker):
         self._example = value
 
     def python_type(self) -> type:
-        return type(self._example)
+        return self.input_type or type(self._example)
 
     def as_graph_arg(self) -> Any:
         return self.node
