@@ -45,3 +45,55 @@ logs = parse_logs(os.environ.get("MINITORCH_LOGS", ""))
 
 # The walkthrough's --backend: when set, every minitorch.compile call uses this backend.
 force_backend: str | None = None
+
+# [Note: the core and its extras]
+# The core is what a learner reads to understand each stage: capture with guards and breaks,
+# the fx graph, AOT's joint graph and the default partitioner, lowering and scheduling with
+# fusion, one code generator (LLVM), a plain runtime. Each knob below is an *extra*: it wraps
+# or replaces a core function at a documented seam, on by default where it makes things
+# faster or more exact. `core_only()` (or MINITORCH_CORE=1) turns every one off; the compiler
+# still works, the same values (law 1), only slower. scripts/size.py counts the two apart.
+graph_cache = True  # compiled graphs kept on disk too (minitorch/compile/graph_cache.py)
+object_loader = True  # our own ELF loader (codegen/llvm/object_loader.py); off: LLVM's MCJIT
+thread_pool = True  # a big kernel split across threads (codegen/llvm/parallel.py)
+pooled_allocator = True  # kernel buffers from a pool (codegen/allocator.py); off: numpy's
+exact_trig = True  # sin/cos of huge arguments exactly, vectorized (codegen/llvm/trig*.py)
+symbolic_sizes = True  # one compiled version for every size of a dynamic dim (ir/symbolic.py)
+eager_layouts = True  # outputs in eager's memory layout (minitorch/compile/layouts.py)
+generated_matmul = True  # matmul as a kernel of ours (codegen/llvm/matmul.py); off: extern
+cuda = True  # the CUDA target (codegen/cuda): off, "cuda" tensors run their ops eagerly
+
+EXTRAS = (
+    "disk_cache",
+    "graph_cache",
+    "object_loader",
+    "thread_pool",
+    "pooled_allocator",
+    "exact_trig",
+    "symbolic_sizes",
+    "eager_layouts",
+    "generated_matmul",
+    "cuda",
+)
+
+
+def core_only() -> None:
+    """Turn every extra off (and the min-cut partitioner): the core alone."""
+    global partitioner
+    for name in EXTRAS:
+        globals()[name] = False
+    partitioner = "default"
+
+
+def extras_on() -> list[str]:
+    """The extras switched on now, by name (the walkthrough says which)."""
+    return [name for name in EXTRAS if globals()[name]]
+
+
+# MINITORCH_CHECK=1: the checkers run after each stage (fx's lint after capture and AOT, the
+# loop IR's verify after scheduling), as CI runs the fuzzer, the models and the conformance
+# suite. Off by default: they cost compile time.
+check = os.environ.get("MINITORCH_CHECK", "0") == "1"
+
+if os.environ.get("MINITORCH_CORE", "0") == "1":
+    core_only()
