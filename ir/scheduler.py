@@ -53,9 +53,10 @@ from dataclasses import dataclass, replace
 
 from ir.indexing import Const, Expr, index_vars
 from ir.memory import plan_writes
-from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise, Reduction
+from ir.nodes import ComputedBuffer, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
 from ir.printer import PrintingHandler, format_inner_fn
+from minitorch import config
 from minitorch.errors import CompileError
 
 
@@ -129,12 +130,31 @@ def _format_node(kernel: FusedKernel, loop: Loop, node: ComputedBuffer) -> str:
 
 
 def schedule(program: LoweredProgram, fuse: bool = True) -> list[FusedKernel]:
-    """The program's buffers grouped into kernels, in order; fuse=False gives one per buffer."""
+    """The program's buffers grouped into kernels, in order; fuse=False gives one per buffer.
+
+    With config.check on (MINITORCH_CHECK=1), the result is verified (ir/verify.py)."""
     remembered = _remembered_loads.set({})  # [Note: remembered loads]
     try:
-        return _schedule(program, fuse)
+        kernels = _schedule(program, fuse)
+        if config.check:
+            _check(program, kernels)
+        return kernels
     finally:
         _remembered_loads.reset(remembered)
+
+
+def _check(program: LoweredProgram, kernels: list[FusedKernel]) -> None:
+    """verify(program, kernels), its error naming the stage and printing the kernels."""
+    # NOTE: imported here: the verifier checks kernels by this module's rules (why_not), so
+    # ir.verify imports ir.scheduler, and only a process that checks needs it.
+    from ir.verify import verify
+
+    try:
+        verify(program, kernels)
+    except CompileError as error:
+        raise CompileError(
+            f"after scheduling, the loop IR is broken: {error}\n{program.format(kernels)}"
+        ) from None
 
 
 def _schedule(program: LoweredProgram, fuse: bool) -> list[FusedKernel]:
@@ -351,62 +371,13 @@ def reloads(kernel: FusedKernel) -> tuple[str, ...]:
     return tuple(found)
 
 
-def verify(program: LoweredProgram, kernels: Sequence[FusedKernel] | None = None) -> None:
-    """Check the invariants later stages rely on; a CompileError names the first one broken.
+def __getattr__(name: str):
+    """`from ir.scheduler import verify` still works: the verifier moved to ir/verify.py."""
+    if name == "verify":
+        from ir.verify import verify
 
-    Like torch.fx's graph.lint(): every buffer is contiguous over its ranges and loads only
-    inputs and buffers computed before it; kernels run every buffer once, in order, obey the
-    fusion rules, and store whatever a later kernel, a later loop or the caller reads.
-    """
-    known = {b.name for b in program.inputs}
-    for buffer in program.buffers:
-        data = buffer.data
-        if buffer.name in known:
-            raise CompileError(f"two buffers are called {buffer.name}")
-        if buffer.layout != Layout.contiguous(data.ranges, data.dtype):
-            raise CompileError(f"{buffer.name}: layout {buffer.layout} is not contiguous")
-        for name, _ in loads(buffer):
-            if name not in known:
-                raise CompileError(f"{buffer.name} loads {name}, which is not computed before it")
-        known.add(buffer.name)
-    if not set(program.outputs) <= known:
-        raise CompileError(f"outputs {program.outputs} name unknown buffers")
-    if kernels is None:
-        return
-
-    if [node for k in kernels for node in k.nodes] != list(program.buffers):
-        raise CompileError("the kernels must run every buffer exactly once, in program order")
-    stored = {b.name for b in program.inputs}
-    for kernel in kernels:
-        _verify_loops(kernel)
-        missing = set(kernel.reads) - stored
-        if missing:
-            raise CompileError(f"{kernel.name} reads {sorted(missing)}, which are never stored")
-        unstored = set(reloads(kernel)) - set(kernel.writes)
-        if unstored:
-            raise CompileError(f"{kernel.name} loads {sorted(unstored)} back, but never stores it")
-        stored |= set(kernel.writes)
-    if not set(program.outputs) <= stored:
-        raise CompileError(f"outputs {sorted(set(program.outputs) - stored)} are never stored")
-
-
-def _verify_loops(kernel: FusedKernel) -> None:
-    """Every node of `kernel` may run where it is, given the nodes before it (rules 1 and 2)."""
-    so_far = replace(kernel, loops=())
-    for loop in kernel.loops:
-        if not loop.nodes:
-            raise CompileError(f"{kernel.name} has an empty loop")
-        so_far = replace(so_far, loops=(*so_far.loops, replace(loop, nodes=())))
-        for node in loop.nodes:
-            reason = why_not(so_far, len(so_far.loops) - 1, node)
-            if reason is not None:
-                raise CompileError(
-                    f"{node.name} cannot run in the loop nest of {kernel.name}: {reason}"
-                )
-            last = so_far.loops[-1]
-            so_far = replace(
-                so_far, loops=(*so_far.loops[:-1], replace(last, nodes=(*last.nodes, node)))
-            )
+        return verify
+    raise AttributeError(f"module 'ir.scheduler' has no attribute {name!r}")
 
 
 def store_index(buffer: ComputedBuffer, index: Sequence[Expr] | None = None) -> Expr:

@@ -29,7 +29,7 @@ from tracer.aot.aliasing import OutputAliases, find_output_aliases, saved_aliase
 from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
 from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
-from tracer.fx import GraphModule
+from tracer.fx import GraphModule, lint_after
 
 Compiler = Callable[[GraphModule, list], Callable]
 
@@ -79,6 +79,8 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
     if aliases is not None:  # trace again what the graph must compute: no views, their bases
         graphs, seconds = _trace(_as_tuple(aliases.computing(flat)), example_inputs, name)
         graphs.aliases = aliases
+    for gm in _logged(graphs):  # joint, forward and backward: lint each (MINITORCH_CHECK=1)
+        lint_after("AOT autograd", gm)
     if log:
         for stage, gm, took in zip(
             ("joint", "forward", "backward") if graphs.training else ("forward",),
@@ -174,6 +176,8 @@ def backward_variants(
     def without(missing: frozenset[int]) -> Callable | None:
         if missing not in made:
             pruned = without_tangents(graphs.backward, missing, num_saved)
+            if pruned is not None:
+                lint_after("AOT autograd (a backward without some tangents)", pruned)
             made[missing] = None if pruned is None else bw_compiler(pruned, fake_inputs(pruned))
         return made[missing]
 

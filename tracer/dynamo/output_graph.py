@@ -71,7 +71,7 @@ from tracer.dynamo.variables.dicts import DictViewVariable
 from tracer.dynamo.variables.factories import DATA_FACTORIES
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
-from tracer.fx import Graph, GraphModule, Node
+from tracer.fx import Graph, GraphModule, Node, lint_after
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
@@ -351,6 +351,7 @@ class OutputGraph:
         if has_graph:  # else nothing to compute: constants and the frame's own tensors
             self.graph_module = GraphModule({}, self.graph)
             self.graph_module.compile_subgraph_reason = reason
+            lint_after("capture", self.graph_module, name=self.frame.code.co_name)
 
     def call_backend(self) -> None:
         """Compile the captured graph with the backend; bind it into the transformed code."""

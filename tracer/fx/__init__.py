@@ -5,7 +5,7 @@ passes in `passes/` (imported by their own paths, as in torch.fx).
 """
 
 from tracer.fx.graph import Graph, GraphLintError
-from tracer.fx.graph_module import GraphModule
+from tracer.fx.graph_module import GraphModule, lint_after
 from tracer.fx.interpreter import Interpreter
 from tracer.fx.node import Node, map_arg
 from tracer.fx.proxy import GraphAppendingTracer, Proxy, TraceError
@@ -25,6 +25,7 @@ __all__ = [
     "Tracer",
     "Transformer",
     "map_arg",
+    "lint_after",
     "symbolic_trace",
     "wrap",
 ]

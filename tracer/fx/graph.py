@@ -192,34 +192,56 @@ class Graph:
     # ---- checking and printing -------------------------------------------------------------
 
     def lint(self) -> None:
-        """Check the invariants every pass may rely on; raise GraphLintError naming the node."""
+        """Check the invariants every pass may rely on; raise GraphLintError naming the node.
+
+        Names are unique; placeholders come first and one output last; each node reads only
+        nodes of this graph defined before it; `users` lists exactly the nodes that read a
+        node (none erased or of another graph); targets have the type their opcode needs.
+        """
+        in_graph = set(self._nodes)
+        reads = {node: _inputs(node) for node in self._nodes}  # from args as they are now
         seen: set[Node] = set()
         names: set[str] = set()
+        first_op: Node | None = None  # the first node that is not a placeholder
         for node in self._nodes:
             if node.graph is not self:
                 raise GraphLintError(f"node {node.name} belongs to another graph")
             if node.name in names:
                 raise GraphLintError(f"two nodes are named {node.name}")
             names.add(node.name)
-            for inp in node.all_input_nodes:
+            if node.op == "placeholder" and first_op is not None:
+                raise GraphLintError(f"placeholder {node.name} comes after {first_op.name}")
+            if node.op != "placeholder" and first_op is None:
+                first_op = node
+            for inp in reads[node]:
                 if inp not in seen:
                     raise GraphLintError(
                         f"node {node.name} uses {inp.name} before it is defined"
-                        if inp.graph is self and inp in self._nodes
+                        if inp in in_graph
                         else f"node {node.name} uses {inp.name}, which is not in this graph"
                     )
                 if node not in inp.users:
                     raise GraphLintError(f"{inp.name}.users is missing its user {node.name}")
             for user in node.users:
-                if user not in self._nodes or node not in user._input_nodes:
+                if user not in in_graph:
+                    raise GraphLintError(
+                        f"{node.name} lists {user.name} as a user, but {user.name} is not in "
+                        "this graph (erased?)"
+                    )
+                if node not in reads[user]:
                     raise GraphLintError(
                         f"{node.name} lists {user.name} as a user, but {user.name} does not read it"
                     )
             _check_target(node)
             seen.add(node)
         outputs = [n for n in self._nodes if n.op == "output"]
-        if len(outputs) > 1 or (outputs and outputs[0] is not self._nodes[-1]):
-            raise GraphLintError("a graph has at most one output node, and it comes last")
+        if not outputs:
+            raise GraphLintError("the graph has no output node: a graph ends in one")
+        if len(outputs) > 1 or outputs[0] is not self._nodes[-1]:
+            raise GraphLintError(
+                f"a graph has at most one output node, and it comes last: this one has "
+                f"{len(outputs)}, and ends in {self._nodes[-1].name}"
+            )
 
     def __str__(self) -> str:
         lines = ["graph():"] + ["    " + n.format_node() for n in self._nodes]
@@ -269,6 +291,13 @@ class Graph:
                     break
         self._used_names.add(name)
         return name
+
+
+def _inputs(node: Node) -> dict[Node, None]:
+    """The nodes `node`'s args and kwargs hold, once each, in order."""
+    found: dict[Node, None] = {}
+    map_arg((node.args, node.kwargs), lambda n: found.setdefault(n, None))
+    return found
 
 
 def _candidate_name(op: str, target: Any) -> str:

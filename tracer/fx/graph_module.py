@@ -14,8 +14,9 @@ import os
 import types
 from typing import Any
 
+from minitorch import config
 from minitorch.nn.module import Module
-from tracer.fx.graph import Graph
+from tracer.fx.graph import Graph, GraphLintError
 
 # Numbers each generated forward's filename. `next` on a count is one step under the GIL, so
 # two threads recompiling at once never share a filename (and so never each other's linecache
@@ -114,6 +115,22 @@ class GraphModule(Module):
 
     def __repr__(self) -> str:
         return f"{self._class_name}()\n\n{self.code}"
+
+
+def lint_after(stage: str, gm: GraphModule, name: str | None = None) -> None:
+    """With config.check on (MINITORCH_CHECK=1), lint the graph that `stage` just made.
+
+    A broken graph raises GraphLintError naming the stage, the graph (`name`, else its
+    meta's) and what is wrong, with the graph printed:
+    `after capture, graph 'f': node sin uses pow_2 before it is defined`.
+    """
+    if not config.check:
+        return
+    try:
+        gm.graph.lint()
+    except GraphLintError as error:
+        name = name or gm.meta.get("name", "graph")
+        raise GraphLintError(f"after {stage}, graph {name!r}: {error}\n{gm.graph}") from None
 
 
 def _short_dtype(dtype) -> str:
