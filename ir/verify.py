@@ -19,10 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from ir.indexing import Expr
 from ir.nodes import Layout, LoweredProgram
 from ir.scheduler import FusedKernel, loads, reloads, why_not
 from minitorch.errors import CompileError
+
+if TYPE_CHECKING:
+    from minitorch.dtype import DType
 
 
 def verify(program: LoweredProgram, kernels: Sequence[FusedKernel] | None = None) -> None:
@@ -32,7 +37,7 @@ def verify(program: LoweredProgram, kernels: Sequence[FusedKernel] | None = None
         data = buffer.data
         if buffer.name in known:
             raise CompileError(f"two buffers are called {buffer.name}")
-        if buffer.layout != Layout.contiguous(data.ranges, data.dtype):
+        if buffer.layout != _contiguous(data.ranges, data.dtype):
             raise CompileError(f"{buffer.name}: layout {buffer.layout} is not contiguous")
         for name, _ in loads(buffer):
             if name not in known:
@@ -57,6 +62,16 @@ def verify(program: LoweredProgram, kernels: Sequence[FusedKernel] | None = None
         stored |= set(kernel.writes)
     if not set(program.outputs) <= stored:
         raise CompileError(f"outputs {sorted(set(program.outputs) - stored)} are never stored")
+
+
+def _contiguous(size: Sequence[int | Expr], dtype: DType) -> Layout:
+    """Layout.contiguous, for sizes that may be symbols ([Note: symbolic sizes])."""
+    stride: list[int | Expr] = []
+    step: int | Expr = 1
+    for n in reversed(size):
+        stride.append(step)
+        step = step * (max(n, 1) if isinstance(n, int) else n)
+    return Layout(tuple(size), tuple(reversed(stride)), dtype)
 
 
 def _verify_loops(kernel: FusedKernel) -> None:

@@ -11,6 +11,9 @@ on the backend (an op is graded on the dtypes the backend claims) says so with
     def test_op(backend, op, dtype): ...
 
 and gets one case per (backend, *values) pair, with ids like `llvm-sin-float32`.
+
+Every test runs with the checkers on (config.check, MINITORCH_CHECK=1): the loop IR each test
+schedules is verified.
 """
 
 from __future__ import annotations
@@ -19,8 +22,15 @@ import pytest
 
 from codegen.backend import Backend
 from codegen.registry import backend_names, get_backend
+from minitorch import config as minitorch_config
 from minitorch.device import cuda_is_available
 from minitorch.errors import CompileError
+
+
+@pytest.fixture(autouse=True)
+def _checks_on(monkeypatch):
+    """config.check: fx's lint after capture and AOT, the loop IR's verify after scheduling."""
+    monkeypatch.setattr(minitorch_config, "check", True)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -4,13 +4,19 @@ config.check. What each check catches is pinned in test_scheduler.py
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from ir_testing import GraphBuilder, lower_and_schedule
 
 import ir.scheduler
 import ir.verify
+import minitorch.dtype as dt
+from ir.indexing import Var
 from ir.lowering import lower_graph
+from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise
+from ir.ops_handler import ops
 from ir.scheduler import schedule
 from minitorch import config
 from minitorch.errors import CompileError
@@ -53,3 +59,18 @@ def test_a_broken_schedule_is_caught_naming_the_stage_and_the_kernel(monkeypatch
     assert message.startswith("after scheduling, the loop IR is broken: outputs ")
     assert "are never stored" in message
     assert "kernel0: FusedKernel(" in message  # the kernels are printed
+
+
+def test_verify_takes_sizes_that_are_symbols():
+    # [Note: symbolic sizes]: a (s0, s1) buffer is contiguous with strides (s1, 1); verify
+    # once crashed comparing them (found running the conformance suite with checks on)
+    s0, s1 = Var("s0"), Var("s1")
+    layout = Layout((s0, s1), (s1, 1), dt.float32)
+    body = Pointwise(dt.float32, (s0, s1), lambda i: ops.sin(ops.load("x", i[0] * s1 + i[1])))
+    program = LoweredProgram(
+        (InputBuffer("x", layout),), (ComputedBuffer("buf0", layout, body),), ("buf0",)
+    )
+    ir.verify.verify(program, schedule(program))
+    strided = replace(program.buffers[0], layout=Layout((s0, s1), (1, s0), dt.float32))
+    with pytest.raises(CompileError, match="not contiguous"):
+        ir.verify.verify(replace(program, buffers=(strided,)))
