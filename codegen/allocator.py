@@ -58,16 +58,18 @@ _cached_bytes = 0
 _lock = threading.Lock()  # threads take and give back blocks at once: one pool, one owner
 
 
-def pooled(nbytes: int) -> bool:
-    """Whether a buffer of `nbytes` comes from the pool (else: `np.empty`)."""
-    return nbytes >= MIN_POOLED_BYTES
+def pooled(nbytes: int | None) -> bool:
+    """Whether a buffer of `nbytes` (None: not known until the call) may come from the pool
+    (else: `np.empty`). Never with config.pooled_allocator off: the pool is an extra
+    ([Note: the core and its extras] in config.py), and buffers are then numpy's own."""
+    return config.pooled_allocator and (nbytes is None or nbytes >= MIN_POOLED_BYTES)
 
 
 def empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """An uninitialised C-contiguous array, from the pool when it is large."""
     dtype = np.dtype(dtype)
     nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes < MIN_POOLED_BYTES:
+    if not pooled(nbytes):
         return np.empty(shape, dtype)
     block = _take(nbytes)
     owner = (ctypes.c_char * nbytes).from_buffer(block)

@@ -36,6 +36,20 @@ data pointers followed by the address of an error slot, is where the time went: 
   array holds the pointers and the error slot, so a call allocates one object.
 - The ctypes function (argument types set once) and the buffer order are fixed when the
   kernel is compiled; only the pointers change.
+
+[Note: the plain launch]
+The bullets above are extras: reading the pointer at `id(array) + 16` and calling untyped
+go with config.object_loader (the fast start and launch), the branch on
+`parallel_threshold` with config.thread_pool (codegen/llvm/parallel.py). With both off the
+launch is what a reader expects, and the values are the same:
+
+    pointers = kernel0_pointers()
+    pointers[0] = arg0_1_array.ctypes.data
+    pointers[1] = buf9.ctypes.data
+    pointers[2] = ___address_of(pointers) + 24
+    kernel0(pointers, 0, 16)                       # the whole range, on this thread
+    if pointers[3]:
+        raise ___index_error(pointers[4], pointers[5])
 """
 
 from __future__ import annotations
@@ -72,24 +86,28 @@ _KERNEL_SIGNATURE = (None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _ERROR_SLOTS = 3  # (1, index, size) once an index is out of bounds
 
 
-def _probe_data_offset() -> int:
+@functools.cache
+def data_offset() -> int:
     """Where numpy's array struct keeps the data pointer, in bytes from the object's address
-    ([Note: launching a kernel cheaply]): the first word after the header that holds it."""
+    ([Note: launching a kernel cheaply]): the first word after the header that holds it.
+    Probed on first use, which only the fast launch makes."""
     probes = [np.empty(4), np.empty((2, 3), np.float32)]
     for offset in range(8, 64, 8):
         if all(_pointer_at(id(p) + offset).value == p.ctypes.data for p in probes):
             return offset
-    raise ImportError("cannot find the data pointer in numpy's array struct")
+    raise MinitorchError("cannot find the data pointer in numpy's array struct")
 
 
 _pointer_at = ctypes.c_void_p.from_address
-_DATA_OFFSET = _probe_data_offset()
 _START = ctypes.c_int64(0)
 
 
 def data_pointer(array: np.ndarray) -> int:
-    """The address of `array`'s element (0, 0, ...): `array.ctypes.data`, ten times faster."""
-    return _pointer_at(id(array) + _DATA_OFFSET).value
+    """The address of `array`'s element (0, 0, ...): `array.ctypes.data`, or, with the fast
+    launch (config.object_loader), the same read where numpy keeps it, ten times faster."""
+    if not config.object_loader:
+        return array.ctypes.data
+    return _pointer_at(id(array) + data_offset()).value
 
 
 class KernelShape(NamedTuple):
@@ -193,41 +211,55 @@ class LLVMKernel(CompiledKernel):
             raise index_error(pointers[error + 1], pointers[error + 2])
 
     def call_code(self, arrays: dict[str, str], name: str) -> KernelCall:
-        """The launch written out for the wrapper ([Note: launching a kernel cheaply])."""
+        """The launch written out for the wrapper ([Note: launching a kernel cheaply]); with
+        the extras off, the plain one ([Note: the plain launch])."""
+        fast, threads = config.object_loader, config.thread_pool
         error = len(self._buffers) + 1
         lines = [f"pointers = {name}_pointers()  # fresh: threads never share one"]
-        lines += [
-            f"pointers[{k}] = ___pointer_at(id({arrays[buffer]}) + {_DATA_OFFSET}).value"
-            for k, buffer in enumerate(self._buffers)
-        ]
+        for k, buffer in enumerate(self._buffers):
+            array = arrays[buffer]
+            if fast:
+                lines.append(f"pointers[{k}] = ___pointer_at(id({array}) + {data_offset()}).value")
+            else:
+                lines.append(f"pointers[{k}] = {array}.ctypes.data")
         lines.append(f"pointers[{error - 1}] = ___address_of(pointers) + {8 * error}")
         namespace = {
             name: self._function,
             f"{name}_pointers": self._pointers,
-            "___pointer_at": _pointer_at,
             "___address_of": ctypes.addressof,
-            "___parallel_for": parallel_for,
             "___index_error": index_error,
         }
+        if fast:
+            namespace["___pointer_at"] = _pointer_at
+        if threads:
+            namespace["___parallel_for"] = parallel_for
         if self.sizes:
             symbols = ", ".join(self.sizes)
             outer = str(self._ranges[0]) if self._ranges else "1"
             work = " * ".join(f"({n})" for n in self._ranges + self._reduction_ranges) or "1"
-            lines.append(
-                f"___parallel_for(lambda start, end: {name}(pointers, start, end, "
-                f"{symbols}), {outer}, {work})"
-            )
+            if threads:
+                lines.append(
+                    f"___parallel_for(lambda start, end: {name}(pointers, start, end, "
+                    f"{symbols}), {outer}, {work})"
+                )
+            else:
+                lines.append(f"{name}(pointers, 0, {outer}, {symbols})")
+        elif not threads:  # the range is known, and every kernel runs on this thread
+            lines.append(f"{name}(pointers, 0, {self._outer})")
         else:  # the range is known: little work runs here, untyped, at once
-            namespace |= {
-                f"{name}_untyped": self._untyped,
-                f"{name}_end": self._end,
-                "___start": _START,
-                "___config": config,
-                "___partial": functools.partial,
-            }
+            here = f"{name}_untyped(pointers, ___start, {name}_end)"
+            namespace |= {"___config": config, "___partial": functools.partial}
+            if fast:
+                namespace |= {
+                    f"{name}_untyped": self._untyped,
+                    f"{name}_end": self._end,
+                    "___start": _START,
+                }
+            else:
+                here = f"{name}(pointers, 0, {self._outer})"
             lines += [
                 f"if {self._work} < ___config.parallel_threshold:",
-                f"    {name}_untyped(pointers, ___start, {name}_end)",
+                f"    {here}",
                 "else:",
                 f"    ___parallel_for(___partial({name}, pointers), {self._outer}, {self._work})",
             ]
@@ -269,7 +301,11 @@ class LLVMBackend(Backend):
 
             return tuple(str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels)
 
-        described = (generator_source(), *(describe(k, dtypes, sizes) for k, dtypes in kernels))
+        described = (
+            generator_source(),
+            f"exact_trig: {config.exact_trig}",  # the one knob the generator reads
+            *(describe(k, dtypes, sizes) for k, dtypes in kernels),
+        )
         jit = compile_described(described, texts)
         return [
             LLVMKernel(
@@ -352,7 +388,8 @@ def _value(n: int | Expr, sizes: dict[str, int]) -> int:
 #   (tests/codegen/test_described_cache.py).
 # - `generator_source`: the source of the generator and of what it runs (the loop IR's
 #   package, this one, the dtypes), since a change there changes the text for the same key.
-#   The generator reads no configuration.
+#   The generator reads one knob, config.exact_trig ([Note: plain trig] in mathlib.py), and
+#   `compile_kernels` puts it in the key.
 # - jit.compile_described adds the host and the compiler's source, as the text's key does.
 def describe(kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...]) -> str:
     """Everything `generate_kernel(kernel, dtypes, sizes)` reads, as text."""

@@ -77,7 +77,7 @@ from codegen import disk_cache
 from codegen.llvm import object_loader
 from codegen.llvm.host import host_description
 from codegen.llvm.object_loader import LoadedObject, UnsupportedObject
-from minitorch import _logging
+from minitorch import _logging, config
 from minitorch.errors import CompileError
 
 if TYPE_CHECKING:  # types only: importing LLVM is what a warm start avoids
@@ -145,15 +145,20 @@ class JitModule:
     def _load(self) -> Any:
         """Link the object code into this process: our loader, or MCJIT for what it refuses
         ([Note: loading object code ourselves] in object_loader.py). The code lives and dies
-        with what this returns ([Note: the JIT's memory])."""
-        try:
-            loaded = LoadedObject(self.object_code)
-            self.loaded_by = "object_loader"
-            return loaded
-        except UnsupportedObject as refused:
-            self.loaded_by = f"MCJIT: {refused}"
-            _logging.log("kernel_cache", "loading object code with MCJIT", str(refused))
-        object_loader.load_symbol_sources()  # MCJIT finds only what is registered
+        with what this returns ([Note: the JIT's memory]). With config.object_loader off (an
+        extra: [Note: the core and its extras] in config.py) MCJIT loads everything."""
+        if not config.object_loader:
+            self.loaded_by = "MCJIT: config.object_loader is off"
+        else:
+            try:
+                loaded = LoadedObject(self.object_code)
+                self.loaded_by = "object_loader"
+                return loaded
+            except UnsupportedObject as refused:
+                self.loaded_by = f"MCJIT: {refused}"
+                _logging.log("kernel_cache", "loading object code with MCJIT", str(refused))
+        if config.exact_trig:  # the trig library: the only symbol source ([Note: plain trig])
+            object_loader.load_symbol_sources()  # MCJIT finds only what is registered
         return _compiler().McjitObject(
             self.object_code, host_description(), object_loader.registered_symbols()
         )

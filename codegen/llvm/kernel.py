@@ -102,6 +102,7 @@ from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
 from ir.scheduler import FusedKernel, Loop, node_index, store_index, walks_across_outputs
+from minitorch import config
 from minitorch.dtype import DType
 from minitorch.errors import CompileError
 
@@ -152,10 +153,13 @@ def generate_kernel(
     signature = ir.FunctionType(ir.VoidType(), [PTR, I64, I64] + [I64] * len(sizes))
     entry = ir.Function(module, signature, kernel.name)
     try:
-        body, uses_trig = _define_body(module, kernel, dtypes, sizes, exact_trig=False)
         exact = None
-        if uses_trig:  # see [Note: sin and cos over the whole float range] in trig.py
-            exact, _ = _define_body(module, kernel, dtypes, sizes, exact_trig=True)
+        if not config.exact_trig:  # sin and cos are libm's: one body ([Note: plain trig])
+            body, _ = _define_body(module, kernel, dtypes, sizes, note_huge=False)
+        else:
+            body, uses_trig = _define_body(module, kernel, dtypes, sizes, note_huge=True)
+            if uses_trig:  # see [Note: sin and cos over the whole float range] in trig.py
+                exact, _ = _define_body(module, kernel, dtypes, sizes, note_huge=False)
     except NotImplementedError as error:  # an op LLVMOps does not have yet
         raise CompileError(f"cannot compile {kernel.name} for the CPU: {error}") from error
     _define_entry(entry, kernel, body, exact, sizes)
@@ -202,6 +206,10 @@ def _define_entry(
     slot = builder.gep(buffers, [i64(len(pointers))], inbounds=True, source_etype=PTR)
     index_error = builder.load(slot, name="index_error", typ=PTR)
     arguments = [*pointers, start, end, *symbols, index_error]
+    if not config.exact_trig:  # no huge_seen flag: see [Note: plain trig]
+        builder.call(body, arguments)
+        builder.ret_void()
+        return
     huge_seen = builder.alloca(I1, name="huge_seen")
     builder.call(body, [*arguments, huge_seen])
     if exact is not None:
@@ -215,24 +223,30 @@ def _define_body(
     kernel: FusedKernel,
     dtypes: dict[str, DType],
     sizes: tuple[str, ...],
-    exact_trig: bool,
+    note_huge: bool,
 ) -> tuple[ir.Function, bool]:
     """The loop nest over kernel.ranges, its outermost loop over [start, end); and whether it
     calls sin or cos.
 
-    Its last argument points to an i1 it sets: whether a sin or cos argument was too big for
-    their fast path. With `exact_trig` they are right for every argument instead.
+    With `note_huge` (exact_trig on), sin and cos are their fast path, and the body's last
+    argument points to an i1 it sets: whether an argument was too big for it. Without, sin
+    and cos are right for every argument (the exact body; or libm's, exact_trig off), and
+    with exact_trig on the body still takes that argument, unused.
     """
     names = kernel.reads + kernel.writes
-    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR, PTR]
+    flag = [PTR] if config.exact_trig else []  # huge_seen
+    arguments = [PTR] * len(names) + [I64, I64] + [I64] * len(sizes) + [PTR] + flag
     signature = ir.FunctionType(ir.VoidType(), arguments)
-    suffix = ".exact" if exact_trig else ""
+    suffix = ".exact" if config.exact_trig and not note_huge else ""
     fn = ir.Function(module, signature, f"{kernel.name}.body{suffix}")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
     pointers, rest = fn.args[: len(names)], fn.args[len(names) :]
-    start, end, *symbols, index_error, huge_seen_out = rest
-    huge_seen_out.name, index_error.name = "huge_seen", "index_error"
+    start, end, *symbols, index_error = rest[: len(rest) - len(flag)]
+    index_error.name = "index_error"
+    huge_seen_out = rest[-1] if flag else None
+    if huge_seen_out is not None:
+        huge_seen_out.name = "huge_seen"
     for pointer, name in zip(pointers, names, strict=True):
         pointer.name = name
         pointer.add_attribute("noalias")  # see [Note: the LLVM kernel]
@@ -244,7 +258,7 @@ def _define_body(
     nonnegative = builder.icmp_signed(">=", start, i64(0), name="start.nonnegative")
     builder.call(module.declare_intrinsic("llvm.assume"), [nonnegative])
     huge_seen = None
-    if not exact_trig:  # a slot of its own, which the optimizer turns into a register
+    if note_huge:  # a slot of its own, which the optimizer turns into a register
         huge_seen = entry_alloca(builder, I1, "huge_seen.local")
         builder.store(ir.Constant(I1, 0), huge_seen)
     handler = LLVMOps(

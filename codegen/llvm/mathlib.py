@@ -383,6 +383,20 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
     return define_function(module, name, ir_type, _EMITTERS[name])
 
 
+# [Note: plain trig]
+# With config.exact_trig off, sin and cos are LLVM's own `llvm.sin` and `llvm.cos`, which the
+# x86 backend turns into calls of libm's sinf/sin and cosf/cos (or one sincosf where a kernel
+# takes both of one value): right for every argument, huge ones too, as libm is, and numpy
+# agrees with libm to within an ulp or two. The price is [Note: why not llvm.sin]: one scalar
+# call per element, so a kernel with a sin in it does not vectorize (a few times slower).
+# In return a kernel is one body and the generated IR a few lines: what the extra adds, the
+# fast path's polynomial, the huge-argument flag and a second body, is trig.py's.
+def libm_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function:
+    """The intrinsic `llvm.<name>.<type>` (sin or cos) in `module`: libm's, when exact_trig
+    is off ([Note: plain trig])."""
+    return module.declare_intrinsic(f"llvm.{name}", [ir_type])
+
+
 def unary_function(
     module: ir.Module, fn_name: str, ir_type: ir.Type, attribute: str
 ) -> ir.Function:

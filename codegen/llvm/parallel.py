@@ -115,9 +115,11 @@ def parallel_for(run: Callable[[int, int], None], n: int, work: int) -> None:
 
     `work` is the number of element computations the whole call does; the caller's thread
     claims pieces too ([Note: claiming pieces]), then waits for the pieces others claimed.
+    With config.thread_pool off (an extra: [Note: the core and its extras] in config.py),
+    every call is one run(0, n) on the calling thread.
     """
     threads = config.num_threads  # the calling thread included
-    if work < config.parallel_threshold or threads == 1 or n < 2:
+    if not config.thread_pool or work < config.parallel_threshold or threads == 1 or n < 2:
         run(0, n)
         return
     grain = max(1, n * GRAIN_WORK // work)  # iterations of the outer loop a piece runs at least

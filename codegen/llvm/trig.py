@@ -52,8 +52,17 @@ from llvmlite import ir
 from llvmlite.ir.values import FunctionAttributes
 
 from codegen.llvm import trig_library
-from codegen.llvm.mathlib import F32, F64, PRECISIONS, Emitter, define_function, unary_function
+from codegen.llvm.mathlib import (
+    F32,
+    F64,
+    PRECISIONS,
+    Emitter,
+    define_function,
+    libm_function,
+    unary_function,
+)
 from codegen.llvm.pi_reduction import reduce_exactly
+from minitorch import config
 
 I1 = ir.IntType(1)
 I64 = ir.IntType(64)
@@ -102,8 +111,11 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
 
     It is the fast path, inlined into the loop and vectorized like mathlib's functions, and a
     call of the slow path for huge x, which is in the trig library ([Note: sin and cos over
-    the whole float range]).
+    the whole float range]). With config.exact_trig off it is libm's instead ([Note: plain
+    trig] in mathlib.py).
     """
+    if not config.exact_trig:
+        return libm_function(module, name, ir_type)
     fn_name = f"minitorch.{name}.{ir_type}"
     if fn_name in module.globals:
         return module.globals[fn_name]

@@ -23,17 +23,22 @@ PREFIX = "minitorch."  # the library's functions: minitorch.sin.float.huge, its 
 _WRITERS = ("trig.py", "mathlib.py", "pi_reduction.py")  # the modules its IR text comes from
 
 _library: JitModule | None = None
+_loading = False  # the library is being loaded, on the thread that holds _lock
 _lock = threading.RLock()  # re-entrant: loading resolves the library's own calls
 
 
 def load() -> None:
     """Load the library, once per process, and register its functions with the JIT's linker
     (kernels linked from now on find them by name)."""
-    global _library
+    global _library, _loading
     with _lock:
-        if _library is not None:
-            return
-        library = cached_module(_key(), _text)
+        if _library is not None or _loading:
+            return  # NOTE: loading it with MCJIT asks for every symbol source: this one
+        _loading = True
+        try:
+            library = cached_module(_key(), _text)
+        finally:
+            _loading = False
         for name, address in _functions(library).items():
             add_symbol(name, address)
         _library = library  # NOTE: never freed: every kernel that calls sin jumps into it

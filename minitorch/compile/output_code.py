@@ -211,10 +211,11 @@ class WrapperCode:
             self.lines.append(f"{local} = {old}  # reuse: {old} is dead by now")
             return local
         static = all(type(n) is int for n in layout.size)
+        nbytes = layout.numel * layout.dtype.np.itemsize if static else None
         if self.device != "cpu":
             self.lines.append(f"{local} = ___empty({shape}, {dtype})")
             self.namespace["___empty"] = device_empty
-        elif static and not allocator.pooled(layout.numel * layout.dtype.np.itemsize):
+        elif not allocator.pooled(nbytes):
             self.lines.append(f"{local} = ___empty({shape}, {dtype})")
             self.namespace["___empty"] = np.empty
         else:

@@ -11,6 +11,8 @@ import pytest
 from codegen import allocator
 from minitorch import config
 
+pytestmark = pytest.mark.extras("pooled_allocator")
+
 
 @pytest.fixture(autouse=True)
 def empty_pool():

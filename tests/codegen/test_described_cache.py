@@ -21,6 +21,8 @@ from ir.ops_handler import ops
 from ir.scheduler import FusedKernel, Loop, schedule
 from minitorch import config
 
+pytestmark = pytest.mark.extras("disk_cache")
+
 # What each class the generator reads holds. A new field must reach the key, and this test
 # says so: `describe` prints the kernel and the layouts it stores with, so a field the
 # printer does not show is a field two different kernels could share a key over.

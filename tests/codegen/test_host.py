@@ -7,6 +7,8 @@ from codegen import disk_cache
 from codegen.llvm import compiler, host
 from minitorch import config
 
+pytestmark = pytest.mark.extras("disk_cache")
+
 
 @pytest.fixture(autouse=True)
 def cache(tmp_path, monkeypatch):

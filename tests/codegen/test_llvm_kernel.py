@@ -357,6 +357,7 @@ def test_threaded_column_sums_equal_single_threaded(monkeypatch):
 # -- the generated IR --------------------------------------------------------------------------
 
 
+@pytest.mark.extras("exact_trig")
 def test_source_is_the_documented_abi_and_the_optimized_ir_is_vectorized():
     x = np.zeros(4096, np.float32)
     (kernel,) = schedule(sincos_program(x))

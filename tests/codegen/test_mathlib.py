@@ -16,6 +16,8 @@ from codegen_testing import compile_unary, ulp_error
 
 from ir.ops_handler import ops
 
+pytestmark = pytest.mark.extras("exact_trig")
+
 N = 1 << 16
 RNG = np.random.default_rng(20240601)
 

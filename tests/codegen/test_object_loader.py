@@ -19,6 +19,8 @@ from codegen.llvm.jit import JitModule, compile_ir, compile_object, host_descrip
 from codegen.llvm.object_loader import LoadedObject, UnsupportedObject
 from minitorch.errors import CompileError
 
+pytestmark = pytest.mark.extras("object_loader")
+
 # Every kind of section and reference a kernel has: code calling code, constants in read-only
 # data (a table indexed at run time stays a table), a writable variable with a value (.data)
 # and one without (.bss), and a call of libm's cos, found in the process by name.
@@ -176,6 +178,7 @@ def compiled_result(fn, x: np.ndarray) -> tuple[np.ndarray, set[str]]:
     """fn compiled afresh (the kernel cache on disk still serves the object code), run on x;
     and what loaded its modules."""
     minitorch._dynamo.reset()
+    jit_module.clear_cache()  # modules an LLVMBackend of a test compiled (not the registry's)
     result = minitorch.compile(fn)(minitorch.tensor(x)).numpy()
     return result, {jit.loaded_by.split(":")[0] for jit in jit_module._compiled.values()}
 

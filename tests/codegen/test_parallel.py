@@ -15,6 +15,8 @@ from codegen.llvm import parallel
 from codegen.llvm.parallel import parallel_for, pieces
 from minitorch import config
 
+pytestmark = pytest.mark.extras("thread_pool")
+
 
 @given(st.integers(1, 10_000), st.integers(1, 8), st.integers(1, 500))
 def test_pieces_cover_the_range_in_order_and_shrink(n, threads, grain):
@@ -197,7 +199,7 @@ def test_the_pool_starts_its_threads_at_the_first_split():
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "MINITORCH_CORE": "0"},
         timeout=120,
         check=True,
     ).stdout
