@@ -54,7 +54,7 @@ _OUR_NAMES = re.compile(r"np|kernels|counter_rng|checked_index|(tmp|i|r|s)\d+")
 
 class NumpySourceHandler(OpsHandler):
     """An ops handler whose values are Python expressions; each new op becomes one line. It
-    implements the core ops (ir/ops_handler.py); the base class decomposes the others."""
+    implements the core ops; every other op of ir/op_table.py runs as its decomposition."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []  # the function's body, in order

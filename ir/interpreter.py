@@ -16,8 +16,9 @@ This file is the definition of the loop IR; every backend is tested against it. 
 
 and a load of a node remembered at this index returns the remembered value; a load of a
 forgotten one reads memory, where its loop stored it. The reductions
-(`sum`, `max`, `min`, `argmax`, `argmin`: ir/ops_handler.py's REDUCTIONS) and every op a body
-may call are defined by the numpy code below; [Note: the loop-IR ops] lists them. Ranges and
+(`sum`, `max`, `min`, `argmax`, `argmin`: ir/ops_handler.py's REDUCTIONS) are defined by the
+numpy code below, and every op a body may call by its numpy meaning in ir/op_table.py ([Note:
+the loop-IR ops]). Ranges and
 index expressions may mention size symbols (s0, s1, ...: [Note: symbolic sizes]); `run_kernel`
 takes their values.
 
@@ -36,30 +37,30 @@ binary op have the same dtype, and a node computes exactly its declared dtype.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ir.indexing import Expr, Var, index_error, index_vars, is_size_symbol
 from ir.memory import allocate
 from ir.nodes import ComputedBuffer, Layout, LoweredProgram, Pointwise
+from ir.op_table import LoopOp
 from ir.ops_handler import OpsHandler, set_ops_handler
 from ir.scheduler import FusedKernel, node_index, schedule, store_index
-from minitorch import counter_rng
 from minitorch.dtype import DType
 from minitorch.errors import (
     CompileError,
     DTypeError,
     ShapeError,
 )
-from minitorch.ops import pointwise_kernels
 
 
 class NumpyHandler(OpsHandler):
     """Values are numpy arrays holding one element per iteration of the kernel.
 
-    It implements every op, composite ones too: this handler is what the ops *mean* ([Note:
-    the loop-IR ops]), so each is one numpy function, or the eager kernel where the op
-    table has one (sigmoid, erf), never a decomposition that could round differently.
+    Every op of the table, composite ones too, is its numpy meaning (`LoopOp.evaluate`, [Note:
+    the loop-IR ops]), never a decomposition that could round differently; the ops that read
+    the kernel are written here.
     """
 
     def __init__(
@@ -71,7 +72,8 @@ class NumpyHandler(OpsHandler):
         self.registers: dict[str, tuple[Expr, np.ndarray]] = {}  # name -> (store index, value)
         self.indirect_count = 0  # index variables made by indirect_indexing: ind0, ind1, ...
 
-    # -- core ops ------------------------------------------------------------------------------
+    def table_op(self, op: LoopOp, *args: Any) -> np.ndarray:
+        return op.evaluate(*args)
 
     def load(self, name: str, index: Expr) -> np.ndarray:
         if name in self.registers:
@@ -87,69 +89,10 @@ class NumpyHandler(OpsHandler):
         offsets = np.broadcast_to(index.evaluate(self.loop_vars), self.shape)
         return flat[start + offsets]
 
-    def constant(self, value: float | int, dtype: DType) -> np.ndarray:
-        return np.asarray(value, dtype=dtype.np)
-
     def constant_like(self, value: float | int, like: np.ndarray) -> np.ndarray:
         return np.asarray(value, dtype=np.result_type(like))
 
-    def to_dtype(self, a: np.ndarray, dtype: DType) -> np.ndarray:
-        return np.asarray(a).astype(dtype.np)
-
-    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.add(a, b, dtype=_same_dtype("add", a, b))
-
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.multiply(a, b, dtype=_same_dtype("mul", a, b))
-
-    def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        dtype = _same_dtype("div", a, b)
-        if dtype.kind != "f":  # int / int is a float in PyTorch: lowering converts first
-            raise CompileError(f"ops.div of {dtype}: convert to a float with ops.to_dtype")
-        return np.true_divide(a, b, dtype=dtype)
-
-    def abs(self, a: np.ndarray) -> np.ndarray:
-        return np.abs(a)
-
-    def pow(self, a: np.ndarray, exponent: float | int) -> np.ndarray:
-        if a.dtype.kind == "i" and not (float(exponent).is_integer() and exponent >= 0):
-            raise CompileError(f"ops.pow of {a.dtype} to the power {exponent}: only n >= 0")
-        return np.power(a, np.asarray(exponent, dtype=a.dtype))  # a.dtype, not float64
-
-    def sin(self, a: np.ndarray) -> np.ndarray:
-        return np.sin(a)
-
-    def cos(self, a: np.ndarray) -> np.ndarray:
-        return np.cos(a)
-
-    def exp(self, a: np.ndarray) -> np.ndarray:
-        return np.exp(a)
-
-    def log(self, a: np.ndarray) -> np.ndarray:
-        return np.log(a)
-
-    # erf means what eager mode computes: its kernel (written against numpy's API).
-    def erf(self, a: np.ndarray) -> np.ndarray:
-        return pointwise_kernels.erf(np, a).astype(a.dtype)
-
-    def eq(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("eq", a, b)
-        return np.equal(a, b)
-
-    def lt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("lt", a, b)
-        return np.less(a, b)
-
-    def le(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("le", a, b)
-        return np.less_equal(a, b)
-
-    def where(self, condition: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if np.result_type(condition) != np.bool_:
-            raise CompileError(f"ops.where with a {np.result_type(condition)} condition")
-        return np.where(condition, a, b).astype(_same_dtype("where", a, b), copy=False)
-
-    # -- indices and random numbers ([Note: indirect loads]) --------------------------------
+    # -- indices ([Note: indirect loads]) ------------------------------------------------------
 
     def index_expr(self, expr: Expr, dtype: DType) -> np.ndarray:
         return np.asarray(expr.evaluate(self.loop_vars), dtype=dtype.np)
@@ -159,63 +102,6 @@ class NumpyHandler(OpsHandler):
         self.indirect_count += 1
         self.loop_vars[var.name] = checked_index(value, size, wrap_negative)
         return var
-
-    def rand(self, seed: np.ndarray, counter: np.ndarray) -> np.ndarray:
-        _same_dtype("rand", seed, counter)
-        return counter_rng.uniform(np, seed, counter)
-
-    # -- composite ops -------------------------------------------------------------------------
-
-    def neg(self, a: np.ndarray) -> np.ndarray:
-        return np.negative(a)
-
-    def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.subtract(a, b, dtype=_same_dtype("sub", a, b))
-
-    def square(self, a: np.ndarray) -> np.ndarray:
-        return np.square(a)
-
-    def reciprocal(self, a: np.ndarray) -> np.ndarray:
-        return np.reciprocal(a)
-
-    def sqrt(self, a: np.ndarray) -> np.ndarray:
-        return np.sqrt(a)
-
-    def rsqrt(self, a: np.ndarray) -> np.ndarray:
-        return np.reciprocal(np.sqrt(a))
-
-    def ne(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("ne", a, b)
-        return np.not_equal(a, b)
-
-    def gt(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("gt", a, b)
-        return np.greater(a, b)
-
-    def ge(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _same_dtype("ge", a, b)
-        return np.greater_equal(a, b)
-
-    def maximum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.maximum(a, b, dtype=_same_dtype("maximum", a, b))
-
-    def minimum(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.minimum(a, b, dtype=_same_dtype("minimum", a, b))
-
-    def relu(self, a: np.ndarray) -> np.ndarray:
-        return np.where(a <= 0, np.zeros((), a.dtype), a)  # as the eager composite computes it
-
-    def sigmoid(self, a: np.ndarray) -> np.ndarray:  # the eager kernel, as erf
-        return pointwise_kernels.sigmoid(np, a).astype(a.dtype)
-
-    def log1p(self, a: np.ndarray) -> np.ndarray:
-        return np.log1p(a)
-
-    def expm1(self, a: np.ndarray) -> np.ndarray:
-        return np.expm1(a)
-
-    def tanh(self, a: np.ndarray) -> np.ndarray:
-        return np.tanh(a)
 
 
 def checked_index(value: np.ndarray, size: int, wrap_negative: bool) -> np.ndarray:
@@ -417,14 +303,6 @@ def flat_view(array: np.ndarray) -> tuple[np.ndarray, int]:
     corner = array[tuple(slice(n - 1, n) if s < 0 else slice(0, 1) for n, s in dims)]
     flat = np.lib.stride_tricks.as_strided(corner, shape=(high - low + 1,), strides=(item,))
     return flat, -low
-
-
-def _same_dtype(op: str, a: np.ndarray, b: np.ndarray) -> np.dtype:
-    """The dtype of both operands; typed backends cannot add float32 to float64, nor can we."""
-    a_dtype, b_dtype = np.result_type(a), np.result_type(b)
-    if a_dtype != b_dtype:
-        raise CompileError(f"ops.{op} of {a_dtype} and {b_dtype}: lowering must insert to_dtype")
-    return a_dtype
 
 
 def _check_matches_layout(name: str, array: np.ndarray, layout: Layout) -> None:

@@ -25,38 +25,13 @@ current handler is one per-thread variable, changed only by the context manager
     with set_ops_handler(PrintingHandler()):
         inner_fn((Var("i0"),))
 
-[Note: the loop-IR ops]
-The methods of `OpsHandler` below are the whole vocabulary of a loop body, a closed list:
-CORE_OPS and COMPOSITE_OPS name them all. ir/interpreter.py is their definition: whatever it
-computes for an op, with numpy, is what the op means, and every backend is tested against it.
+What the ops are, and what each means, is one table: [Note: the loop-IR ops] in
+ir/op_table.py. A handler writes a method for each op it computes its own way; every other op
+of the table reaches its `table_op`, which runs the op's decomposition (OpsHandler's), hands
+the op on (WrapperHandler's, and so `ops`), prints it (ir/printer.py) or evaluates it with numpy
+(ir/interpreter.py). `missing_ops` says which ops a handler can neither compute nor decompose.
 
-A *core* op is one that cannot be written with the others (or only by losing accuracy). A
-handler must implement each one; the base class raises NotImplementedError naming the handler
-and the op.
-
-    core            meaning (a, b are values of one dtype; bool results are the dtype bool)
-    --------------  ---------------------------------------------------------------------------
-    load            element `index` (a flat offset, in elements) of a buffer
-    constant        a literal of a given dtype (a float truncated toward zero for an integer)
-    constant_like   a literal of the dtype of another value (what defaults make constants with)
-    to_dtype        conversion between float32, float64, int32, int64 and bool (numpy's astype)
-    add mul         a + b, a * b
-    div             a / b, of floats only: PyTorch's int / int is a float, so lowering
-                    converts integers first
-    abs             |a|: clears the sign bit, so abs(-0.0) = 0.0 (no where() can do that)
-    pow             a ** c for a Python number c (exp(c log a) fails for negative a; an
-                    integer's c is an integer >= 0)
-    sin cos         transcendental functions
-    exp log
-    erf             a special function; accurate float32 needs float64 inside, and a
-                    decomposition cannot name its operand's dtype to convert back
-    eq lt le        a == b, a < b, a <= b: False where either is NaN
-    where           a where the bool `condition` is True, else b
-    index_expr      the value of an index expression (ir/indexing.py) as an int64 or int32:
-                    what lets a body compare its own index (cat's `i < 3`)
-    indirect_indexing
-                    a loaded integer turned into an index variable for later loads (Inductor's
-                    `ops.indirect_indexing`): see [Note: indirect loads]
+[Note: indirect loads]
     rand            a uniform float64 in [0, 1), a pure function of two int64s, (seed, counter):
                     see [Note: counter-based random numbers] in minitorch/counter_rng.py
 
@@ -111,28 +86,23 @@ What each reduction_type of a Reduction means is in its docstring (ir/nodes.py).
 from __future__ import annotations
 
 import contextvars
-import math
-from collections.abc import Iterator
+import functools
+import types
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from ir.op_table import LOOP_OPS, LoopOp
+
 if TYPE_CHECKING:
     from ir.indexing import Expr
-    from minitorch.dtype import DType
 
-# The closed list of loop-IR ops ([Note: the loop-IR ops]), in the order OpsHandler has them.
-CORE_OPS = (
-    "load", "constant", "constant_like", "to_dtype",
-    "add", "mul", "div", "abs", "pow",
-    "sin", "cos", "exp", "log", "erf",
-    "eq", "lt", "le", "where",
-    "index_expr", "indirect_indexing", "rand",
-)  # fmt: skip
-COMPOSITE_OPS = (
-    "neg", "sub", "square", "reciprocal", "sqrt", "rsqrt",
-    "ne", "gt", "ge", "maximum", "minimum", "relu",
-    "sigmoid", "log1p", "expm1", "tanh",
-)  # fmt: skip
+# The ops that are methods, not entries of the table: they read the kernel (its memory, its
+# loop variables) or take their operand after a param ([Note: the loop-IR ops]).
+KERNEL_OPS = ("load", "constant_like", "index_expr", "indirect_indexing")
+# The loop-IR ops when this module was imported: core ones have no decomposition.
+CORE_OPS = KERNEL_OPS + tuple(name for name, op in LOOP_OPS.items() if op.decomposition is None)
+COMPOSITE_OPS = tuple(name for name, op in LOOP_OPS.items() if op.decomposition is not None)
 REDUCTIONS = ("sum", "max", "min", "argmax", "argmin")  # the values of Reduction.reduction_type
 
 
@@ -141,91 +111,25 @@ def _missing(handler: OpsHandler, op: str) -> NotImplementedError:
 
 
 class OpsHandler:
-    """The operations a loop body may use: a handler implements the core ones, at least.
+    """The operations a loop body may use: KERNEL_OPS as methods, the rest from the table.
 
-    Values (`a`, `b` below) are whatever the handler makes them: arrays, names, LLVM values.
-    Every op is elementwise; the body computes one element at the index it was given.
+    Values (`a`, `b`) are whatever the handler makes them: arrays, names, LLVM values. Every op
+    is elementwise; the body computes one element at the index it was given. A subclass writes
+    a method for each op it computes its own way (`def add(self, a, b)`); `handler.sub(a, b)`
+    of an op of ir/op_table.py's LOOP_OPS that its class has no method for is
+    `handler.table_op(LOOP_OPS["sub"], a, b)`.
     """
-
-    # -- core ops: every handler implements these ------------------------------------------
 
     def load(self, name: str, index: Expr) -> Any:
         """Element `index` (a flat offset in elements from the buffer's start) of buffer `name`."""
         raise _missing(self, "load")
 
-    def constant(self, value: float | int, dtype: DType) -> Any:
-        """A literal of the given dtype."""
-        raise _missing(self, "constant")
-
     def constant_like(self, value: float | int, like: Any) -> Any:
         """A literal of the same dtype as the value `like` (which it does not otherwise use)."""
         raise _missing(self, "constant_like")
 
-    def to_dtype(self, a: Any, dtype: DType) -> Any:
-        """`a` as `dtype` (any of float32, float64, int32, int64, bool) as numpy's astype: True
-        where not 0 (NaN too), floats truncated toward zero, integers wrapped around."""
-        raise _missing(self, "to_dtype")
-
-    def add(self, a: Any, b: Any) -> Any:
-        """a + b"""
-        raise _missing(self, "add")
-
-    def mul(self, a: Any, b: Any) -> Any:
-        """a * b"""
-        raise _missing(self, "mul")
-
-    def div(self, a: Any, b: Any) -> Any:
-        """a / b (true division, of floats)"""
-        raise _missing(self, "div")
-
-    def abs(self, a: Any) -> Any:
-        """|a|"""
-        raise _missing(self, "abs")
-
-    def pow(self, a: Any, exponent: float | int) -> Any:
-        """a ** exponent, where the exponent is a Python number fixed when the graph was traced
-        (an integer >= 0 when a is an integer)."""
-        raise _missing(self, "pow")
-
-    def sin(self, a: Any) -> Any:
-        """sin(a)"""
-        raise _missing(self, "sin")
-
-    def cos(self, a: Any) -> Any:
-        """cos(a)"""
-        raise _missing(self, "cos")
-
-    def exp(self, a: Any) -> Any:
-        """e ** a"""
-        raise _missing(self, "exp")
-
-    def log(self, a: Any) -> Any:
-        """the natural logarithm of a"""
-        raise _missing(self, "log")
-
-    def erf(self, a: Any) -> Any:
-        """the error function of a"""
-        raise _missing(self, "erf")
-
-    # Comparisons take two values of one dtype and give a bool.
-    def eq(self, a: Any, b: Any) -> Any:
-        """a == b (False for NaN)"""
-        raise _missing(self, "eq")
-
-    def lt(self, a: Any, b: Any) -> Any:
-        """a < b (False for NaN)"""
-        raise _missing(self, "lt")
-
-    def le(self, a: Any, b: Any) -> Any:
-        """a <= b (False for NaN)"""
-        raise _missing(self, "le")
-
-    def where(self, condition: Any, a: Any, b: Any) -> Any:
-        """a if the bool `condition` is True, else b (a and b of one dtype)"""
-        raise _missing(self, "where")
-
-    # Indices and random numbers: [Note: indirect loads], [Note: counter-based random numbers]
-    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+    # Indices: [Note: indirect loads]
+    def index_expr(self, expr: Expr, dtype: Any) -> Any:
         """The value of the index expression `expr`, as an integer of `dtype` (int64, int32)."""
         raise _missing(self, "index_expr")
 
@@ -234,109 +138,40 @@ class OpsHandler:
         (after adding size to a negative value, with `wrap_negative`)."""
         raise _missing(self, "indirect_indexing")
 
-    def rand(self, seed: Any, counter: Any) -> Any:
-        """A uniform float64 in [0, 1): minitorch.counter_rng.uniform of two int64 values."""
-        raise _missing(self, "rand")
+    def table_op(self, op: LoopOp, *args: Any) -> Any:
+        """An op of the table this handler has no method for: its decomposition, written in
+        other ops on this handler; an op without one is a NotImplementedError naming both."""
+        if op.decomposition is None:
+            raise _missing(self, op.name)
+        return op.decomposition(self, *args)
 
-    # -- composite ops: defaults in core ops, overridden where a handler does better --------
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        """`handler.sub`, where the class has no method `sub`: the table's op, to table_op.
+        (Python calls this only for an attribute it did not find; others stay missing.)"""
+        op = LOOP_OPS.get(name)
+        if op is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return types.MethodType(_method(op), self)  # equal to itself, as a bound method is
 
-    def neg(self, a: Any) -> Any:
-        """-a"""
-        return self.mul(a, self.constant_like(-1, a))
 
-    def sub(self, a: Any, b: Any) -> Any:
-        """a - b"""
-        return self.add(a, self.neg(b))
+@functools.cache
+def _method(op: LoopOp) -> Callable[..., Any]:
+    """The method `handler.<op.name>(...)`: handler.table_op(op, ...). One per op, so that
+    `ops.eq == ops.eq`, as it would be were it written out."""
 
-    def square(self, a: Any) -> Any:
-        """a * a"""
-        return self.mul(a, a)
+    def method(handler: OpsHandler, *args: Any) -> Any:
+        return handler.table_op(op, *args)
 
-    def reciprocal(self, a: Any) -> Any:
-        """1 / a"""
-        return self.div(self.constant_like(1, a), a)
-
-    def sqrt(self, a: Any) -> Any:
-        """the square root of a (NaN for a < 0; sqrt(-0.0) = -0.0)"""
-        return self.pow(a, 0.5)
-
-    def rsqrt(self, a: Any) -> Any:
-        """1 / sqrt(a)"""
-        return self.reciprocal(self.sqrt(a))
-
-    def ne(self, a: Any, b: Any) -> Any:
-        """a != b (True for NaN): a == b is False"""
-        equal = self.eq(a, b)
-        return self.eq(equal, self.constant_like(False, equal))
-
-    def gt(self, a: Any, b: Any) -> Any:
-        """a > b (False for NaN): b < a"""
-        return self.lt(b, a)
-
-    def ge(self, a: Any, b: Any) -> Any:
-        """a >= b (False for NaN): b <= a"""
-        return self.le(b, a)
-
-    def maximum(self, a: Any, b: Any) -> Any:
-        """the larger of a and b; NaN if either is NaN; b at a tie (so maximum(0.0, -0.0) is
-        -0.0, as numpy's)"""
-        a_is_nan = self.ne(a, a)
-        return self.where(self.lt(b, a), a, self.where(a_is_nan, a, b))
-
-    def minimum(self, a: Any, b: Any) -> Any:
-        """the smaller of a and b; NaN if either is NaN; b at a tie"""
-        a_is_nan = self.ne(a, a)
-        return self.where(self.lt(a, b), a, self.where(a_is_nan, a, b))
-
-    def relu(self, a: Any) -> Any:
-        """max(a, 0), with relu(NaN) = NaN and relu(-0.0) = 0.0"""
-        zero = self.constant_like(0, a)
-        return self.where(self.le(a, zero), zero, a)
-
-    def sigmoid(self, a: Any) -> Any:
-        """1 / (1 + e ** -a)"""
-        # e^a / (1 + e^a) for a < 0, where e^-a would overflow; 1 / (1 + e^-a) for a >= 0.
-        numerator = self.exp(self.minimum(a, self.constant_like(0, a)))
-        denominator = self.add(self.constant_like(1, a), self.exp(self.neg(self.abs(a))))
-        return self.div(numerator, denominator)
-
-    def log1p(self, a: Any) -> Any:
-        """log(1 + a), accurate for small a"""
-        u = self.add(self.constant_like(1, a), a)
-        # u = 1 + a rounded; log(u) / (u - 1) is smooth, so its error from rounding u is
-        # second order, and multiplying by the exact a gives log(1 + a) to a few ulps.
-        scaled = self.mul(self.log(u), self.div(a, self.sub(u, self.constant_like(1, a))))
-        at_inf = self.where(self.eq(u, self.constant_like(math.inf, a)), u, scaled)  # not inf/inf
-        return self.where(self.eq(u, self.constant_like(1, a)), a, at_inf)  # a tiny (or -0.0)
-
-    def expm1(self, a: Any) -> Any:
-        """e ** a - 1, accurate for small a"""
-        u = self.exp(a)
-        u_minus_1 = self.sub(u, self.constant_like(1, a))
-        # The mirror of log1p's trick: (u - 1) / log(u) is smooth in u.
-        scaled = self.mul(u_minus_1, self.div(a, self.log(u)))
-        result = self.where(self.eq(u, self.constant_like(math.inf, a)), u, scaled)
-        minus_one = self.constant_like(-1, a)
-        result = self.where(self.eq(u_minus_1, minus_one), minus_one, result)  # e^a rounds to 0
-        return self.where(self.eq(u, self.constant_like(1, a)), a, result)  # a tiny (or -0.0)
-
-    def tanh(self, a: Any) -> Any:
-        """(e^a - e^-a) / (e^a + e^-a)"""
-        # tanh|a| = -t / (t + 2), t = e^-2|a| - 1 in (-1, 0]: nothing overflows, and for small
-        # |a| expm1 keeps the digits that 1 - e^-2|a| would cancel.
-        t = self.expm1(self.mul(self.abs(a), self.constant_like(-2, a)))
-        magnitude = self.div(self.neg(t), self.add(t, self.constant_like(2, a)))
-        signed = self.where(self.lt(a, self.constant_like(0, a)), self.neg(magnitude), magnitude)
-        return self.where(self.eq(a, self.constant_like(0, a)), a, signed)  # tanh(-0.0) = -0.0
+    method.__name__ = method.__qualname__ = op.name
+    return method
 
 
 class WrapperHandler(OpsHandler):
     """A handler in front of another: every op, composite ones included, goes to `inner`.
 
     Subclass it and override the ops to intercept; ir/symbolic.py rewrites the index of every
-    load this way, and `ops` itself is a wrapper around whichever handler is current. Every op
-    is forwarded explicitly (a test checks that none is missing), so a composite op reaches
-    the inner handler as itself and is not decomposed on the way.
+    load this way, and `ops` itself is a wrapper around whichever handler is current. An op of
+    the table reaches the inner handler as itself (table_op below), not decomposed on the way.
     """
 
     def __init__(self, inner: OpsHandler) -> None:
@@ -345,113 +180,61 @@ class WrapperHandler(OpsHandler):
     def load(self, name: str, index: Expr) -> Any:
         return self.inner.load(name, index)
 
-    def constant(self, value: float | int, dtype: DType) -> Any:
-        return self.inner.constant(value, dtype)
-
     def constant_like(self, value: float | int, like: Any) -> Any:
         return self.inner.constant_like(value, like)
 
-    def to_dtype(self, a: Any, dtype: DType) -> Any:
-        return self.inner.to_dtype(a, dtype)
-
-    def add(self, a: Any, b: Any) -> Any:
-        return self.inner.add(a, b)
-
-    def mul(self, a: Any, b: Any) -> Any:
-        return self.inner.mul(a, b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        return self.inner.div(a, b)
-
-    def abs(self, a: Any) -> Any:
-        return self.inner.abs(a)
-
-    def pow(self, a: Any, exponent: float | int) -> Any:
-        return self.inner.pow(a, exponent)
-
-    def sin(self, a: Any) -> Any:
-        return self.inner.sin(a)
-
-    def cos(self, a: Any) -> Any:
-        return self.inner.cos(a)
-
-    def exp(self, a: Any) -> Any:
-        return self.inner.exp(a)
-
-    def log(self, a: Any) -> Any:
-        return self.inner.log(a)
-
-    def erf(self, a: Any) -> Any:
-        return self.inner.erf(a)
-
-    def eq(self, a: Any, b: Any) -> Any:
-        return self.inner.eq(a, b)
-
-    def lt(self, a: Any, b: Any) -> Any:
-        return self.inner.lt(a, b)
-
-    def le(self, a: Any, b: Any) -> Any:
-        return self.inner.le(a, b)
-
-    def where(self, condition: Any, a: Any, b: Any) -> Any:
-        return self.inner.where(condition, a, b)
-
-    def index_expr(self, expr: Expr, dtype: DType) -> Any:
+    def index_expr(self, expr: Expr, dtype: Any) -> Any:
         return self.inner.index_expr(expr, dtype)
 
     def indirect_indexing(self, value: Any, size: int, wrap_negative: bool) -> Expr:
         return self.inner.indirect_indexing(value, size, wrap_negative)
 
-    def rand(self, seed: Any, counter: Any) -> Any:
-        return self.inner.rand(seed, counter)
+    def table_op(self, op: LoopOp, *args: Any) -> Any:
+        return getattr(self.inner, op.name)(*args)
 
-    def neg(self, a: Any) -> Any:
-        return self.inner.neg(a)
 
-    def sub(self, a: Any, b: Any) -> Any:
-        return self.inner.sub(a, b)
+def missing_ops(handler_class: type[OpsHandler]) -> list[str]:
+    """The ops a handler of this class can neither compute nor decompose into ops it computes.
 
-    def square(self, a: Any) -> Any:
-        return self.inner.square(a)
+    A class computes an op it has a method for, and every op of the table if it has its own
+    table_op (the printer, the interpreter, a wrapper); it decomposes an op whose
+    decomposition uses only ops it computes or decomposes.
+    """
+    missing = [n for n in KERNEL_OPS if getattr(handler_class, n) is getattr(OpsHandler, n)]
+    if handler_class.table_op is not OpsHandler.table_op:
+        return missing
+    has = {name for name in LOOP_OPS if hasattr(handler_class, name)}
+    has |= set(KERNEL_OPS) - set(missing)
+    grew = True
+    while grew:  # until no more decompositions become possible
+        ready = {
+            name
+            for name, op in LOOP_OPS.items()
+            if name not in has and op.decomposition is not None and uses(op) <= has
+        }
+        has |= ready
+        grew = bool(ready)
+    return missing + [name for name in LOOP_OPS if name not in has]
 
-    def reciprocal(self, a: Any) -> Any:
-        return self.inner.reciprocal(a)
 
-    def sqrt(self, a: Any) -> Any:
-        return self.inner.sqrt(a)
+def uses(op: LoopOp) -> set[str]:
+    """The ops `op`'s decomposition calls (run once on a handler that only takes notes)."""
+    recorder = _Uses()
+    op.decomposition(recorder, *[None] * (op.arity + len(op.params)))
+    return recorder.names
 
-    def rsqrt(self, a: Any) -> Any:
-        return self.inner.rsqrt(a)
 
-    def ne(self, a: Any, b: Any) -> Any:
-        return self.inner.ne(a, b)
+class _Uses(OpsHandler):
+    """Every value is None; each op called is noted by name."""
 
-    def gt(self, a: Any, b: Any) -> Any:
-        return self.inner.gt(a, b)
+    def __init__(self) -> None:
+        self.names: set[str] = set()
 
-    def ge(self, a: Any, b: Any) -> Any:
-        return self.inner.ge(a, b)
+    def constant_like(self, value: float | int, like: Any) -> None:
+        self.names.add("constant_like")
 
-    def maximum(self, a: Any, b: Any) -> Any:
-        return self.inner.maximum(a, b)
-
-    def minimum(self, a: Any, b: Any) -> Any:
-        return self.inner.minimum(a, b)
-
-    def relu(self, a: Any) -> Any:
-        return self.inner.relu(a)
-
-    def sigmoid(self, a: Any) -> Any:
-        return self.inner.sigmoid(a)
-
-    def log1p(self, a: Any) -> Any:
-        return self.inner.log1p(a)
-
-    def expm1(self, a: Any) -> Any:
-        return self.inner.expm1(a)
-
-    def tanh(self, a: Any) -> Any:
-        return self.inner.tanh(a)
+    def table_op(self, op: LoopOp, *args: Any) -> None:
+        self.names.add(op.name)
 
 
 # This thread's handler: None outside every `set_ops_handler` block, so that a stray

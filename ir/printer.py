@@ -22,11 +22,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ir.indexing import Var, index_vars
+from ir.op_table import LoopOp
 from ir.ops_handler import OpsHandler, set_ops_handler
+from minitorch.dtype import DType
 
 if TYPE_CHECKING:
     from ir.indexing import Expr
-    from minitorch.dtype import DType
 
 
 class PrintingHandler(OpsHandler):
@@ -45,59 +46,17 @@ class PrintingHandler(OpsHandler):
 
     # Every op, composite ones too: the printout shows the IR as lowering wrote it.
 
+    def table_op(self, op: LoopOp, *args: Any) -> str:
+        """`ops.pow(tmp1, 2)`: the values as their names, then the params (a dtype by name)."""
+        values = [str(value) for value in args[: op.arity]]
+        params = [p.name if isinstance(p, DType) else repr(p) for p in args[op.arity :]]
+        return self._line(f"ops.{op.name}({', '.join(values + params)})")
+
     def load(self, name: str, index: Expr) -> str:
         return self._line(f"ops.load({name!r}, {index})")
 
-    def constant(self, value: float | int, dtype: DType) -> str:
-        return self._line(f"ops.constant({value!r}, {dtype.name})")
-
     def constant_like(self, value: float | int, like: str) -> str:
         return self._line(f"ops.constant_like({value!r}, {like})")
-
-    def to_dtype(self, a: str, dtype: DType) -> str:
-        return self._line(f"ops.to_dtype({a}, {dtype.name})")
-
-    def add(self, a: str, b: str) -> str:
-        return self._line(f"ops.add({a}, {b})")
-
-    def mul(self, a: str, b: str) -> str:
-        return self._line(f"ops.mul({a}, {b})")
-
-    def div(self, a: str, b: str) -> str:
-        return self._line(f"ops.div({a}, {b})")
-
-    def abs(self, a: str) -> str:
-        return self._line(f"ops.abs({a})")
-
-    def pow(self, a: str, exponent: float | int) -> str:
-        return self._line(f"ops.pow({a}, {exponent!r})")
-
-    def sin(self, a: str) -> str:
-        return self._line(f"ops.sin({a})")
-
-    def cos(self, a: str) -> str:
-        return self._line(f"ops.cos({a})")
-
-    def exp(self, a: str) -> str:
-        return self._line(f"ops.exp({a})")
-
-    def log(self, a: str) -> str:
-        return self._line(f"ops.log({a})")
-
-    def erf(self, a: str) -> str:
-        return self._line(f"ops.erf({a})")
-
-    def eq(self, a: str, b: str) -> str:
-        return self._line(f"ops.eq({a}, {b})")
-
-    def lt(self, a: str, b: str) -> str:
-        return self._line(f"ops.lt({a}, {b})")
-
-    def le(self, a: str, b: str) -> str:
-        return self._line(f"ops.le({a}, {b})")
-
-    def where(self, condition: str, a: str, b: str) -> str:
-        return self._line(f"ops.where({condition}, {a}, {b})")
 
     def index_expr(self, expr: Expr, dtype: DType) -> str:
         return self._line(f"ops.index_expr({expr}, {dtype.name})")
@@ -109,57 +68,6 @@ class PrintingHandler(OpsHandler):
             self._indirect[call] = f"ind{len(self._indirect)}"
             self.lines.append(f"{self._indirect[call]} = {call}")
         return Var(self._indirect[call])
-
-    def rand(self, seed: str, counter: str) -> str:
-        return self._line(f"ops.rand({seed}, {counter})")
-
-    def neg(self, a: str) -> str:
-        return self._line(f"ops.neg({a})")
-
-    def sub(self, a: str, b: str) -> str:
-        return self._line(f"ops.sub({a}, {b})")
-
-    def square(self, a: str) -> str:
-        return self._line(f"ops.square({a})")
-
-    def reciprocal(self, a: str) -> str:
-        return self._line(f"ops.reciprocal({a})")
-
-    def sqrt(self, a: str) -> str:
-        return self._line(f"ops.sqrt({a})")
-
-    def rsqrt(self, a: str) -> str:
-        return self._line(f"ops.rsqrt({a})")
-
-    def ne(self, a: str, b: str) -> str:
-        return self._line(f"ops.ne({a}, {b})")
-
-    def gt(self, a: str, b: str) -> str:
-        return self._line(f"ops.gt({a}, {b})")
-
-    def ge(self, a: str, b: str) -> str:
-        return self._line(f"ops.ge({a}, {b})")
-
-    def maximum(self, a: str, b: str) -> str:
-        return self._line(f"ops.maximum({a}, {b})")
-
-    def minimum(self, a: str, b: str) -> str:
-        return self._line(f"ops.minimum({a}, {b})")
-
-    def relu(self, a: str) -> str:
-        return self._line(f"ops.relu({a})")
-
-    def sigmoid(self, a: str) -> str:
-        return self._line(f"ops.sigmoid({a})")
-
-    def log1p(self, a: str) -> str:
-        return self._line(f"ops.log1p({a})")
-
-    def expm1(self, a: str) -> str:
-        return self._line(f"ops.expm1({a})")
-
-    def tanh(self, a: str) -> str:
-        return self._line(f"ops.tanh({a})")
 
 
 def format_inner_fn(

@@ -12,9 +12,10 @@ around on overflow, as numpy's do. Transcendental functions and division take fl
 lowering converts integers first, as PyTorch's `sin(int)` and `int / int` give floats.
 
 Besides the core ops, LLVMOps implements the composite ops it does better than their
-defaults in ir/ops_handler.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
-ne (one fcmp), maximum and minimum (intrinsics), tanh and sigmoid (activations.py). The other
-composites (sqrt, relu, log1p, ...) run as their defaults, which call the methods here.
+decompositions in ir/op_table.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
+ne (one fcmp), maximum and minimum (intrinsics), tanh and sigmoid (activations.py). Any other
+op of the table (sqrt, relu, log1p, ...) runs as its decomposition, which calls the methods
+here; tests/codegen/test_op_table.py names an op that has neither.
 """
 
 from __future__ import annotations

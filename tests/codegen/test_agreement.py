@@ -32,7 +32,7 @@ SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 
 
 def test_llvm_implements_every_core_op():
     for name in CORE_OPS:
-        assert getattr(LLVMOps, name) is not getattr(OpsHandler, name), name
+        assert getattr(LLVMOps, name, None) not in (None, getattr(OpsHandler, name, None)), name
 
 
 def domain_samples(name: str, dtype: type) -> np.ndarray:

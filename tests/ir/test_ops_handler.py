@@ -1,9 +1,9 @@
 """The `ops` forwarder, its context manager, and the closed list of loop-IR ops.
 
 [Note: the loop-IR ops] splits the ops into core ones, which every handler implements, and
-composite ones, whose defaults are written in core ops. `CoreOnly` below is the smallest
-numpy handler: it implements the core ops and nothing else, so every composite it computes
-comes from a default, and those are held to the interpreter's answers.
+composite ones, whose decompositions (the defaults) are written in core ops. `CoreOnly` below
+is the smallest numpy handler: it implements the core ops and nothing else, so every composite
+it computes comes from a default, and those are held to the interpreter's answers.
 """
 
 import inspect
@@ -14,12 +14,15 @@ import pytest
 
 from ir.agreement import MATH_ULPS
 from ir.interpreter import NumpyHandler, disagreements
+from ir.op_table import LOOP_OPS
 from ir.ops_handler import (
     COMPOSITE_OPS,
     CORE_OPS,
+    KERNEL_OPS,
     OpsHandler,
     WrapperHandler,
     current_ops_handler,
+    missing_ops,
     ops,
     set_ops_handler,
 )
@@ -84,10 +87,12 @@ class CoreOnly(OpsHandler):
 
 
 def test_the_lists_name_every_op_once():
+    # KERNEL_OPS are OpsHandler's methods; every other op is an entry of the table.
     methods = {name for name, _ in inspect.getmembers(OpsHandler, inspect.isfunction)}
-    methods = {name for name in methods if not name.startswith("_")}
+    methods = {name for name in methods if not name.startswith("_")} - {"table_op"}
     assert len(set(ALL_OPS)) == len(ALL_OPS)
-    assert set(ALL_OPS) == methods
+    assert set(ALL_OPS) == set(KERNEL_OPS) | set(LOOP_OPS)
+    assert methods == set(KERNEL_OPS)
 
 
 @pytest.mark.parametrize("name", CORE_OPS)
@@ -114,14 +119,39 @@ def test_every_composite_op_has_a_default(name):
 )
 def test_every_op_is_implemented(handler_class):
     # NumpyHandler is the definition, PrintingHandler shows the IR as written, and a wrapper
-    # must hand composites on as themselves: none of them may fall back to a default.
-    for name in ALL_OPS:
-        assert getattr(handler_class, name) is not getattr(OpsHandler, name), name
+    # must hand composites on as themselves: none of them may fall back to a decomposition.
+    assert handler_class.table_op is not OpsHandler.table_op
+    assert missing_ops(handler_class) == []
 
 
-def test_wrapper_forwards_each_op_by_its_own_method():
-    # Written out, not generated: each forwarding method is in the class body.
-    assert set(ALL_OPS) <= set(vars(WrapperHandler))
+def test_a_wrapper_hands_every_op_on_as_itself():
+    calls = []
+
+    class Recorder(OpsHandler):
+        def load(self, name, index):
+            calls.append(("load", name, index))
+
+        def constant_like(self, value, like):
+            calls.append(("constant_like", value, like))
+
+        def index_expr(self, expr, dtype):
+            calls.append(("index_expr", expr, dtype))
+
+        def indirect_indexing(self, value, size, wrap_negative):
+            calls.append(("indirect_indexing", value, size, wrap_negative))
+
+        def table_op(self, op, *args):
+            calls.append((op.name, *args))
+
+    arguments = {name: (name, 1) for name in KERNEL_OPS}
+    arguments["indirect_indexing"] += (False,)
+    arguments.update(
+        {name: tuple(range(op.arity + len(op.params))) for name, op in LOOP_OPS.items()}
+    )
+    with set_ops_handler(WrapperHandler(Recorder())):
+        for name, args in arguments.items():
+            getattr(ops, name)(*args)
+    assert calls == [(name, *args) for name, args in arguments.items()]
 
 
 # -- the defaults mean what the interpreter says ---------------------------------------------
