@@ -43,8 +43,9 @@ of a permute is the node it started from: a product reading `permute(permute(w))
 backward of `x @ w.T @ ...` reads the forward's `w.T` transposed again) reads `w`. The
 rewrite only fires when the permute is the product's only reader, so nothing can tell a view
 from a copy, and it gives the layout PyTorch gives such a gradient (its `.grad` is row-major
-like the weight). It edits the graph in place, as Inductor's post-grad passes do; the
-GraphModule's `forward`, generated before, still computes the same values.
+like the weight). It builds a new graph (Inductor's post-grad passes edit theirs in place):
+the traced graph stays as traced, for what is made of it later (a backward without some
+tangents, the compiled-graph cache's key), and lowering changes nothing it is given.
 
 Why at the graph level, and not an ExternKernel node in the loop IR as Inductor has: the
 scheduler, memory planner, backends and interpreter all stay about loops, and a segment is an
@@ -54,6 +55,7 @@ ordinary graph for the same passes. A value that crosses an extern step is store
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,9 +108,8 @@ Step = Segment | ExternStep
 
 def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
     """The steps that run `graph`, in order ([Note: extern kernels]); `dtypes` are the element
-    types the code generator compiles. Rewrites `graph`'s transposed products first
-    ([Note: transposed products])."""
-    transpose_products(graph)
+    types the code generator compiles. The driver rewrites the transposed products first
+    (`transpose_products`, [Note: transposed products]). `graph` is not changed."""
     live = [n for n in graph.nodes if n.op == "call_function" and n.users]
     externs = _extern_nodes(live, dtypes)
     if not externs:
@@ -129,9 +130,13 @@ def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
     return [step for _, step in sorted(keyed, key=lambda item: item[0])]
 
 
-def transpose_products(graph: Graph) -> None:
+def transpose_products(graph: Graph) -> Graph:
     """permute(mm(a, b), (1, 0)) -> mm(b^T, a^T) where the permute is mm's only reader, and
-    mm((x^T)^T, ...) -> mm(x, ...), in place ([Note: transposed products])."""
+    mm((x^T)^T, ...) -> mm(x, ...) ([Note: transposed products]), in a new graph: `graph`
+    itself where there is nothing to rewrite, and `graph` stays as it was either way."""
+    if not any(_rewrites(node) for node in graph.nodes):
+        return graph
+    graph = copy.deepcopy(graph)  # new nodes, the same names, targets and meta values
     for node in list(graph.nodes):
         if node.op == "call_function" and node.target is ops.mm:
             _fold_double_transposes(graph, node)
@@ -150,6 +155,18 @@ def transpose_products(graph: Graph) -> None:
         graph.erase_node(product)
         for operand in (a, b):  # a transpose that _transposed folded away
             _erase_unused_transposes(graph, operand)
+    return graph
+
+
+def _rewrites(node: Node) -> bool:
+    """Whether `transpose_products` rewrites `node`: a product that reads a double
+    transpose, or the transpose that is a product's only reader."""
+    if node.op != "call_function":
+        return False
+    if node.target is ops.mm:
+        return any(_is_transpose(a) and _is_transpose(a.args[0]) for a in node.args)
+    product = node.args[0] if _is_transpose(node) else None
+    return isinstance(product, Node) and product.target is ops.mm and list(product.users) == [node]
 
 
 def _fold_double_transposes(graph: Graph, product: Node) -> None:

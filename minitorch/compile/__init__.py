@@ -11,12 +11,14 @@ loop IR and a code generator. It is imported with `minitorch` (for the `compile`
 this file imports the stages lazily, inside `compile`.
 
     backends.py     the backends by name, register_backend
-    inductor.py     the driver: the passes from a captured graph to compiled kernels
+    inductor.py     the driver: the passes from a captured graph to compiled kernels, as one
+                    list (compile_fx), at static sizes: the core
     wrapper.py      CompiledGraph: runs a compiled graph's kernels and extern steps
     output_code.py  ... as one generated Python function: the wrapper's code
-    graph_cache.py  a compiled graph kept whole on disk, loaded by the next process
     layouts.py      outputs in eager's memory layout (eager asked once, at compile time)
     shapes.py       size symbols' binding; compiling again per shape where needed
+    symbolic_sizes.py  an extra: one version for every size of a dynamic dim
+    graph_cache.py  an extra: a compiled graph kept whole on disk, loaded by the next process
     modes.py        compile(mode=, options=): PyTorch's presets, checked as PyTorch does
     ptx.py          the `ptx` stage: each graph's kernels also compiled (only) for the GPU
     walkthrough.py  `python -m minitorch.compile script.py` (__main__.py): every stage shown

@@ -1,5 +1,11 @@
 """The compiled-graph cache: a graph compiled whole in an earlier process, loaded as it was.
 
+An extra ([Note: the core and its extras] in minitorch/config.py): `config.graph_cache` on,
+the driver compiles each graph with `cached(compile_graph)` instead of `compile_graph`; off,
+nothing is read or written here.
+
+    compile = cached(compile_graph)             # inductor.py, compile_fx
+    compiled = compile(gm, backend)             # loaded, or compiled and kept; which is:
     key = graph_cache.key(gm, backend)          # None: this graph is compiled every time
     compiled = graph_cache.load(key, gm, binding, backend)   # or None: compile, then
     graph_cache.store(key, compiled, gm, backend)
@@ -10,7 +16,7 @@ new process LLVM, but not the passes before it: splitting, lowering and scheduli
 AOT autograd made, and writing its wrapper, cost a training step of a small MLP ~10 ms on
 every start, half of a warm start. Inductor keeps a whole compiled graph under a key made
 from the graph itself (its "FX graph cache"); so do we, after AOT autograd and before
-lowering (minitorch/compile/inductor.py, `compile_graph`):
+lowering (minitorch/compile/inductor.py, `compile_fx` wraps `compile_graph` in `cached`):
 
 - The key is the graph as data: each node's op, name, target, arguments and the shape,
   strides and dtype of its value (all that lowering reads of a node, meta['val']), the
@@ -23,8 +29,8 @@ lowering (minitorch/compile/inductor.py, `compile_graph`):
   output_code.py), each kernel as its backend saves it (`Backend.save_kernels`: for LLVM,
   the launch's shape and the kernel cache's entry holding its machine code), how each
   kernel is launched (its buffers' names, its name), and what every other name in the
-  source stands for, as data: an op by its name in the op table (not by a node: lowering
-  adds nodes to the graph, which a loaded graph never gets), a constant (the graph's
+  source stands for, as data: an op by its name in the op table (not by a node: a rewrite
+  builds nodes of its own, which a loaded graph never gets), a constant (the graph's
   attribute), a dtype, an input's layout, a function of ours by its module and name. A
   graph whose wrapper names anything else (a value we cannot write as data) is not kept.
 - Loading makes the namespace again from that data, each kernel's launch with its own
@@ -53,6 +59,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -68,6 +75,7 @@ from minitorch.device import device as Device  # noqa: N812 - a class named like
 from minitorch.dtype import DType, get_dtype
 from minitorch.ops.registry import OPS, OpDef
 from minitorch.tensor import Tensor
+from tracer.aot import fake_inputs
 from tracer.fx import GraphModule
 from tracer.fx.node import Node
 
@@ -96,11 +104,32 @@ class _Uncacheable(Exception):
     """The graph, or a name its wrapper binds, cannot be written as data."""
 
 
+def cached(
+    compile_graph: Callable[[GraphModule, Backend], CompiledGraph],
+) -> Callable[[GraphModule, Backend], CompiledGraph]:
+    """`compile_graph`, loaded from the disk if an earlier process compiled the same graph,
+    else compiled and kept. `compile_graph` leaves its graph as traced (inductor.py, rewrite),
+    so the key made before it is the key of what it compiled."""
+
+    def compile_cached(gm: GraphModule, backend: Backend) -> CompiledGraph:
+        entry = key(gm, backend)
+        compiled = None if entry is None else load(entry, gm, backend)
+        if compiled is None:
+            compiled = compile_graph(gm, backend)
+            if entry is not None:
+                store(entry, compiled, gm, backend)
+        return compiled
+
+    return compile_cached
+
+
 def key(gm: GraphModule, backend: Backend) -> str | None:
     """The entry this graph's compiled form is kept under, or None: not kept (the cache is
     off, a stage that prints IR is on, the backend keeps no kernels, or the graph holds
     something that is not data)."""
-    if not config.disk_cache or type(backend).save_kernels is Backend.save_kernels:
+    if not (config.graph_cache and config.disk_cache):
+        return None
+    if type(backend).save_kernels is Backend.save_kernels:
         return None
     if any(_logging.enabled(stage) for stage in _PRINTING):
         return None
@@ -112,7 +141,7 @@ def key(gm: GraphModule, backend: Backend) -> str | None:
     return disk_cache.cache_key(disk_cache.GRAPH_KIND, graph, _environment(backend))
 
 
-def load(key: str, gm: GraphModule, binding: SizeBinding, backend: Backend) -> CompiledGraph | None:
+def load(key: str, gm: GraphModule, backend: Backend) -> CompiledGraph | None:
     """The graph compiled in an earlier process under `key`, or None (then compile it)."""
     payload = disk_cache.load(key, disk_cache.GRAPH_KIND)
     if payload is None:
@@ -129,6 +158,7 @@ def load(key: str, gm: GraphModule, binding: SizeBinding, backend: Backend) -> C
             namespace |= kernel.call_code(arrays, name).namespace
         if sorted(namespace) != entry["bound"]:
             raise ValueError(f"names missing: {sorted(set(entry['bound']) - set(namespace))}")
+        binding = SizeBinding.static(fake_inputs(gm))
         return CompiledGraph.loaded(entry["source"], namespace, kernels, binding)
     except Exception as error:  # noqa: BLE001 - whatever an entry holds, a miss at worst
         disk_cache.graph_stats["rejected"] += 1

@@ -15,11 +15,17 @@ skip both steps: with row-major inputs and no view that reorders memory (permute
 strided slice), every eager result is row-major too; and an output of at most one dim (a
 training step's loss) has no other order. Eager's run is not free: a forward's matmuls, once
 more, at compile time.
+
+This is core, not an extra behind a switch: the layout is part of what eager does (law 1), and
+the simplest way to match it is this one, a row-major kernel output copied into eager's order.
+(PyTorch's Inductor has a switch, `keep_output_stride`; we keep the layout always.)
+
+    run = in_eager_layouts(run, graphs, inputs)   # inductor.py: `run`, or `run` then copies
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -28,10 +34,31 @@ from minitorch.autograd.grad_mode import no_grad
 from minitorch.device import copy_in_order
 from minitorch.errors import MinitorchError
 from minitorch.tensor import Tensor
+from tracer.aot import AOTGraphs
 from tracer.fx import GraphModule
 
 # A dim order, outermost first (row-major is 0, 1, ..., n-1); None: row-major.
 Order = tuple[int, ...] | None
+
+
+def in_eager_layouts(run: Callable, graphs: AOTGraphs, inputs: Sequence[Tensor]) -> Callable:
+    """`run` (the compiled forward of `graphs`), with its outputs copied into eager's layouts:
+    `run` itself when eager lays out every output row-major."""
+    orders = output_orders(graphs, inputs)
+    return run if orders is None else lambda *args: relayout(run(*args), orders)
+
+
+def output_orders(
+    graphs: AOTGraphs, inputs: Sequence[Tensor], static: Callable[[], AOTGraphs] | None = None
+) -> tuple[Order, ...] | None:
+    """Eager's dim order of each of the forward's outputs, where eager may lay one out other
+    than row-major (None: all row-major). `static()` gives the graphs traced at the inputs'
+    sizes, to run, when `graphs` were traced at others (symbolic_sizes.py)."""
+    num_outputs = graphs.spec.num_outputs if graphs.training else None
+    if not may_reorder(graphs.forward, inputs, num_outputs):
+        return None
+    forward = graphs.forward if static is None else static().forward
+    return eager_layouts(forward, inputs, num_outputs)  # holds at other sizes
 
 
 def eager_layouts(

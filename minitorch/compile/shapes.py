@@ -6,8 +6,9 @@
 
 A graph compiled with size symbols (the kernels take s0, s1, ... as arguments, [Note: symbolic
 sizes] in ir/symbolic.py) serves every call its binding accepts; a static one serves the
-example's shapes. `PerShape` is what the driver hands capture for a graph with dynamic dims:
-it keeps every version compiled so far and compiles a new one for a call no version fits.
+example's shapes (`ShapeSpecific`). `PerShape` is what the driver hands capture for a graph
+with dynamic dims: it keeps every version compiled so far and compiles a new one for a call no
+version fits. With the `symbolic_sizes` extra off, every version is a static one: one per shape.
 """
 
 from __future__ import annotations
@@ -96,6 +97,32 @@ class Version(Protocol):
     def bind_or_raise(self, inputs: Sequence[Tensor]) -> dict[str, int]: ...
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple: ...
+
+
+class Bound:
+    """A version's `bind`: which calls its `binding` serves."""
+
+    binding: SizeBinding
+
+    def bind(self, inputs: Sequence[Tensor]) -> dict[str, int] | None:
+        return self.binding.bind(inputs)
+
+    def bind_or_raise(self, inputs: Sequence[Tensor]) -> dict[str, int]:
+        return self.binding.bind_or_raise(inputs)
+
+
+@dataclass
+class ShapeSpecific(Bound):
+    """A callable compiled for the inputs' exact shapes (AOT autograd traced at them)."""
+
+    fn: Callable
+    binding: SizeBinding
+
+    def __call__(self, *inputs: Tensor) -> tuple:
+        return self.fn(*inputs)
+
+    def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
+        return self.fn(*inputs)
 
 
 class PerShape:

@@ -13,6 +13,11 @@ Stages are shown in pipeline order, each with the time it took:
     ptx       with --device cuda: the same kernels as the CUDA backend's PTX, one module per
               graph, compiled only: no GPU and no cupy needed       (codegen/cuda)
 
+It compiles with the core alone (`config.core_only()`, [Note: the core and its extras] in
+minitorch/config.py): the kernels a learner should read first, without the paths an extra adds
+(exact trig's huge-argument branch, sizes as arguments, ...). Its first line says which extras
+are on; `--all` turns every one on, as `minitorch.compile` runs by default, and shows them.
+
 Then every compiled function is re-run against eager mode on the inputs of its first call, and
 the values and gradients are compared. `--partitioner min_cut` shows what the min-cut partitioner
 saves instead of the default one ([Note: partitioning] in tracer/aot/partition.py).
@@ -206,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         help="show only this stage (ptx implies --device cuda)",
     )
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="compile with every extra on (the default configuration), not the core alone",
+    )
     args = parser.parse_args(argv)
 
     if not os.path.isfile(args.script):
@@ -221,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"minitorch.compile: {e}", file=sys.stderr)
             return 2
     saved_argv, saved_path, partitioner = sys.argv[:], sys.path[:], config.partitioner
+    extras = {name: getattr(config, name) for name in config.EXTRAS}
+    _switch_extras(args.all)
     config.force_backend = args.backend
     config.partitioner = args.partitioner or partitioner
     try:
@@ -239,3 +251,16 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         config.force_backend, config.partitioner = None, partitioner
         sys.argv[:], sys.path[:] = saved_argv, saved_path
+        for name, value in extras.items():
+            setattr(config, name, value)
+
+
+def _switch_extras(every: bool) -> None:
+    """Every extra on (`--all`), or the core alone; then say which are on."""
+    if every:
+        for name in config.EXTRAS:
+            setattr(config, name, True)
+        print(f"extras on: {', '.join(config.extras_on())}\n")
+    else:
+        config.core_only()
+        print("extras on: none, the core alone (--all: every extra, as minitorch.compile runs)\n")

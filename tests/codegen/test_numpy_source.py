@@ -24,8 +24,8 @@ from ir.memory import allocate
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Reduction
 from ir.ops_handler import ops
 from ir.scheduler import FusedKernel, schedule
-from minitorch.compile.inductor import compile_graphs
 from minitorch.compile.shapes import SizeBinding
+from minitorch.compile.symbolic_sizes import compile_symbolic
 from minitorch.errors import CompileError
 from tracer.aot import make_fx
 from tracer.fx import symbolic_trace
@@ -248,7 +248,7 @@ def rows(x, y):
 def test_one_compile_serves_every_size():
     inputs = [minitorch.randn(3, 4), minitorch.randn(4)]
     binding = SizeBinding.symbolic(inputs, [{0}, set()])  # x's dim 0 is s0
-    generic = compile_graphs(symbolic_trace(rows), inputs, binding, BACKEND)
+    generic = compile_symbolic(symbolic_trace(rows), inputs, binding, BACKEND)
     y = inputs[1]
     assert generic is not None
     assert all(isinstance(k, NumpySourceKernel) and k.sizes == ("s0",) for k in generic.kernels)
@@ -263,7 +263,7 @@ def test_one_compile_serves_every_size():
 def test_a_kernel_with_sizes_says_which_it_is_missing():
     inputs = [minitorch.randn(3)]
     binding = SizeBinding.symbolic(inputs, [{0}])
-    generic = compile_graphs(symbolic_trace(lambda x: x.exp()), inputs, binding, BACKEND)
+    generic = compile_symbolic(symbolic_trace(lambda x: x.exp()), inputs, binding, BACKEND)
     (kernel,) = generic.kernels
     with pytest.raises(KeyError, match="s0"):
         kernel({"arg0_1": np.ones(3, np.float32), "buf0": np.empty(3, np.float32)})
@@ -276,6 +276,7 @@ def model(x, w):
     return ((x * w).sum(1).tanh() + x.mean(1)).exp()
 
 
+@pytest.mark.extras("symbolic_sizes")
 def test_minitorch_compile_trains_with_it_at_three_sizes(monkeypatch):
     compiled_with: list[tuple[str, ...]] = []
     original = NumpySourceBackend.compile_kernel

@@ -21,6 +21,7 @@ from minitorch.compile import graph_cache
 from tracer.fx import Graph, GraphModule
 
 ROOT = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.extras("graph_cache", "disk_cache")  # the extra these tests are about
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +56,7 @@ def views_and_constants(x):
 
 
 def transposed_product(a, b):
-    """Lowering rewrites the graph in place (mm(b^T, a^T)); eager's layout is asked first."""
+    """A rewrite (mm(b^T, a^T)) builds a new graph, keyed as traced; eager's layout is asked."""
     return (a @ b).t() + 1, (a.t() @ a).t()
 
 
@@ -269,8 +270,8 @@ def test_a_new_process_loads_a_training_step_whole(tmp_path):
 
 
 def test_a_backward_without_some_tangents_is_the_same_graph_loaded_or_compiled():
-    """Lowering rewrites the graph it is given; the driver lowers a copy, so the backward
-    pruned of a missing tangent is keyed the same in every process."""
+    """Lowering leaves the graph it is given as traced (a rewrite builds new nodes), so the
+    backward pruned of a missing tangent is keyed the same in every process."""
     rng = np.random.default_rng(5)
     x, w = rng.standard_normal((3, 4), np.float32), rng.standard_normal((5, 4), np.float32)
 
@@ -293,18 +294,18 @@ def test_a_backward_without_some_tangents_is_the_same_graph_loaded_or_compiled()
 
 
 def test_a_loaded_kernel_says_why_it_has_no_ir_and_compile_graph_is_not_cached(monkeypatch):
-    from minitorch.compile import inductor
+    from minitorch.compile import graph_cache, inductor
     from minitorch.errors import CompileError
 
     arrays = _inputs(np.random.default_rng(6))["softmax_and_layernorm"]
     _run(softmax_and_layernorm, arrays, compiled=True)
     _forget()
-    made = []  # (the graph, what the driver made of it)
-    cached = inductor.cached_compile
+    made = []  # (the graph, what the cache loaded for it)
+    load = graph_cache.load
     monkeypatch.setattr(
-        inductor,
-        "cached_compile",
-        lambda gm, *args: made.append((gm, cached(gm, *args))) or made[-1][1],
+        graph_cache,
+        "load",
+        lambda key, gm, *args: made.append((gm, load(key, gm, *args))) or made[-1][1],
     )
     _run(softmax_and_layernorm, arrays, compiled=True)
     ((gm, loaded),) = made

@@ -63,10 +63,10 @@ def test_asking_eager_for_the_layout_draws_no_random_numbers():
 def test_eager_is_not_asked_when_every_output_has_one_order(monkeypatch):
     """A training step's loss (0 dims) or a vector has one dim order: the graph's permute
     (the linear's weight.t()) needs no eager run, while a 2-d result of one still does."""
-    inductor = __import__("minitorch.compile.inductor", fromlist=["eager_layouts"])
+    layouts = __import__("minitorch.compile.layouts", fromlist=["eager_layouts"])
     asked = []
-    real = inductor.eager_layouts
-    monkeypatch.setattr(inductor, "eager_layouts", lambda *a: asked.append(1) or real(*a))
+    real = layouts.eager_layouts
+    monkeypatch.setattr(layouts, "eager_layouts", lambda *a: asked.append(1) or real(*a))
     w = minitorch.randn(3, 4, requires_grad=True)
 
     def loss(x):

@@ -10,10 +10,12 @@ from codegen.interpreter import InterpreterBackend
 from codegen.llvm.backend import LLVMBackend
 from ir.indexing import Var
 from ir.symbolic import Symbolizer, sentinel_primes
-from minitorch.compile.inductor import compile_graphs
 from minitorch.compile.shapes import SizeBinding
+from minitorch.compile.symbolic_sizes import compile_symbolic
 from tracer.dynamo import reset
 from tracer.fx import symbolic_trace
+
+pytestmark = pytest.mark.extras("symbolic_sizes")  # the extra these tests are about
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +45,7 @@ def compile_dynamic(gm, inputs, dynamic_dims=None, backend=None):
     None) a size symbol; None where the sizes cannot be arguments."""
     dims = dynamic_dims or [set(range(x.ndim)) for x in inputs]
     binding = SizeBinding.symbolic(inputs, dims)
-    return compile_graphs(gm, inputs, binding, backend or LLVMBackend())
+    return compile_symbolic(gm, inputs, binding, backend or LLVMBackend())
 
 
 def close(actual, expected) -> None:
