@@ -25,9 +25,9 @@ decomposition, or a NotImplementedError naming the handler and the op. A wrapper
 hands the op on as itself (so does `ops`), the printer's writes `tmp2 = ops.sub(tmp0, tmp1)`,
 the interpreter's evaluates. A code generator keeps its own lowering of each op it knows (that
 is the backend-specific part: one LLVM instruction, one numpy expression); an op it lacks runs
-as its decomposition, and tests/codegen/test_op_table.py names every (backend, op) pair that
-has neither. So adding an op is adding its entry: tests/ir/test_op_table.py adds a `cube` op at
-test time and runs it through the printer, the interpreter and LLVM.
+as its decomposition, and tests/codegen/test_loop_op_lowerings.py names every (backend, op)
+pair that has neither. So adding an op is adding its entry: that test adds `cube` and `hypot`
+at test time and runs them through the printer, the interpreter, LLVM and numpy source.
 
 Four ops are not entries but methods every handler writes (KERNEL_OPS in ir/ops_handler.py):
 `load`, `index_expr` and `indirect_indexing` read the kernel (its memory, its loop variables),

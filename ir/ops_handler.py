@@ -32,38 +32,6 @@ the op on (WrapperHandler's, and so `ops`), prints it (ir/printer.py) or evaluat
 (ir/interpreter.py). `missing_ops` says which ops a handler can neither compute nor decompose.
 
 [Note: indirect loads]
-    rand            a uniform float64 in [0, 1), a pure function of two int64s, (seed, counter):
-                    see [Note: counter-based random numbers] in minitorch/counter_rng.py
-
-A *composite* op has a default right here, written with other ops on `self`, so a handler gets
-it for free, and the handler's own version of any op the default uses is the one that runs.
-A handler overrides a composite only to do better: LLVM has one instruction for sub and an
-intrinsic for maximum, and its own tanh and sigmoid. So adding an op with a default to this
-list never breaks a backend that does not know the op.
-
-    composite       default
-    --------------  ---------------------------------------------------------------------------
-    neg             a * -1 (exact, and -0.0 for 0.0, which 0 - a would not give)
-    sub             a + (-b) (exact)
-    square          a * a
-    reciprocal      1 / a
-    sqrt            a ** 0.5
-    rsqrt           1 / sqrt(a), as PyTorch computes it
-    ne gt ge        eq(eq(a, b), False); lt and le with the operands swapped
-    maximum         b < a ? a : (a is NaN ? a : b): NaN propagates, a tie gives b (numpy's)
-    minimum         a < b ? a : (a is NaN ? a : b)
-    relu            a <= 0 ? 0 : a (relu(-0.0) = 0.0, relu(NaN) = NaN)
-    sigmoid         e^min(a, 0) / (1 + e^-|a|): never overflows (the eager kernel's formula)
-    log1p           log(u) * a / (u - 1), u = 1 + a, and a where u == 1 (Goldberg's trick:
-                    the rounding error of u cancels)
-    expm1           (u - 1) * a / log(u), u = e^a, and a where u == 1 (Kahan's trick)
-    tanh            -t / (t + 2) with t = expm1(-2|a|), and the sign of a: never overflows
-
-Integers (int32, int64) are two's complement: add, sub, mul, neg, abs and pow wrap around on
-overflow, as numpy's do (abs and neg of the minimum give the minimum); comparisons are signed.
-Bools are 0 and 1: add is `or`, mul is `and`, and False < True.
-
-[Note: indirect loads]
 gather, embedding and advanced indexing read an element whose position is *data*: out[i] =
 x[idx[i]]. The index of a load is an Expr over loop variables, so the loaded value becomes one
 more variable:

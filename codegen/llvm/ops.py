@@ -15,7 +15,7 @@ Besides the core ops, LLVMOps implements the composite ops it does better than t
 decompositions in ir/op_table.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
 ne (one fcmp), maximum and minimum (intrinsics), tanh and sigmoid (activations.py). Any other
 op of the table (sqrt, relu, log1p, ...) runs as its decomposition, which calls the methods
-here; tests/codegen/test_op_table.py names an op that has neither.
+here; tests/codegen/test_loop_op_lowerings.py names an op that has neither.
 """
 
 from __future__ import annotations

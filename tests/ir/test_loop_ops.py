@@ -1,8 +1,8 @@
 """The table of loop-IR ops ([Note: the loop-IR ops]): dtype rules, meanings, decompositions.
 
-tests/codegen/test_op_table.py adds ops to the table and compiles them; these tests hold the
-table to itself: each rule refuses what a typed backend could not compute, each meaning gives
-the dtype its rule says, and `missing_ops` finds what a handler cannot reach.
+tests/codegen/test_loop_op_lowerings.py adds ops to the table and compiles them; these tests
+hold the table to itself: each rule refuses what a typed backend could not compute, each
+meaning gives the dtype its rule says, and `missing_ops` finds what a handler cannot reach.
 """
 
 import numpy as np
