@@ -4,6 +4,7 @@ Imports only the eager core and `tracer.fx` (the graph IR it lowers). The files,
 they run:
 
     indexing.py     symbolic integer index expressions (`4*i0 + i1`)
+    op_table.py     the loop-IR ops, one table: arity, dtype rule, numpy meaning, decomposition
     ops_handler.py  the swappable `ops` that gives loop bodies their meaning
     agreement.py    how closely each backend must agree with the interpreter, op by op
     nodes.py        buffers and the loop bodies that compute them
@@ -20,6 +21,7 @@ they run:
     memory.py       which buffers a kernel must store, which live in registers only, and
                     which can take the memory of a buffer that is dead
     interpreter.py  the reference meaning of all of the above, in numpy
+    verify.py       what a scheduled program must satisfy (MINITORCH_CHECK=1 runs it)
     symbolic.py     sizes read back as symbols s0, s1, ... from sentinel-size traces
 
 The stage in three calls, each importable from its module:
