@@ -1,12 +1,14 @@
 """One FusedKernel -> one LLVM function: the loop nest, its loads and stores, and the ops inside.
 
 [Note: the LLVM kernel]
-A kernel becomes two functions (three with a sin or cos in it). The entry point has the ABI
-every caller uses: `buffers` is an array of data pointers in the order `kernel.reads +
-kernel.writes`, then one to an int64[3] where an index out of its dim is reported (see
-LLVMOps.indirect_indexing), and the outermost loop runs over [start, end) so that a thread
-pool can split it (a kernel with no ranges runs its body once, for [0, 1)). For
-sin(x)**2 + cos(x)**2 (see `source` of the compiled kernel):
+A kernel becomes two functions (three with a sin or cos in it while config.exact_trig is on;
+off, sin and cos are libm's, with no flag and no second body: [Note: plain trig] in
+mathlib.py). The entry point has the ABI every caller uses: `buffers` is an array of data
+pointers in the order `kernel.reads + kernel.writes`, then one to an int64[3] where an index
+out of its dim is reported (see LLVMOps.indirect_indexing), and the outermost loop runs over
+[start, end) so that a thread pool can split it (a kernel with no ranges runs its body once,
+for [0, 1)). For sin(x)**2 + cos(x)**2 with exact_trig on (see `source` of the compiled
+kernel):
 
     define void @"kernel0"(ptr %"buffers", i64 %"start", i64 %"end")
     {
