@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from codegen_testing import run_compiled, unary_program
 
 import minitorch
 import minitorch.nn.functional as F
 from codegen import allocator, disk_cache
 from codegen.llvm import jit, parallel
+from ir.ops_handler import ops
 from minitorch import config, nn
 from minitorch.testing import assert_close
 
@@ -180,3 +182,23 @@ def test_disk_cache_off_reads_and_writes_nothing(switch, tmp_path):
 def _kernel_sources() -> str:
     """The IR text of every module the JIT holds now."""
     return "\n".join(module.source for module in jit._compiled.values())
+
+
+def test_the_plain_kernel_and_launch(switch):
+    """What each extra leaves out of the code: the huge-argument flag and second body
+    (exact_trig), the fast pointer read (object_loader), the thread split (thread_pool)."""
+    x = np.linspace(-3, 3, 1000).astype(np.float32)
+    program = unary_program(lambda v: ops.add(ops.sin(v), ops.cos(v)), x)
+    outputs, (kernel,) = run_compiled(program, [x])
+    np.testing.assert_allclose(outputs[0], np.sin(x) + np.cos(x), rtol=1e-6, atol=1e-6)
+    launch = "\n".join(kernel.call_code({"x": "x", "buf0": "buf0"}, "kernel0").lines)
+    if is_off(switch, "exact_trig"):
+        assert "huge_seen" not in kernel.source and ".exact" not in kernel.source
+        assert len(kernel.source.splitlines()) < 60
+    else:
+        assert "kernel0.body.exact" in kernel.source
+    if is_off(switch, "object_loader"):
+        assert "x.ctypes.data" in launch and "id(x)" not in launch
+    else:
+        assert "___pointer_at(id(x)" in launch
+    assert ("___parallel_for" in launch) is not is_off(switch, "thread_pool")
