@@ -126,6 +126,7 @@ def test_graphs_launched_on_the_host_match_eager(fn, shapes, run):
 
 
 @pytest.mark.parametrize("run", [interpret, emulate])
+@pytest.mark.extras("symbolic_sizes")  # one kernel for both sizes: the extra's point
 def test_size_symbols_are_passed_as_int64_scalars_after_the_arrays(run):
     launches: list[Launch] = []
     compiled = minitorch.compile(softmax, backend=on_host(run(launches)), dynamic=True)
