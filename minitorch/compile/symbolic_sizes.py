@@ -17,7 +17,7 @@ was recorded at the sentinel sizes), a size baked into a constant.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,8 +33,9 @@ from minitorch.errors import MinitorchError
 from minitorch.fake import make_fake
 from minitorch.ops.registry import TensorMeta
 from minitorch.tensor import Tensor
-from tracer.aot import AOTGraphs, CompiledFunction, aot_trace
+from tracer.aot import AOTGraphs, CompiledFunction, aot_trace, fake_inputs
 from tracer.aot.joint import JointSpec
+from tracer.aot.partition import without_tangents
 from tracer.fx import GraphModule
 
 if TYPE_CHECKING:
@@ -51,16 +52,19 @@ def compile_symbolic(
     """`gm` compiled once for every call `binding` accepts, or None where its sizes cannot
     be arguments (then the caller compiles per shape)."""
     try:
-        graphs, lowered = _trace_symbolic(gm, inputs, binding, backend)
+        traced, lowered = _trace_symbolic(gm, inputs, binding, backend)
     except _NotSymbolic:
         return None
+    graphs = traced[0][0]
     orders = output_orders(graphs, inputs, static=lambda: aot_trace(gm, inputs, log=False))
     compiled = [
         compile_steps(graph, steps, binding, backend)
         for graph, steps in zip(graphs.all(), lowered, strict=True)
     ]
-    backward = compiled[1] if graphs.training else None
-    return SizeGeneric(compiled[0], backward, graphs.spec, binding, orders)
+    if not graphs.training:
+        return SizeGeneric(compiled[0], None, None, binding, orders)
+    without = _backward_variants(traced, binding, backend)
+    return SizeGeneric(compiled[0], compiled[1], graphs.spec, binding, orders, without)
 
 
 @dataclass
@@ -72,20 +76,26 @@ class SizeGeneric(Bound):
     spec: JointSpec | None  # how the training graphs' values line up
     binding: SizeBinding
     orders: tuple | None = None  # the forward's outputs in eager's layout (layouts.py)
+    # missing tangents -> the backward without them, or None (tracer/aot, without_tangents)
+    backward_without: Callable[[frozenset[int]], CompiledGraph | None] | None = None
 
     def __call__(self, *inputs: Tensor) -> tuple:
         return self.run(inputs, self.binding.bind_or_raise(inputs))
 
     def run(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
-        """The forward now, and for training the backward later, with these sizes.
-        NOTE: a backward without some tangents gets zeros for them here: the pruned backward
-        (tracer/aot, without_tangents) is made at static sizes only."""
+        """The forward now, and for training the backward later, with these sizes."""
         if self.backward is None:
             return self._forward(inputs, sizes)
+
+        def without(missing: frozenset[int]) -> Callable | None:
+            pruned = self.backward_without(missing)
+            return None if pruned is None else lambda *a: pruned.run(a, sizes)
+
         return CompiledFunction(
             lambda *a: self._forward(a, sizes),
             lambda *a: self.backward.run(a, sizes),
             self.spec,
+            without,
         )(*inputs)
 
     def _forward(self, inputs: Sequence[Tensor], sizes: dict[str, int]) -> tuple:
@@ -97,15 +107,56 @@ class SizeGeneric(Bound):
         return self.forward.kernels + (self.backward.kernels if self.backward else [])
 
 
+def _backward_variants(
+    traced: list[tuple[AOTGraphs, tuple[int, ...]]], binding: SizeBinding, backend: Backend
+) -> Callable[[frozenset[int]], CompiledGraph | None]:
+    """missing tangents -> the backward without them, with sizes as symbols too: pruned
+    (tracer/aot, without_tangents: zeros instead would make 0 * inf = NaN where eager computes
+    nothing) at both sentinel sizes, and compiled the first time each set is missing. None
+    where it cannot be pruned, as at static sizes (then the tangents are zeros)."""
+    made: dict[frozenset[int], CompiledGraph | None] = {}
+
+    def without(missing: frozenset[int]) -> CompiledGraph | None:
+        if missing not in made:
+            made[missing] = _pruned(traced, missing, binding, backend)
+        return made[missing]
+
+    return without
+
+
+def _pruned(
+    traced: list[tuple[AOTGraphs, tuple[int, ...]]],
+    missing: frozenset[int],
+    binding: SizeBinding,
+    backend: Backend,
+) -> CompiledGraph | None:
+    lowered = []
+    for graphs, primes in traced:
+        num_saved = len(fake_inputs(graphs.backward)) - len(graphs.spec.differentiable_outputs)
+        pruned = without_tangents(graphs.backward, missing, num_saved)
+        if pruned is None:
+            return None
+        pruned = rewrite(pruned)
+        try:
+            lowered.append((pruned, _symbolic(lower(pruned, backend), Symbolizer(primes))))
+        except (MinitorchError, _NotSymbolic):
+            return None
+    (gm, steps), (_, other) = lowered
+    if format_steps(steps) != format_steps(other):
+        return None
+    return compile_steps(gm, steps, binding, backend)
+
+
 class _NotSymbolic(Exception):
     """This graph cannot take its sizes as arguments; the caller compiles per shape."""
 
 
 def _trace_symbolic(
     gm: GraphModule, inputs: Sequence[Tensor], binding: SizeBinding, backend: Backend
-) -> tuple[AOTGraphs, list[list[LoweredStep]]]:
+) -> tuple[list[tuple[AOTGraphs, tuple[int, ...]]], list[list[LoweredStep]]]:
     """AOT graphs and their lowered steps with sizes as symbols: traced and lowered twice,
-    at two sets of sentinel sizes, and kept only if both read back the same."""
+    at two sets of sentinel sizes, and kept only if both read back the same. Returns both
+    traces (their graphs and sentinel sizes, the first one's compiled) and the first's steps."""
     start = time.perf_counter()
     results = []
     for first_prime in (_FIRST, _SECOND):
@@ -130,14 +181,14 @@ def _trace_symbolic(
             lowered = [_symbolic(lower(g, backend), Symbolizer(primes)) for g in graphs.all()]
         except MinitorchError as e:  # does not trace or lower at other sizes
             raise _NotSymbolic(str(e)) from e
-        results.append((graphs, lowered, _text(graphs, lowered)))
-    (graphs, lowered, text), (_, _, other) = results
+        results.append((graphs, primes, lowered, _text(graphs, lowered)))
+    (graphs, primes, lowered, text), (other_graphs, other_primes, _, other) = results
     if text != other:
         raise _NotSymbolic("a size does not read back as a symbol")
     if _logging.enabled("loop_ir"):
         title = f"{gm.meta.get('name', 'graph')}: sizes as arguments"
         _logging.artifact("loop_ir", title, text, time.perf_counter() - start)
-    return graphs, lowered
+    return [(graphs, primes), (other_graphs, other_primes)], lowered
 
 
 def _rewritten(graphs: AOTGraphs) -> AOTGraphs:

@@ -68,6 +68,25 @@ def test_with_symbolic_sizes_one_version_serves_every_size(kernel_sizes):
     assert kernel_sizes and all(sizes for sizes in kernel_sizes)  # none compiled static
 
 
+def log_and_sum(x):
+    return x.log() * 1, (x * 2).sum()
+
+
+@pytest.mark.parametrize("symbolic", [True, False])
+def test_a_missing_tangent_is_pruned_not_zero_at_every_size(monkeypatch, kernel_sizes, symbolic):
+    """Only the sum's gradient reaches x: eager never computes the log's, whose g / x is
+    0 / 0 = NaN at x = 0 if the missing tangent were passed as zeros."""
+    monkeypatch.setattr(config, "symbolic_sizes", symbolic)
+    compiled = minitorch.compile(log_and_sum, dynamic=True)
+    for n in (3, 5, 4):
+        x = minitorch.tensor(np.arange(n, dtype=np.float32), requires_grad=True)
+        with np.errstate(divide="ignore"):
+            _, total = compiled(x)
+        total.backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.full(n, 2, np.float32))
+    assert all(bool(sizes) == symbolic for sizes in kernel_sizes)
+
+
 def test_with_symbolic_sizes_off_each_shape_compiles_statically(monkeypatch, kernel_sizes):
     monkeypatch.setattr(config, "symbolic_sizes", False)
     _check_against_eager(minitorch.compile(step, dynamic=True))
