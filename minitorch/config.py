@@ -60,7 +60,6 @@ pooled_allocator = True  # kernel buffers from a pool (codegen/allocator.py); of
 exact_trig = True  # sin/cos of huge arguments exactly, vectorized (codegen/llvm/trig*.py)
 symbolic_sizes = True  # one compiled version for every size of a dynamic dim (ir/symbolic.py)
 eager_layouts = True  # outputs in eager's memory layout (minitorch/compile/layouts.py)
-generated_matmul = True  # matmul as a kernel of ours (codegen/llvm/matmul.py); off: extern
 cuda = True  # the CUDA target (codegen/cuda): off, "cuda" tensors run their ops eagerly
 
 EXTRAS = (
@@ -72,7 +71,6 @@ EXTRAS = (
     "exact_trig",
     "symbolic_sizes",
     "eager_layouts",
-    "generated_matmul",
     "cuda",
 )
 
