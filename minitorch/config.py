@@ -59,8 +59,7 @@ thread_pool = True  # a big kernel split across threads (codegen/llvm/parallel.p
 pooled_allocator = True  # kernel buffers from a pool (codegen/allocator.py); off: numpy's
 exact_trig = True  # sin/cos of huge arguments exactly, vectorized (codegen/llvm/trig*.py)
 symbolic_sizes = True  # one compiled version for every size of a dynamic dim (ir/symbolic.py)
-eager_layouts = True  # outputs in eager's memory layout (minitorch/compile/layouts.py)
-cuda = True  # the CUDA target (codegen/cuda): off, "cuda" tensors run their ops eagerly
+cuda = True  # the CUDA target (codegen/cuda): off, graphs of "cuda" tensors run eager's kernels
 
 EXTRAS = (
     "disk_cache",
@@ -70,7 +69,6 @@ EXTRAS = (
     "pooled_allocator",
     "exact_trig",
     "symbolic_sizes",
-    "eager_layouts",
     "cuda",
 )
 

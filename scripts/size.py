@@ -82,7 +82,7 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
         ["minitorch/compile/*"],
         [
             "minitorch/compile/graph_cache.py",
-            "minitorch/compile/layouts.py",
+            "minitorch/compile/symbolic_sizes.py",
             "minitorch/compile/ptx.py",
         ],
         ["minitorch/compile/walkthrough.py"],
@@ -125,15 +125,15 @@ COMPILER = (
     "driver and runtime",
 )
 
-# Code lines each stage's core may have: today's sizes, so growth is a decision. The aim
-# (issue of the core): ~8k for the compiler, ~1.5k a stage; capture is far over it.
+# Code lines each stage's core may have: today's sizes and a little room, so growth is a
+# decision. The aim is ~8k for the compiler and ~1.5k a stage: capture is far over it.
 BUDGET = {
-    "graph IR": 1750,
-    "capture": 5500,
-    "AOT autograd": 1000,
-    "loop IR": 2400,
-    "code generation": 2000,
-    "driver and runtime": 1400,
+    "graph IR": 1300,
+    "capture": 5350,
+    "AOT autograd": 740,
+    "loop IR": 2420,
+    "code generation": 1960,
+    "driver and runtime": 900,
 }
 
 

@@ -5,10 +5,13 @@ import re
 
 import pytest
 
+from minitorch import config
+
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 CHAPTERS = sorted(DOCS.glob("[0-9]*.md"))
 
 
+@pytest.mark.extras(*config.EXTRAS)  # the course shows the default configuration
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[c.stem for c in CHAPTERS])
 def test_chapter_runs(chapter, capsys):
     blocks = re.findall(r"```python\n(.*?)```", chapter.read_text(), flags=re.S)

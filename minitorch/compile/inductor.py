@@ -101,6 +101,8 @@ class InductorCompiler(AOTEagerCompiler):
 
     def version(self, gm: GraphModule, inputs: list, dynamic_dims: Sequence[set[int]]) -> Version:
         backend = self._backend(inputs)
+        if backend.device == "cuda" and not config.cuda:  # an extra: off, eager's kernels run
+            return AOTEagerCompiler.version(self, gm, inputs, dynamic_dims)
         if config.symbolic_sizes and any(dynamic_dims) and backend.symbolic_sizes:  # an extra
             # NOTE: imported here: it calls the core's passes below, and loads only when used
             from minitorch.compile.symbolic_sizes import compile_symbolic
@@ -112,7 +114,10 @@ class InductorCompiler(AOTEagerCompiler):
         return super().version(gm, inputs, dynamic_dims)
 
     def compile_static(self, gm: GraphModule, inputs: list) -> Callable:
-        return compile_fx(gm, inputs, self._backend(inputs))
+        backend = self._backend(inputs)
+        if backend.device == "cuda" and not config.cuda:
+            return AOTEagerCompiler.compile_static(self, gm, inputs)
+        return compile_fx(gm, inputs, backend)
 
     def _backend(self, inputs: list) -> Backend:
         """The code generator: the one named, or the default for the inputs' device."""

@@ -26,7 +26,6 @@ SWITCHES = [
     "thread_pool",
     "pooled_allocator",
     "exact_trig",
-    "generated_matmul",
     "disk_cache",
     "core",
 ]

@@ -1,6 +1,6 @@
-"""`@pytest.mark.extras("graph_cache", ...)`: the test is about those extras of the driver, so
-they are on for it whatever the configuration (MINITORCH_CORE=1 turns every extra off: [Note:
-the core and its extras] in minitorch/config.py), and restored after it."""
+"""For every test: `@pytest.mark.extras("thread_pool", ...)` says the test is about those
+extras, so they are on for it whatever the configuration (MINITORCH_CORE=1 turns every extra
+off: [Note: the core and its extras] in minitorch/config.py), and restored after it."""
 
 import pytest
 
