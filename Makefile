@@ -16,7 +16,7 @@ VENV := .venv
 PIP_FLAGS := --quiet --disable-pip-version-check
 CAPTURE_TESTS := tests/tracer/dynamo
 
-.PHONY: demo test lint capture-versions bench bench-cuda fuzz clean
+.PHONY: demo test lint core-test capture-versions bench bench-cuda fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -35,10 +35,21 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 
+# The whole suite on 3.11 in the foreground; on the other core, at the same time, the core
+# alone (MINITORCH_CORE=1: every extra off) through the conformance suite, the examples and the
+# models, then the capture tests on 3.12 and 3.13. Their output follows the suite's.
 test: lint
 	$(VENV)/bin/python --version
-	$(VENV)/bin/python -m pytest
-	$(MAKE) --no-print-directory capture-versions
+	@$(MAKE) --no-print-directory core-test capture-versions > .test-others.log 2>&1 & others=$$!; \
+	  $(VENV)/bin/python -m pytest; suite=$$?; \
+	  wait $$others; rest=$$?; cat .test-others.log; rm -f .test-others.log; \
+	  test $$suite -eq 0 && test $$rest -eq 0
+
+# The compiler with every extra off ([Note: the core and its extras] in minitorch/config.py)
+core-test: $(VENV)/.dev-installed
+	@echo "the core alone (MINITORCH_CORE=1): conformance, examples, models"
+	MINITORCH_CORE=1 $(VENV)/bin/python -m pytest -p no:cacheprovider tests/conformance \
+	  tests/test_examples.py tests/models
 
 # The capture frontend reads CPython bytecode, which changes with every version: run its tests
 # on each supported interpreter that this machine has, each in a venv of its own.
