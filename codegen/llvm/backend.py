@@ -302,7 +302,7 @@ class LLVMBackend(Backend):
             return tuple(str(generate_kernel(kernel, dtypes, sizes)) for kernel, dtypes in kernels)
 
         described = (
-            generator_source(),
+            generator_source() if config.disk_cache else "this process",  # (kept on disk)
             f"exact_trig: {config.exact_trig}",  # the one knob the generator reads
             *(describe(k, dtypes, sizes) for k, dtypes in kernels),
         )

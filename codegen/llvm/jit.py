@@ -266,6 +266,9 @@ def compile_described(
         if key in _compiled:
             _compiled.move_to_end(key)
             return _compiled[key]
+        if not config.disk_cache:  # the core: compile (the disk is an extra)
+            object_code = compile_object(*make_texts())
+            return _keep(key, JitModule(lambda: linked_source(tuple(make_texts())), object_code))
         disk = disk_cache.cache_key(
             "described", *descriptions, *host_description(), _compiler_source()
         )
