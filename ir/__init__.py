@@ -12,6 +12,8 @@ they run:
     segments.py     a graph split into compiled segments and extern steps (ops that do not lower);
                     a transposed product made a product of transposes first
     inline.py       which pointwise values are inlined into their readers, and which stored
+    lower_pointwise.py  the lowering table's vocabulary (TensorValue, loaders) and its
+                    pointwise rows
     lowering.py     fx graph -> buffers, inlining pointwise producers into their consumers
     lower_views.py  the lowerings of expand, reshape and permute: loaders that move no data
     lower_reductions.py  the lowerings of sum, amax, amin, argmax and argmin (and max(dim)

@@ -33,7 +33,7 @@ from typing import Any
 
 import minitorch.ops as table
 from ir.indexing import Const, Expr
-from ir.lowering import LOWERINGS, Extern, Index, TensorValue, broadcast, operand
+from ir.lower_pointwise import Extern, Index, TensorValue, broadcast, operand
 from ir.nodes import Layout, Pointwise
 from ir.ops_handler import ops
 from minitorch.dtype import float64, int64
@@ -134,10 +134,10 @@ def _dropout_keep(out: TensorMeta, x: TensorValue, p: float, state: TensorValue)
 # it) when its inlined loader checks an index of its own ([Note: inlining], rule 4).
 INDIRECT_READS = frozenset({table.gather, table.embedding, table.index_tensor})
 
-LOWERINGS.update({
+INDIRECT = {
     table.gather: _gather,
     table.embedding: _embedding,
     table.index_tensor: _index_tensor,
     table.cat: _cat,
     table.dropout_keep: _dropout_keep,
-})  # fmt: skip
+}  # fmt: skip
