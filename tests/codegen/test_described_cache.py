@@ -91,7 +91,10 @@ def test_kernels_that_differ_anywhere_are_described_apart():
     assert description(row_program("sum", 2.0)) == variants[0]  # and the same alike
 
 
-def test_a_store_layout_the_printer_does_not_show_is_in_the_key():
+def test_a_store_layout_the_printer_does_not_show_is_in_the_key(monkeypatch):
+    # A column-major ComputedBuffer is no program lowering makes (ir/verify.py: buffers are
+    # contiguous; eager's layouts are a copy after the kernels): MINITORCH_CHECK would refuse it.
+    monkeypatch.setattr(config, "check", False)
     x = input_buffer("x", np.zeros((2, 3)))
     data = Pointwise(dt.float64, (2, 3), lambda i: ops.exp(load(x, i)))
     made = []
