@@ -57,7 +57,8 @@ from minitorch.tensor import Tensor
 from tracer.dynamo.cache import GraphBreak
 from tracer.dynamo.compiler import GraphCompiler
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.guards import Guard, shares_memory
+from tracer.dynamo.guards import Guard
+from tracer.dynamo.memory_overlap import shares_memory
 from tracer.dynamo.side_effects import SideEffects
 from tracer.dynamo.source import GlobalSource, LocalSource, Source
 from tracer.dynamo.transformed_code import (

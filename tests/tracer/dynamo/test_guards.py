@@ -11,7 +11,7 @@ from minitorch import config
 from minitorch._logging import Recorder
 from tests.tracer.dynamo.helpers import CountingBackend, assert_same, guard_parts
 from tracer.dynamo import cache_entries, fallback_reasons, optimize, recompile_reasons, reset
-from tracer.dynamo.guards import alias_pattern, shares_memory
+from tracer.dynamo.memory_overlap import alias_pattern, shares_memory
 
 pytestmark = pytest.mark.capture
 

@@ -51,7 +51,7 @@ from minitorch.nn import functional as nn_functional
 from minitorch.nn._data import copy_into
 from minitorch.ops import OpDef
 from tracer.dynamo.exc import Unsupported
-from tracer.dynamo.guards import shares_memory
+from tracer.dynamo.memory_overlap import shares_memory
 from tracer.dynamo.variables.base import VariableTracker
 from tracer.dynamo.variables.constant import constant
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable, reads_a_copy
@@ -261,7 +261,7 @@ def functionalize(
     if target.source is not None:
         tx.output.side_effects.write_back(target)  # copy_ into the caller's tensor
         # No other input shares its memory: the aliasing guard of every entry with two
-        # tensor inputs or more (guards.py, [Note: aliasing is overlapping memory]).
+        # tensor inputs or more (memory_overlap.py, [Note: aliasing is overlapping memory]).
         tx.output.add_guard(target.source, "NOT_A_VIEW")
     return target
 

@@ -112,9 +112,10 @@ def _getattr(
 def _isinstance(
     tx: InstructionTranslator, args: list[VariableTracker], kwargs: dict[str, VariableTracker]
 ) -> VariableTracker | None:
-    """`isinstance(obj, cls)` on a module, a plain object or a tensor (their guards pin their
-    class, TENSOR_MATCH the tensor's exact type)
-    and a class whose identity is known (a builtin, or one read from the frame: ID_MATCH)."""
+    """`isinstance(obj, cls)` on a module, a plain object, an object made in the frame or a
+    tensor (their guards pin their class: TENSOR_MATCH the tensor's exact type), against
+    classes whose identity is known (a builtin, one read from the frame: ID_MATCH, or one
+    made in the frame)."""
     from tracer.dynamo.variables.nn_module import NNModuleVariable
     from tracer.dynamo.variables.user_class import NewObjectVariable
     from tracer.dynamo.variables.user_object import UserObjectVariable
