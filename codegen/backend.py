@@ -66,6 +66,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ir.policy import Capabilities
 from minitorch.errors import DTypeError, MinitorchError
 
 if TYPE_CHECKING:
@@ -132,6 +133,11 @@ class Backend(ABC):
     device: ClassVar[str] = "cpu"  # where the arrays its kernels read and write live
     dtypes: ClassVar[frozenset[str]] = frozenset({"float32", "float64", "bool"})
     symbolic_sizes: ClassVar[bool] = False  # kernels may take sizes s0, s1, ... as arguments
+    parallel: ClassVar[bool] = False  # its kernels' rows run on many threads at once
+
+    def capabilities(self) -> Capabilities:
+        """What a fusion policy may weigh about this target ([Note: fusion policies])."""
+        return Capabilities(self.name, self.device, self.parallel)
 
     @abstractmethod
     def compile_kernel(

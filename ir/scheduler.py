@@ -55,6 +55,7 @@ from ir.indexing import Const, Expr, index_vars
 from ir.memory import plan_writes
 from ir.nodes import ComputedBuffer, LoweredProgram, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
+from ir.policy import Capabilities, current_policy
 from ir.printer import PrintingHandler, format_inner_fn
 from minitorch import config
 from minitorch.errors import CompileError
@@ -129,13 +130,17 @@ def _format_node(kernel: FusedKernel, loop: Loop, node: ComputedBuffer) -> str:
     return header + "\n" + format_inner_fn(data.inner_fn, data.ranges, index=index)
 
 
-def schedule(program: LoweredProgram, fuse: bool = True) -> list[FusedKernel]:
+def schedule(
+    program: LoweredProgram, fuse: bool = True, capabilities: Capabilities | None = None
+) -> list[FusedKernel]:
     """The program's buffers grouped into kernels, in order; fuse=False gives one per buffer.
+    Of the fusions the rules allow, config.fusion_policy takes those it wants for a target
+    of these `capabilities` ([Note: fusion policies] in ir/policy.py).
 
     With config.check on (MINITORCH_CHECK=1), the result is verified (ir/verify.py)."""
     remembered = _remembered_loads.set({})  # [Note: remembered loads]
     try:
-        kernels = _schedule(program, fuse)
+        kernels = _schedule(program, fuse, capabilities or Capabilities())
         if config.check:
             _check(program, kernels)
         return kernels
@@ -157,10 +162,13 @@ def _check(program: LoweredProgram, kernels: list[FusedKernel]) -> None:
         ) from None
 
 
-def _schedule(program: LoweredProgram, fuse: bool) -> list[FusedKernel]:
+def _schedule(program: LoweredProgram, fuse: bool, capabilities: Capabilities) -> list[FusedKernel]:
+    policy = current_policy()
     kernels: list[FusedKernel] = []
     for buffer in program.buffers:
         fused = can_fuse(kernels[-1], buffer) if fuse and kernels else None
+        if fused is not None and not policy(kernels[-1], buffer, fused, capabilities):
+            fused = None  # allowed, and not wanted: [Note: fusion policies]
         if fused is not None:
             kernels[-1] = fused
         else:

@@ -14,6 +14,11 @@ recompile_limit = 8  # cache entries per code object before the frame runs eager
 # a write into that output before backward() goes unnoticed where eager refuses it.
 partitioner = "default"
 
+# ir/scheduler.py: of the fusions its rules allow, which the scheduler makes. "greedy" takes
+# every one, up to the backend's max_fusion_size buffers a kernel ([Note: fusion policies] in
+# ir/policy.py); register_fusion_policy adds others.
+fusion_policy = "greedy"
+
 # Code generation (codegen)
 num_threads = max(1, min(os.cpu_count() or 1, 8))  # threads that split one big kernel
 parallel_threshold = 1 << 17  # elements of work below which a kernel runs on one thread

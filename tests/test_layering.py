@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FACADES = (
     "minitorch.fx",
     "minitorch.compile",
+    "minitorch.course",
     "minitorch.export",
     "minitorch.jit",
     "minitorch._dynamo",

@@ -155,6 +155,7 @@ class CudaBackend(Backend):
     device = "cuda"
     dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
     symbolic_sizes = True  # sizes are i64 kernel parameters
+    parallel = True  # rows spread over the grid's blocks and threads
 
     def __init__(self, launcher: Launcher | None = None) -> None:
         self.launcher = launcher or cupy_launch

@@ -280,6 +280,7 @@ class LLVMBackend(Backend):
     name = "llvm"
     dtypes = frozenset({"float32", "float64", "int32", "int64", "bool"})
     symbolic_sizes = True  # sizes become i64 arguments ([Note: symbolic sizes])
+    parallel = True  # rows split across the thread pool (config.thread_pool) when there is work
 
     def compile_kernel(
         self, kernel: FusedKernel, dtypes: dict[str, DType], sizes: tuple[str, ...] = ()

@@ -166,7 +166,7 @@ def lower(gm: GraphModule, backend: Backend) -> list[LoweredStep]:
             steps.append(step)  # an op that does not lower: its eager kernel runs
             continue
         program = lower_graph(step.graph)  # lower: fx graph -> buffers of loop-IR bodies
-        kernels = schedule(program)  # schedule: buffers -> fused kernels, what is stored
+        kernels = schedule(program, capabilities=backend.capabilities())  # schedule: fuse
         # verify: `schedule` checks the kernels it made when config.check is on (ir/verify.py)
         steps.append((step, program, kernels))
     return steps

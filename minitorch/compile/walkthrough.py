@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from minitorch import _logging, config
+from minitorch.compile import hooks
 
 _RULE = "=" * 100
 
@@ -193,9 +194,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--partitioner",
-        choices=("default", "min_cut"),
-        help="who chooses what the forward saves for the backward "
+        help="who chooses what the forward saves for the backward: a registered partitioner "
         f"(config.partitioner, {config.partitioner!r} unless given)",
+    )
+    parser.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (a module name or a .py file) first, for the hooks it registers "
+        "(minitorch/compile/hooks.py); repeatable",
     )
     parser.add_argument(
         "--device",
@@ -221,6 +229,19 @@ def main(argv: list[str] | None = None) -> int:
     if not os.path.isfile(args.script):
         print(f"minitorch.compile: no such script: {args.script}", file=sys.stderr)
         return 2
+    for plugin in args.plugin:
+        try:
+            hooks.load_plugin(plugin)
+        except Exception as e:
+            print(f"minitorch.compile: plugin {plugin!r}: {type(e).__name__}: {e}", file=sys.stderr)
+            return 2
+    if args.partitioner and args.partitioner not in hooks.partitioners():
+        choices = ", ".join(hooks.partitioners())
+        print(
+            f"minitorch.compile: no partitioner {args.partitioner!r}; one of {choices}",
+            file=sys.stderr,
+        )
+        return 2
     if args.backend:
         from minitorch.compile.backends import lookup_backend
         from minitorch.errors import CompileError
@@ -235,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     _switch_extras(args.all)
     config.force_backend = args.backend
     config.partitioner = args.partitioner or partitioner
+    print(f"{hooks.describe()}\n")
     try:
         ptx = args.device == "cuda" or args.stage == "ptx"
         recorder, seconds = run_script(args.script, frozenset({"ptx"}) if ptx else frozenset())

@@ -30,6 +30,7 @@ from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx
 from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
 from tracer.fx import GraphModule, lint_after
+from tracer.fx.passes.registry import run_graph_passes
 
 Compiler = Callable[[GraphModule, list], Callable]
 
@@ -72,6 +73,10 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
     left to `graphs.aliases` ([Note: output aliasing]). Compiles nothing; `log` reports the
     graphs to the walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
     name = getattr(fn, "meta", {}).get("name", "graph")
+    if isinstance(
+        fn, GraphModule
+    ):  # the passes of stage "captured" ([Note: where graph passes run])
+        fn = run_graph_passes("captured", fn)
     flat = _as_tuple(fn)
     graphs, seconds = _trace(flat, example_inputs, name)
     num_outputs = graphs.spec.num_outputs if graphs.training else None
@@ -111,11 +116,15 @@ def _trace_graphs(
             *example_inputs
         )
         inference.meta["name"] = f"{name}, inference"
+        inference = run_graph_passes("forward", inference)
         return AOTGraphs(inference), [time.perf_counter() - start]
     joint, spec = trace_joint(flat, example_inputs)
     joint.meta["name"] = f"{name}, joint forward+backward"
+    joint = run_graph_passes("joint", joint)
     traced = time.perf_counter()
     parts = partition_joint(joint, spec)
+    parts.forward = run_graph_passes("forward", parts.forward)
+    parts.backward = run_graph_passes("backward", parts.backward)
     grads_read, saved_read = tangents_read(parts.backward, parts.num_saved)
     spec = replace(
         spec,

@@ -66,8 +66,8 @@ from __future__ import annotations
 import math
 
 from minitorch.ops.registry import OpDef
-from minitorch.tensor import Tensor
 from tracer.aot.max_flow import FlowNetwork
+from tracer.aot.partition import Joint, nbytes, register_partitioner
 from tracer.fx import Node
 
 RECOMPUTED_KINDS = frozenset({"pointwise", "view", "factory"})
@@ -86,14 +86,6 @@ def recomputable(node: Node) -> bool:
         and op.kind in RECOMPUTED_KINDS
         and op.name not in NEVER_RECOMPUTED
     )
-
-
-def nbytes(node: Node) -> int:
-    """The bytes of `node`'s value; a value that is not a tensor counts as one word."""
-    val = node.meta.get("val")
-    if not isinstance(val, Tensor):
-        return 8
-    return val.numel() * val.dtype.itemsize
 
 
 def min_cut_saved(
@@ -190,3 +182,12 @@ def _written_anyway(fw_outs: list[Node], forward: set[Node]) -> set[Node]:
 
 def _is_view(node: Node) -> bool:
     return getattr(node.target, "kind", None) == "view"
+
+
+def min_cut_partitioner(joint: Joint) -> list[Node]:
+    """The partitioner "min_cut": `min_cut_saved` of the joint graph."""
+    nodes = joint.gm.graph.nodes
+    return min_cut_saved(nodes, joint.outputs, joint.grads, joint.forward_nodes)
+
+
+register_partitioner("min_cut", min_cut_partitioner)

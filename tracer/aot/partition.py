@@ -3,9 +3,12 @@
 [Note: partitioning]
 The forward graph computes the user's outputs, plus the values the backward will need ("saved
 for backward"); the backward computes the gradients from the saved values and the tangents.
-Which values to save is a choice, and config.partitioner names who makes it:
+Which values to save is a choice, and config.partitioner names the partitioner that makes it,
+one of those registered with `register_partitioner(name, fn)`: `fn(joint)` gets a `Joint` (the
+joint graph, its primals, tangents, forward outputs and gradients, and the nodes the outputs
+need) and returns the nodes to save. Two are in the tree, each registered by its own module:
 
-- "default" keeps the forward minimal: it holds only the nodes the outputs need. Every other
+- "default" (below) keeps the forward minimal: it holds only the nodes the outputs need. Every other
   node is the backward's, and the saved values are exactly the forward nodes (or primals) that
   a backward node reads. For sin(x)**2 + cos(x)**2 that saves sin(x) and cos(x) and recomputes
   `2 * sin(x)` in the backward, instead of storing it.
@@ -13,25 +16,31 @@ Which values to save is a choice, and config.partitioner names who makes it:
   sin(x) and cos(x) computed again in the backward. Random values, reductions and extern ops
   (mm) are never recomputed.
 
-Either way, the forward computes what its outputs and the saved values need, and the
-backward everything between the saved values and the gradients:
+Whatever the partitioner, the forward computes what its outputs and the saved values need,
+and the backward everything between the saved values and the gradients:
 
     forward:  (primals...)          -> (outputs..., saved...)
     backward: (saved..., tangents...) -> (grads of the primals that require grad...)
+
+`partition_joint` checks what a partitioner chose, whoever wrote it: every saved value is a
+node of the forward side (no tangent flows into it), the backward can compute every gradient
+from the saved values and the tangents, and no random op (uniform, normal, dropout's mask) is
+computed again in the backward, where it would draw other numbers than the forward did. A
+choice that breaks one is a CompileError naming the partitioner.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from minitorch import _logging, config
 from minitorch.errors import CompileError
 from minitorch.fake import make_fake
-from minitorch.ops.registry import TensorMeta
+from minitorch.ops.registry import OpDef, TensorMeta
 from minitorch.tensor import Tensor
 from tracer.aot.joint import JointSpec
-from tracer.aot.min_cut import min_cut_saved, nbytes
 from tracer.fx import Graph, GraphModule, Node
 from tracer.fx.node import map_arg
 
@@ -42,10 +51,49 @@ class Partition:
     backward: GraphModule
     num_saved: int  # the forward's outputs after the user's outputs
     saved_bytes: int  # their sizes, summed: the memory held from forward to backward
-    partitioner: str  # which chose them: one of PARTITIONERS
+    partitioner: str  # which chose them: a name of `partitioners()`
 
 
-PARTITIONERS = ("default", "min_cut")  # what config.partitioner may name
+@dataclass
+class Joint:
+    """What a partitioner is given: the joint graph and its parts, as nodes of `gm.graph`."""
+
+    gm: GraphModule
+    primals: list[Node]  # the inputs
+    tangents: list[Node]  # the gradients of the outputs, given to the backward
+    outputs: list[Node]  # the forward's outputs
+    grads: list[Node | None]  # the gradients of the primals (None: no gradient)
+    forward_nodes: set[Node]  # what the outputs are computed from, primals included
+
+
+Partitioner = Callable[[Joint], list[Node]]  # the nodes to save
+_PARTITIONERS: dict[str, Partitioner] = {}
+
+
+def register_partitioner(name: str, fn: Partitioner) -> None:
+    """Make `config.partitioner = name` save what `fn(joint)` returns."""
+    if not callable(fn):
+        raise CompileError(f"register_partitioner: {name!r} is not callable: {fn!r}")
+    if name in _PARTITIONERS:
+        raise CompileError(f"a partitioner named {name!r} is already registered")
+    _PARTITIONERS[name] = fn
+
+
+def unregister_partitioner(name: str) -> None:
+    _PARTITIONERS.pop(name, None)
+
+
+def partitioners() -> dict[str, Partitioner]:
+    """The registered partitioners by name, in registration order."""
+    return dict(_PARTITIONERS)
+
+
+def nbytes(node: Node) -> int:
+    """The bytes of `node`'s value; a value that is not a tensor counts as one word."""
+    val = node.meta.get("val")
+    if not isinstance(val, Tensor):
+        return 8
+    return val.numel() * val.dtype.itemsize
 
 
 def _ancestors(roots: list, stop: set[Node] = frozenset()) -> set[Node]:
@@ -61,21 +109,46 @@ def _ancestors(roots: list, stop: set[Node] = frozenset()) -> set[Node]:
     return seen
 
 
+def default_partitioner(joint: Joint) -> list[Node]:
+    """Save every forward value the backward reads ([Note: partitioning])."""
+    # course: begin partitioner
+    backward_nodes = _ancestors(joint.grads) - joint.forward_nodes
+    return [
+        n
+        for n in joint.gm.graph.nodes
+        if n in joint.forward_nodes and any(u in backward_nodes for u in n.users)
+    ]
+    # course: end partitioner
+
+
+register_partitioner("default", default_partitioner)
+
+
+def joint_of(joint: GraphModule, spec: JointSpec) -> Joint:
+    """The `Joint` a partitioner is given for `joint`."""
+    fw_outs, grads, primals, tangents = _joint_parts(joint, spec)
+    forward_nodes = _ancestors(fw_outs) | set(primals)
+    return Joint(joint, primals, tangents, fw_outs, grads, forward_nodes)
+
+
 def saved_values(joint: GraphModule, spec: JointSpec, partitioner: str | None = None) -> list[Node]:
     """The nodes of `joint` that `partitioner` (by default config.partitioner) saves for the
-    backward, in graph order."""
+    backward, in graph order, each once."""
     partitioner = partitioner or config.partitioner
-    if partitioner not in PARTITIONERS:
+    if partitioner not in _PARTITIONERS:
         raise CompileError(
-            f"unknown partitioner {partitioner!r}; choose one of {', '.join(PARTITIONERS)}"
+            f"unknown partitioner {partitioner!r}; choose one of {', '.join(_PARTITIONERS)}"
         )
+    chosen = _PARTITIONERS[partitioner](joint_of(joint, spec))
     nodes = joint.graph.nodes
-    fw_outs, grads, primals, _ = _joint_parts(joint, spec)
-    forward_nodes = _ancestors(fw_outs) | set(primals)
-    if partitioner == "min_cut":  # [Note: min-cut partitioning]
-        return min_cut_saved(nodes, fw_outs, grads, forward_nodes)
-    backward_nodes = _ancestors(grads) - forward_nodes  # [Note: partitioning]
-    return [n for n in nodes if n in forward_nodes and any(u in backward_nodes for u in n.users)]
+    strays = [n for n in chosen if not isinstance(n, Node) or n not in set(nodes)]
+    if strays:
+        raise CompileError(
+            f"partitioner {partitioner!r} saved {strays[0]!r}, which is not a node of the joint "
+            "graph it was given"
+        )
+    chosen = set(chosen)
+    return [n for n in nodes if n in chosen]
 
 
 def partition_joint(
@@ -88,14 +161,47 @@ def partition_joint(
     partitioner = partitioner or config.partitioner
     saved = saved_values(joint, spec, partitioner)
     forward_nodes = _ancestors([*fw_outs, *saved]) | set(primals)
-    forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes], (*fw_outs, *saved))
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward_nodes = _ancestors(grads, stop=set(bw_inputs))
-    stray = [n.name for n in backward_nodes if n.op == "placeholder" and n not in bw_inputs]
-    assert not stray, f"partition_joint: the backward reads inputs it is not given: {stray}"
+    _check_choice(partitioner, saved, forward_nodes, backward_nodes, bw_inputs)
+    forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes], (*fw_outs, *saved))
     backward = _extract(joint, bw_inputs, [n for n in nodes if n in backward_nodes], tuple(grads))
     _row_major_saved(backward, {n.name for n in saved if n not in primals})
     return Partition(forward, backward, len(saved), sum(map(nbytes, saved)), partitioner)
+
+
+def _check_choice(
+    partitioner: str, saved: list[Node], forward: set[Node], backward: set[Node], inputs: list
+) -> None:
+    """What any partitioner's choice must keep (see the end of [Note: partitioning])."""
+    given = set(inputs)
+    for node in saved:
+        if any(
+            n.op == "placeholder" and n.name.startswith("tangents_") for n in _ancestors([node])
+        ):
+            raise CompileError(
+                f"partitioner {partitioner!r} saved {node.name}, which is computed from a "
+                "tangent: the forward cannot compute it"
+            )
+    missing = [n.name for n in backward if n.op == "placeholder" and n not in given]
+    if missing:
+        raise CompileError(
+            f"partitioner {partitioner!r}: the backward needs {', '.join(sorted(missing))}, an "
+            "input of the forward that is neither saved nor computed from saved values"
+        )
+    random = [n.name for n in backward - given if n in forward and _is_random(n)]
+    if random:
+        raise CompileError(
+            f"partitioner {partitioner!r}: the backward would compute {', '.join(random)} again, "
+            "a random op: it would draw other numbers than the forward; save it instead"
+        )
+
+
+def _is_random(node: Node) -> bool:
+    """An op of the table that draws from the generator: uniform, normal, randint, rng_state
+    (which dropout's mask is computed from)."""
+    target = node.target
+    return node.op == "call_function" and isinstance(target, OpDef) and target.kind == "random"
 
 
 def _joint_parts(joint: GraphModule, spec: JointSpec) -> tuple[list, list, list, list]:
@@ -121,11 +227,12 @@ def describe_saved(joint: GraphModule, spec: JointSpec, parts: Partition) -> str
     text = f"{parts.num_saved} saved for backward, {parts.saved_bytes:,} bytes: {shown}"
     if not _logging.enabled("forward"):
         return text
-    other = next(p for p in PARTITIONERS if p != parts.partitioner)
-    saved = saved_values(joint, spec, other)
-    return (
-        f'{text}; partitioner "{other}" would save {len(saved)}, {sum(map(nbytes, saved)):,} bytes'
-    )
+    others = []
+    for other in _PARTITIONERS:
+        if other != parts.partitioner:
+            saved = saved_values(joint, spec, other)
+            others.append(f'"{other}" would save {len(saved)}, {sum(map(nbytes, saved)):,} bytes')
+    return "; ".join([text, *(f"partitioner {o}" for o in others)])
 
 
 def _extract(

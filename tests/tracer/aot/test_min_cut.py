@@ -15,7 +15,8 @@ from minitorch import _dynamo, _logging, config
 from minitorch.errors import AutogradError, CompileError
 from tracer.aot import partition_joint, trace_joint
 from tracer.aot.min_cut import recomputable
-from tracer.aot.partition import PARTITIONERS
+
+PARTITIONERS = ("default", "min_cut")  # the two in the tree (others may be registered)
 
 C = 0.7978845608  # sqrt(2 / pi)
 SINCOS_SCRIPT = str(pathlib.Path(__file__).parents[3] / "examples" / "sincos.py")

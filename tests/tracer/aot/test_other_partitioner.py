@@ -11,7 +11,8 @@ from minitorch import config
 from minitorch.device import cuda_is_available
 from tests.conformance import test_training as training
 from tests.models import test_models as models
-from tracer.aot.partition import PARTITIONERS
+
+PARTITIONERS = ("default", "min_cut")  # the two in the tree (others may be registered)
 
 OTHER = next(p for p in PARTITIONERS if p != config.partitioner)
 
