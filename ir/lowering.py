@@ -65,6 +65,25 @@ LOWERINGS: dict[OpDef, Callable[..., Pointwise | Reduction]] = {
 }
 
 
+def register_lowering(op: OpDef, lower: Callable[..., Pointwise | Reduction]) -> None:
+    """Add the lowering of `op`, a row marked lowering="lowered" that a plugin added ([Note:
+    adding an op from a plugin] in minitorch/ops/registry.py): `lower(out, *args, **kwargs)`
+    takes the result's TensorMeta and the node's arguments (TensorValues for tensors) and
+    returns a Pointwise or a Reduction.
+
+        def lower_softplus(out, x, beta=1.0, threshold=20.0):
+            load = operand(x, out.shape, out.dtype)
+            return Pointwise(out.dtype, out.shape, lambda index: ... ops.log1p(...) ...)
+
+        register_lowering(minitorch.ops.softplus, lower_softplus)
+    """
+    if op.lowering != "lowered":
+        raise ValueError(f"{op.name}: only a row marked lowering='lowered' has a lowering")
+    if op in LOWERINGS:
+        raise ValueError(f"{op.name} has a lowering already")
+    LOWERINGS[op] = lower
+
+
 def extern_reason(node: Any) -> str | None:
     """None if `node` lowers to loops; else why it runs as an extern kernel instead.
 

@@ -21,6 +21,18 @@ what it says.
 A *primitive* has an `impl`; a *composite* has only a `decomposition`, written in other ops,
 so every later stage sees primitives only. Derivatives are written with the ops themselves, so
 the same formula runs eagerly in `backward()` and is recorded into a graph by AOT autograd.
+
+[Note: adding an op from a plugin]
+The table's own rows are written in its family modules (pointwise.py, ...) and docs/primitives.md
+says why each primitive is one. An op added from outside, by a plugin (the course's first
+assignment, docs/assignments.md), calls one helper per stage instead of editing those files:
+
+    register_op(row, why=...)                  the row, `minitorch.ops.<name>`, and for a
+                                               primitive its primitives line (`why`)
+    minitorch.functional.registration          the public function, the Tensor method and
+        .register_function(fn, ...)            `nn.functional.<name>`
+    minitorch.ops.samples.register_samples     its samples, with a numpy reference
+    ir.lowering.register_lowering(row, fn)     its loop-IR lowering, for a "lowered" row
 """
 
 from __future__ import annotations
@@ -97,4 +109,29 @@ def register(op: OpDef) -> OpDef:
         object.__setattr__(op, "lowering", "decomposed")  # frozen: set once, at registration
     assert op.lowering in ("lowered", "extern", "decomposed"), (op.name, op.lowering)
     OPS[op.name] = op
+    return op
+
+
+# A primitive added by register_op -> why it is not a composite: its docs/primitives.md line.
+WHY_PRIMITIVE: dict[str, str] = {}
+
+
+def register_op(op: OpDef, why: str = "") -> OpDef:
+    """Add a row from outside the table's modules: also `minitorch.ops.<name>`, by which graphs
+    name it, and for a primitive `why` it is not a composite ([Note: adding an op from a
+    plugin]).
+
+        softplus = register_op(OpDef("softplus", "pointwise", meta, impl=..., backward=...,
+                                     lowering="lowered"), why="its derivative is sigmoid")
+    """
+    import minitorch.ops
+
+    if op.impl is not None and not why.strip():
+        raise ValueError(f"{op.name}: a primitive says why it is not a composite (why=...)")
+    if hasattr(minitorch.ops, op.name):
+        raise ValueError(f"minitorch.ops.{op.name} exists already")
+    register(op)
+    setattr(minitorch.ops, op.name, op)
+    if op.impl is not None:
+        WHY_PRIMITIVE[op.name] = why.strip()
     return op

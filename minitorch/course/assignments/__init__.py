@@ -1,0 +1,1 @@
+"""One module per assignment, in course order, each defining its ASSIGNMENT."""

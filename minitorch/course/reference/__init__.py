@@ -1,0 +1,1 @@
+"""The reference solutions of the additive assignments, as plugins (`--plugin MODULE`)."""

@@ -1,0 +1,1 @@
+"""The file each additive assignment starts from: it runs, and its grader fails it."""

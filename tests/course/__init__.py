@@ -1,0 +1,1 @@
+"""Tests of the course graders: each reference gets full marks, each broken variant fails."""

@@ -1,0 +1,1 @@
+"""Deliberately broken solutions, each a plugin its grader must fail (tests/course/)."""
