@@ -55,23 +55,25 @@ from minitorch.errors import (
 from minitorch.factories import (
     arange,
     empty,
-    empty_like,
     eye,
     from_numpy,
     full,
-    full_like,
     linspace,
     manual_seed,
     ones,
-    ones_like,
     rand,
-    rand_like,
     randint,
-    randint_like,
     randn,
-    randn_like,
     tensor,
     zeros,
+)
+from minitorch.factories_like import (
+    empty_like,
+    full_like,
+    ones_like,
+    rand_like,
+    randint_like,
+    randn_like,
     zeros_like,
 )
 from minitorch.functional import *  # noqa: F403 - every public op function

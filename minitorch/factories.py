@@ -1,5 +1,7 @@
 """Making tensors: `tensor`, `zeros`, `ones`, `full`, `rand`, `randn`, `arange`, ...
 
+(The `*_like` factories, a tensor like another, are minitorch/factories_like.py: they call these.)
+
 [Note: checking a factory's arguments]
 numpy takes most bad arguments and fails in its own words (`negative dimensions are not
 allowed`, `Unable to allocate 364. TiB`, `Python int too large to convert to C long`), or does
@@ -35,9 +37,8 @@ from minitorch.errors import (
     ShapeError,
     at_user_line,
 )
-from minitorch.functional._common import check_tensor, shape_arg
+from minitorch.functional._common import shape_arg
 from minitorch.generator import Generator, check_seed, numpy_rng
-from minitorch.memory_format import check_optional_format
 from minitorch.ops.meta import check_dtype, check_sizes
 from minitorch.overrides import make_overridable
 from minitorch.tensor import Tensor
@@ -45,24 +46,17 @@ from minitorch.tensor import Tensor
 __all__ = [
     "arange",
     "empty",
-    "empty_like",
     "eye",
     "from_numpy",
     "full",
-    "full_like",
     "linspace",
     "manual_seed",
     "ones",
-    "ones_like",
     "rand",
-    "rand_like",
     "randint",
-    "randint_like",
     "randn",
-    "randn_like",
     "tensor",
     "zeros",
-    "zeros_like",
 ]
 
 _generator = np.random.default_rng(0)
@@ -499,157 +493,6 @@ def _diagonal(n: int, m: int, dtype: DType) -> Tensor:
     rows = ops.reshape(ops.arange(0, n, 1, dtype=int64), (n, 1))
     columns = ops.reshape(ops.arange(0, m, 1, dtype=int64), (1, m))
     return ops.to_copy(ops.eq(rows, columns), dtype=dtype)
-
-
-# ---- like another tensor -------------------------------------------------------------------
-
-
-def zeros_like(
-    t: Tensor,
-    dtype: DType | None = None,
-    requires_grad: bool = False,
-    *,
-    device=None,
-    memory_format=None,
-) -> Tensor:
-    check_tensor("zeros_like", t)
-    check_optional_format("zeros_like", memory_format)  # row-major all the same
-    return zeros(
-        tuple(t.shape),
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
-
-
-def ones_like(
-    t: Tensor,
-    dtype: DType | None = None,
-    requires_grad: bool = False,
-    *,
-    device=None,
-    memory_format=None,
-) -> Tensor:
-    check_tensor("ones_like", t)
-    check_optional_format("ones_like", memory_format)
-    return ones(
-        tuple(t.shape),
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
-
-
-def rand_like(
-    t: Tensor,
-    dtype: DType | None = None,
-    requires_grad: bool = False,
-    *,
-    device=None,
-    memory_format=None,
-) -> Tensor:
-    check_tensor("rand_like", t)
-    check_optional_format("rand_like", memory_format)
-    return _random(
-        "rand_like",
-        ops.uniform,
-        tuple(t.shape),
-        dtype or t.dtype,
-        device or t.device,
-        requires_grad,
-    )
-
-
-def randn_like(
-    t: Tensor,
-    dtype: DType | None = None,
-    requires_grad: bool = False,
-    *,
-    device=None,
-    memory_format=None,
-) -> Tensor:
-    check_tensor("randn_like", t)
-    check_optional_format("randn_like", memory_format)
-    return _random(
-        "randn_like",
-        ops.normal,
-        tuple(t.shape),
-        dtype or t.dtype,
-        device or t.device,
-        requires_grad,
-    )
-
-
-def empty_like(
-    t: Tensor,
-    *,
-    dtype: DType | None = None,
-    device=None,
-    requires_grad: bool = False,
-    memory_format=None,
-) -> Tensor:
-    """Uninitialised memory of t's shape (and dtype and device, unless given); row-major
-    whatever `memory_format` says."""
-    check_tensor("empty_like", t)
-    check_optional_format("empty_like", memory_format)
-    return empty(
-        tuple(t.shape),
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
-
-
-def full_like(
-    t: Tensor,
-    fill_value,
-    *,
-    dtype: DType | None = None,
-    device=None,
-    requires_grad: bool = False,
-    memory_format=None,
-) -> Tensor:
-    """t's shape filled with `fill_value`, in t's dtype unless given (2.7 in an int64 tensor
-    is 2)."""
-    check_tensor("full_like", t)
-    check_optional_format("full_like", memory_format)
-    return full(
-        tuple(t.shape),
-        fill_value,
-        dtype=dtype or t.dtype,
-        device=device or t.device,
-        requires_grad=requires_grad,
-    )
-
-
-def randint_like(
-    t: Tensor,
-    low=0,
-    high=None,
-    *,
-    generator: Generator | None = None,
-    dtype: DType | None = None,
-    device=None,
-    requires_grad: bool = False,
-    memory_format=None,
-) -> Tensor:
-    """Integers uniform on [low, high) in t's shape (and dtype): randint_like(t, 10) or
-    randint_like(t, -5, 5)."""
-    check_tensor("randint_like", t)
-    check_optional_format("randint_like", memory_format)
-    if high is None:  # randint_like(t, high)
-        low, high = 0, low
-    dtype = _dtype("randint_like", dtype or t.dtype)
-    return _integers(
-        "randint_like",
-        low,
-        high,
-        tuple(t.shape),
-        dtype,
-        generator,
-        device or t.device,
-        requires_grad,
-    )
 
 
 # Every public function hands a Proxy (any __torch_function__ type) to it: see

@@ -91,7 +91,7 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
 def _public_name(fn: Callable) -> str:
     """The name a user calls `fn` by: minitorch.cat, not minitorch.functional.views.cat."""
     module = fn.__module__
-    if module.startswith("minitorch.functional") or module == "minitorch.factories":
+    if module.startswith(("minitorch.functional", "minitorch.factories")):
         module = "minitorch"
     return f"{module}.{fn.__qualname__}"
 

@@ -373,7 +373,7 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
     def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's `.grad`."""
         from minitorch.autograd.engine import run_backward
-        from minitorch.factories import ones_like
+        from minitorch.factories_like import ones_like
 
         if gradient is None:
             if self.numel() != 1:

@@ -20,7 +20,7 @@ def grad(
 ) -> tuple:
     """Gradients of `outputs` with respect to `inputs`, without touching `.grad`."""
     from minitorch.errors import AutogradError
-    from minitorch.factories import ones_like
+    from minitorch.factories_like import ones_like
 
     outputs = list(outputs) if isinstance(outputs, Sequence) else [outputs]
     inputs = list(inputs) if isinstance(inputs, Sequence) else [inputs]

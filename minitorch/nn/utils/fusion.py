@@ -15,7 +15,7 @@ import copy
 
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.errors import MinitorchError, at_user_line
-from minitorch.factories import ones_like, zeros_like
+from minitorch.factories_like import ones_like, zeros_like
 from minitorch.nn.parameter import Parameter
 
 __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights"]

@@ -85,6 +85,36 @@ def test_the_ops_are_in_the_backward_graph_too():
     _assert_equal(x.grad, expected)
 
 
+def test_the_like_factories_are_factories_too():
+    """zeros_like and randn_like live in minitorch/factories_like.py: capture records each as
+    one node (variables/factories.py's FACTORY_MODULES), not a graph break or its inlined body."""
+    from minitorch import factories_like
+    from tracer.dynamo.variables.factories import is_factory
+
+    assert all(is_factory(getattr(minitorch, n)) for n in factories_like.__all__)
+    fn = lambda x: minitorch.randn_like(x) * 0 + minitorch.zeros_like(x) + x  # noqa: E731
+    x = minitorch.randn(3, 4)
+    report = explain(fn)(x)
+    assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
+    targets = [n.target for g in report.graphs for n in g.graph.nodes]
+    assert minitorch.randn_like in targets and minitorch.zeros_like in targets, targets
+    minitorch._dynamo.reset()
+    _assert_equal(minitorch.compile(fn, fullgraph=True)(x), x)
+
+
+def test_a_like_factory_makes_fresh_memory_to_write_in_place():
+    """zeros_like(x) owns its memory (variables/inplace.py's _FRESH_MODULES): add_ on it is
+    written functionally, in the graph, not a break."""
+
+    def filled(x):
+        return minitorch.zeros_like(x).add_(2) * x
+
+    x = minitorch.randn(2, 3)
+    report = explain(filled)(x)
+    assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
+    _assert_equal(minitorch.compile(filled, fullgraph=True)(x), filled(x))
+
+
 def like(x):
     return minitorch.zeros_like(x) + 1
 

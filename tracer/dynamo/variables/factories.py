@@ -1,6 +1,7 @@
 """Tensor factories inside compiled code: `minitorch.zeros(T, T)`, `arange(T)`, `randn_like(x)`.
 
-A factory is a function of minitorch.factories that makes a tensor from a shape and numbers.
+A factory is a function of minitorch.factories that makes a tensor from a shape and numbers,
+or of minitorch.factories_like that makes one from another tensor's shape (FACTORY_MODULES).
 It checks its arguments and calls its op of the table (`ops.full`, `ops.arange`, `ops.normal`,
 ...: minitorch/ops/factories.py), so it is recorded like any minitorch function: one node,
 whose fake result tracing computes from the op's shape rule, and which AOT autograd traces
@@ -30,7 +31,7 @@ from __future__ import annotations
 from types import FunctionType
 from typing import TYPE_CHECKING, Any
 
-from minitorch import factories
+from minitorch import factories, factories_like
 from tracer.dynamo.exc import Unsupported
 from tracer.dynamo.source import Source
 from tracer.dynamo.variables.base import VariableTracker
@@ -38,6 +39,11 @@ from tracer.dynamo.variables.tensor import TensorVariable
 
 if TYPE_CHECKING:
     from tracer.dynamo.symbolic_convert import InstructionTranslator
+
+# The modules whose public functions are factories: `zeros(2, 3)` and `zeros_like(x)` alike.
+# NOTE: a module of factories added to minitorch must be named here, or its functions are not
+# captured as factories (a call inlined into its body, or a graph break, where it is not one).
+FACTORY_MODULES = (factories.__name__, factories_like.__name__)
 
 # What the functions of minitorch.factories that are not captured do instead: a graph break.
 NOT_CAPTURED = {
@@ -53,10 +59,10 @@ DATA_FACTORIES = frozenset({factories.tensor, "new_tensor"})
 
 
 def is_factory(value: Any) -> bool:
-    """A public factory of minitorch.factories that capture records as a graph node."""
+    """A public factory (of FACTORY_MODULES) that capture records as a graph node."""
     return (
         isinstance(value, FunctionType)
-        and value.__module__ == factories.__name__
+        and value.__module__ in FACTORY_MODULES
         and not value.__name__.startswith("_")
         and value not in NOT_CAPTURED
     )

@@ -98,6 +98,7 @@ _FRESH_MODULES = (
     "minitorch.functional.reductions",
     "minitorch.functional.linalg",
     "minitorch.factories",
+    "minitorch.factories_like",
 )
 # Layers' functions that never return their input or a view of it (F.dropout may: p=0), and
 # the helpers batch_norm ends in, recorded when it is inlined (_affine may return what
