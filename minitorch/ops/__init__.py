@@ -3,7 +3,8 @@
 These are the dispatch-level ops (PyTorch's aten ops): AOT autograd graphs are written in
 them. See [Note: the op table] in registry.py. One file per family of ops:
 
-    pointwise.py   elementwise arithmetic, functions, comparisons, where, conversions
+    pointwise.py   elementwise arithmetic, powers, functions (sin, exp, ...), conversions
+    selection.py   comparisons, where, maximum/minimum, and relu, clamp, masked_fill, isclose
     reductions.py  sum, amax, argmax, topk, softmax, ... and gather/scatter_add
     views.py       results that share memory with their input: reshape, permute, x[...], cat
     indexing.py    advanced indexing: x[idx] and x[idx] = v with integer tensors
@@ -28,4 +29,5 @@ from minitorch.ops.reductions import *  # noqa: F403
 from minitorch.ops.registry import OPS as OPS
 from minitorch.ops.registry import OpDef as OpDef
 from minitorch.ops.registry import TensorMeta as TensorMeta
+from minitorch.ops.selection import *  # noqa: F403
 from minitorch.ops.views import *  # noqa: F403

@@ -31,9 +31,10 @@ from minitorch.dtype import int64
 from minitorch.errors import DTypeError, ShapeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops.indexing import index_tensor
-from minitorch.ops.pointwise import eq, mul, ne, sqrt, where
+from minitorch.ops.pointwise import mul, sqrt
 from minitorch.ops.reductions import sum, var
 from minitorch.ops.registry import OpDef, TensorMeta, register
+from minitorch.ops.selection import eq, ne, where
 from minitorch.ops.views import cat, clone, expand, permute, reshape
 
 # the ops this family registers

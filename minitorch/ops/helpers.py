@@ -7,6 +7,12 @@ def is_tensor(x) -> bool:
     return not isinstance(x, (bool, int, float))
 
 
+def needs_grad(x) -> bool:
+    """Does a derivative have to compute x's gradient? (Python numbers and tensors that do not
+    require grad get None: the engine would drop it, and a formula skipped is ops not traced.)"""
+    return getattr(x, "requires_grad", False)
+
+
 def sum_to(grad, like):
     """Undo broadcasting: sum `grad` down to the shape of `like` (None for a Python number)."""
     from minitorch.ops.reductions import sum

@@ -24,9 +24,10 @@ import numpy as np
 
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops.meta import broadcast_shapes
-from minitorch.ops.pointwise import abs, eq, masked_fill, mul, ne, pow, sqrt, to_copy, where
+from minitorch.ops.pointwise import abs, mul, pow, sqrt, to_copy
 from minitorch.ops.reductions import amax, amin, sum
 from minitorch.ops.registry import OpDef, TensorMeta, register
+from minitorch.ops.selection import eq, masked_fill, ne, where
 from minitorch.ops.views import expand, reshape, transpose
 
 # the ops this family registers

@@ -29,8 +29,9 @@ import math
 from minitorch.dtype import bool_, result_type
 from minitorch.errors import DTypeError, at_user_line
 from minitorch.ops import meta as m
-from minitorch.ops.pointwise import abs, eq, lt, maximum, minimum, ne, neg, sub
+from minitorch.ops.pointwise import abs, neg, sub
 from minitorch.ops.registry import OpDef, TensorMeta, register
+from minitorch.ops.selection import eq, lt, maximum, minimum, ne
 
 # the ops this family registers
 __all__ = [

@@ -16,7 +16,7 @@ from minitorch.ops.registry import TensorMeta
 
 def compare(op: str):
     """eq, ne, lt, le: broadcast shapes; the operands compare in their promoted dtype (see
-    ops/pointwise.py), and the result is bool."""
+    ops/selection.py), and the result is bool."""
 
     def rule(a, b) -> TensorMeta:
         return TensorMeta(broadcast_shapes(op, operand_shape(op, a), operand_shape(op, b)), bool_)

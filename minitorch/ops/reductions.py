@@ -24,8 +24,9 @@ from __future__ import annotations
 from minitorch.errors import DTypeError, IndexOutOfRangeError, at_user_line
 from minitorch.ops import meta as m
 from minitorch.ops import reductions_meta as rm
-from minitorch.ops.pointwise import div, eq, exp, log, mul, sub
+from minitorch.ops.pointwise import div, exp, log, mul, sub
 from minitorch.ops.registry import OpDef, register
+from minitorch.ops.selection import eq
 from minitorch.ops.views import expand, reshape
 
 # the ops this family registers
