@@ -55,19 +55,19 @@ import numpy as np
 from minitorch import functional as F
 from minitorch.autograd.grad_mode import enable_grad, is_grad_enabled
 from minitorch.conversions import ConversionMethods
-from minitorch.device import copy_in_order, device, device_of, module_of, to_host
-from minitorch.dtype import DType, bfloat16, from_numpy_dtype
+from minitorch.device import copy_in_order, device, device_of, module_of
+from minitorch.dtype import DType, from_numpy_dtype
 from minitorch.errors import (
     ArgumentTypeError,
     AutogradError,
     DeviceError,
     DTypeError,
-    MinitorchError,
     ShapeError,
     at_user_line,
 )
 from minitorch.inplace import InPlaceMethods
 from minitorch.ops.views_meta import contiguous_strides, is_row_major
+from minitorch.python_values import PythonValueMethods
 
 
 class Size(tuple):
@@ -92,13 +92,14 @@ class _VersionCounter:
         self.value = 0
 
 
-class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
+class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods, PythonValueMethods):
     """An n-dimensional array that can record the ops that made it.
 
     The ops' methods and Python operators come from the mixins in minitorch/functional/,
-    one per family of ops, the in-place ops from minitorch/inplace.py, and `to()`, `float()`,
-    `type()`, ... from minitorch/conversions.py; this class holds
-    what every tensor has: data, metadata, autograd state, and what makes views share memory.
+    one per family of ops, the in-place ops from minitorch/inplace.py, `to()`, `float()`,
+    `type()`, ... from minitorch/conversions.py, and `numpy()`, `item()`, `len(t)`, `repr(t)`,
+    ... from minitorch/python_values.py; this class holds what every tensor has: data,
+    metadata, autograd state, and what makes views share memory.
     """
 
     # NOTE: numpy's operators would treat a tensor (which has __len__ and __getitem__) as a
@@ -208,6 +209,22 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
             _check_assigned_grad(self, value)
         self._grad = value
 
+    @property
+    def data(self) -> Tensor:
+        """The same memory as a new tensor outside autograd: what is written through it is
+        neither recorded nor counted by the version counter (prefer `detach()`, which is)."""
+        return Tensor._from_array(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        """`p.data = t`: p now holds t's memory (its shape and dtype too), its autograd
+        state unchanged, as in PyTorch."""
+        if not isinstance(value, Tensor):
+            raise ArgumentTypeError(
+                at_user_line(f"Variable data has to be a tensor, but got {type(value).__name__}")
+            )
+        self._data = value._data
+
     # ---- views and versions --------------------------------------------------------------------
 
     @property
@@ -268,105 +285,6 @@ class Tensor(*F.METHOD_MIXINS, InPlaceMethods, ConversionMethods):
         with enable_grad():
             fresh = self._view_fn(self._base)
         self._grad_fn, self._output_nr, self.requires_grad = fresh._grad_fn, fresh._output_nr, True
-
-    # ---- leaving minitorch -------------------------------------------------------------------
-
-    def numpy(self) -> np.ndarray:
-        """The data as a numpy array (shares memory); refuses tensors that require grad."""
-        if self.requires_grad:
-            raise AutogradError(
-                at_user_line(
-                    "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy()"
-                )
-            )
-        if self.is_cuda:
-            raise DeviceError(
-                at_user_line(
-                    "can't convert a cuda tensor to numpy; use tensor.cpu() to copy it to the host"
-                )
-            )
-        if self.dtype is bfloat16:  # numpy has no bfloat16 (nor has PyTorch's numpy())
-            raise DTypeError(
-                at_user_line(f"numpy(): numpy has no {self.dtype.name}; use tensor.float().numpy()")
-            )
-        return np.asarray(self._data)
-
-    def item(self):
-        if self.numel() != 1:
-            raise MinitorchError(
-                at_user_line(
-                    f"item(): a tensor with {self.numel()} elements cannot be converted to a scalar"
-                )
-            )
-        return to_host(self._data).reshape(()).item()
-
-    def tolist(self):
-        return to_host(self._data).tolist()
-
-    def __format__(self, format_spec: str) -> str:
-        """f"{loss:.4f}": a 0-d tensor formats as its number, as in PyTorch; other tensors
-        take no format spec."""
-        if self.ndim == 0:
-            return format(self.item(), format_spec)
-        if format_spec:
-            raise ArgumentTypeError(
-                at_user_line(
-                    f"unsupported format string {format_spec!r} passed to Tensor.__format__: only "
-                    f"a 0-d tensor takes one, and this one has shape {tuple(self.shape)} (format "
-                    "tensor.item() or each element)"
-                )
-            )
-        return str(self)
-
-    @property
-    def data(self) -> Tensor:
-        """The same memory as a new tensor outside autograd: what is written through it is
-        neither recorded nor counted by the version counter (prefer `detach()`, which is)."""
-        return Tensor._from_array(self._data)
-
-    @data.setter
-    def data(self, value: Tensor) -> None:
-        """`p.data = t`: p now holds t's memory (its shape and dtype too), its autograd
-        state unchanged, as in PyTorch."""
-        if not isinstance(value, Tensor):
-            raise ArgumentTypeError(
-                at_user_line(f"Variable data has to be a tensor, but got {type(value).__name__}")
-            )
-        self._data = value._data
-
-    def __bool__(self) -> bool:
-        return bool(self.item())
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def __index__(self) -> int:
-        if self.dtype.is_floating_point or self.numel() != 1:
-            raise DTypeError(
-                at_user_line(
-                    "only integer tensors of a single element can be converted to an index"
-                )
-            )
-        return int(self.item())
-
-    def __len__(self) -> int:
-        if self.ndim == 0:
-            raise MinitorchError(at_user_line("len() of a 0-d tensor"))
-        return self._data.shape[0]
-
-    def __iter__(self):
-        """The views x[0], x[1], ... along the first dim."""
-        if self.ndim == 0:
-            raise MinitorchError(at_user_line("iteration over a 0-d tensor"))
-        return (self[i] for i in range(len(self)))
-
-    def __repr__(self) -> str:
-        from minitorch.printing import format_tensor
-
-        return format_tensor(self)
 
     # ---- autograd ----------------------------------------------------------------------------
 
