@@ -82,6 +82,13 @@ class Grid(ABC):
     def one_thread(self) -> Iterator[None]:
         """A context: code in it runs in one thread of the block (a store of a row's value)."""
 
+    @abstractmethod
+    def warps(self) -> Grid:
+        """This grid's warps as blocks of their own, of WARP threads (their lanes): warp w of
+        block b is block b * W + w of a grid W times as large, and a combine is the warp's
+        butterfly alone, with no shared memory and no barrier ([Note: a warp per row] in
+        launch.py)."""
+
 
 def _butterfly_stages() -> list[int]:
     """The lane distances of a warp's butterfly: 16, 8, 4, 2, 1. After stage k every lane holds
@@ -127,9 +134,7 @@ class DeviceGrid(Grid):
 
     def combine(self, parts: Sequence[Private], op: Combine) -> list[ir.Value]:
         b = self.builder
-        values = [b.load(part.slot, typ=part.type) for part in parts]
-        for distance in _butterfly_stages():
-            values = op(b, values, [self._shuffle_xor(v, distance) for v in values])
+        values = self._butterfly([b.load(part.slot, typ=part.type) for part in parts], op)
         thread = self._special("tid.x")
         warps = self.block_dim // WARP
         shared = [self._shared(part.type, warps) for part in parts]
@@ -159,6 +164,15 @@ class DeviceGrid(Grid):
         thread = self._special("tid.x")
         with self.builder.if_then(self.builder.icmp_unsigned("==", thread, i64(0))):
             yield
+
+    def warps(self) -> DeviceWarps:
+        return DeviceWarps(self.builder, self.block_dim // WARP)
+
+    def _butterfly(self, values: list[ir.Value], op: Combine) -> list[ir.Value]:
+        """`values` combined over the warp: every lane ends with the warp's total."""
+        for distance in _butterfly_stages():
+            values = op(self.builder, values, [self._shuffle_xor(v, distance) for v in values])
+        return values
 
     def _shared(self, type_: ir.Type, warps: int) -> ir.GlobalVariable:
         """A [warps x type] array in shared memory (address space 3), one per block."""
@@ -207,6 +221,44 @@ class DeviceGrid(Grid):
         fn = module.globals.get(name) or ir.Function(module, ir.FunctionType(I32, [I32] * 4), name)
         every_lane, clamp = ir.Constant(I32, -1), ir.Constant(I32, WARP - 1)
         return self.builder.call(fn, [every_lane, value, ir.Constant(I32, distance), clamp])
+
+
+class DeviceWarps(DeviceGrid):
+    """A DeviceGrid's warps as blocks: the block index is %ctaid.x * W + %tid.x / 32, the
+    thread is the lane, %tid.x % 32. Its combine is the shuffles: after the butterfly every
+    lane holds the warp's total, so it needs no shared memory, and no barrier (which would be
+    wrong here: the block's warps run their own rows, and may take different numbers)."""
+
+    def __init__(self, builder: ir.IRBuilder, warps_per_block: int) -> None:
+        super().__init__(builder, WARP)
+        self.warps_per_block = warps_per_block
+
+    @contextmanager
+    def blocks(self) -> Iterator[tuple[ir.Value, ir.Value]]:
+        b, per_block = self.builder, i64(self.warps_per_block)
+        warp = b.udiv(self._special("tid.x"), i64(WARP), name="warp")
+        first = b.add(b.mul(self._special("ctaid.x"), per_block), warp, name="warp_row")
+        yield first, b.mul(self._special("nctaid.x"), per_block, name="warps")
+
+    @contextmanager
+    def threads(self) -> Iterator[ir.Value]:
+        self.thread = self._lane()
+        yield self.thread
+        self.thread = None
+
+    def combine(self, parts: Sequence[Private], op: Combine) -> list[ir.Value]:
+        return self._butterfly([self.builder.load(p.slot, typ=p.type) for p in parts], op)
+
+    @contextmanager
+    def one_thread(self) -> Iterator[None]:
+        with self.builder.if_then(self.builder.icmp_unsigned("==", self._lane(), i64(0))):
+            yield
+
+    def warps(self) -> DeviceWarps:
+        return self
+
+    def _lane(self) -> ir.Value:
+        return self.builder.urem(self._special("tid.x"), i64(WARP), name="lane")
 
 
 # -- the emulation ------------------------------------------------------------------------------
@@ -267,5 +319,31 @@ class EmulatedGrid(Grid):
     def one_thread(self) -> Iterator[None]:
         yield  # code outside a phase runs once per block here already
 
+    def warps(self) -> EmulatedWarps:
+        return EmulatedWarps(self.builder, self.block_dim // WARP, self.grid_dim)
+
     def _lane(self, array: ir.Value, lane: ir.Value) -> ir.Value:
         return self.builder.gep(array, [i64(0), lane], inbounds=True)
+
+
+class EmulatedWarps(EmulatedGrid):
+    """An EmulatedGrid's warps as blocks: a loop over the blocks, in it a loop over their
+    warps (block b, warp w is block b * W + w), each phase a loop over WARP lanes. A combine
+    is the butterfly over those lanes (EmulatedGrid's, whose fold over warps has none to do).
+    Running the warps one after another is exact: on the GPU they share nothing."""
+
+    def __init__(self, builder: ir.IRBuilder, warps_per_block: int, grid_dim: ir.Value) -> None:
+        super().__init__(builder, WARP, grid_dim)
+        self.warps_per_block = warps_per_block
+
+    @contextmanager
+    def blocks(self) -> Iterator[tuple[ir.Value, ir.Value]]:
+        b, per_block = self.builder, i64(self.warps_per_block)
+        with (
+            for_range(b, 0, self.grid_dim, name="block") as block,
+            for_range(b, 0, self.warps_per_block, name="warp") as warp,
+        ):
+            yield b.add(b.mul(block, per_block), warp), b.mul(self.grid_dim, per_block)
+
+    def warps(self) -> EmulatedWarps:
+        return self

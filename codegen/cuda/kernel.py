@@ -23,21 +23,22 @@ The emulated function takes the CPU backend's pointer array instead, and the gri
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import nullcontext
 
 import numpy as np
 from llvmlite import ir
 
-from codegen.cuda.grid import Combine, DeviceGrid, EmulatedGrid, Grid, Private
-from codegen.cuda.launch import THREAD_PER_ROW, LaunchPlan, launch_plan
+from codegen.cuda.grid import Combine, DeviceGrid, EmulatedGrid, Grid
+from codegen.cuda.launch import LaunchPlan, launch_plan, strategy
+from codegen.cuda.rows import Row, Rows, bind
 from codegen.cuda.target import TRIPLE
 from codegen.llvm import trig
 from codegen.llvm.arg_reduction import ARG_REDUCTIONS, block_of_its_own, extreme_start
 from codegen.llvm.kernel import reduction
-from codegen.llvm.loops import I64, IndexValue, entry_alloca, i64
+from codegen.llvm.loops import I64, IndexValue, i64
 from codegen.llvm.ops import I8, LLVMOps, ir_type, is_integer
-from ir.indexing import Expr, index_vars, is_size_symbol
+from ir.indexing import index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
 from ir.scheduler import FusedKernel, Loop, node_index, store_index
@@ -160,77 +161,9 @@ def _emulated_arguments(
 
 
 def _emit_rows(handler: LLVMOps, kernel: FusedKernel, plan: LaunchPlan, grid: Grid) -> None:
-    """Every row of the kernel, spread over the grid as `plan.strategy` says."""
-    rows = _product(handler, kernel.ranges)
-    with grid.blocks() as (block, grid_dim):
-        if plan.strategy == THREAD_PER_ROW:
-            with grid.threads() as thread:
-                b = handler.builder
-                first = b.add(b.mul(block, i64(grid.block_dim)), thread)
-                with _strided(
-                    handler, first, rows, b.mul(grid_dim, i64(grid.block_dim)), "row"
-                ) as row:
-                    _bind(handler, "i", kernel.ranges, row)
-                    _emit_row(handler, kernel, SerialRow(handler))
-        else:
-            with _strided(handler, block, rows, grid_dim, "row") as row:
-                _bind(handler, "i", kernel.ranges, row)
-                _emit_row(handler, kernel, BlockRow(handler, grid))
-
-
-class SerialRow:
-    """A row that one thread walks alone, in order."""
-
-    def __init__(self, handler: LLVMOps) -> None:
-        self.handler = handler
-
-    def phase(self) -> nullcontext:
-        return nullcontext()
-
-    def walk(self, ranges: tuple[int | Expr, ...]) -> Iterator[ir.Value]:
-        if not ranges:  # one term, at no loop: its values stay registers after it
-            return nullcontext(i64(0))
-        return _strided(self.handler, i64(0), _product(self.handler, ranges), i64(1), "r")
-
-    def private(self, type_: ir.Type, name: str) -> Private:
-        return Private(self, entry_alloca(self.handler.builder, type_, name), type_)
-
-    def private_address(self, private: Private) -> ir.Value:
-        return private.slot
-
-    def combine(self, parts: list[Private], op: Combine) -> list[ir.Value]:
-        return [self.handler.builder.load(part.slot, typ=part.type) for part in parts]
-
-    def one_thread(self) -> nullcontext:
-        return nullcontext()
-
-
-class BlockRow:
-    """A row that the threads of a block share: thread t takes elements t, t + B, t + 2B, ...
-    (neighbouring threads, neighbouring elements: coalesced), then they combine."""
-
-    def __init__(self, handler: LLVMOps, grid: Grid) -> None:
-        self.handler = handler
-        self.grid = grid
-
-    def phase(self) -> Iterator[ir.Value]:
-        return self.grid.threads()
-
-    def walk(self, ranges: tuple[int | Expr, ...]) -> Iterator[ir.Value]:
-        step = i64(self.grid.block_dim)
-        return _strided(self.handler, self.grid.thread, _product(self.handler, ranges), step, "r")
-
-    def private(self, type_: ir.Type, name: str) -> Private:
-        return self.grid.private(type_, name)
-
-    def combine(self, parts: list[Private], op: Combine) -> list[ir.Value]:
-        return self.grid.combine(parts, op)
-
-    def one_thread(self) -> Iterator[None]:
-        return self.grid.one_thread()
-
-
-Row = SerialRow | BlockRow
+    """Every row of the kernel, spread over the grid by the code of `plan.strategy` (a
+    registered launch plan's `emit`, codegen/cuda/rows.py)."""
+    strategy(plan.strategy).emit(Rows(handler, kernel, grid, _emit_row))
 
 
 def _emit_row(handler: LLVMOps, kernel: FusedKernel, row: Row) -> None:
@@ -261,7 +194,7 @@ def _emit_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop, row: Row) -> N
         for private, start, _ in accumulators.values():
             builder.store(start, private.address())
         with handler.scope(), row.walk(kernel.reduction_ranges) as flat:
-            _bind(handler, "r", kernel.reduction_ranges, flat)
+            bind(handler, "r", kernel.reduction_ranges, flat)
             for node in loop.nodes:
                 node_at = node_index(kernel.ranges, loop.ranges, node)
                 if isinstance(node.data, Pointwise):  # an element: this thread's own
@@ -339,7 +272,7 @@ def _arg_reduction(
     with handler.scope(), row.phase():
         init = block_of_its_own(builder, f"{node.name}.init")  # filled once the type is known
         with handler.scope(), row.walk(kernel.reduction_ranges) as flat:
-            _bind(handler, "r", kernel.reduction_ranges, flat)
+            bind(handler, "r", kernel.reduction_ranges, flat)
             term = data.inner_fn(index, rindex)
             best = row.private(term.type, f"{node.name}.best")
             position = row.private(I64, f"{node.name}.position")
@@ -386,52 +319,3 @@ def _better(
         ties = builder.or_(builder.fcmp_ordered("==", x, y), builder.and_(x_nan, y_nan))
     earlier = builder.icmp_signed("<", at_x, at_y)
     return builder.or_(wins, builder.and_(ties, earlier))
-
-
-# -- index arithmetic ---------------------------------------------------------------------------
-
-
-def _product(handler: LLVMOps, ranges: tuple[int | Expr, ...]) -> ir.Value:
-    """The number of elements of `ranges`, an i64 (computed from the size symbols if need be)."""
-    total: ir.Value = i64(1)
-    for n in ranges:
-        size = n.evaluate(handler.index_env) if isinstance(n, Expr) else n
-        size = size.value if isinstance(size, IndexValue) else i64(size)
-        total = handler.builder.mul(total, size)
-    return total
-
-
-@contextmanager
-def _strided(
-    handler: LLVMOps, first: ir.Value, stop: ir.Value, step: ir.Value, name: str
-) -> Iterator[ir.Value]:
-    """for flat in range(first, stop, step) (step > 0): the grid-stride loop; gives flat."""
-    builder = handler.builder
-    body = builder.append_basic_block(f"{name}.body")
-    exit_ = builder.append_basic_block(f"{name}.exit")
-    builder.cbranch(builder.icmp_signed("<", first, stop), body, exit_)
-    preheader = builder.block
-    builder.position_at_end(body)
-    flat = builder.phi(I64, name=name)
-    flat.add_incoming(first, preheader)
-    yield flat
-    following = builder.add(flat, step, name=f"{name}.next", flags=["nsw"])
-    flat.add_incoming(following, builder.block)
-    builder.cbranch(builder.icmp_signed("<", following, stop), body, exit_)
-    builder.position_at_end(exit_)
-
-
-def _bind(handler: LLVMOps, prefix: str, ranges: tuple[int | Expr, ...], flat: ir.Value) -> None:
-    """Set i0, i1, ... (or r0, r1, ...) in the env from a flat row-major position in `ranges`:
-    the last dim is flat % n_last, the one before (flat // n_last) % n_before, ..."""
-    builder = handler.builder
-    rest = flat
-    names = [var.name for var in index_vars(prefix, len(ranges))]
-    for name, n in reversed(list(zip(names, ranges, strict=True))):
-        size = _product(handler, (n,))
-        if name == names[0]:
-            value = rest  # the first dim takes what is left: no division
-        else:
-            value = builder.urem(rest, size, name=name)
-            rest = builder.udiv(rest, size)
-        handler.index_env[name] = IndexValue(builder, value)
