@@ -102,7 +102,7 @@ def _same(got, want: np.ndarray, what: str, reproducer: str | Callable[[int], st
 
 def _reproducer(submission: Submission, *lines: str) -> str:
     head = ["import numpy as np", "import minitorch"]
-    head += ["from minitorch.course.grading import load_plugin"]
+    head += ["from minitorch.compile.hooks import load_plugin"]
     head += [f"load_plugin({p!r})" for p in submission.plugins]
     return "\n".join(head + list(lines))
 
