@@ -247,6 +247,7 @@ def why_not(kernel: FusedKernel, position: int, buffer: ComputedBuffer) -> str |
         return "an argmax or argmin runs in a loop of its own"
     if _columns_with_elements(kernel, loop, buffer):
         return "reductions across the rows take no element nodes"
+    # course: begin fusion
     where = {node.name: (k, node) for k, other in enumerate(kernel.loops) for node in other.nodes}
     for name, index in loads(buffer, node_index(kernel.ranges, loop.ranges, buffer)):
         if name not in where:
@@ -258,6 +259,7 @@ def why_not(kernel: FusedKernel, position: int, buffer: ComputedBuffer) -> str |
         if isinstance(producer.data, Reduction) and producer_position >= position:
             return f"{name} is a reduction of the same loop"
     return None
+    # course: end fusion
 
 
 def _fits(kernel: FusedKernel, loop: Loop, buffer: ComputedBuffer) -> str | None:
