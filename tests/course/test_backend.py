@@ -14,19 +14,14 @@ import sys
 import pytest
 
 from minitorch.course.assignments.backend import CONFORMANCE
+from tests.course.grade import grade as run_grade
 
 ROOT = pathlib.Path(__file__).parents[2]
 
 
 def grade(plugin: str) -> tuple[int, str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "minitorch.course", "grade", "backend", "--plugin", plugin],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return result.returncode, result.stdout + result.stderr
+    run = run_grade("backend", plugin)
+    return run.returncode, run.stdout + run.stderr
 
 
 def test_every_conformance_file_is_a_part():

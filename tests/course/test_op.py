@@ -6,24 +6,14 @@ method) last as long as the process."""
 
 from __future__ import annotations
 
-import pathlib
-import subprocess
-import sys
-
 import pytest
 
-ROOT = pathlib.Path(__file__).parents[2]
+from tests.course.grade import grade as run_grade
 
 
 def grade(plugin: str) -> tuple[int, str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "minitorch.course", "grade", "op", "--plugin", plugin],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return result.returncode, result.stdout + result.stderr
+    run = run_grade("op", plugin)
+    return run.returncode, run.stdout + run.stderr
 
 
 def test_the_reference_gets_full_marks():
