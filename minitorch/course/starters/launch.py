@@ -23,6 +23,9 @@ The hook takes three functions:
 The grader runs every kernel you take on the grid emulation (the cuda_emulator backend) and
 compares it with the reference interpreter; checks the grid (a warp per row), that the PTX has
 no `.shared` and no `bar.sync` and that its butterfly spans the warp; and runs ptxas on it.
+The emulation runs your EmulatedGrid code; your DeviceGrid code is judged by its PTX alone
+(there is no GPU here), so write the two alike: the same rows for each warp, the same lane
+storing a row's value.
 """
 
 from __future__ import annotations
@@ -53,9 +56,11 @@ def emit(rows: Rows) -> None:
     """Spread the rows over the warps of rows.grid, as block per row spreads them over blocks
     (codegen/cuda/rows.py's `block_per_row`): a loop over this warp's rows (`rows.loop`), each
     row emitted (`rows.emit`) as a BlockRow over a Grid whose "blocks" are the warps. Write
-    that Grid twice, subclassing DeviceGrid (the GPU: %tid.x / 32 is the warp, %tid.x % 32
-    the lane; a combine is the shuffles) and EmulatedGrid (loops: over blocks, then warps;
-    each phase over 32 lanes); `isinstance(rows.grid, EmulatedGrid)` says which you have."""
+    that Grid twice, each of block_dim WARP: subclassing DeviceGrid (the GPU: %tid.x / 32 is
+    the warp, %tid.x % 32 the lane, `_special` reads them; a combine is `_shuffle_xor`'s
+    butterfly alone; lane 0 stores) and EmulatedGrid (a loop over blocks, in it one over
+    warps; its phases and its combine over 32 lanes are already a warp's);
+    `isinstance(rows.grid, EmulatedGrid)` says which one you are emitting."""
     raise NotImplementedError("TODO emit: a warp per row, on the GPU and emulated")
 
 
