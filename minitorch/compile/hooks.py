@@ -12,6 +12,12 @@
                                                 backend's Capabilities; config.fusion_policy =
                                                 name (ir/policy.py)
 
+    register_op, register_function,             an op end to end, from a plugin ([Note:
+    register_samples, register_lowering        adding an op from a plugin] in
+                                                minitorch/ops/registry.py)
+    register_launch_plan(name, choose, ...)     how a CUDA kernel is launched (an extra:
+                                                import it from codegen/cuda/launch.py)
+
 Each hook lives beside what it extends, and the tree's own implementations register through
 it: "default" and "min_cut" are partitioners like any other, "greedy" a fusion policy. A hook
 is known by its name and a digest of its source (`identities`), which the compiled-graph cache
@@ -28,6 +34,8 @@ import importlib.util
 import pathlib
 import sys
 
+from ir.lowering import ADDED as lowerings_added
+from ir.lowering import register_lowering
 from ir.policy import (
     Capabilities,
     fusion_policies,
@@ -36,6 +44,10 @@ from ir.policy import (
 )
 from minitorch import config
 from minitorch.compile.backends import register_backend
+from minitorch.functional.registration import register_function
+from minitorch.ops.registry import ADDED as ops_added
+from minitorch.ops.registry import register_op
+from minitorch.ops.samples import register_samples
 from tracer.aot.partition import Joint, partitioners, register_partitioner, unregister_partitioner
 from tracer.fx.passes.registry import (
     STAGES,
@@ -57,8 +69,12 @@ __all__ = [
     "partitioners",
     "register_backend",
     "register_fusion_policy",
+    "register_function",
     "register_graph_pass",
+    "register_lowering",
+    "register_op",
     "register_partitioner",
+    "register_samples",
     "unregister_fusion_policy",
     "unregister_graph_pass",
     "unregister_partitioner",
@@ -75,6 +91,14 @@ def identities() -> list[str]:
     policy = fusion_policies().get(config.fusion_policy)
     if policy is not None:
         hooks.append(f"fusion_policy/{identity(config.fusion_policy, policy)}")
+    for name, op in ops_added.items():  # a plugin's op: its kernel, derivative, decomposition
+        for part in ("impl", "backward", "decomposition"):
+            if getattr(op, part, None) is not None:
+                hooks.append(f"op/{part}/{identity(name, getattr(op, part))}")
+    hooks += [f"lowering/{identity(name, fn)}" for name, fn in lowerings_added.items()]
+    launch = sys.modules.get("codegen.cuda.launch")  # an extra: a plugin's plan imported it
+    if launch is not None:
+        hooks += [f"launch_plan/{plan}" for plan in launch.launch_plan_identity()]
     return hooks
 
 

@@ -116,6 +116,10 @@ def register(op: OpDef) -> OpDef:
 WHY_PRIMITIVE: dict[str, str] = {}
 
 
+# The rows plugins added, by name (the compiled-graph cache keys on their sources).
+ADDED: dict[str, OpDef] = {}
+
+
 def register_op(op: OpDef, why: str = "") -> OpDef:
     """Add a row from outside the table's modules: also `minitorch.ops.<name>`, by which graphs
     name it, and for a primitive `why` it is not a composite ([Note: adding an op from a
@@ -131,6 +135,7 @@ def register_op(op: OpDef, why: str = "") -> OpDef:
     if hasattr(minitorch.ops, op.name):
         raise ValueError(f"minitorch.ops.{op.name} exists already")
     register(op)
+    ADDED[op.name] = op
     setattr(minitorch.ops, op.name, op)
     if op.impl is not None:
         WHY_PRIMITIVE[op.name] = why.strip()

@@ -194,3 +194,13 @@ def test_the_walkthrough_loads_a_plugin_and_lists_the_hooks(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "graph_passes: noop (joint)" in run.stdout
     assert "partitioner: default, min_cut, mine (in use)" in run.stdout
+
+
+def test_a_plugins_lowering_and_launch_plans_are_in_the_key(monkeypatch):
+    from ir import lowering
+
+    def lower_fake(out, x):
+        return None
+
+    monkeypatch.setitem(lowering.ADDED, "fake", lower_fake)
+    assert f"lowering/{identity('fake', lower_fake)}" in hooks.identities()
