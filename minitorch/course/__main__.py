@@ -28,9 +28,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "list":
         for k, a in enumerate(assignments(), 1):
-            kind = "rebuild" if a.hollows else "extend "
-            print(f"{k}. {a.name:<12} {kind} {a.title}  (~{a.minutes} min, docs/{a.chapter}.md)")
-            print(f"   {'':<12}         hook: {a.hook}; starter: {a.starter}")
+            how = "extend, or rebuild with `start`" if a.hollows else "extend"
+            print(f"{k}. {a.name:<12} {a.title}  (~{a.minutes} min, docs/{a.chapter}.md)")
+            print(f"   {'':<12} {how}; hook: {a.hook}")
+            print(f"   {'':<12} starter: {a.starter}")
         return 0
     if args.command == "start":
         from minitorch.course.hollow import start_copy
