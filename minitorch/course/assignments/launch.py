@@ -17,6 +17,10 @@ tree's thread per row and block per row behind it for the kernels it leaves:
     a warp per row         in each kernel it takes, a warp takes whole rows: the grid has
                            ceil(rows / warps per block) blocks (up to MAX_GRID), the PTX has
                            no shared memory and no barrier, and its butterfly spans the warp
+    on the GPU's indices   the GPU kernel's own index code (DeviceGrid's), probed on the CPU
+                           thread by thread (codegen/cuda/probe.py): each row is run by the
+                           32 lanes of one warp, each element walked once, the value stored
+                           once, by that warp
     ptxas                  ptxas accepts the PTX of each kernel it takes (no marks without
                            ptxas: the part says so)
 
@@ -37,6 +41,7 @@ import numpy as np
 from codegen.cuda import launch, ptxas
 from codegen.cuda.emulate import CudaEmulatorBackend
 from codegen.cuda.grid import WARP
+from codegen.cuda.probe import probe
 from ir.indexing import Const, Expr, Var
 from ir.interpreter import disagreements, run_kernel
 from ir.nodes import ComputedBuffer, InputBuffer, Layout, LoweredProgram, Pointwise, Reduction
@@ -407,6 +412,45 @@ def check_warps(plan: str, workload: Workload) -> None:
             )
 
 
+def check_device(plan: str, workload: Workload) -> None:
+    """In each kernel `plan` takes, the GPU's threads (probed): a warp per row."""
+    for kernel, _, mine in _kernels(plan, workload):
+        if not mine:
+            continue
+        for rows in _runs(workload):
+            with graded_alone(plan, workload.max_grid):
+                seen = probe(kernel, _sizes(workload, rows))
+            problem = _warp_per_row_problem(seen)
+            if problem:
+                at_rows = f" (s0 = {rows})" if rows is not None else ""
+                raise CaseFailed(
+                    f"{kernel.name} of {workload.name} ({workload.describe()}){at_rows}, "
+                    f"{seen.plan}, grid {seen.grid}: on the GPU, {problem}",
+                    _reproducer(plan, workload),
+                )
+
+
+def _warp_per_row_problem(seen) -> str:
+    """What keeps a probed launch from being a warp per row, in words; "" if nothing."""
+    checks = [
+        (seen.visits != WARP, "is run by {} threads: a warp per row is the 32 lanes of one warp",
+         seen.visits),
+        (~seen.one_warp(), "is run by threads of more than one warp", None),
+        (seen.lanes != (1 << WARP) - 1, "is run by lanes {:#x} (as bits): all 32 should",
+         seen.lanes),
+        ((seen.elements != 1).any(axis=1), "has elements its lanes walk {} times (once each)",
+         seen.elements.max(axis=1) if seen.elements.size else None),
+        (seen.stores != 1, "has its value stored {} times (once, by a lane of its warp)",
+         seen.stores),
+        (seen.store_warps * WARP != seen.warp_sum, "has its value stored by another warp", None),
+    ]  # fmt: skip
+    for wrong, words, values in checks:
+        if wrong.any():
+            row = int(np.argmax(wrong))
+            return f"row {row} " + words.format(values[row] if values is not None else "")
+    return ""
+
+
 def check_ptxas(plan: str, workload: Workload) -> None:
     """ptxas accepts the PTX of each kernel `plan` takes."""
     if ptxas.find_ptxas() is None:
@@ -433,7 +477,7 @@ def show(plan: str, workload: str) -> None:
             grid = kernel_compiled.plan.grid(_sizes(chosen, rows))
             print(f"{kernel.name}, {who}: {kernel_compiled.plan}, grid {grid}")
         print(kernel)
-    for check in (check_takes, check_values, check_warps, check_ptxas):
+    for check in (check_takes, check_values, check_warps, check_device, check_ptxas):
         try:
             check(plan, chosen)
         except CaseFailed as failure:
@@ -486,8 +530,9 @@ ASSIGNMENT = Assignment(
     minutes=90,
     parts=[
         Part("takes the row reductions of short rows", 10, _cases(check_takes, _SHORT)),
-        Part("equal to the interpreter on the emulator", 40, _cases(check_values, WORKLOADS)),
-        Part("a warp per row: grid, no shared memory", 35, _cases(check_warps, WORKLOADS)),
+        Part("equal to the interpreter on the emulator", 35, _cases(check_values, WORKLOADS)),
+        Part("a warp per row: grid, no shared memory", 25, _cases(check_warps, WORKLOADS)),
+        Part("a warp per row on the GPU's indices", 15, _cases(check_device, WORKLOADS)),
         Part("ptxas accepts the PTX", 15, _cases(check_ptxas, WORKLOADS)),
     ],
 )

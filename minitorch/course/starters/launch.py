@@ -23,9 +23,10 @@ The hook takes three functions:
 The grader runs every kernel you take on the grid emulation (the cuda_emulator backend) and
 compares it with the reference interpreter; checks the grid (a warp per row), that the PTX has
 no `.shared` and no `bar.sync` and that its butterfly spans the warp; and runs ptxas on it.
-The emulation runs your EmulatedGrid code; your DeviceGrid code is judged by its PTX alone
-(there is no GPU here), so write the two alike: the same rows for each warp, the same lane
-storing a row's value.
+The emulation runs your EmulatedGrid code; your DeviceGrid code runs on no GPU here: its
+index code is probed thread by thread on the CPU (codegen/cuda/probe.py: which threads run
+each row, walk each element, store each value) and its combine is read from the PTX. Write
+the two alike: the same rows for each warp, the same lane storing a row's value.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 
 from codegen.cuda import launch, rows
 from codegen.cuda.launch import BLOCK_PER_ROW, WARP_PER_ROW, LaunchPlan, launch_plan
+from codegen.cuda.probe import probe
 from ir.indexing import Var
 from ir.nodes import InputBuffer, LoweredProgram
 from ir.scheduler import schedule
@@ -216,3 +217,41 @@ def test_the_identity_is_the_name_and_a_digest_of_the_source(registered):
     registered.append("none")
     assert launch.launch_plan_identity()[1:] == before
     assert launch.launch_plan_identity()[0].startswith("none:")
+
+
+# ---- the probe: the GPU's own index code, thread by thread ------------------------------------
+
+
+@pytest.mark.parametrize("strategy", [WARP_PER_ROW, BLOCK_PER_ROW])
+def test_the_probe_sees_who_takes_each_row_on_the_gpu(strategy, monkeypatch):
+    """Every row run by one warp (or one block), its elements walked once, its value stored
+    once; with the grid capped at 2 blocks too (grid-stride loops)."""
+    launch.activate_launch_plan(WARP_PER_ROW, strategy == WARP_PER_ROW)
+    try:
+        for shape, max_grid in (((37, 45), None), ((37, 5), 2), ((2, 33), None)):
+            if max_grid:
+                monkeypatch.setattr(launch, "MAX_GRID", max_grid)
+            (kernel,) = schedule(_softmax(input_buffer("x", np.zeros(shape, np.float32))))
+            seen = probe(kernel)
+            assert seen.plan.strategy == strategy
+            threads = 32 if strategy == WARP_PER_ROW else seen.plan.block_dim
+            assert (seen.visits == threads).all() and (seen.lanes == 0xFFFFFFFF).all()
+            assert (seen.elements == 1).all() and (seen.stores == 1).all()
+            assert seen.one_warp().all() == (threads == 32)
+    finally:
+        launch.activate_launch_plan(WARP_PER_ROW, False)
+
+
+def test_the_probe_of_thread_per_row_and_of_rows_at_run_time():
+    x = input_buffer("x", np.zeros((300, 7), np.float32))
+    column_sums = LoweredProgram(
+        (x,), (computed("buf0", reduction(x, (0,), False, "sum")),), ("buf0",)
+    )
+    (kernel,) = schedule(column_sums)
+    seen = probe(kernel)
+    assert seen.plan.strategy == launch.THREAD_PER_ROW and seen.grid == 1
+    assert (seen.visits == 1).all() and (seen.elements == 1).all() and (seen.stores == 1).all()
+    symbolic = _softmax(InputBuffer("x", contiguous((Var("s0"), 24), float32)))
+    (kernel,) = schedule(symbolic)
+    seen = probe(kernel, {"s0": 70})
+    assert seen.visits.shape == (70,) and (seen.stores == 1).all() and (seen.elements == 1).all()
