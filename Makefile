@@ -16,7 +16,7 @@ VENV := .venv
 PIP_FLAGS := --quiet --disable-pip-version-check
 CAPTURE_TESTS := tests/tracer/dynamo
 
-.PHONY: demo test lint core-test capture-versions bench bench-cuda fuzz clean
+.PHONY: demo test lint core-test course-test capture-versions bench bench-cuda fuzz clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
@@ -37,11 +37,12 @@ lint: $(VENV)/.dev-installed
 
 # The whole suite on 3.11 in the foreground; on the other core, at the same time, the core
 # alone (MINITORCH_CORE=1: every extra off) through the conformance suite, the examples and the
-# models, then the capture tests on 3.12 and 3.13. Their output follows the suite's.
+# models, the course's graders (tests/course), then the capture tests on 3.12 and 3.13. Their
+# output follows the suite's.
 test: lint
 	$(VENV)/bin/python --version
-	@$(MAKE) --no-print-directory core-test capture-versions > .test-others.log 2>&1 & others=$$!; \
-	  $(VENV)/bin/python -m pytest; suite=$$?; \
+	@$(MAKE) --no-print-directory core-test course-test capture-versions > .test-others.log 2>&1 & others=$$!; \
+	  $(VENV)/bin/python -m pytest --ignore=tests/course; suite=$$?; \
 	  wait $$others; rest=$$?; cat .test-others.log; rm -f .test-others.log; \
 	  test $$suite -eq 0 && test $$rest -eq 0
 
@@ -50,6 +51,11 @@ core-test: $(VENV)/.dev-installed
 	@echo "the core alone (MINITORCH_CORE=1): conformance, examples, models"
 	MINITORCH_CORE=1 $(VENV)/bin/python -m pytest -p no:cacheprovider tests/conformance \
 	  tests/test_examples.py tests/models
+
+# The course's graders, each graded on its reference and on broken variants (docs/assignments.md)
+course-test: $(VENV)/.dev-installed
+	@echo "the course's graders: references full marks, broken variants failed"
+	$(VENV)/bin/python -m pytest -p no:cacheprovider tests/course
 
 # The capture frontend reads CPython bytecode, which changes with every version: run its tests
 # on each supported interpreter that this machine has, each in a venv of its own.
