@@ -9,6 +9,10 @@ kernel.py writes a kernel once, against `Grid`; `DeviceGrid` makes it a GPU kern
             acc = grid.private(F32, "acc")      # GPU: a register CPU: acc[B], one per thread
             ...                                 # a phase: code between two combines
         total, = grid.combine([acc], add)       # every thread's acc, summed, in every thread
+    warps = grid.warps()                        # the same, with each warp a block of its own
+
+`DeviceWarps` and `EmulatedWarps` are `warps()`: a warp per row ([Note: a warp per row] in
+launch.py) is block per row's code run on them.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@
 The loop bodies are the CPU backend's: each node's `inner_fn` runs under `CudaOps`, the LLVM
 ops handler (codegen/llvm/ops.py) with sin and cos made self-contained, so every op and math
 function is emitted by the same code for both targets. What differs is around them: which
-rows and which elements of a row a thread takes, and how a block combines its reductions
-([Note: threads, blocks and phases] in __init__.py).
+rows and which elements of a row a thread takes (the launch plan's code, rows.py), and how a
+block combines its reductions (grid.py; [Note: threads, blocks and phases] in __init__.py).
 
 The GPU kernel's arguments are the buffers (`reads + writes`, in the global address space),
 the size symbols (i64), and a pointer to the int64[3] where an index out of bounds is reported
