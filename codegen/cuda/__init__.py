@@ -1,9 +1,12 @@
 """The CUDA backend: the loop IR's kernels as LLVM IR for NVIDIA GPUs, compiled to PTX. The
 files, in the order a kernel goes through them:
 
-launch.py     the launch: strategy and block size, and the grid for given sizes
+launch.py     the launch: strategy and block size, and the grid for given sizes; launch
+              plans are a hook (register_launch_plan), the tree's registered through it
 kernel.py     FusedKernel -> LLVM IR for NVPTX (or emulated): rows, phases, reductions
-grid.py       blocks, threads and the block-wide combine, on the GPU and emulated
+rows.py       how each strategy spreads the rows over the grid (thread, block, warp per row)
+grid.py       blocks, threads, warps and their combines, on the GPU and emulated
+probe.py      the GPU kernel's own index code run on the CPU thread by thread (a check)
 target.py     IR -> PTX through LLVM's NVPTX target; which intrinsics it may use
 ptxas.py      NVIDIA's assembler on our PTX: the check that it is valid, with no GPU
 emulate.py    the kernels run on this CPU over every (block, thread): CudaEmulatorBackend
