@@ -6,10 +6,11 @@ emits its code (see [Note: the LLVM kernel] in kernel.py for the loops around it
 
 Each op is one instruction or intrinsic where LLVM has one (fadd, fcmp, select, llvm.fabs,
 llvm.maximum), and otherwise a call of one of our own vectorizable math functions
-(mathlib.py, trig.py, activations.py). Integers (int32 and int64, as i32 and i64) take the
-integer instructions: add, icmp with signed predicates, llvm.smax, llvm.abs; they wrap
-around on overflow, as numpy's do. Transcendental functions and division take floats only:
-lowering converts integers first, as PyTorch's `sin(int)` and `int / int` give floats.
+(mathlib.py, activations.py, and trig.py's sin and cos when config.exact_trig is on).
+Integers (int32 and int64, as i32 and i64) take the integer instructions: add, icmp with
+signed predicates, llvm.smax, llvm.abs; they wrap around on overflow, as numpy's do.
+Transcendental functions and division take floats only: lowering converts integers first,
+as PyTorch's `sin(int)` and `int / int` give floats.
 
 Besides the core ops, LLVMOps implements the composite ops it does better than their
 decompositions in ir/op_table.py ([Note: the loop-IR ops]): sub and neg (one instruction each),
@@ -27,10 +28,11 @@ from types import ModuleType
 
 from llvmlite import ir
 
-from codegen.llvm import activations, mathlib, random, trig
+from codegen.llvm import activations, mathlib, random
 from codegen.llvm.loops import I64, IndexValue, i64
 from ir.indexing import Expr, Var
 from ir.ops_handler import OpsHandler
+from minitorch import config
 from minitorch.dtype import DType
 from minitorch.errors import CompileError, DTypeError
 
@@ -407,10 +409,18 @@ class LLVMOps(OpsHandler):
         )
 
     def _trig(self, name: str, a: ir.Value) -> ir.Value:
-        """sin or cos: the fast path, noting in `huge_seen` whether `a` needs the slow one;
-        or, when there is no `huge_seen`, the version right for every x ([Note: sin and cos
-        over the whole float range] in trig.py)."""
+        """sin or cos. With config.exact_trig off, libm's ([Note: plain trig] in mathlib.py).
+        With it on, the fast path, noting in `huge_seen` whether `a` needs the slow one; or,
+        when there is no `huge_seen`, the version right for every x ([Note: sin and cos over
+        the whole float range] in trig.py)."""
         self.uses_trig = True
+        if not config.exact_trig:
+            fn = mathlib.libm_function(self.builder.module, name, a.type)
+            return self._once((name, a), lambda: self.builder.call(fn, [a], name=name))
+        # NOTE: imported here: exact trig is an extra ([Note: the core and its extras] in
+        # minitorch/config.py), so a kernel compiled with the core alone never loads trig.py.
+        from codegen.llvm import trig
+
         if self.huge_seen is None:
             return self._math(name, a, trig)
         self._once(("huge_seen", a), lambda: self._note_huge(a))
@@ -418,6 +428,8 @@ class LLVMOps(OpsHandler):
         return self._once((name, a), lambda: self.builder.call(fast, [a], name=name))
 
     def _note_huge(self, a: ir.Value) -> ir.Value:
+        from codegen.llvm import trig  # NOTE: imported here: see _trig
+
         seen = self.builder.load(self.huge_seen, typ=I1)
         seen = self.builder.or_(seen, trig.needs_slow_path(self.builder, a))
         self.builder.store(seen, self.huge_seen)

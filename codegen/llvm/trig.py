@@ -58,11 +58,9 @@ from codegen.llvm.mathlib import (
     PRECISIONS,
     Emitter,
     define_function,
-    libm_function,
     unary_function,
 )
 from codegen.llvm.pi_reduction import reduce_exactly
-from minitorch import config
 
 I1 = ir.IntType(1)
 I64 = ir.IntType(64)
@@ -111,11 +109,9 @@ def math_function(module: ir.Module, name: str, ir_type: ir.Type) -> ir.Function
 
     It is the fast path, inlined into the loop and vectorized like mathlib's functions, and a
     call of the slow path for huge x, which is in the trig library ([Note: sin and cos over
-    the whole float range]). With config.exact_trig off it is libm's instead ([Note: plain
-    trig] in mathlib.py).
+    the whole float range]). Only with config.exact_trig on: off, ops.py calls libm's
+    instead ([Note: plain trig] in mathlib.py), and this module is not even imported.
     """
-    if not config.exact_trig:
-        return libm_function(module, name, ir_type)
     fn_name = f"minitorch.{name}.{ir_type}"
     if fn_name in module.globals:
         return module.globals[fn_name]

@@ -8,6 +8,11 @@ gradients and errors; each test also checks that the switch really took the plai
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from codegen_testing import run_compiled, unary_program
@@ -201,3 +206,31 @@ def test_the_plain_kernel_and_launch(switch):
     else:
         assert "___pointer_at(id(x)" in launch
     assert ("___parallel_for" in launch) is not is_off(switch, "thread_pool")
+
+
+SIN_COS_ALONE = """
+import sys
+import numpy as np
+import minitorch
+x = minitorch.tensor(np.array([0.5, -3.0, 1e7, 3e9, -1e20, np.inf], np.float32))
+got = minitorch.compile(lambda t: minitorch.sin(t) ** 2 + minitorch.cos(t) ** 2)(x)
+want = np.sin(x.numpy()) ** 2 + np.cos(x.numpy()) ** 2
+np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+print("codegen.llvm.trig" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("core", ["1", "0"])
+def test_exact_trig_off_never_imports_trig(core, tmp_path):
+    """With the core alone, sin and cos are libm's and trig.py (the extra's generator) is not
+    even imported; with the extras on, it is (a fresh process: this one has imported it)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIN_COS_ALONE],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "MINITORCH_CORE": core, "MINITORCH_CACHE_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(core == "0")]
