@@ -86,7 +86,7 @@ def register_lowering(op: OpDef, lower: Callable[..., Pointwise | Reduction]) ->
 
 
 # The lowerings plugins added, by op name: the compiled-graph cache keys on their sources
-# (minitorch/compile/hooks.py, `identities`), as it does on the tree's own.
+# (minitorch/compile/graph_cache.py, `hook_identities`), as it does on the tree's own.
 ADDED: dict[str, Callable] = {}
 
 

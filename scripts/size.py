@@ -21,8 +21,8 @@ Each stage's files are split three ways:
   that benchmarks/matmul.py measures (mm runs as an extern step), other frontends (export,
   jit.trace). Read after the core.
 The compiler is capture to runtime; the eager library (stage one), the user library (nn,
-optim, data, distributions) and the course's graders are counted on lines of their own. Every Python file of the four
-packages belongs to exactly one place (tests/test_size.py checks it).
+optim, data, distributions) and the course's graders are counted on lines of their own. Every
+Python file of the four packages belongs to exactly one place (tests/test_size.py checks it).
 """
 
 from __future__ import annotations

@@ -68,16 +68,20 @@ import numpy as np
 from codegen import disk_cache
 from codegen.backend import Backend
 from ir.nodes import Layout
+from ir.policy import fusion_policies
 from minitorch import _logging, config
 from minitorch.compile.shapes import SizeBinding
 from minitorch.compile.wrapper import CompiledGraph
 from minitorch.device import device as Device  # noqa: N812 - a class named like torch's
 from minitorch.dtype import DType, get_dtype
+from minitorch.ops.registry import ADDED as ADDED_OPS
 from minitorch.ops.registry import OPS, OpDef
 from minitorch.tensor import Tensor
 from tracer.aot import fake_inputs
+from tracer.aot.partition import partitioners
 from tracer.fx import GraphModule
 from tracer.fx.node import Node
+from tracer.fx.passes.registry import graph_passes, identity
 
 # The stages that print what a loaded graph never made (its loop IR, its kernels' IR).
 _PRINTING = ("loop_ir", "kernels", "ptx")
@@ -280,11 +284,35 @@ def _constant(value: Any) -> str:
     return f"{_val(value)} sha256 {hashlib.sha256(data.tobytes()).hexdigest()}"
 
 
+def hook_identities() -> list[str]:
+    """Every hook that can change what a graph compiles to, as `kind/name:digest` (the name
+    and the SHA-256 of the source: the same in every process): the graph passes, the
+    partitioner and fusion policy in use, the ops and lowerings plugins added, the CUDA launch
+    plans (minitorch/compile/hooks.py lists the hooks)."""
+    hooks = [f"pass/{p.stage}/{identity(p.name, p.fn)}" for p in graph_passes()]
+    partitioner = partitioners().get(config.partitioner)
+    if partitioner is not None:
+        hooks.append(f"partitioner/{identity(config.partitioner, partitioner)}")
+    policy = fusion_policies().get(config.fusion_policy)
+    if policy is not None:
+        hooks.append(f"fusion_policy/{identity(config.fusion_policy, policy)}")
+    for name, op in ADDED_OPS.items():  # a plugin's op: its kernel, derivative, decomposition
+        for part in ("impl", "backward", "decomposition"):
+            if getattr(op, part, None) is not None:
+                hooks.append(f"op/{part}/{identity(name, getattr(op, part))}")
+    # NOTE: looked up, not imported: a process whose graphs all come from the disk never loads
+    # the lowering or the CUDA target, and a plugin that adds to them has imported them
+    lowering = sys.modules.get("ir.lowering")
+    if lowering is not None:
+        hooks += [f"lowering/{identity(name, fn)}" for name, fn in lowering.ADDED.items()]
+    launch = sys.modules.get("codegen.cuda.launch")
+    if launch is not None:
+        hooks += [f"launch_plan/{plan}" for plan in launch.launch_plan_identity()]
+    return hooks
+
+
 def _environment(backend: Backend) -> str:
     """Everything besides the graph that the compiled form depends on."""
-    # NOTE: imported here: hooks.py imports the backends, whose driver imports this module
-    from minitorch.compile.hooks import identities
-
     knobs = {
         name: sorted(value) if isinstance(value, (set, frozenset)) else value
         for name, value in sorted(vars(config).items())
@@ -301,7 +329,7 @@ def _environment(backend: Backend) -> str:
             backend.device,
             sorted(backend.dtypes),
             knobs,
-            identities(),  # the hooks, by name and source digest, not repr (hooks.py)
+            hook_identities(),  # by name and source digest, not repr
             sys.version,
             np.__version__,
             _compiler_source(),

@@ -20,8 +20,9 @@
 
 Each hook lives beside what it extends, and the tree's own implementations register through
 it: "default" and "min_cut" are partitioners like any other, "greedy" a fusion policy. A hook
-is known by its name and a digest of its source (`identities`), which the compiled-graph cache
-keys on, so that a changed pass is never served the graphs an older version compiled.
+is known by its name and a digest of its source, which the compiled-graph cache keys on
+(graph_cache.py, `hook_identities`), so that a changed pass is never served the graphs an
+older version compiled.
 
 `python -m minitorch.compile SCRIPT --plugin MODULE` and `python -m minitorch.course grade NAME
 --plugin MODULE` import a plugin (`load_plugin`) before anything compiles.
@@ -34,7 +35,6 @@ import importlib.util
 import pathlib
 import sys
 
-from ir.lowering import ADDED as lowerings_added
 from ir.lowering import register_lowering
 from ir.policy import (
     Capabilities,
@@ -45,14 +45,12 @@ from ir.policy import (
 from minitorch import config
 from minitorch.compile.backends import register_backend
 from minitorch.functional.registration import register_function
-from minitorch.ops.registry import ADDED as ops_added
 from minitorch.ops.registry import register_op
 from minitorch.ops.samples import register_samples
 from tracer.aot.partition import Joint, partitioners, register_partitioner, unregister_partitioner
 from tracer.fx.passes.registry import (
     STAGES,
     graph_passes,
-    identity,
     register_graph_pass,
     unregister_graph_pass,
 )
@@ -64,7 +62,6 @@ __all__ = [
     "describe",
     "fusion_policies",
     "graph_passes",
-    "identities",
     "load_plugin",
     "partitioners",
     "register_backend",
@@ -79,27 +76,6 @@ __all__ = [
     "unregister_graph_pass",
     "unregister_partitioner",
 ]
-
-
-def identities() -> list[str]:
-    """Every hook that can change what a graph compiles to, as `kind/name:digest`: the
-    passes, the partitioner and the fusion policy in use (the compiled-graph cache's key)."""
-    hooks = [f"pass/{p.stage}/{identity(p.name, p.fn)}" for p in graph_passes()]
-    partitioner = partitioners().get(config.partitioner)
-    if partitioner is not None:
-        hooks.append(f"partitioner/{identity(config.partitioner, partitioner)}")
-    policy = fusion_policies().get(config.fusion_policy)
-    if policy is not None:
-        hooks.append(f"fusion_policy/{identity(config.fusion_policy, policy)}")
-    for name, op in ops_added.items():  # a plugin's op: its kernel, derivative, decomposition
-        for part in ("impl", "backward", "decomposition"):
-            if getattr(op, part, None) is not None:
-                hooks.append(f"op/{part}/{identity(name, getattr(op, part))}")
-    hooks += [f"lowering/{identity(name, fn)}" for name, fn in lowerings_added.items()]
-    launch = sys.modules.get("codegen.cuda.launch")  # an extra: a plugin's plan imported it
-    if launch is not None:
-        hooks += [f"launch_plan/{plan}" for plan in launch.launch_plan_identity()]
-    return hooks
 
 
 def describe() -> str:

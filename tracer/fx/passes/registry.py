@@ -21,7 +21,7 @@ course grades passes by exactly that (minitorch/course/assignments/graph_pass.py
 
 A pass is known by its name and a digest of its source, not by its repr, so that the
 compiled-graph cache can tell two versions of a pass apart and match one across processes
-(`identities`).
+(`identity`).
 """
 
 from __future__ import annotations
@@ -109,8 +109,3 @@ def identity(name: str, fn: Callable) -> str:
     except (OSError, TypeError):
         text = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(type(fn)))}"
     return f"{name}:{hashlib.sha256(text.encode()).hexdigest()[:16]}"
-
-
-def identities() -> list[str]:
-    """Every registered pass as `stage/name:digest`, in order."""
-    return [f"{p.stage}/{identity(p.name, p.fn)}" for p in _PASSES.values()]
