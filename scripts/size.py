@@ -131,9 +131,9 @@ COMPILER = (
 # Code lines each stage's core may have: today's sizes and a little room, so growth is a
 # decision. The aim is ~8k for the compiler and ~1.5k a stage: capture is far over it.
 BUDGET = {
-    "graph IR": 1300,
+    "graph IR": 1350,  # +50: provenance (issue 27)
     "capture": 5350,
-    "AOT autograd": 820,
+    "AOT autograd": 875,  # +55: provenance (issue 27)
     "loop IR": 2500,
     "code generation": 1960,
     "driver and runtime": 900,

@@ -14,7 +14,7 @@ so under AOT autograd's tracing mode they are recorded into the joint graph.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from minitorch.autograd.grad_mode import enable_grad, no_grad
 from minitorch.errors import AutogradError, at_user_line
@@ -47,10 +47,13 @@ def run_backward(
     inputs: Sequence | None = None,
     retain_graph: bool = False,
     create_graph: bool = False,
+    on_node: Callable[[object], None] | None = None,
 ) -> list | None:
     """Propagate `grad_outputs` from `outputs`.
 
     Fills `.grad` of the leaves, or, when `inputs` is given, returns their gradients instead.
+    `on_node(node)` is called before each node runs: a tracer that records the backward
+    learns which forward op each recorded op differentiates (tracer/aot/joint.py).
     """
     from minitorch.ops import add, to_copy
 
@@ -111,6 +114,8 @@ def run_backward(
             grads = pending.pop(id(node), None)
             if grads is None:
                 continue
+            if on_node is not None:
+                on_node(node)
             input_grads = node.apply(tuple(grads))
             if not retain_graph and hasattr(node, "release"):
                 node.release()

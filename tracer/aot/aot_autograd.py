@@ -27,7 +27,7 @@ from minitorch.factories import zeros
 from minitorch.tensor import Tensor
 from tracer.aot.aliasing import OutputAliases, find_output_aliases, saved_aliases
 from tracer.aot.joint import JointSpec, trace_joint
-from tracer.aot.make_fx import make_fx
+from tracer.aot.make_fx import make_fx, run_noting_origins
 from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
 from tracer.fx import GraphModule, lint_after
 from tracer.fx.passes.registry import run_graph_passes
@@ -198,7 +198,7 @@ def _as_tuple(fn: Callable) -> Callable:
     input itself, and whether it required grad (see find_output_aliases)."""
 
     def flat(*args):
-        out = fn(*args)
+        out = run_noting_origins(fn, args)  # as fn(*args): [Note: origins of traced nodes]
         out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         flat.seen = [(any(o is a for a in args), o.requires_grad) for o in out]
         return out

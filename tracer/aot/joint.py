@@ -12,6 +12,7 @@ forward's `cos(x)`.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -68,12 +69,19 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
             tangent = make_fake(TensorMeta(tuple(outs[i].shape), outs[i].dtype))
             mode.placeholder(f"tangents_{n + 1}", tangent)
             tangents.append(tangent)
+        made_by = _forward_nodes(mode)
+
+        def note_grad_of(autograd_node) -> None:  # [Note: origins of traced nodes]
+            mode.grad_of = made_by.get(id(autograd_node))
+
         grads = run_backward(
             [outs[i] for i in diff_outs],
             tangents,
             inputs=[primals[i] for i in grad_inputs],
             retain_graph=True,
+            on_node=note_grad_of,
         )
+        mode.grad_of = None
         mode.output((*outs, *grads))
     _move_placeholders_first(graph)
     eliminate_common_subexpressions(
@@ -87,6 +95,19 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
     )
     spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, kept_outputs=kept)
     return GraphModule(mode.constants, graph), spec
+
+
+def _forward_nodes(mode: ProxyMode) -> dict[int, Node]:
+    """id(autograd node) -> the joint graph's node of the forward op that made it, for every
+    tensor traced so far (an op of several outputs: the op's node, not a getitem)."""
+    made_by: dict[int, Node] = {}
+    for tensor in mode._alive:
+        grad_fn, node = tensor._grad_fn, mode.node_of.get(id(tensor))
+        if grad_fn is not None and node is not None:
+            if node.target is operator.getitem:
+                node = node.args[0]
+            made_by.setdefault(id(grad_fn), node)
+    return made_by
 
 
 def _move_placeholders_first(graph: Graph) -> None:
@@ -103,6 +124,7 @@ def eliminate_common_subexpressions(graph: Graph, keep_apart: set[Node] = frozen
     write into one must not reach the other.
     """
     seen: dict[tuple, object] = {}
+    merged: dict[str, str] = {}  # an erased node's name -> the node that stands for it
     for node in graph.nodes:
         if node.op != "call_function" or getattr(node.target, "kind", None) == "random":
             continue
@@ -111,6 +133,10 @@ def eliminate_common_subexpressions(graph: Graph, keep_apart: set[Node] = frozen
         if first is not node and not (first in keep_apart and node in keep_apart):
             node.replace_all_uses_with(first)
             graph.erase_node(node)
+            merged[node.name] = first.name
+    for node in graph.nodes:  # a derivative of an erased node: of the one that stands for it
+        if node.meta.get("grad_of") in merged:
+            node.meta["grad_of"] = merged[node.meta["grad_of"]]
 
 
 def _hashable(a):

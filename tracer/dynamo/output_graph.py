@@ -73,10 +73,12 @@ from tracer.dynamo.variables.factories import DATA_FACTORIES
 from tracer.dynamo.variables.tensor import TensorMethodVariable, TensorVariable
 from tracer.dynamo.variables.tuples import TupleVariable
 from tracer.fx import Graph, GraphModule, Node, lint_after
+from tracer.fx.provenance import Location
 
 if TYPE_CHECKING:
     from tracer.dynamo.eval_frame import Frame
     from tracer.dynamo.graph_break import BreakPlan
+    from tracer.dynamo.symbolic_convert import InstructionTranslator
 
 
 @dataclass
@@ -122,6 +124,8 @@ class OutputGraph:
         self.views_of_written: dict[Node, str] = {}  # views of inputs it mutates: not returned
         self.graph_module: GraphModule | None = None
         self.transformed: TransformedCode | None = None  # set by compile_subgraph
+        # the innermost translator running an instruction: where a node is recorded from
+        self.translating: InstructionTranslator | None = None
 
     # ---- recording ---------------------------------------------------------------------------
 
@@ -219,9 +223,22 @@ class OutputGraph:
         else:
             node = self.graph.call_method(target, node_args, node_kwargs)
         node.meta["val"] = result
+        self._locate(node)
         self._refuse_no_grad_view(node, args)
         self._note_view_of_written_input(node, args)
         return self._wrap_result(node, result, _target_name(op, target))
+
+    def _locate(self, node: Node) -> None:
+        """Record the user's line that made `node`, and the lines of the calls it is inlined
+        into, outermost first ([Note: provenance] in tracer/fx/provenance.py)."""
+        stack = []
+        tx = self.translating
+        while tx is not None:
+            if tx.instruction is not None and tx.instruction.lineno is not None:
+                stack.append(Location.at(tx.frame.code.co_filename, tx.instruction.lineno))
+            tx = tx.parent
+        node.meta["call_stack"] = tuple(reversed(stack))
+        node.meta["location"] = stack[0] if stack else None
 
     def _refuse_no_grad_view(self, node: Node, args: list[VariableTracker]) -> None:
         """A view made under no_grad of a tensor that requires grad requires grad, with no
@@ -260,6 +277,8 @@ class OutputGraph:
             for i, r in enumerate(result):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = r
+                item.meta["location"] = node.meta["location"]  # the line of the call
+                item.meta["call_stack"] = node.meta["call_stack"]
                 if node in self.views_of_written:  # chunk of a written input: pieces are views
                     self.views_of_written[item] = self.views_of_written[node]
                 items.append(TensorVariable(item, r, output=self))

@@ -80,6 +80,8 @@ class InstructionTranslator:
         self.frame = frame
         self.output = output
         self.depth = 0  # how many inlined calls deep (InliningTranslator)
+        self.parent: InstructionTranslator | None = None  # the caller, when inlined
+        self.instruction: Instruction | None = None  # the one running: its line is the node's
         self.root_globals = frame.f_globals  # what G means in sources and guards
         self.instructions = read_instructions(frame.code)
         self.stack: list[VariableTracker] = []
@@ -111,6 +113,9 @@ class InstructionTranslator:
         stack, kw_names = list(self.stack), self.kw_names  # for a graph break: the state before
         mutations = self.output.side_effects.version  # an inlined call that wrote cannot break
         start = self.output.begin_instruction() if self.depth == 0 else None
+        # nodes recorded now are located at this instruction ([Note: provenance])
+        self.instruction, translating = inst, self.output.translating
+        self.output.translating = self
         try:
             if inst.protected and not self.with_blocks:  # (a grad mode block: traced)
                 raise Unsupported(
@@ -130,6 +135,8 @@ class InstructionTranslator:
             ):
                 return  # the graph so far is compiled; a resume function does the rest
             raise e from None
+        finally:
+            self.output.translating = translating
 
     def _located(self, e: Unsupported, inst: Instruction) -> Unsupported:
         if e.lineno is None:

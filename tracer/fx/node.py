@@ -71,7 +71,10 @@ class Node:
         self.op = op
         self.target = target
         self.users: dict[Node, None] = {}  # nodes that read this one, in insertion order
-        self.meta: dict[str, Any] = {}  # free-form: 'val' (example/fake value), 'stack_trace'
+        # free-form: 'val' (example/fake value), 'stack_trace'; and the provenance keys of
+        # [Note: provenance] in provenance.py: 'location', 'call_stack' (capture), 'origins',
+        # 'grad_of' (AOT autograd)
+        self.meta: dict[str, Any] = {}
         self._args: tuple = ()
         self._kwargs: dict = {}
         self._input_nodes: dict[Node, None] = {}

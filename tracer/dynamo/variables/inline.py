@@ -216,6 +216,7 @@ class InliningTranslator(InstructionTranslator):
     ) -> None:
         super().__init__(frame, parent.output)
         self.depth = parent.depth + 1
+        self.parent = parent  # its instruction is the call: a node's outer line
         self.root_globals = parent.root_globals
         self.unread_arguments = {}
         self.symbolic_locals = dict(arguments)  # already trackers
