@@ -3,12 +3,9 @@
 [Note: hollowed assignments]
 Some assignments rebuild a real piece of the compiler rather than add to it: the default
 partitioner, the fusion rule that decides whether a load can be served inside a kernel. The
-reference is the repository's own code, marked in place:
-
-    # course: begin partitioner
-    backward_nodes = _ancestors(joint.grads) - joint.forward_nodes
-    ...
-    # course: end partitioner
+reference is the repository's own code, marked in place by a comment line `course: begin
+NAME` before the region and `course: end NAME` after it (each after a `#`, on a line of its
+own, indented as the code: ir/scheduler.py's `why_not` holds one).
 
 `start` copies the repository's files (those git tracks, or every file but virtual
 environments and caches when there is no git) to DIR, and in the copy replaces each region the

@@ -13,8 +13,26 @@ from tests.course.grade import ROOT, grade, start
 REGIONS = {"partitioner": "tracer/aot/partition.py", "fusion": "ir/scheduler.py"}
 # A wrong rebuild of each region: the grader must fail it, naming the problem.
 WRONG = {
-    "partitioner": ("    return list(joint.primals)\n", "would compute rng_state again"),
-    "fusion": ("    return None\n", "failed: KeyError"),  # a load of a value not yet there
+    "partitioner": [("    return list(joint.primals)\n", "would compute rng_state again")],
+    "fusion": [
+        ("    return None\n", "failed: KeyError"),  # a load of a value not there yet
+        (  # a load at another element passes when it names the same loop variables
+            """\
+    where = {node.name: (k, node) for k, other in enumerate(kernel.loops) for node in other.nodes}
+    for name, index in loads(buffer, node_index(kernel.ranges, loop.ranges, buffer)):
+        if name not in where:
+            continue
+        producer_position, producer = where[name]
+        stored_at = store_index(producer, _index_in(kernel, producer_position, producer))
+        if index.free_vars() != stored_at.free_vars():
+            return f"it loads {name} at {index}, which this kernel computes at {stored_at}"
+        if isinstance(producer.data, Reduction) and producer_position >= position:
+            return f"{name} is a reduction of the same loop"
+    return None
+""",
+            "y + y.t() of a stored y",
+        ),
+    ],
 }
 
 
@@ -52,10 +70,10 @@ def test_a_hollowed_copy_fails_until_rebuilt(name, tmp_path):
     assert hollowed.returncode == 1 and "this region is yours to write" in hollowed.stdout
 
     path = copy / REGIONS[name]
-    body, message = WRONG[name]
-    _rewrite(path, name, body)
-    wrong = grade(name, cwd=copy)
-    assert wrong.returncode == 1 and message in wrong.stdout, wrong.stdout
+    for body, message in WRONG[name]:
+        _rewrite(path, name, body)
+        wrong = grade(name, cwd=copy)
+        assert wrong.returncode == 1 and message in wrong.stdout, wrong.stdout
 
     reference = _region((ROOT / REGIONS[name]).read_text(), name)
     _rewrite(path, name, reference)

@@ -17,8 +17,15 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import minitorch
 from minitorch import config
-from minitorch.course.checks import WORKLOADS, fuzz_cases, workload_cases
+from minitorch.course.checks import (
+    WORKLOADS,
+    _randn,
+    fuzz_cases,
+    same_as_eager,
+    workload_cases,
+)
 from minitorch.course.grading import Assignment, Case, CaseFailed, Part, Submission
 
 BACKENDS = ("llvm", "interpreter", "numpy")
@@ -67,9 +74,35 @@ def _under(name: str, cases: Iterator[Case]) -> Iterator[Case]:
         yield Case(case.name, run, case.reproducer)
 
 
+def _stored_then_transposed(x):
+    y = (minitorch.exp(x) * 2).contiguous()
+    return y, y + y.t()
+
+
+def _softmax_plus_transpose(x):
+    s = minitorch.softmax(x, dim=-1)
+    return s + s.t()
+
+
+# Loads of a buffer the kernel computes, at another element than it stores (rule 2's case).
+ACROSS = {
+    "y + y.t() of a stored y": _stored_then_transposed,
+    "softmax(x) + its transpose": _softmax_plus_transpose,
+}
+
+
+def _across(backend: str) -> Iterator[Case]:
+    for text, fn in ACROSS.items():
+        yield Case(
+            f"{text} ({backend})",
+            lambda fn=fn, text=text: same_as_eager(text, fn, [_randn(6, 6)], backend),
+        )
+
+
 def _correct(submission: Submission) -> Iterator[Case]:
     name = _chosen(submission)
     for backend in BACKENDS:
+        yield from _under(name, _across(backend))
         yield from _under(name, workload_cases(backend))
     yield from _under(name, workload_cases("cuda_emulator", EMULATED))
 

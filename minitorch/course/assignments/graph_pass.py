@@ -4,8 +4,9 @@ Write a pass that computes each repeated pure expression once (`sin(x) * sin(x)`
 once), register it with `register_graph_pass(name, fn, stage="captured")`, and the compiler
 runs it on every graph capture makes, before AOT autograd (whose traces hold no repeats of
 their own: an op traced twice on one tensor is one node there). Capture's graphs are the
-user's calls (`minitorch.sin`, `x.sum(-1)`), in-place ones included: the pass must not merge
-across a write. Graded by equivalence (values and gradients equal
+user's calls (`minitorch.sin`, `x.sum(-1)`, `F.dropout`): two calls are the same only with
+the same target, arguments and keyword arguments, constants of the same type and sign, and
+never when they draw random numbers. Graded by equivalence (values and gradients equal
 eager's on the workloads and on generated programs, with the pass in the pipeline, compiled
 with fullgraph=True so that no error hides in a fallback) and by what it claims: after it, no
 two pure nodes of a captured graph compute the same thing, and random ops are never merged.
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 import minitorch
-from minitorch.course.checks import WORKLOADS, fuzz_cases, workload_cases
+from minitorch.course.checks import WORKLOADS, _randn, fuzz_cases, same_as_eager, workload_cases
 from minitorch.course.grading import Assignment, Case, CaseFailed, Part, Submission
 
 # Forward graphs with repeats, and with random ops that look alike and must stay two draws.
@@ -27,6 +30,29 @@ REPEATS = {
     "methods: x.cos().exp() twice": lambda x: x.cos().exp() - x.cos().exp(),
 }
 RANDOM = "F.dropout(x, 0.5) + F.dropout(x, 0.5)"
+
+
+def _ints(seed):
+    return minitorch.tensor(np.arange(-3, 3))
+
+
+def _signed_zeros(seed):
+    return minitorch.tensor(np.array([-0.0, 0.0, 1.5], dtype=np.float32))
+
+
+# Calls that look alike and are not the same: merged, they give a wrong answer.
+LOOK_ALIKE = {
+    "x * 1 and x * 1.0 on integers (int64, float32)": (lambda x: (x * 1, x * 1.0), [_ints]),
+    "x + 0.0 and x + -0.0 (the sign of -0.0 + 0.0)": (
+        lambda x: (x + 0.0, x + -0.0),
+        [_signed_zeros],
+    ),
+    "x.sum() and x.sum(dim=0)": (lambda x: (x.sum(), x.sum(dim=0)), [_randn(4, 3)]),
+    "two rand_like(x): two draws": (
+        lambda x: minitorch.rand_like(x) - minitorch.rand_like(x),
+        [_randn(16)],
+    ),
+}
 
 
 def _registered(submission: Submission) -> Iterator[Case]:
@@ -102,6 +128,11 @@ def _merges(submission: Submission) -> Iterator[Case]:
     yield Case(f"keeps two draws: {RANDOM}", random_kept)
 
 
+def _look_alike(submission: Submission) -> Iterator[Case]:
+    for text, (fn, makers) in LOOK_ALIKE.items():
+        yield Case(text, lambda fn=fn, makers=makers, text=text: same_as_eager(text, fn, makers))
+
+
 def _equal_on_workloads(submission: Submission) -> Iterator[Case]:
     yield from workload_cases("inductor", tuple(WORKLOADS))
 
@@ -120,8 +151,9 @@ ASSIGNMENT = Assignment(
     minutes=90,
     parts=[
         Part("registered", 10, _registered),
-        Part("does what it claims: repeats merged, draws kept", 30, _merges),
-        Part("equal to eager: workloads, values and gradients", 30, _equal_on_workloads),
-        Part("equal to eager: 12 generated programs", 30, _equal_on_programs),
+        Part("does what it claims: repeats merged, draws kept", 25, _merges),
+        Part("keeps apart what only looks alike", 15, _look_alike),
+        Part("equal to eager: workloads, values and gradients", 25, _equal_on_workloads),
+        Part("equal to eager: 12 generated programs", 25, _equal_on_programs),
     ],
 )
