@@ -30,7 +30,7 @@ from tracer.aot.joint import JointSpec, trace_joint
 from tracer.aot.make_fx import make_fx, run_noting_origins
 from tracer.aot.partition import describe_saved, partition_joint, tangents_read, without_tangents
 from tracer.fx import GraphModule, lint_after
-from tracer.fx.passes.registry import run_graph_passes
+from tracer.fx.passes.registry import graph_passes, run_graph_passes
 
 Compiler = Callable[[GraphModule, list], Callable]
 
@@ -73,10 +73,11 @@ def aot_trace(fn: Callable, example_inputs: Sequence[Tensor], log: bool = True) 
     left to `graphs.aliases` ([Note: output aliasing]). Compiles nothing; `log` reports the
     graphs to the walkthrough (off when tracing at sentinel sizes, [Note: symbolic sizes])."""
     name = getattr(fn, "meta", {}).get("name", "graph")
-    if isinstance(
-        fn, GraphModule
-    ):  # the passes of stage "captured" ([Note: where graph passes run])
+    if isinstance(fn, GraphModule) and graph_passes("captured"):  # [Note: where graph passes run]
         fn = run_graph_passes("captured", fn)
+        if log:
+            names = ", ".join(p.name for p in graph_passes("captured"))
+            _record("graph", fn, None, f"{name}, after the graph passes: {names}")
     flat = _as_tuple(fn)
     graphs, seconds = _trace(flat, example_inputs, name)
     num_outputs = graphs.spec.num_outputs if graphs.training else None
@@ -213,9 +214,10 @@ def fake_inputs(gm: GraphModule) -> list:
     return [n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder"]
 
 
-def _record(stage: str, gm: GraphModule, seconds: float | None) -> None:
+def _record(stage: str, gm: GraphModule, seconds: float | None, title: str = "") -> None:
     if _logging.enabled(stage):
-        _logging.artifact(stage, gm.meta["name"], gm.print_readable(print_output=False), seconds)
+        text = gm.print_readable(print_output=False)
+        _logging.artifact(stage, title or gm.meta["name"], text, seconds)
 
 
 class CompiledFunction:
