@@ -31,6 +31,7 @@ go through ops.to_dtype.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ir import lower_indirect, lower_reductions
@@ -52,6 +53,7 @@ from ir.ops_handler import ops
 from minitorch.errors import CompileError
 from minitorch.ops.registry import OpDef, TensorMeta
 from minitorch.tensor import Tensor
+from tracer.fx.provenance import locations_of, unique
 
 # The op table's rows that lower to loops (op.lowering == "lowered" in minitorch/ops), keyed by
 # the row itself: pointwise ops (ir/lower_pointwise.py), views (ir/lower_views.py), reductions
@@ -147,6 +149,9 @@ class _GraphLowering:
         self.buffers: list[ComputedBuffer] = []
         self.by_text: dict[str, TensorValue] = {}  # a realized body's text -> its buffer
         self.outputs: tuple[str, ...] = ()
+        # [Note: provenance]: an inlined value's node, and the nodes its loader inlines
+        self.inlined: dict[Any, tuple[str, ...]] = {}
+        self.by_name = {node.name: node for node in self.nodes}
 
     def run(self) -> LoweredProgram:
         for node in self.nodes:
@@ -170,6 +175,8 @@ class _GraphLowering:
         if target in lower_indirect.INDIRECT_READS and args[0] in self.values:
             self._realize_checks(args[0])  # rule 4 of [Note: inlining]
         meta = _meta(node)
+        # the nodes this value computes: its own, and those inlined into its operands
+        origins = unique([*_inlined_origins((args, kwargs), self.inlined), node.name])
         args = [self._value(a) for a in args]
         kwargs = {k: self._value(v) for k, v in kwargs.items()}
         data = LOWERINGS[target](meta, *args, **kwargs)
@@ -178,10 +185,13 @@ class _GraphLowering:
                 f"lowering of {name} made {data.dtype.name}{data.ranges}, "
                 f"but {node.name} is {meta.dtype.name}{tuple(meta.shape)}"
             )
-        self.values[node] = self._inline_or_realize(node, target, data, (args, kwargs))
+        value = self._inline_or_realize(node, target, data, (args, kwargs), origins)
+        if value.buffer is None:
+            self.inlined[node] = origins
+        self.values[node] = value
 
     def _inline_or_realize(
-        self, node: Any, target: OpDef, data: Pointwise | Reduction, args: Any
+        self, node: Any, target: OpDef, data: Pointwise | Reduction, args: Any, origins: tuple
     ) -> TensorValue:
         """The rules of [Note: inlining]. The body is run to price it only when it could be
         costly: when it has several readers, or inlines a value with several."""
@@ -190,9 +200,9 @@ class _GraphLowering:
         depth = 1 + max((a.depth for a in operands), default=0)
         is_output = any(u.op == "output" for u in self.users[node])
         if isinstance(data, Reduction):
-            return self._realize(data, None if is_output else str(data))
+            return self._realize(data, None if is_output else str(data), origins)
         if depth > MAX_INLINE_DEPTH or is_output:
-            return self._realize(data, None)
+            return self._realize(data, None, origins)
         # a view of a buffer is one load: re-reading it costs what reading a copy would
         single_load = target.kind == "view" and all(v.single_load for v in operands)
         shared = readers > 1 or any(v.shared for v in operands if v.buffer is None)
@@ -203,7 +213,7 @@ class _GraphLowering:
             cost = body_cost(data.inner_fn, len(data.ranges))
             if must_realize(cost, readers):
                 return self._realize(
-                    data, f"Pointwise {data.dtype.name} {data.ranges}\n{cost.text}"
+                    data, f"Pointwise {data.dtype.name} {data.ranges}\n{cost.text}", origins
                 )
         return TensorValue(
             data.ranges, data.dtype, data.inner_fn, None, depth, single_load, checks_index, shared
@@ -219,13 +229,22 @@ class _GraphLowering:
                 raise CompileError(f"graph output {result!r} is not a lowered tensor")
         self.outputs = tuple(self.values[result].buffer for result in results)
 
-    def _realize(self, data: Pointwise | Reduction, text: str | None) -> TensorValue:
+    def _realize(
+        self, data: Pointwise | Reduction, text: str | None, origins: tuple[str, ...]
+    ) -> TensorValue:
         """Give `data` a buffer, or the earlier buffer with the same `text` (None: a buffer of
-        its own, as each graph output needs); consumers load from it from now on."""
+        its own, as each graph output needs); consumers load from it from now on. The buffer
+        computes the nodes `origins` ([Note: provenance])."""
         if text in self.by_text:
-            return self.by_text[text]
+            value = self.by_text[text]
+            self._add_origins(int(value.buffer[3:]), origins)  # it computes these too
+            return value
         buffer = ComputedBuffer(
-            f"buf{len(self.buffers)}", Layout.contiguous(data.ranges, data.dtype), data
+            f"buf{len(self.buffers)}",
+            Layout.contiguous(data.ranges, data.dtype),
+            data,
+            origins,
+            locations_of(self.by_name[name] for name in origins),
         )
         self.buffers.append(buffer)
         value = _buffer_value(buffer.name, buffer.layout)
@@ -239,7 +258,14 @@ class _GraphLowering:
         value = self.values[node]
         if value.buffer is None and value.checks_index:
             data = Pointwise(value.dtype, value.shape, value.loader)
-            self.values[node] = self._realize(data, str(data))
+            self.values[node] = self._realize(data, str(data), self.inlined.pop(node))
+
+    def _add_origins(self, k: int, origins: tuple[str, ...]) -> None:
+        """buf<k> computes the nodes `origins` too (an equal body, merged)."""
+        buffer = self.buffers[k]
+        merged = unique([*buffer.origins, *origins])
+        locations = locations_of(self.by_name[name] for name in merged)
+        self.buffers[k] = replace(buffer, origins=merged, locations=locations)
 
     def _value(self, arg: Any) -> Any:
         """An argument as a lowering sees it: nodes as TensorValues, other values unchanged."""
@@ -254,6 +280,18 @@ def _buffer_value(name: str, layout: Layout) -> TensorValue:
         return ops.load(name, indexer(index))
 
     return TensorValue(layout.size, layout.dtype, load, name)
+
+
+def _inlined_origins(arg: Any, inlined: dict[Any, tuple[str, ...]]) -> list[str]:
+    """The origins of the inlined values among the nodes inside nested args."""
+    if isinstance(arg, (tuple, list)):
+        return [name for a in arg for name in _inlined_origins(a, inlined)]
+    if isinstance(arg, dict):
+        return _inlined_origins(list(arg.values()), inlined)
+    try:
+        return list(inlined.get(arg, ()))
+    except TypeError:  # unhashable, so not a node: a slice on Python 3.11
+        return []
 
 
 def _tensor_values(arg: Any) -> list[TensorValue]:

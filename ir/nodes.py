@@ -26,15 +26,17 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var
 from ir.printer import format_inner_fn
 from minitorch.fake import contiguous_strides
+from tracer.fx.provenance import describe
 
 if TYPE_CHECKING:
     from minitorch.dtype import DType
+    from tracer.fx.provenance import Location
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,19 @@ class ComputedBuffer:
     name: str  # 'buf0', 'buf1', ... in the order lowering created them
     layout: Layout  # Layout.contiguous(data.ranges, data.dtype)
     data: Pointwise | Reduction  # what to compute
+    # [Note: provenance] in tracer/fx/provenance.py: the lowered graph's nodes whose values it
+    # computes (those inlined into it too), and their source lines. Not part of what the
+    # buffer computes: equality, the printer and the kernel cache's key ignore them.
+    origins: tuple[str, ...] = field(default=(), compare=False)
+    locations: tuple[Location, ...] = field(default=(), compare=False)
+
+    @property
+    def provenance(self) -> str:
+        """`buf3: from sin_1, pow_2 (sincos.py:13)`: what a kernel's source says in a comment
+        line before this buffer's code; '' when it has no origins."""
+        if not self.origins:
+            return ""
+        return describe(self.name, self.origins, self.locations).replace("\n", " ")
 
     def __str__(self) -> str:
         return f"{self.name}: {self.data}"

@@ -50,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ir.indexing import Const, Expr, index_vars
 from ir.memory import plan_writes
@@ -59,6 +60,9 @@ from ir.policy import Capabilities, current_policy
 from ir.printer import PrintingHandler, format_inner_fn
 from minitorch import config
 from minitorch.errors import CompileError
+
+if TYPE_CHECKING:
+    from tracer.fx.provenance import Location
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,16 @@ class FusedKernel:
     def nodes(self) -> tuple[ComputedBuffer, ...]:
         """Every node, loop after loop: program order."""
         return tuple(node for loop in self.loops for node in loop.nodes)
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """The fx nodes its buffers compute ([Note: provenance] in tracer/fx/provenance.py)."""
+        return tuple(dict.fromkeys(name for node in self.nodes for name in node.origins))
+
+    @property
+    def locations(self) -> tuple[Location, ...]:
+        """The source lines of its buffers, each once, in order."""
+        return tuple(dict.fromkeys(loc for node in self.nodes for loc in node.locations))
 
     def __str__(self) -> str:
         reduction = f", reduction_ranges={self.reduction_ranges}" if self.reduction_ranges else ""

@@ -29,7 +29,9 @@ pytestmark = pytest.mark.extras("disk_cache")
 FIELDS = {
     FusedKernel: {"name", "loops", "ranges", "reduction_ranges", "reads", "writes"},
     Loop: {"ranges", "nodes"},
-    ComputedBuffer: {"name", "layout", "data"},
+    # origins and locations reach only a comment line of the IR text (where the buffer's code
+    # came from): kernels that differ only there have the same machine code, and share a key
+    ComputedBuffer: {"name", "layout", "data", "origins", "locations"},
     Pointwise: {"dtype", "ranges", "inner_fn"},
     Reduction: {"dtype", "ranges", "reduction_ranges", "reduction_type", "inner_fn"},
     Layout: {"size", "stride", "dtype", "offset"},
