@@ -11,10 +11,16 @@ names it, so compiling costs nothing extra otherwise:
 
     MINITORCH_LOGS=graph,guards,recompiles python train.py    # or, in a test:
     monkeypatch.setattr(minitorch.config, "logs", {"recompiles"})
+
+An artifact may carry the object it was printed from (`obj`: the lowered steps, the compiled
+graph), and a recorder keeps the events too: the HTML report (minitorch/compile/report/) reads
+both. `MINITORCH_REPORT=DIR python train.py` records from the first compile on and writes that
+report to DIR when the process exits.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -37,6 +43,7 @@ class Artifact:
     title: str  # e.g. "f (code object at sincos.py:4)"
     text: str  # the printed IR
     seconds: float | None  # how long the stage took, if it was timed
+    obj: object = None  # what `text` prints, for the HTML report; None if not handed over
 
 
 @dataclass
@@ -55,6 +62,7 @@ class Recorder:
     OPT_IN only if named: `Recorder(opt_in={"ptx"})`."""
 
     artifacts: list[Artifact] = field(default_factory=list)
+    events: list[Artifact] = field(default_factory=list)  # log()'s, as they happened
     calls: list[CompiledCall] = field(default_factory=list)
     opt_in: frozenset[str] | set[str] = frozenset()
 
@@ -78,10 +86,16 @@ def enabled(stage: str) -> bool:
 
 
 def artifact(
-    stage: str, title: str, text: str, seconds: float | None = None, echo: bool = True
+    stage: str,
+    title: str,
+    text: str,
+    seconds: float | None = None,
+    echo: bool = True,
+    obj: object = None,
 ) -> None:
-    """Hand `text` to the recorders; print it if MINITORCH_LOGS names `stage` and `echo`."""
-    item = Artifact(stage, title, text, seconds)
+    """Hand `text` (printed from `obj`) to the recorders; print it if MINITORCH_LOGS names
+    `stage` and `echo`."""
+    item = Artifact(stage, title, text, seconds, obj)
     for rec in _recorders:
         if rec.wants(stage):
             rec.artifacts.append(item)
@@ -95,7 +109,9 @@ def log_enabled(event: str) -> bool:
 
 
 def log(event: str, title: str, text: str) -> None:
-    """Print one capture event to stderr now, if MINITORCH_LOGS names it."""
+    """Print one capture event to stderr now, if MINITORCH_LOGS names it; recorders keep it."""
+    for rec in _recorders:
+        rec.events.append(Artifact(event, title, text, None))
     if event in config.logs:
         _print(event, title, text)
 
@@ -120,3 +136,11 @@ def _check_names(names: set[str]) -> None:
 
 
 _check_names(config.logs)
+
+
+# NOTE: read here rather than in config.py, once, when the compiler first loads this module:
+# recording must start before the first compile, and costs nothing when the variable is unset
+if os.environ.get("MINITORCH_REPORT"):
+    from minitorch.compile.report import record_until_exit
+
+    record_until_exit(os.environ["MINITORCH_REPORT"])

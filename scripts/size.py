@@ -86,7 +86,11 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "minitorch/compile/symbolic_sizes.py",
             "minitorch/compile/ptx.py",
         ],
-        ["minitorch/compile/walkthrough.py", "minitorch/compile/hooks.py"],
+        [
+            "minitorch/compile/walkthrough.py",
+            "minitorch/compile/hooks.py",
+            "minitorch/compile/report/*",
+        ],
     ),
     "other frontends": (
         ["tracer/export/*", "tracer/jit_trace.py", "tracer/__init__.py"],

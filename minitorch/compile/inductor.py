@@ -220,7 +220,9 @@ def _io(kernels: list[FusedKernel]) -> list[tuple[tuple[str, ...], tuple[str, ..
 def _log_loop_ir(gm: GraphModule, steps: list[LoweredStep], start: float) -> None:
     if _logging.enabled("loop_ir"):
         title = f"{gm.meta.get('name', 'graph')}: {_count(steps)} fused kernel(s)"
-        _logging.artifact("loop_ir", title, format_steps(steps), time.perf_counter() - start)
+        _logging.artifact(
+            "loop_ir", title, format_steps(steps), time.perf_counter() - start, obj=(gm, steps)
+        )
 
 
 def _log_kernels(
@@ -236,7 +238,7 @@ def _log_kernels(
         taking = f" taking sizes {', '.join(sizes)}" if sizes else ""
         title = f"{name}: {len(result.kernels)} {backend.name} kernel(s){taking}"
         source = "\n\n".join([k.source.rstrip() for k in result.kernels] + [result.source])
-        _logging.artifact("kernels", title, source, time.perf_counter() - start)
+        _logging.artifact("kernels", title, source, time.perf_counter() - start, obj=result)
     if _logging.enabled("ptx"):  # the same kernels for the GPU, compiled only
         record_ptx(name, with_dtypes, sizes, backend, result.kernels)
 

@@ -27,6 +27,11 @@ saves instead of the default one ([Note: partitioning] in tracer/aot/partition.p
 runs the script on the CPU as usual and prints the PTX of every kernel of every graph it
 compiled, forward and backward ([Note: compile-only PTX] in minitorch/compile/ptx.py). A kernel
 the CUDA backend cannot generate is listed with the reason; the run still exits 0.
+
+    python -m minitorch.compile examples/sincos.py --html out/
+
+writes the same stages as one HTML page instead, each source line linked to what it became
+(minitorch/compile/report/); only the checks and the times are printed.
 """
 
 from __future__ import annotations
@@ -143,7 +148,7 @@ def report(
             slug = re.sub(r"[^A-Za-z0-9]+", "_", item.title).strip("_")[:60]
             with open(os.path.join(dump_dir, f"{n:02d}_{item.stage}_{slug}.txt"), "w") as f:
                 f.write(item.text)
-    if stage is not None and not shown:
+    if stage not in (None, "check", "time") and not shown:
         print(f"(no '{stage}' artifacts were produced)", file=out)
 
     all_ok = True
@@ -220,6 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dump-dir", help="also write each artifact to a file in this folder")
     parser.add_argument(
+        "--html",
+        metavar="DIR",
+        help="write the stages as an HTML report to DIR (DIR/index.html) instead of printing them",
+    )
+    parser.add_argument(
         "--all",
         action="store_true",
         help="compile with every extra on (the default configuration), not the core alone",
@@ -259,7 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{hooks.describe()}\n")
     try:
         ptx = args.device == "cuda" or args.stage == "ptx"
-        recorder, seconds = run_script(args.script, frozenset({"ptx"}) if ptx else frozenset())
+        opt_in = frozenset({"ptx"}) if ptx else frozenset()
+        if args.html:
+            return _html(args.script, opt_in, args.html, args.dump_dir)
+        recorder, seconds = run_script(args.script, opt_in)
         return 0 if report(recorder, args.stage, args.dump_dir, seconds) else 1
     except SystemExit as e:
         if e.code not in (0, None):
@@ -275,6 +288,18 @@ def main(argv: list[str] | None = None) -> int:
         sys.argv[:], sys.path[:] = saved_argv, saved_path
         for name, value in extras.items():
             setattr(config, name, value)
+
+
+def _html(script: str, opt_in: frozenset[str], directory: str, dump_dir: str | None) -> int:
+    """Run `script` compiling into the report's own caches, check it, write the report."""
+    from minitorch.compile import report as html_report
+
+    with html_report.capturing() as (table, journal):
+        recorder, seconds = run_script(script, opt_in)
+        ok = all(report(recorder, stage, dump_dir, seconds) for stage in ("check", "time"))
+    path = html_report.write(directory, recorder, table, journal, script, seconds)
+    print(f"\nthe report: {os.path.abspath(path)}")
+    return 0 if ok else 1
 
 
 def _switch_extras(every: bool) -> None:
