@@ -23,8 +23,13 @@ $(VENV)/.installed: pyproject.toml
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -e .
 	touch $@
 
+# The browser tests (tests/browser) drive the system's Chromium: installed here where missing
+# and possible (Debian's package, as root); else they skip and say why.
 $(VENV)/.dev-installed: $(VENV)/.installed
 	$(VENV)/bin/python -m pip install $(PIP_FLAGS) -e '.[dev]'
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  apt-get install -y -qq chromium >/dev/null 2>&1 || \
+	  echo "no chromium and apt-get could not install it: tests/browser will skip"
 	touch $@
 
 demo: $(VENV)/.installed
