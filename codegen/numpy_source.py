@@ -9,13 +9,16 @@ own axis, so `4*i0 + r0` is every offset, a load one gather, and one statement o
     def kernel0(arg0_1, arg0_1_start, buf0, buf0_start):
         r0 = np.arange(4).reshape(-1, 1)
         i0 = np.arange(3)
+        # buf0: from sin, mul, sum_1
         tmp0 = arg0_1[arg0_1_start + 4*i0 + r0]
         tmp1 = np.sin(tmp0)
         tmp2 = tmp1 * np.float32(2)
         tmp3 = np.add.reduce(np.broadcast_to(tmp2, [4, 3]), axis=(0,), dtype=np.float32, initial=0)
         buf0[np.broadcast_to(buf0_start + i0, [3])] = np.broadcast_to(tmp3, [3])
 
-A constant is a numpy scalar of its dtype (float32 stays float32). Reduction variables take the
+Each buffer's code starts with a comment naming the fx nodes it computes, and their source lines
+when the graph was captured from a program ([Note: provenance] in tracer/fx/provenance.py). A
+constant is a numpy scalar of its dtype (float32 stays float32). Reduction variables take the
 *leading* axes: numpy broadcasts from the right, so reducing them away leaves an array shaped
 like `ranges`. A buffer is a 1-d view of its memory and the place of its element 0 there.
 """
@@ -176,6 +179,8 @@ def _emit_node(
 ) -> None:
     """The lines that compute `node` in `loop`, and store it if the kernel writes it."""
     data = node.data
+    if node.provenance:  # the fx nodes it computes: [Note: provenance] in tracer/fx/provenance.py
+        handler.lines.append(f"# {node.provenance}")
     index = node_index(kernel.ranges, loop.ranges, node)
     rindex = index_vars("r", len(kernel.reduction_ranges))
     axes = tuple(range(len(rindex)))  # the reduction axes lead: see the Note

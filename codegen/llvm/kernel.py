@@ -51,7 +51,10 @@ loop stays scalar.
 Each node's `inner_fn` runs once under `LLVMOps`, whose values are LLVM registers: calling the
 body *emits* it. Index expressions (ir/indexing.py) are evaluated with `IndexValue`s, i64
 registers that do Python integer arithmetic. buf0 (sin) and buf1 (cos) are not in `writes`, so
-they are never stored: buf2's loads of them get the registers `%"sin"` and `%"cos"`. A
+they are never stored: buf2's loads of them get the registers `%"sin"` and `%"cos"`. Each
+node's code starts with a comment line naming the fx nodes it computes and their source lines,
+`; buf2: from pow_1, pow_2, add (sincos.py:13)` ([Note: provenance] in tracer/fx/provenance.py):
+a reader (or a report) finds a line of the program in the kernel by it. A
 reduction keeps its accumulator in a stack slot that the optimizer turns into a register (see
 loops.entry_alloca) and adds with the `reassoc` flag, which lets the vectorizer keep 8 or 16
 partial sums.
@@ -316,11 +319,13 @@ def _emit_loop_nest(handler: LLVMOps, kernel: FusedKernel, start: ir.Value, end:
         for loop in kernel.loops:
             if not loop.ranges and _all_pointwise(loop):  # once per row
                 for node in loop.nodes:
+                    _comment(handler, node)
                     index = node_index(kernel.ranges, loop.ranges, node)
                     value = _checked(node, node.data.inner_fn(index))
                     _remember(handler, kernel, node, index, value)
             elif _is_arg_reduction(loop.nodes[0].data):  # alone in its loop: see [Note: fusion]
                 (node,) = loop.nodes
+                _comment(handler, node)
                 index = index_vars("i", len(kernel.ranges))
                 loops = lambda: _reduction_loops(handler, kernel.reduction_ranges)  # noqa: E731
                 value = emit_arg_reduction(handler, node.name, node.data, index, loops)
@@ -343,6 +348,7 @@ def _emit_row_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop) -> None:
     with handler.scope(), _reduction_loops(handler, kernel.reduction_ranges) as rindex:
         innermost = handler.index_env[rindex[-1].name].value if rindex else None
         for node in loop.nodes:
+            _comment(handler, node)
             index = node_index(kernel.ranges, loop.ranges, node)
             if isinstance(node.data, Pointwise):
                 value = _checked(node, node.data.inner_fn(index))
@@ -360,6 +366,13 @@ def _emit_row_loop(handler: LLVMOps, kernel: FusedKernel, loop: Loop) -> None:
         else:
             value = builder.load(accumulators[node.name][0], name=node.name)
             _remember(handler, kernel, node, index_vars("i", len(kernel.ranges)), value)
+
+
+def _comment(handler: LLVMOps, node: ComputedBuffer) -> None:
+    """`; buf3: from sin_1, pow_2 (sincos.py:13)` before the node's code: the fx nodes it
+    computes and their lines ([Note: provenance] in tracer/fx/provenance.py)."""
+    if node.provenance:
+        handler.builder.comment(node.provenance)
 
 
 def _all_pointwise(loop: Loop) -> bool:
@@ -472,6 +485,7 @@ def _emit_output_tiles(
         full = builder.icmp_signed(">", remaining, i64(_OUTPUT_TILE))
         count = builder.select(full, i64(_OUTPUT_TILE), remaining, name="count")
         for node in kernel.nodes:
+            _comment(handler, node)
             start_value, combine = reduction(node.data)
             array = ir.ArrayType(start_value.type, _OUTPUT_TILE)
             lanes = Lanes(entry_alloca(builder, array, f"{node.name}.acc"), start_value.type)
