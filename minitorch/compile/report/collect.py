@@ -47,6 +47,7 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _BUFFER = re.compile(r"^\s*(buf\w+|kernel\w*): ")
 # `; buf3: from sin_1, pow_2 (sincos.py:13)` (LLVM), `# ...` (numpy), `// ...` (PTX)
 _SECTION = re.compile(r"^\s*(?:;|#|//)\s*(buf\w+): from ([^(]*?)\s*(?:\((.*)\))?\s*$")
+_GLOBL = re.compile(r"^\s*// \.globl\s+(\w+)")  # a kernel's start in a PTX module
 _PACKAGES = ("minitorch", "tracer", "ir", "codegen")  # the compiler's own files: not shown
 
 
@@ -184,7 +185,7 @@ def _aot_stages(c: Collector, artifacts: list, captured: dict) -> None:
                 graph.kernels += kernels_of(c, graph, steps, item.obj, names, language)
                 graph.stages.append(Stage("kernel", item.title, [], item.seconds))
             elif item.stage == "ptx":
-                graph.ptx += code_rows(c, item.text, ())
+                graph.ptx += ptx_rows(item.text, {k.name: k.locs for k in graph.kernels})
 
 
 def _owner(graphs: list[Graph], title: str) -> Graph | None:
@@ -327,6 +328,18 @@ def code_rows(c: Collector, source: str, prologue: tuple[str, ...]) -> list[Row]
             node = found.group(1)
             where = [w.strip() for w in (found.group(3) or "").split(",") if ":" in w]
             locs = tuple(_known(c, w) for w in where)
+        rows.append(Row(line, locs, node))
+    return rows
+
+
+def ptx_rows(text: str, kernels: dict[str, tuple[str, ...]]) -> list[Row]:
+    """A PTX module split at each kernel's `// .globl kernel0`: LLVM's NVPTX back end drops
+    the buffers' comments, so a kernel's part is keyed by the whole kernel's lines."""
+    rows, locs, node = [], (), None
+    for line in text.rstrip().splitlines():
+        found = _GLOBL.match(line)
+        if found and found.group(1) in kernels:
+            node, locs = found.group(1), kernels[found.group(1)]
         rows.append(Row(line, locs, node))
     return rows
 

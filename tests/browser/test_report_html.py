@@ -1,0 +1,117 @@
+"""The compile report without a browser: the pieces (collect's parsing, svg's layout, render's
+escaping) on hand-made input, and the page's contract ([Note: the page's contract] in
+minitorch/compile/report/render.py) on a real compile, through the recorder in-process."""
+
+from __future__ import annotations
+
+import html.parser
+import re
+
+import minitorch as torch
+from minitorch import _logging
+from minitorch.compile import report
+from minitorch.compile.report import collect, svg
+from minitorch.compile.report.model import Frame, Graph, Report, Row, SourceFile, SourceLine, Stage
+from minitorch.compile.report.render import render
+
+FX = """class GraphModule(minitorch.nn.Module):
+    def forward(self, x: "f32[4, 8]", w: "f32[8]"):
+        sin = minitorch.sin(x);  x = None
+        pow_1 = sin ** 2;  sin = None
+        add = pow_1 + w;  pow_1 = w = None
+        return (add,)"""
+
+
+def test_fx_rows_name_nodes_their_inputs_and_locations():
+    names = {"x": (), "w": (), "sin": ("f.py:3",), "pow_1": ("f.py:3",), "add": ("f.py:4",)}
+    rows = collect.fx_rows(FX, names)
+    assert rows[1].inputs == ("x", "w")  # the placeholders: commas in "f32[4, 8]" are no split
+    by_node = {r.node: r for r in rows if r.node}
+    assert by_node["pow_1"].inputs == ("sin",) and by_node["pow_1"].locs == ("f.py:3",)
+    assert by_node["add"].inputs == ("pow_1", "w") and by_node["add"].locs == ("f.py:4",)
+    assert by_node["output"].inputs == ("add",)
+
+
+def test_code_is_split_at_each_buffers_comment():
+    source = "\n".join(
+        ["define void @k() {", "; buf0: from sin (f.py:3)", "  %a = x"]
+        + ["; buf1: from add (f.py:4, g.py:9)", "  ret"]
+    )
+    rows = collect.code_rows(collect.Collector("f.py", ""), source, ("f.py:3", "f.py:4"))
+    assert [(r.node, r.locs) for r in rows] == [
+        (None, ("f.py:3", "f.py:4")),  # the head serves every buffer
+        ("buf0", ("f.py:3",)),
+        ("buf0", ("f.py:3",)),
+        ("buf1", ("f.py:4", "g.py:9")),
+        ("buf1", ("f.py:4", "g.py:9")),
+    ]
+
+
+def test_layered_drawing_keeps_the_contract():
+    rows = collect.fx_rows(FX, {"x": (), "w": (), "sin": ("f.py:3",), "pow_1": (), "add": ()})
+    drawn = svg._layered(*_nodes(rows), "captured", "graph0")
+    assert drawn.count('class="node"') == 6  # x, w, sin, pow_1, add, output
+    assert 'data-node="sin" data-graph="graph0" data-stage="captured" data-locs="f.py:3"' in drawn
+    assert drawn.count("<line") == 5  # x->sin, sin->pow_1, pow_1->add, w->add, add->output
+
+
+def _nodes(rows):
+    nodes = {}
+    for row in rows:
+        if row.node is None and row.inputs:
+            nodes.update({name: (name, (), ()) for name in row.inputs})
+        elif row.node:
+            nodes[row.node] = (row.node, row.inputs, row.locs)
+    return (nodes,)
+
+
+class _Elements(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_every_text_is_escaped():
+    evil = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    page = render(
+        Report(
+            script=f"/tmp/{evil}.py",
+            heading=evil,
+            sources=[
+                SourceFile(f"/tmp/{evil}.py", f"{evil}.py", [SourceLine(1, evil, "break", [evil])])
+            ],
+            frames=[Frame(evil, evil, "graph0", fallback=evil, recompile=evil)],
+            graphs=[Graph("graph0", evil, [Stage("captured", evil, [Row(evil, (evil,), evil)])])],
+            events=[(evil, evil, evil)],
+        )
+    )
+    parser = _Elements()
+    parser.feed(page)
+    assert [t for t, _ in parser.tags].count("script") == 1  # report.js
+    assert "img" not in [t for t, _ in parser.tags]
+    assert all(
+        "alert" not in value or name in ("data-loc", "data-locs", "data-node", "title")
+        for _, attrs in parser.tags
+        for name, value in attrs.items()
+        if value
+    )
+
+
+def test_a_compile_keeps_the_pages_contract(tmp_path):
+    def f(x):
+        return torch.sin(x) ** 2 + torch.cos(x) ** 2
+
+    with report.capturing() as (table, journal), _logging.Recorder() as recorder:
+        torch.compile(f)(torch.rand(8, requires_grad=True)).sum().backward()
+    path = report.write(str(tmp_path), recorder, table, journal, __file__)
+    page = open(path).read()
+    assert (tmp_path / "report.js").is_file() and (tmp_path / "report.css").is_file()
+    lineno = f.__code__.co_firstlineno + 1
+    key = f"test_report_html.py:{lineno}"
+    assert f'class="src-line in-graph" data-loc="{key}"' in page
+    stages = set(re.findall(r'data-stage="(\w+)"[^>]*data-locs="[^"]*' + re.escape(key), page))
+    assert {"captured", "joint", "forward", "backward", "loop_ir", "kernel"} <= stages
+    assert re.search(r'class="kernel" data-kernel="graph0/kernel0"', page)
