@@ -103,6 +103,7 @@ def collect(
         if item.seconds is not None:
             report.seconds[item.stage] = report.seconds.get(item.stage, 0.0) + item.seconds
     report.events = [(e.stage, e.title, e.text) for e in recorder.events]
+    report.caches = _disk_caches()
     report.sources = _sources(c, journal)
     return report
 
@@ -350,6 +351,18 @@ def _known(c: Collector, key: str) -> str:
     return f"{os.path.basename(name)}:{line}"
 
 
+def _disk_caches() -> dict[str, str]:
+    """The caches on disk: each kind's hits, misses, stores (codegen/disk_cache.py)."""
+    from codegen import disk_cache
+
+    kinds = {"kernels": disk_cache.stats, "compiled graphs": disk_cache.graph_stats}
+    return {
+        kind: ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+        for kind, counts in kinds.items()
+        if counts
+    }
+
+
 def _sources(c: Collector, journal: list) -> list[SourceFile]:
     """The user's files, each line marked: in a graph, a graph break, or run eagerly."""
     breaks: dict[str, list[str]] = {}
@@ -357,18 +370,23 @@ def _sources(c: Collector, journal: list) -> list[SourceFile]:
         for b in frame.breaks:
             if b.loc:
                 breaks.setdefault(b.loc, []).append(b.reason)
-    eager: set[str] = set()
+    eager: dict[str, str] = {}  # the lines of frames that run eagerly: why
+    traced: set[str] = set()  # the other lines of compiled frames
     for entry in journal:
         code = entry.code
         if code is None:
             continue
         name = os.path.basename(code.co_filename)
         c.paths.setdefault(name, code.co_filename)
-        eager.update(
+        keys = [
             f"{name}:{line}"
             for _, line in dis.findlinestarts(code)
             if line is not None and line > code.co_firstlineno
-        )
+        ]
+        if entry.transformed is None:
+            eager.update((k, entry.fallback_reason or "not captured") for k in keys)
+        else:
+            traced.update(keys)
     files = []
     for name, path in c.paths.items():
         if not os.path.isfile(path) or _is_compiler(path) and path != c.report.script:
@@ -384,7 +402,9 @@ def _sources(c: Collector, journal: list) -> list[SourceFile]:
             elif key in c.in_graph:
                 line.status = "graph"
             elif key in eager:
-                line.status = "eager"
+                line.status, line.notes = "eager", [f"runs eagerly: {eager[key]}"]
+            elif key in traced:
+                line.status = "traced"
             lines.append(line)
         files.append(SourceFile(path, name, lines))
     return files

@@ -82,7 +82,9 @@ class Frame:
 class SourceLine:
     lineno: int
     text: str
-    status: str = ""  # "graph", "break", "eager" or "" (outside any compiled function)
+    # "graph" (a node of a captured graph came from it), "break" (a graph break), "eager" (its
+    # frame runs eagerly), "traced" (run while capturing, no tensor op of its own), or ""
+    status: str = ""
     notes: list[str] = field(default_factory=list)  # the break's reason, ...
 
 
@@ -103,4 +105,4 @@ class Report:
     seconds: dict[str, float] = field(default_factory=dict)  # per pipeline stage
     script_seconds: float | None = None
     events: list[tuple[str, str, str]] = field(default_factory=list)  # (event, title, text)
-    checks: list[str] = field(default_factory=list)  # the walkthrough's compiled-vs-eager lines
+    caches: dict[str, str] = field(default_factory=dict)  # the caches on disk: hits, misses

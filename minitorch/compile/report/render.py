@@ -44,7 +44,10 @@ def render(report: Report) -> str:
         f'<p class="heading">{_e(report.heading)}</p>',
         _summary(report),
         '<p class="hint">Click a source line to light up what it became in every stage; '
-        "click a kernel to light up the lines and nodes it fused.</p></header>",
+        "click a kernel to light up the lines and nodes it fused. Lines: "
+        '<span class="key in-graph">in a graph</span> <span class="key graph-break">a graph '
+        'break</span> <span class="key eager">run eagerly</span> <span class="key traced">run '
+        "while capturing (no tensor op)</span></p></header>",
         '<main><section id="source" class="source"><h2>Source</h2>',
         *(_source(f) for f in report.sources),
         '</section><section id="compiled" class="compiled">',
@@ -64,6 +67,8 @@ def _summary(report: Report) -> str:
         "recompiles": sum(f.recompile is not None for f in report.frames),
     }
     cells = [f"<tr><th>{name}</th><td>{n}</td></tr>" for name, n in counts.items()]
+    for kind, counts in report.caches.items():
+        cells.append(f"<tr><th>{_e(kind)} on disk</th><td>{_e(counts)}</td></tr>")
     for stage, seconds in report.seconds.items():
         cells.append(f"<tr><th>{_e(stage)}</th><td>{seconds * 1e3:.1f} ms</td></tr>")
     if report.script_seconds is not None:
@@ -74,7 +79,7 @@ def _summary(report: Report) -> str:
 
 def _source(file: SourceFile) -> str:
     lines = [f'<h3 title="{_e(file.path)}">{_e(file.name)}</h3><div class="file">']
-    labels = {"graph": " in-graph", "break": " graph-break", "eager": " eager"}
+    labels = {"graph": " in-graph", "break": " graph-break", "eager": " eager", "traced": " traced"}
     for line in file.lines:
         status = labels.get(line.status, "")
         why = "".join(f'<span class="why">{_e(note)}</span>' for note in line.notes)

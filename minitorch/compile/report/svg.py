@@ -1,10 +1,11 @@
 """An fx graph drawn as SVG, from its rows (collect.fx_rows): inputs on top, output at the bottom.
 
-Graphviz's `dot` lays a graph out best, and is used where it is on PATH; without it, a layered
-layout of our own: each node in the layer one below its deepest input (a topological layering,
-the rows being in topological order already), nodes of a layer side by side, edges as straight
-lines. Every node is a `<g class="node">` carrying the same `data-locs`, `data-node` and
-`data-stage` as its text row, so that the page highlights both alike.
+Graphviz's `dot` lays a graph out best, and is used where it is on PATH, for graphs of up to
+DOT_NODES nodes (a bigger one takes dot seconds); otherwise a layered layout of our own: each
+node in the layer one below its deepest input (a topological layering, the rows being in
+topological order already), nodes of a layer side by side, edges as straight lines. Every
+node is a `<g class="node">` carrying the same `data-locs`, `data-node` and `data-stage` as its
+text row, so that the page highlights both alike.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 from minitorch.compile.report.model import Row
 
 MAX_NODES = 250  # bigger graphs are shown as text only: a drawing that size helps nobody
+DOT_NODES = 80  # dot's layout grows fast with a graph's crossings: ~10 s at 250 nodes
 _W, _H, _GAP_X, _GAP_Y = 120, 26, 14, 34
 _SVG_NODE = re.compile(r'<g id="node\d+" class="node">\s*<title>([^<]*)</title>')
 
@@ -32,7 +34,7 @@ def draw(rows: list[Row], stage: str, graph: str) -> str | None:
             nodes[row.node] = (_label(row), tuple(i for i in row.inputs if i in nodes), row.locs)
     if not nodes or len(nodes) > MAX_NODES:
         return None
-    if shutil.which("dot"):
+    if len(nodes) <= DOT_NODES and shutil.which("dot"):
         drawn = _graphviz(nodes, stage, graph)
         if drawn is not None:
             return drawn
@@ -98,14 +100,20 @@ def _layered(nodes: dict, stage: str, graph: str) -> str:
 def _graphviz(nodes: dict, stage: str, graph: str) -> str | None:
     """Laid out by `dot`; each node's `<g>` then given the page's attributes."""
     ids = {name: f"n{i}" for i, name in enumerate(nodes)}
-    lines = ["digraph G {", 'node [shape=box, style=rounded, fontsize=10, fontname="monospace"];']
+    lines = [
+        "digraph G {",
+        "nodesep=0.15; ranksep=0.3;",
+        'node [shape=box, style="rounded,filled", fillcolor="#eef4ff", color="#6688aa", '
+        'height=0.25, fontsize=9, fontname="monospace"];',
+        'edge [color="#999999", arrowsize=0.5];',
+    ]
     for name, (label, inputs, _) in nodes.items():
         lines.append(f'{ids[name]} [label="{_dot_string(label)}"];')
         lines += [f"{ids[i]} -> {ids[name]};" for i in inputs]
     lines.append("}")
     try:
         done = subprocess.run(
-            ["dot", "-Tsvg"], input="\n".join(lines), capture_output=True, text=True, timeout=20
+            ["dot", "-Tsvg"], input="\n".join(lines), capture_output=True, text=True, timeout=5
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
