@@ -5,7 +5,11 @@ minitorch/compile/report/render.py) on a real compile, through the recorder in-p
 from __future__ import annotations
 
 import html.parser
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import minitorch as torch
 from minitorch import _logging
@@ -14,6 +18,7 @@ from minitorch.compile.report import collect, svg
 from minitorch.compile.report.model import Frame, Graph, Report, Row, SourceFile, SourceLine, Stage
 from minitorch.compile.report.render import render
 
+ROOT = Path(__file__).resolve().parents[2]
 FX = """class GraphModule(minitorch.nn.Module):
     def forward(self, x: "f32[4, 8]", w: "f32[8]"):
         sin = minitorch.sin(x);  x = None
@@ -115,3 +120,32 @@ def test_a_compile_keeps_the_pages_contract(tmp_path):
     stages = set(re.findall(r'data-stage="(\w+)"[^>]*data-locs="[^"]*' + re.escape(key), page))
     assert {"captured", "joint", "forward", "backward", "loop_ir", "kernel"} <= stages
     assert re.search(r'class="kernel" data-kernel="graph0/kernel0"', page)
+
+
+def test_walkthrough_html_marks_the_graph_break(tmp_path, capsys):
+    from minitorch.compile.walkthrough import main
+
+    assert main(["tests/browser/graph_break.py", "--html", str(tmp_path)]) == 0
+    assert "the report:" in capsys.readouterr().out
+    page = (tmp_path / "index.html").read_text()
+    broken = re.search(
+        r'<div class="src-line graph-break" data-loc="graph_break.py:9">.*?</div>', page
+    )
+    assert broken and "a branch on a tensor&#x27;s value" in broken.group(0)
+    assert page.count('<section class="graph"') == 2  # before the break and after it
+
+
+def test_minitorch_report_writes_at_exit(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import minitorch as torch\n\n\ndef f(x):\n    return torch.sin(x) * 2\n\n\n"
+        "torch.compile(f)(torch.rand(3))\n"
+    )
+    out = tmp_path / "report"
+    env = {**os.environ, "MINITORCH_REPORT": str(out), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "the compile report is" in done.stderr
+    page = (out / "index.html").read_text()
+    assert '<section class="graph" id="graph0">' in page
+    assert '<div class="src-line in-graph" data-loc="prog.py:5">' in page
