@@ -113,7 +113,8 @@ def test_kernel_lights_its_lines_and_nodes(page, tmp_path):
     kernel = page.locator("tr.kernel").first
     kernel.click()
     assert page.locator(".src-line.hl", has_text="torch.softmax").count() == 1
-    assert page.locator("[data-node].hl").count() >= 1  # the nodes it fused
+    assert page.locator('[data-stage="forward"][data-node].hl').count() >= 1  # nodes it fused
+    assert page.locator('[data-stage="backward"][data-node].hl').count() == 0  # not the others
     assert page.locator('[data-stage="code"].hl').count() >= 1  # and its code
     screenshot(page, "softmax_kernel")
 

@@ -119,7 +119,7 @@ def test_a_compile_keeps_the_pages_contract(tmp_path):
     assert f'class="src-line in-graph" data-loc="{key}"' in page
     stages = set(re.findall(r'data-stage="(\w+)"[^>]*data-locs="[^"]*' + re.escape(key), page))
     assert {"captured", "joint", "forward", "backward", "loop_ir", "kernel"} <= stages
-    assert re.search(r'class="kernel" data-kernel="graph0/kernel0"', page)
+    assert re.search(r'class="kernel" data-kernel="graph0/forward/kernel0"', page)
 
 
 def test_walkthrough_html_marks_the_graph_break(tmp_path, capsys):

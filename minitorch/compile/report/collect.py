@@ -183,10 +183,12 @@ def _aot_stages(c: Collector, artifacts: list, captured: dict) -> None:
                 steps = lowered.pop(0) if lowered else []
                 language = re.search(r"(\w+) kernel\(s\)", item.title)
                 language = language.group(1) if language else ""
-                graph.kernels += kernels_of(c, graph, steps, item.obj, names, language)
+                part = item.title[len(graph.title) :].lstrip(", ").split()[0].rstrip(":,")
+                made = kernels_of(c, graph, steps, item.obj, names, language, part)
+                graph.kernels += made
                 graph.stages.append(Stage("kernel", item.title, [], item.seconds))
-            elif item.stage == "ptx":
-                graph.ptx += ptx_rows(item.text, {k.name: k.locs for k in graph.kernels})
+            elif item.stage == "ptx":  # the kernels just made, for the GPU
+                graph.ptx += ptx_rows(item.text, {k.name: k.locs for k in made})
 
 
 def _owner(graphs: list[Graph], title: str) -> Graph | None:
@@ -269,19 +271,27 @@ def _buffer(program: Any, name: str) -> Any:
 
 
 def kernels_of(
-    c: Collector, graph: Graph, steps: list, compiled: Any, names: dict, language: str
+    c: Collector,
+    graph: Graph,
+    steps: list,
+    compiled: Any,
+    names: dict,
+    language: str,
+    part: str,
 ) -> list[Kernel]:
-    """The graph's fused kernels, each with its compiled code (when the kernels artifact
-    carries the CompiledGraph) and the bytes it reads and writes."""
+    """The fused kernels of one of the graph's parts (its "forward", "backward" or
+    "inference" graph), each with its compiled code (when the kernels artifact carries the
+    CompiledGraph) and the bytes it reads and writes."""
     fused = [
         (program, k) for s in steps if isinstance(s, tuple) for k in s[2] for program in [s[1]]
     ]
     made = list(getattr(compiled, "kernels", []))
     out: list[Kernel] = []
-    taken = {k.name for k in graph.kernels}
+    taken = {k.key for k in graph.kernels}
     for i, (program, kernel) in enumerate(fused):
-        name = kernel.name if kernel.name not in taken else f"{kernel.name}_{i}"
-        taken.add(name)
+        key = f"{graph.key}/{part}/{kernel.name}"
+        key = key if key not in taken else f"{key}_{i}"  # segments name their kernels alike
+        taken.add(key)
         locs = item_locs(c, kernel, names)
         nodes = tuple(getattr(kernel, "origins", ()))
         if not nodes:  # before provenance: the buffers it computes
@@ -289,14 +299,15 @@ def kernels_of(
         source = made[i].source if i < len(made) else ""
         out.append(
             Kernel(
-                f"{graph.key}/{name}",
-                name,
+                key,
+                kernel.name,
                 locs,
                 nodes,
                 _bytes(program, kernel.reads),
                 _bytes(program, kernel.writes),
                 code_rows(c, source, locs),
                 language,
+                "backward" if part == "backward" else "forward",
             )
         )
     return out

@@ -38,7 +38,7 @@ class Stage:
 class Kernel:
     """One fused kernel: what it fused, the memory it moves, its code split by buffer."""
 
-    key: str  # "graph0/kernel0": unique in the report
+    key: str  # "graph0/forward/kernel0": unique in the report
     name: str  # "kernel0"
     locs: tuple[str, ...]  # the source lines of every node it fused
     nodes: tuple[str, ...]  # the fx nodes it was lowered from
@@ -46,6 +46,7 @@ class Kernel:
     bytes_written: int | None
     code: list[Row] = field(default_factory=list)  # its generated source (LLVM IR, numpy, ...)
     language: str = ""  # "llvm", "numpy", "ptx", ...
+    stage: str = "forward"  # the AOT graph it computes part of: "forward" or "backward"
 
 
 @dataclass

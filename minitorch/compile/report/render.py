@@ -11,9 +11,11 @@ nothing else:
   and `data-stage`, one of captured, joint, forward, backward, loop_ir, kernel, code; fx nodes
   and kernels also carry `data-graph` and `data-node` (a kernel: `data-nodes`, the nodes it
   fused);
-- a kernel is `.kernel` with `data-kernel="graph0/kernel0"`.
+- a kernel is `.kernel` with `data-kernel="graph0/forward/kernel0"`, and `data-part`: the
+  graph (forward or backward) whose nodes it fused.
 Clicking a source line toggles `.hl` on it and on every element whose data-locs holds its key;
-clicking a kernel toggles `.hl` on it, its code, its source lines and the nodes it fused.
+clicking a kernel toggles `.hl` on it, its code, its source lines and the nodes it fused (in
+its forward or backward graph, and in the joint graph, which names them alike).
 """
 
 from __future__ import annotations
@@ -169,9 +171,10 @@ def _kernels(graph: Graph) -> str:
     for k in graph.kernels:
         moved = None if None in (k.bytes_read, k.bytes_written) else k.bytes_read + k.bytes_written
         parts.append(
-            f'<tr class="kernel" {_kernel_attrs(k, graph, "kernel")}><td>{_e(k.name)}</td>'
-            f"<td>{_e(', '.join(k.nodes))}</td><td>{_bytes(k.bytes_read)}</td>"
-            f"<td>{_bytes(k.bytes_written)}</td><td>{_bytes(moved)}</td></tr>"
+            f'<tr class="kernel" {_kernel_attrs(k, graph, "kernel")}>'
+            f"<td>{_e(k.stage)} {_e(k.name)}</td><td>{_e(', '.join(k.nodes))}</td>"
+            f"<td>{_bytes(k.bytes_read)}</td><td>{_bytes(k.bytes_written)}</td>"
+            f"<td>{_bytes(moved)}</td></tr>"
         )
     parts.append("</table>")
     for k in graph.kernels:
@@ -179,7 +182,7 @@ def _kernels(graph: Graph) -> str:
         parts.append(
             f'<details class="stage kernel-code"{folded} data-kernel="{_e(k.key)}">'
             f'<summary class="kernel" {_kernel_attrs(k, graph, "kernel")}>'
-            f"{_e(k.name)} ({_e(k.language)})</summary>"
+            f"{_e(k.stage)} {_e(k.name)} ({_e(k.language)})</summary>"
             f"{_pre(k.code, 'code', graph.key)}</details>"
         )
     return "".join(parts)
@@ -188,7 +191,8 @@ def _kernels(graph: Graph) -> str:
 def _kernel_attrs(k: Kernel, graph: Graph, stage: str) -> str:
     return (
         f'data-kernel="{_e(k.key)}" data-graph="{_e(graph.key)}" data-stage="{stage}" '
-        f'data-locs="{_e(" ".join(k.locs))}" data-nodes="{_e(" ".join(k.nodes))}"'
+        f'data-locs="{_e(" ".join(k.locs))}" data-nodes="{_e(" ".join(k.nodes))}" '
+        f'data-part="{_e(k.stage)}"'
     )
 
 

@@ -43,8 +43,9 @@ function toggleKernel(kernel) {
   for (const box of document.querySelectorAll(`details[data-kernel="${CSS.escape(key)}"]`)) {
     lit.push(...box.querySelectorAll("[data-stage=code]"));
   }
+  const stages = new Set([kernel.dataset.part, "joint"]); // the joint names nodes alike
   for (const el of document.querySelectorAll(`[data-graph="${CSS.escape(graph)}"][data-node]`)) {
-    if (nodes.has(el.dataset.node)) lit.push(el);
+    if (nodes.has(el.dataset.node) && stages.has(el.dataset.stage)) lit.push(el);
   }
   for (const line of document.querySelectorAll(".src-line")) {
     if (locs.has(line.dataset.loc)) lit.push(line);
