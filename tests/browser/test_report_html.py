@@ -149,3 +149,18 @@ def test_minitorch_report_writes_at_exit(tmp_path):
     page = (out / "index.html").read_text()
     assert '<section class="graph" id="graph0">' in page
     assert '<div class="src-line in-graph" data-loc="prog.py:5">' in page
+
+
+def test_a_recompile_has_its_own_graph_and_says_what_changed(tmp_path):
+    def g(x):
+        return torch.sin(x) + 1
+
+    compiled = torch.compile(g, dynamic=False)
+    with report.capturing() as (table, journal), _logging.Recorder() as recorder:
+        compiled(torch.rand(4, requires_grad=True)).sum().backward()
+        compiled(torch.rand(4, 3, requires_grad=True)).sum().backward()
+    page = open(report.write(str(tmp_path), recorder, table, journal, __file__)).read()
+    first, second = page.split('<section class="graph"')[1:3]
+    assert "size=(4,)" in first and "size=(4, 3)" not in first  # each version's own loop IR
+    assert "size=(4, 3)" in second and "size=(4,)" not in second
+    assert '<li class="recompile">recompiled: L[&#x27;x&#x27;].shape' in page

@@ -97,8 +97,8 @@ def collect(
     c.key((script, 1))  # the script is always shown, first
     report = c.report
     report.script_seconds = script_seconds
-    captured = _frames(c, journal, table)
-    _aot_stages(c, recorder.artifacts, captured)
+    captured, versions = _frames(c, journal, table)
+    _aot_stages(c, recorder.artifacts, captured, versions)
     for item in recorder.artifacts:
         if item.seconds is not None:
             report.seconds[item.stage] = report.seconds.get(item.stage, 0.0) + item.seconds
@@ -108,11 +108,13 @@ def collect(
     return report
 
 
-def _frames(c: Collector, journal: list, table: dict) -> dict[str, dict[str, tuple[str, ...]]]:
-    """Frames and captured graphs from the cache entries; returns each graph's node keys."""
+def _frames(c: Collector, journal: list, table: dict) -> tuple[dict, dict]:
+    """Frames and captured graphs from the cache entries; returns each graph's node keys, and
+    each frame title's versions in compile order (their Graph, or None: no graph)."""
     reasons = {id(code_ref()): list(cache.recompile_reasons) for code_ref, cache in table.values()}
     seen: dict[int, int] = {}  # id(code) -> versions so far
     captured: dict[str, dict[str, tuple[str, ...]]] = {}
+    versions: dict[str, list[Graph | None]] = {}
     for entry in journal:
         code = entry.code
         title = _frame_title(code) if code is not None else "frame"
@@ -126,6 +128,7 @@ def _frames(c: Collector, journal: list, table: dict) -> dict[str, dict[str, tup
             where = c.key((b.filename, b.lineno)) if b.filename else None
             frame.breaks.append(GraphBreak(b.reason, where))
         gm = entry.graph_module
+        versions.setdefault(title, []).append(None)
         if gm is not None:
             graph = Graph(f"graph{len(c.report.graphs)}", gm.meta.get("name", title))
             names = {n.name: c.node_locs(n, {}) for n in gm.graph.nodes}
@@ -135,8 +138,9 @@ def _frames(c: Collector, journal: list, table: dict) -> dict[str, dict[str, tup
             captured[graph.key] = names
             frame.graph = graph.key
             c.report.graphs.append(graph)
+            versions[title][-1] = graph
         c.report.frames.append(frame)
-    return captured
+    return captured, versions
 
 
 def _frame_title(code) -> str:
@@ -144,13 +148,23 @@ def _frame_title(code) -> str:
     return f"{code.co_name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
 
 
-def _aot_stages(c: Collector, artifacts: list, captured: dict) -> None:
-    """Each AOT, loop-IR, kernel and PTX artifact, into the graph whose title starts its own."""
+def _aot_stages(c: Collector, artifacts: list, captured: dict, versions: dict) -> None:
+    """Each AOT, loop-IR, kernel and PTX artifact, into its graph: the latest captured so far
+    whose title starts its own. Capture reports each version of a frame ("graph", titled as
+    the frame) before compiling it, in the order the journal lists them."""
     by_graph: dict[str, list] = {}
+    captured_so_far: list[Graph] = []
+    reported: dict[str, int] = {}  # frame title -> versions reported so far
     for item in artifacts:
         if item.stage == "graph":
+            n = reported.get(item.title, 0)
+            known = versions.get(item.title, [])
+            if n < len(known):  # not a graph shown again (after the captured stage's passes)
+                reported[item.title] = n + 1
+                if known[n] is not None:
+                    captured_so_far.append(known[n])
             continue
-        graph = _owner(c.report.graphs, item.title)
+        graph = _owner(captured_so_far, item.title) or _owner(c.report.graphs, item.title)
         if graph is not None:
             by_graph.setdefault(graph.key, []).append(item)
     for graph in c.report.graphs:
