@@ -15,6 +15,7 @@ import minitorch as torch
 from minitorch import _logging
 from minitorch.compile import report
 from minitorch.compile.report import collect, svg
+from minitorch.compile.report import rows as report_rows
 from minitorch.compile.report.model import Frame, Graph, Report, Row, SourceFile, SourceLine, Stage
 from minitorch.compile.report.render import render
 
@@ -29,7 +30,7 @@ FX = """class GraphModule(minitorch.nn.Module):
 
 def test_fx_rows_name_nodes_their_inputs_and_locations():
     names = {"x": (), "w": (), "sin": ("f.py:3",), "pow_1": ("f.py:3",), "add": ("f.py:4",)}
-    rows = collect.fx_rows(FX, names)
+    rows = report_rows.fx_rows(FX, names)
     assert rows[1].inputs == ("x", "w")  # the placeholders: commas in "f32[4, 8]" are no split
     by_node = {r.node: r for r in rows if r.node}
     assert by_node["pow_1"].inputs == ("sin",) and by_node["pow_1"].locs == ("f.py:3",)
@@ -42,7 +43,7 @@ def test_code_is_split_at_each_buffers_comment():
         ["define void @k() {", "; buf0: from sin (f.py:3)", "  %a = x"]
         + ["; buf1: from add (f.py:4, g.py:9)", "  ret"]
     )
-    rows = collect.code_rows(collect.Collector("f.py", ""), source, ("f.py:3", "f.py:4"))
+    rows = report_rows.code_rows(collect.Collector("f.py", ""), source, ("f.py:3", "f.py:4"))
     assert [(r.node, r.locs) for r in rows] == [
         (None, ("f.py:3", "f.py:4")),  # the head serves every buffer
         ("buf0", ("f.py:3",)),
@@ -53,7 +54,7 @@ def test_code_is_split_at_each_buffers_comment():
 
 
 def test_layered_drawing_keeps_the_contract():
-    rows = collect.fx_rows(FX, {"x": (), "w": (), "sin": ("f.py:3",), "pow_1": (), "add": ()})
+    rows = report_rows.fx_rows(FX, {"x": (), "w": (), "sin": ("f.py:3",), "pow_1": (), "add": ()})
     drawn = svg._layered(*_nodes(rows), "captured", "graph0")
     assert drawn.count('class="node"') == 6  # x, w, sin, pow_1, add, output
     assert 'data-node="sin" data-graph="graph0" data-stage="captured" data-locs="f.py:3"' in drawn

@@ -12,6 +12,7 @@ bytes each kernel moves and the time each stage took. Clicking a source line hig
 everything that came from it, in every stage; clicking a kernel, the lines and nodes it fused.
 
     collect.py   what a run recorded -> the data model (model.py)
+    rows.py      ... each stage's printed text as rows keyed by source lines
     render.py    the data model -> HTML, every text escaped
     svg.py       an fx graph drawn: Graphviz's dot where installed, else a layered layout
 """

@@ -118,6 +118,11 @@ def _graph(graph: Graph) -> str:
     parts = [
         f'<section class="graph" id="{_e(graph.key)}"><h2>{_e(graph.key)}: {_e(graph.title)}</h2>'
     ]
+    moved = [k.bytes_read + k.bytes_written for k in graph.kernels if k.bytes_read is not None]
+    parts.append(
+        f'<p class="saved">{len(graph.kernels)} kernel(s), moving {sum(moved):,} bytes'
+        f"{'' if len(moved) == len(graph.kernels) else ' (and symbolic sizes)'}</p>"
+    )
     if graph.saved:
         parts.append(f'<p class="saved">saved for the backward: {_e(graph.saved)}</p>')
     for stage in graph.stages:
