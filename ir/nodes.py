@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var
 from ir.printer import format_inner_fn
 from minitorch.fake import contiguous_strides
-from tracer.fx.provenance import describe
 
 if TYPE_CHECKING:
     from minitorch.dtype import DType
@@ -176,7 +175,10 @@ class ComputedBuffer:
         line before this buffer's code; '' when it has no origins."""
         if not self.origins:
             return ""
-        return describe(self.name, self.origins, self.locations).replace("\n", " ")
+        text = f"{self.name}: from {', '.join(self.origins)}"
+        if self.locations:
+            text += f" ({', '.join(str(loc) for loc in self.locations)})"
+        return text.replace("\n", " ")
 
     def __str__(self) -> str:
         return f"{self.name}: {self.data}"

@@ -3,11 +3,16 @@ names the fx nodes it computes, those inlined into it too, and their source line
 kernel the union of its buffers'."""
 
 import inspect
+from dataclasses import replace
 
 import minitorch as torch
+import minitorch.dtype as dt
 from ir.lowering import lower_graph
+from ir.nodes import ComputedBuffer, Layout, Pointwise
+from ir.ops_handler import ops
 from ir.scheduler import schedule
 from tracer.aot import aot_trace
+from tracer.fx.provenance import Location
 
 
 def f(x):
@@ -78,3 +83,14 @@ def test_a_buffer_equal_to_an_earlier_one_adds_its_origins_to_it():
     assert len(sums) == 1  # both means are one sum
     means = [n.name for n in aot.forward.graph.nodes if n.meta.get("origins") and "sum" in n.name]
     assert len(means) == 2 and set(means) <= set(sums[0].origins)
+
+
+def test_a_buffers_provenance_is_the_kernel_comments_text():
+    layout = Layout.contiguous((4,), dt.float32)
+    body = Pointwise(dt.float32, (4,), lambda index: ops.load("x", index[0]))
+    loc = Location("/home/me/sincos.py", 13, "a = torch.sin(x) ** 2")
+    buffer = ComputedBuffer("buf3", layout, body, ("sin_1", "pow_2"), (loc,))
+    assert buffer.provenance == "buf3: from sin_1, pow_2 (sincos.py:13)"
+    assert replace(buffer, locations=()).provenance == "buf3: from sin_1, pow_2"
+    assert ComputedBuffer("buf3", layout, body).provenance == ""  # made by hand: no origins
+    assert replace(buffer, origins=()) == buffer  # what it computes is all equality compares

@@ -16,7 +16,8 @@ its pieces came from, once, when it makes them (nothing is recorded per call):
                   ComputedBuffer.locations it computes, pointwise nodes inlined into it too
                   FusedKernel.origins/.locations  the union over its buffers
     code          a comment line before each buffer's code in a kernel's source:
-                  `; buf3: from sin_1, pow_2 (sincos.py:13)` (`#` in Python source)
+                  `; buf3: from sin_1, pow_2 (sincos.py:13)` (`#` in Python source), the
+                  text of ComputedBuffer.provenance (ir/nodes.py)
 
     >>> loc = Location("/home/me/sincos.py", 13, "a = torch.sin(x) ** 2")
     >>> str(loc)
@@ -62,11 +63,3 @@ def locations_of(nodes: Iterable[Any]) -> tuple[Location, ...]:
 def unique(names: Iterable[str]) -> tuple[str, ...]:
     """`names` without repeats, in the order first seen."""
     return tuple(dict.fromkeys(names))
-
-
-def describe(name: str, origins: Iterable[str], locations: Iterable[Location]) -> str:
-    """The text of a kernel's comment line, without its comment character:
-    `buf3: from sin_1, pow_2 (sincos.py:13, sincos.py:14)` (no locations: no parentheses)."""
-    where = ", ".join(str(loc) for loc in locations)
-    text = f"{name}: from {', '.join(origins)}"
-    return f"{text} ({where})" if where else text
