@@ -223,12 +223,12 @@ class OutputGraph:
         else:
             node = self.graph.call_method(target, node_args, node_kwargs)
         node.meta["val"] = result
-        self._locate(node)
+        self.locate(node)
         self._refuse_no_grad_view(node, args)
         self._note_view_of_written_input(node, args)
         return self._wrap_result(node, result, _target_name(op, target))
 
-    def _locate(self, node: Node) -> None:
+    def locate(self, node: Node) -> None:
         """Record the user's line that made `node`, and the lines of the calls it is inlined
         into, outermost first ([Note: provenance] in tracer/fx/provenance.py)."""
         stack = []

@@ -11,7 +11,9 @@ its pieces came from, once, when it makes them (nothing is recorded per call):
     AOT autograd  node.meta["origins"]     names of the captured nodes it was traced from
                   node.meta["location"]    the captured node's location (None if none)
                   node.meta["grad_of"]     a backward node: the joint graph's forward node
-                                           whose derivative it is part of (tracer/aot/joint.py)
+                                           whose derivative it is part of (tracer/aot/joint.py);
+                                           a forward node a partitioner recomputes in the
+                                           backward keeps its forward meta, without grad_of
     loop IR       ComputedBuffer.origins   names of the nodes of the lowered graph whose values
                   ComputedBuffer.locations it computes, pointwise nodes inlined into it too
                   FusedKernel.origins/.locations  the union over its buffers
