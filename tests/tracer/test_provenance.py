@@ -120,3 +120,18 @@ def test_inference_graphs_carry_origins():
     assert not graphs.training
     for node in computing(graphs.forward):
         assert node.meta["origins"] and node.meta["location"] is not None
+
+
+def test_a_forward_node_recomputed_in_the_backward_keeps_its_origins(monkeypatch):
+    from minitorch import config
+
+    monkeypatch.setattr(config, "partitioner", "min_cut")
+    ((gm, inputs),) = capture(f, torch.rand(4, requires_grad=True))
+    graphs = aot_trace(gm, inputs, log=False)
+    joint = {n.name: n for n in graphs.joint.graph.nodes}
+    recomputed = [n for n in computing(graphs.backward) if "grad_of" not in n.meta]
+    assert recomputed  # min-cut recomputes sin and cos rather than saving them
+    for node in computing(graphs.backward):
+        assert node.meta["origins"] and node.meta["location"] is not None
+    for node in recomputed:
+        assert "grad_of" not in joint[node.name].meta  # a forward node of the joint graph
