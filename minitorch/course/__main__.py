@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from minitorch.course import NAMES, assignment, assignments
+from minitorch.course import NAMES, all_assignments, assignment
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.command == "list":
-        for k, a in enumerate(assignments(), 1):
+        for k, a in enumerate(all_assignments(), 1):
             how = "extend, or rebuild with `start`" if a.hollows else "extend"
             print(f"{k}. {a.name:<12} {a.title}  (~{a.minutes} min, docs/{a.chapter}.md)")
             print(f"   {'':<12} {how}; hook: {a.hook}")
