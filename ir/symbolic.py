@@ -24,6 +24,7 @@ the simplifications the ints allowed (`(4*s0*i0 + i1)//s0`) hold for every value
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ir.indexing import Add, Const, Expr, FloorDiv, Mod, Mul, Var, size_symbols
@@ -122,7 +123,7 @@ class Symbolizer:
                 data.reduction_type,
                 self.inner_fn(data.inner_fn),
             )
-        return ComputedBuffer(buffer.name, self.layout(buffer.layout), new)
+        return replace(buffer, layout=self.layout(buffer.layout), data=new)  # origins kept
 
     def program(self, program: LoweredProgram) -> LoweredProgram:
         inputs = tuple(InputBuffer(b.name, self.layout(b.layout)) for b in program.inputs)

@@ -94,3 +94,13 @@ def test_a_buffers_provenance_is_the_kernel_comments_text():
     assert replace(buffer, locations=()).provenance == "buf3: from sin_1, pow_2"
     assert ComputedBuffer("buf3", layout, body).provenance == ""  # made by hand: no origins
     assert replace(buffer, origins=()) == buffer  # what it computes is all equality compares
+
+
+def test_sizes_made_symbols_keep_each_buffers_origins():
+    from ir.symbolic import Symbolizer
+
+    x = torch.randn(10007, requires_grad=True)
+    program = lower_graph(traced(f, x).forward.graph)
+    symbolic = Symbolizer((10007,)).program(program)
+    assert [b.origins for b in symbolic.buffers] == [b.origins for b in program.buffers]
+    assert all(b.origins for b in symbolic.buffers)

@@ -40,6 +40,7 @@ def set_grad_mode(tx: InstructionTranslator, mode: bool) -> None:
     """Switch the graph (a node) and the tracing (the real mode) to `mode`."""
     node = tx.output.graph.call_function(_set, (mode,))
     node.meta["val"] = None
+    tx.output.locate(node)
     tx.output.mode_changes.append(node)
     _set(mode)
 
