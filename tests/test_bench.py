@@ -164,3 +164,23 @@ def test_first_call_with_the_compiler_imported(tmp_path):
         [sys.executable, "-c", loads], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert result.stdout.split() == ["False", "True"], result.stderr
+
+
+def test_models_table_has_every_workload_and_nothing_wrong():
+    # benchmarks/models.py on small shapes, PyTorch left out: every system checked against
+    # minitorch eager, then timed once.
+    from models import WORKLOADS as MODEL_WORKLOADS
+
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "models.py"), "--tiny", "--no-torch"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "WRONG" not in out and "ERROR" not in out, out
+    number = r"\d[\d.e+-]*"
+    rows = re.findall(rf"^\| (.+?) \| {number} \| {number} \| — \| — \| — \|$", out, re.M)
+    assert rows == [w.title for w in MODEL_WORKLOADS], out
