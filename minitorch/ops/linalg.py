@@ -14,6 +14,17 @@ Two primitives do every product: `mm`, (n, k) @ (k, m), and `bmm`, a batch of th
 mm gets a row of its own, although bmm could do its work with a batch of 1, because it is the
 product of every Linear layer: its graphs read `mm`, and backends hand it to BLAS as it is.
 The derivatives are products again: for out = a @ b, grad_a = g @ b^T and grad_b = a^T @ g.
+
+[Note: operands BLAS can read]
+numpy hands a product of float32/float64 matrices to BLAS's gemm when each matrix is row-major
+or column-major in its last two dims: a transposed view (`k.transpose(-2, -1)`, `b^T` above) is
+read in place, gemm's transpose flag says which. Other layouts are not BLAS's: an expanded
+operand (stride 0: the gradient of `out.sum()` is a 1 broadcast to out's shape), a stepped
+slice, a flipped one. numpy 2 copies those to a contiguous buffer and calls gemm anyway; numpy
+1.26 runs its scalar loop, 10-20x slower ((64, 256, 64) @ (64, 64, 256) float32: ~400 ms, not
+~22). So `_gemm_ready` makes that copy itself, for numpy 1.26's sake: on numpy 2 it is the copy
+numpy would make, so results are the same bits; the batch dims may have any strides, since
+numpy calls gemm once per matrix.
 """
 
 from __future__ import annotations
@@ -71,13 +82,36 @@ def _product_meta(op: str, ndim: int):
     return rule
 
 
+def _gemm_ready(x):
+    """x, or a row-major copy of it where its matrices are not laid out for BLAS's gemm
+    ([Note: operands BLAS can read]); numpy arrays of float32/float64 only."""
+    if x.dtype.kind != "f" or x.itemsize not in (4, 8) or x.ndim < 2:
+        return x  # numpy's own loop runs these (integers, float16) whatever their strides
+    rows, cols = x.shape[-2:]
+    row_stride, col_stride = x.strides[-2:]  # in bytes
+    if rows <= 1 or cols <= 1:
+        return x  # a vector: no gemm to miss
+    if col_stride == x.itemsize and row_stride >= cols * x.itemsize:
+        return x  # row-major
+    if row_stride == x.itemsize and col_stride >= rows * x.itemsize:
+        return x  # column-major: a transposed view
+    return np.ascontiguousarray(x)
+
+
+def _product(xp, a, b):
+    """mm's and bmm's eager kernel: xp.matmul, on operands gemm can read."""
+    if xp is np:
+        a, b = _gemm_ready(a), _gemm_ready(b)
+    return xp.matmul(a, b)
+
+
 # why primitive: a contraction (k multiply-adds per output), handed to BLAS's gemm as a whole
 mm = register(
     OpDef(
         "mm",
         "linalg",
         _product_meta("mm", 2),
-        impl=lambda xp, a, b: xp.matmul(a, b),
+        impl=_product,
         backward=lambda g, out, a, b: (mm(g, transpose(b, 0, 1)), mm(transpose(a, 0, 1), g)),
     )
 )
@@ -87,7 +121,7 @@ bmm = register(
         "bmm",
         "linalg",
         _product_meta("bmm", 3),
-        impl=lambda xp, a, b: xp.matmul(a, b),
+        impl=_product,
         backward=lambda g, out, a, b: (bmm(g, transpose(b, 1, 2)), bmm(transpose(a, 1, 2), g)),
     )
 )
