@@ -79,7 +79,7 @@ bench: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/bench.py $(if $(QUICK),--quick)
 	$(VENV)/bin/python benchmarks/train_step.py $(if $(QUICK),--repeat 2 --min-time 0.05)
 	$(VENV)/bin/python benchmarks/partitioners.py $(if $(QUICK),--rounds 3)
-	$(VENV)/bin/python benchmarks/models.py $(if $(QUICK),--quick)
+	$(VENV)/bin/python benchmarks/model_steps.py $(if $(QUICK),--quick)
 
 bench-cuda: $(VENV)/.installed
 	$(VENV)/bin/python benchmarks/bench_cuda.py

@@ -167,12 +167,12 @@ def test_first_call_with_the_compiler_imported(tmp_path):
 
 
 def test_models_table_has_every_workload_and_nothing_wrong():
-    # benchmarks/models.py on small shapes, PyTorch left out: every system checked against
+    # benchmarks/model_steps.py on small shapes, PyTorch left out: every system checked against
     # minitorch eager, then timed once.
-    from models import WORKLOADS as MODEL_WORKLOADS
+    from model_steps import WORKLOADS as MODEL_WORKLOADS
 
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "models.py"), "--tiny", "--no-torch"],
+        [sys.executable, str(ROOT / "benchmarks" / "model_steps.py"), "--tiny", "--no-torch"],
         capture_output=True,
         text=True,
         cwd=ROOT,

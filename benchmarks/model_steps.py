@@ -1,7 +1,7 @@
 """Real models, side by side: minitorch eager and compiled against torch eager and torch.compile.
 
     make bench                  # benchmarks/bench.py, then the other tables, this one among them
-    python benchmarks/models.py [--quick] [--tiny] [--only gpt decode ...] [--no-torch]
+    python benchmarks/model_steps.py [--quick] [--tiny] [--only gpt decode ...] [--no-torch]
 
 The workloads of issue 28's table, each model code written once, as its public original is:
 a nanoGPT-shaped training step and a decode step (the GPT of examples/gpt.py), pytorch/examples'
