@@ -35,9 +35,9 @@ from codegen.cuda.rows import Row, Rows, bind
 from codegen.cuda.target import TRIPLE
 from codegen.llvm import trig
 from codegen.llvm.arg_reduction import ARG_REDUCTIONS, block_of_its_own, extreme_start
-from codegen.llvm.kernel import reduction
 from codegen.llvm.loops import I64, IndexValue, i64
 from codegen.llvm.ops import I8, LLVMOps, ir_type, is_integer
+from codegen.llvm.reductions import reduction
 from ir.indexing import index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler

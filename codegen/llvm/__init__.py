@@ -3,6 +3,7 @@
 kernel.py       FusedKernel -> LLVM IR: the loop nest, its loads and stores
 ops.py          the ops handler whose values are LLVM registers: running a loop body emits it
 loops.py        `with for_range(builder, start, stop) as i:` and friends
+reductions.py   how each reduction starts and how a term joins it, per dtype (CUDA's too)
 mathlib.py      exp, log and pow as vectorizable polynomials in IR; the Emitter
 trig.py         sin and cos: the vectorized fast path, and the trig library for huge x
 trig_library.py   the trig library at run time: loaded when a kernel first calls it

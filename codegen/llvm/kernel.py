@@ -94,15 +94,15 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-import numpy as np
 from llvmlite import ir
 
 from codegen.llvm.arg_reduction import ARG_REDUCTIONS, emit_arg_reduction
 from codegen.llvm.loops import I64, IndexValue, entry_alloca, for_nest, for_range, i64, unroll_by
-from codegen.llvm.ops import I1, Lanes, LLVMOps, call_intrinsic, ir_type, is_integer
+from codegen.llvm.ops import I1, Lanes, LLVMOps, ir_type
+from codegen.llvm.reductions import reduction
 from ir.indexing import Expr, index_vars, is_size_symbol
 from ir.nodes import ComputedBuffer, Pointwise, Reduction
 from ir.ops_handler import set_ops_handler
@@ -114,32 +114,6 @@ from minitorch.errors import CompileError
 PTR = ir.PointerType()
 SMALL_WORK = 1 << 17  # elements: see [Note: small kernels compile for size]
 ROW_LOOP_UNROLL = 4  # see [Note: unrolling a row's loops]
-
-# reduction_type -> (the accumulator's start value, how one term joins it)
-_REDUCTIONS = {
-    # NOTE: `reassoc` lets LLVM reorder the sum into vector partial sums; numpy also sums in
-    # its own (pairwise) order, so neither order is "the" answer.
-    "sum": (0.0, lambda b, acc, x: b.fadd(acc, x, flags=("reassoc",))),
-    # llvm.maximum/minimum propagate NaN like numpy's max/min, and vectorize.
-    "max": (-math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.maximum", acc, x)),
-    "min": (math.inf, lambda b, acc, x: call_intrinsic(b, "llvm.minimum", acc, x)),
-}
-# The same for bools (bytes 0 and 1): max is `any`, min is `all`.
-_BOOL_REDUCTIONS = {
-    "max": (0, lambda b, acc, x: b.or_(acc, x)),
-    "min": (1, lambda b, acc, x: b.and_(acc, x)),
-}
-
-
-def _integer_reductions(dtype: DType) -> dict[str, tuple[int, Callable]]:
-    """The same for int32 and int64: integer addition is associative (it wraps around), so
-    LLVM reorders it without a flag; max and min start from the dtype's extremes."""
-    info = np.iinfo(dtype.np)
-    return {
-        "sum": (0, lambda b, acc, x: b.add(acc, x)),
-        "max": (int(info.min), lambda b, acc, x: call_intrinsic(b, "llvm.smax", acc, x)),
-        "min": (int(info.max), lambda b, acc, x: call_intrinsic(b, "llvm.smin", acc, x)),
-    }
 
 
 def generate_kernel(
@@ -390,22 +364,6 @@ def _remember(
 
 def _is_arg_reduction(data: Pointwise | Reduction) -> bool:
     return isinstance(data, Reduction) and data.reduction_type in ARG_REDUCTIONS
-
-
-def reduction(data: Reduction) -> tuple[ir.Constant, Callable]:
-    """(the accumulator's start value, combine(builder, acc, term)) for data.reduction_type."""
-    if data.dtype.name == "bool":
-        table = _BOOL_REDUCTIONS
-    elif is_integer(ir_type(data.dtype)):
-        table = _integer_reductions(data.dtype)
-    else:
-        table = _REDUCTIONS
-    if data.reduction_type not in table:
-        raise CompileError(
-            f"the LLVM backend has no {data.reduction_type!r} reduction of {data.dtype.name}"
-        )
-    start_value, combine = table[data.reduction_type]
-    return ir.Constant(ir_type(data.dtype), start_value), combine
 
 
 @contextmanager
