@@ -67,7 +67,7 @@ import math
 
 from minitorch.ops.registry import OpDef
 from tracer.aot.max_flow import FlowNetwork
-from tracer.aot.partition import Joint, nbytes, register_partitioner
+from tracer.aot.partition import Joint, computed_from_tangents, nbytes, register_partitioner
 from tracer.fx import Node
 
 RECOMPUTED_KINDS = frozenset({"pointwise", "view", "factory"})
@@ -93,7 +93,7 @@ def min_cut_saved(
 ) -> list[Node]:
     """The values the forward saves for the backward, by a minimum cut of the joint graph
     `nodes` ([Note: min-cut partitioning]); `forward` holds what the forward outputs need."""
-    from_tangents = _from_tangents(nodes)
+    from_tangents = computed_from_tangents(nodes)
     read = _read_by_backward(nodes, grads, from_tangents)
     candidates = _candidates(nodes, read, from_tangents)
     written = _written_anyway(fw_outs, forward)
@@ -116,17 +116,6 @@ def min_cut_saved(
             net.add_edge((node, "out"), "sink", math.inf)
     _, source_side = net.min_cut("source", "sink")
     return [n for n in candidates if (n, "in") in source_side and (n, "out") not in source_side]
-
-
-def _from_tangents(nodes: list[Node]) -> set[Node]:
-    """The tangents and every node computed from one: the backward's own nodes."""
-    found: set[Node] = set()
-    for node in nodes:
-        if (node.op == "placeholder" and node.name.startswith("tangents_")) or any(
-            n in found for n in node.all_input_nodes
-        ):
-            found.add(node)
-    return found
 
 
 def _read_by_backward(nodes: list[Node], grads: list, from_tangents: set[Node]) -> set[Node]:

@@ -163,7 +163,7 @@ def partition_joint(
     forward_nodes = _ancestors([*fw_outs, *saved]) | set(primals)
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward_nodes = _ancestors(grads, stop=set(bw_inputs))
-    _check_choice(partitioner, saved, forward_nodes, backward_nodes, bw_inputs)
+    _check_choice(partitioner, nodes, saved, forward_nodes, backward_nodes, bw_inputs)
     forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes], (*fw_outs, *saved))
     backward = _extract(joint, bw_inputs, [n for n in nodes if n in backward_nodes], tuple(grads))
     _row_major_saved(backward, {n.name for n in saved if n not in primals})
@@ -171,14 +171,18 @@ def partition_joint(
 
 
 def _check_choice(
-    partitioner: str, saved: list[Node], forward: set[Node], backward: set[Node], inputs: list
+    partitioner: str,
+    nodes: list[Node],
+    saved: list[Node],
+    forward: set[Node],
+    backward: set[Node],
+    inputs: list,
 ) -> None:
     """What any partitioner's choice must keep (see the end of [Note: partitioning])."""
     given = set(inputs)
+    from_tangents = computed_from_tangents(nodes)
     for node in saved:
-        if any(
-            n.op == "placeholder" and n.name.startswith("tangents_") for n in _ancestors([node])
-        ):
+        if node in from_tangents:
             raise CompileError(
                 f"partitioner {partitioner!r} saved {node.name}, which is computed from a "
                 "tangent: the forward cannot compute it"
@@ -195,6 +199,18 @@ def _check_choice(
             f"partitioner {partitioner!r}: the backward would compute {', '.join(random)} again, "
             "a random op: it would draw other numbers than the forward; save it instead"
         )
+
+
+def computed_from_tangents(nodes: list[Node]) -> set[Node]:
+    """The tangents and every node computed from one (`nodes` in graph order): the
+    backward's own nodes, which the forward cannot compute."""
+    found: set[Node] = set()
+    for node in nodes:
+        if (node.op == "placeholder" and node.name.startswith("tangents_")) or any(
+            n in found for n in node.all_input_nodes
+        ):
+            found.add(node)
+    return found
 
 
 def _is_random(node: Node) -> bool:
