@@ -34,7 +34,8 @@ def _attention(q, k):
     return minitorch.softmax(scores, dim=-1) @ k
 
 
-def _randn(*shape):
+def randn_input(*shape):
+    """An input maker: seed -> a float32 tensor of `shape` that requires grad."""
     return lambda seed: minitorch.tensor(
         np.random.default_rng(seed).standard_normal(shape).astype(np.float32),
         requires_grad=True,
@@ -46,26 +47,34 @@ WORKLOADS: dict[str, tuple[Callable, str, list[Callable]]] = {
     "sincos": (
         lambda x: minitorch.sin(x) ** 2 + minitorch.cos(x) ** 2,
         "lambda x: torch.sin(x) ** 2 + torch.cos(x) ** 2",
-        [_randn(64)],
+        [randn_input(64)],
     ),
     "repeated": (
         lambda x: minitorch.sin(x) * minitorch.sin(x) + minitorch.exp(x) * minitorch.exp(x),
         "lambda x: torch.sin(x) * torch.sin(x) + torch.exp(x) * torch.exp(x)",
-        [_randn(32)],
+        [randn_input(32)],
     ),
     "softmax": (
         lambda x: minitorch.softmax(x, dim=-1),
         "lambda x: torch.softmax(x, dim=-1)",
-        [_randn(16, 40)],
+        [randn_input(16, 40)],
     ),
-    "layernorm": (_layernorm, "layernorm(x) over the last dim, written out", [_randn(8, 64)]),
+    "layernorm": (_layernorm, "layernorm(x) over the last dim, written out", [randn_input(8, 64)]),
     "gelu": (
         lambda x: minitorch.nn.functional.gelu(x) * x,
         "lambda x: F.gelu(x) * x",
-        [_randn(256)],
+        [randn_input(256)],
     ),
-    "mlp": (_mlp, "relu(x @ w1) @ w2", [_randn(8, 16), _randn(16, 32), _randn(32, 4)]),
-    "attention": (_attention, "softmax(q @ k.T / 4) @ k", [_randn(2, 6, 8), _randn(2, 6, 8)]),
+    "mlp": (
+        _mlp,
+        "relu(x @ w1) @ w2",
+        [randn_input(8, 16), randn_input(16, 32), randn_input(32, 4)],
+    ),
+    "attention": (
+        _attention,
+        "softmax(q @ k.T / 4) @ k",
+        [randn_input(2, 6, 8), randn_input(2, 6, 8)],
+    ),
 }
 
 

@@ -21,8 +21,8 @@ import minitorch
 from minitorch import config
 from minitorch.course.checks import (
     WORKLOADS,
-    _randn,
     fuzz_cases,
+    randn_input,
     same_as_eager,
     workload_cases,
 )
@@ -95,7 +95,7 @@ def _across(backend: str) -> Iterator[Case]:
     for text, fn in ACROSS.items():
         yield Case(
             f"{text} ({backend})",
-            lambda fn=fn, text=text: same_as_eager(text, fn, [_randn(6, 6)], backend),
+            lambda fn=fn, text=text: same_as_eager(text, fn, [randn_input(6, 6)], backend),
         )
 
 

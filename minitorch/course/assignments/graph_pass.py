@@ -19,7 +19,13 @@ from collections.abc import Iterator
 import numpy as np
 
 import minitorch
-from minitorch.course.checks import WORKLOADS, _randn, fuzz_cases, same_as_eager, workload_cases
+from minitorch.course.checks import (
+    WORKLOADS,
+    fuzz_cases,
+    randn_input,
+    same_as_eager,
+    workload_cases,
+)
 from minitorch.course.grading import Assignment, Case, CaseFailed, Part, Submission
 
 # Forward graphs with repeats, and with random ops that look alike and must stay two draws.
@@ -47,10 +53,10 @@ LOOK_ALIKE = {
         lambda x: (x + 0.0, x + -0.0),
         [_signed_zeros],
     ),
-    "x.sum() and x.sum(dim=0)": (lambda x: (x.sum(), x.sum(dim=0)), [_randn(4, 3)]),
+    "x.sum() and x.sum(dim=0)": (lambda x: (x.sum(), x.sum(dim=0)), [randn_input(4, 3)]),
     "two rand_like(x): two draws": (
         lambda x: minitorch.rand_like(x) - minitorch.rand_like(x),
-        [_randn(16)],
+        [randn_input(16)],
     ),
 }
 

@@ -20,17 +20,20 @@ from collections.abc import Iterator
 
 import minitorch
 from minitorch import config
-from minitorch.course.checks import WORKLOADS, _randn, fuzz_cases, same_as_eager
+from minitorch.course.checks import WORKLOADS, fuzz_cases, randn_input, same_as_eager
 from minitorch.course.grading import Assignment, Case, CaseFailed, Part, Submission
 
 F = minitorch.nn.functional
 RANDOM = {
-    "dropout(x) * x": (lambda x: F.dropout(x, 0.5) * x, [_randn(64)]),
+    "dropout(x) * x": (lambda x: F.dropout(x, 0.5) * x, [randn_input(64)]),
     "dropout(sin(x)) * cos(x)": (
         lambda x: F.dropout(minitorch.sin(x), 0.3) * minitorch.cos(x),
-        [_randn(8, 16)],
+        [randn_input(8, 16)],
     ),
-    "rand_like(x) * exp(x)": (lambda x: minitorch.rand_like(x) * minitorch.exp(x), [_randn(32)]),
+    "rand_like(x) * exp(x)": (
+        lambda x: minitorch.rand_like(x) * minitorch.exp(x),
+        [randn_input(32)],
+    ),
 }
 
 
