@@ -82,6 +82,14 @@ def call_intrinsic(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Valu
     return builder.call(fn, args)
 
 
+def freeze(builder: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """`freeze value`: the same value (it only pins down poison, which we never make), which
+    llvmlite's builder has no method for. reductions.py says why a kernel wants one."""
+    instruction = ir.Instruction(builder.block, value.type, "freeze", [value])
+    builder._insert(instruction)  # NOTE: how llvmlite's own builder methods add theirs
+    return instruction
+
+
 class Lanes:
     """The value of a node for every output in the current tile: a [T x type] stack array
     (see [Note: reductions across outputs] in kernel.py)."""

@@ -389,6 +389,33 @@ def test_sum_vectorizes_thanks_to_reassoc():
     assert "fadd reassoc <" in compiled.optimized_source
 
 
+@pytest.mark.parametrize("reduction_type", ["max", "min"])
+def test_a_masked_max_vectorizes_and_keeps_nan(reduction_type):
+    # [Note: a masked max that vectorizes] in reductions.py: max(acc, where(mask, -inf, x)).
+    x = RNG.standard_normal((8, 512)).astype(np.float32)
+    mask = (RNG.random((8, 512)) < 0.5).astype(np.float32)
+    x[2, 7], mask[2, 7] = np.nan, 1.0  # a NaN the mask keeps: the row's answer is NaN
+    x[5, 9], mask[5, 9] = np.nan, 0.0  # one it hides: the row's answer is a number
+    bx, bm = input_buffer("x", x), input_buffer("m", mask)
+    fill = -np.inf if reduction_type == "max" else np.inf
+
+    def body(i, r):
+        hidden = ops.eq(load(bm, (i[0], r[0])), ops.constant(0.0, dt.float32))
+        return ops.where(hidden, ops.constant(fill, dt.float32), load(bx, (i[0], r[0])))
+
+    node = reduction("buf0", dt.float32, (8,), (512,), body, reduction_type)
+    program = LoweredProgram((bx, bm), (node,), ("buf0",))
+    (kernel,) = schedule(program)
+    compiled = BACKEND.compile_kernel(
+        kernel, {"x": dt.float32, "m": dt.float32, "buf0": dt.float32}
+    )
+    assert "x float>" in compiled.optimized_source
+    (got,), _ = run_compiled(program, [x, mask])
+    expected = getattr(np, reduction_type)(np.where(mask == 0, fill, x), axis=1)
+    np.testing.assert_array_equal(got, expected)
+    assert np.isnan(got[2]) and not np.isnan(got[5])
+
+
 # -- errors ------------------------------------------------------------------------------------
 
 
