@@ -32,6 +32,19 @@ Why each primitive here is one:
   numpy's generator: minitorch/ops/factories.py); it reads and advances the counter-based
   generator, and dropout_keep hashes what it returns into dropout's mask ([Note:
   counter-based random numbers] in minitorch/counter_rng.py).
+
+[Note: the max of a window]
+max_pool2d picks one tap per window (argmax: the first largest, as PyTorch's) and its gradient
+goes to that tap only. `gather(taps, 2, winner)` picks it, but gather's derivative is a
+scatter_add, an extern kernel of indexed writes (numpy's add.at: 55 ms of the MNIST step's
+pool of (64, 64, 24, 24)). A sum of the winner and zeros picks the same value,
+
+    values = sum(where(tap == winner, taps, 0), dim=taps)    # winner + 0 + ... + 0
+
+and its derivative is `where(tap == winner, g, 0)`: pointwise, fused into one kernel with the
+rest of the backward. The value is the winner's exactly (x + 0 is x for every x, inf and NaN
+included) but for the sign of a zero: a window whose max is -0.0 gives +0.0, eagerly and
+compiled alike (PyTorch gives -0.0; the two compare equal).
 """
 
 from __future__ import annotations
@@ -47,10 +60,9 @@ from minitorch.ops import nn_meta as m
 from minitorch.ops.linalg import matmul
 from minitorch.ops.pointwise import add, div, mul, to_copy
 from minitorch.ops.reductions import argmax, gather, mean, scatter_add, sum
-from minitorch.ops.reductions import max as max_along
 from minitorch.ops.registry import OpDef, register
-from minitorch.ops.selection import masked_fill
-from minitorch.ops.views import expand, reshape
+from minitorch.ops.selection import eq, masked_fill, where
+from minitorch.ops.views import expand, permute, reshape
 
 __all__ = [  # the ops this family registers
     "im2col",
@@ -293,9 +305,7 @@ def _avg_pool2d_decomposition(
     kernel, stride, pads, out_size = _pool_geometry(
         "avg_pool2d", x, kernel_size, stride, padding, ceil_mode
     )
-    n, c = x.shape[:2]
-    taps = kernel[0] * kernel[1]
-    cols = reshape(im2col(x, kernel, (1, 1), pads, stride), (n, c, taps, *out_size))
+    cols = _window_taps(x, kernel, (1, 1), pads, stride, out_size, 0.0)  # (N, C, taps, oh, ow)
     if divisor_override is not None:
         out = div(sum(cols, dim=2), divisor_override)
     elif count_include_pad and not ceil_mode:
@@ -303,19 +313,17 @@ def _avg_pool2d_decomposition(
     else:
         counts = _window_counts(x, kernel, stride, pads, padding, out_size, count_include_pad)
         out = div(sum(cols, dim=2), counts)
-    return out if batched else reshape(out, (c, *out_size))
+    return out if batched else reshape(out, tuple(out.shape[1:]))
 
 
 def _max_pool2d_decomposition(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
 ):
-    """The max of each window: im2col padded with -inf, then a max over the kh*kw taps.
-
-    The max over a dim sends the gradient to the one element it picked, as PyTorch's
-    max_pool2d does, and col2im adds the gradients of overlapping windows.
-    """
+    """The max of each window: its taps (im2col padded with -inf), then a max over the kh*kw
+    taps that sends the gradient to the one element it picked, as PyTorch's max_pool2d does
+    ([Note: the max of a window]); col2im adds the gradients of overlapping windows."""
     taps, _, batched = _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode)
-    values, _ = max_along(taps, 2, False)  # (N, C, oh, ow)
+    values = _picked(taps, argmax(taps, dim=2, keepdim=True))  # (N, C, oh, ow)
     return values if batched else reshape(values, tuple(values.shape[1:]))
 
 
@@ -327,12 +335,24 @@ def _max_pool2d_with_indices_decomposition(
         input, kernel_size, stride, padding, dilation, ceil_mode
     )
     winner = argmax(taps, dim=2, keepdim=True)  # (N, C, 1, oh, ow): which tap was largest
-    values = gather(taps, 2, winner)
+    values = _picked(taps, winner)
     where = expand(_tap_positions(input, *geometry), tuple(taps.shape))
     indices = gather(where, 2, winner)
     n, c, _, oh, ow = taps.shape
     shape = (n, c, oh, ow) if batched else (c, oh, ow)
     return reshape(values, shape), reshape(indices, shape)
+
+
+def _picked(taps, winner):
+    """taps (N, C, T, oh, ow) at the tap `winner` (N, C, 1, oh, ow) picks, as (N, C, oh, ow):
+    a sum of the winner and T - 1 zeros, whose derivative is a select ([Note: the max of a
+    window]). Integers keep gather, whose sum would widen them to int64 (no gradient there)."""
+    if not taps.dtype.is_floating_point:
+        return reshape(gather(taps, 2, winner), tuple(winner.shape[:2] + winner.shape[3:]))
+    from minitorch.factories import arange
+
+    tap = reshape(arange(taps.shape[2], device=taps.device), (1, 1, taps.shape[2], 1, 1))
+    return sum(where(eq(tap, winner), taps, 0.0), dim=2)
 
 
 def _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode):
@@ -342,11 +362,31 @@ def _max_pool_taps(input, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, pads, out_size = _pool_geometry(
         "max_pool2d", x, kernel_size, stride, padding, ceil_mode, dilation
     )
-    n, c = x.shape[:2]
     lowest = -math.inf if x.dtype.is_floating_point else _lowest_int(x.dtype)
-    cols = im2col(x, kernel, dilation, pads, stride, fill=lowest)
-    taps = reshape(cols, (n, c, kernel[0] * kernel[1], *out_size))
+    taps = _window_taps(x, kernel, dilation, pads, stride, out_size, lowest)
     return taps, (kernel, dilation, pads, stride, out_size), batched
+
+
+def _window_taps(x, kernel, dilation, pads, stride, out_size, fill):
+    """The windows of a pool as (N, C, kh*kw, oh, ow), padded with `fill`.
+
+    Windows that tile the input exactly (stride == kernel, no dilation or padding, as in
+    `max_pool2d(x, 2)` of an even image) are a regrouping of its elements: a reshape and a
+    permute, which lower to index arithmetic inside the kernel that reduces them, and whose
+    derivatives are views too. Any other window goes through im2col (and col2im back)."""
+    n, c, h, w = x.shape
+    (kh, kw), (oh, ow) = kernel, out_size
+    tiles = (
+        tuple(stride) == tuple(kernel)
+        and tuple(dilation) == (1, 1)
+        and pads == ((0, 0), (0, 0))
+        and (h, w) == (oh * kh, ow * kw)
+    )
+    if tiles:
+        blocks = reshape(x, (n, c, oh, kh, ow, kw))
+        return reshape(permute(blocks, (0, 1, 3, 5, 2, 4)), (n, c, kh * kw, oh, ow))
+    cols = im2col(x, kernel, dilation, pads, stride, fill=fill)
+    return reshape(cols, (n, c, kh * kw, oh, ow))
 
 
 def _tap_positions(input, kernel, dilation, pads, stride, out_size):

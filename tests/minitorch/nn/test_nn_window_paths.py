@@ -1,0 +1,110 @@
+"""The fast paths of convolution and pooling give the values and gradients of the plain ones.
+
+Pools whose windows tile the input are views, and a max pool's gradient is a select instead of
+a scatter ([Note: the max of a window] in minitorch/ops/nn.py); im2col and col2im copy and add
+by strided views ([Note: convolution as im2col]). Each is checked against a numpy reference
+written window by window, by finite differences in float64, and compiled against eager.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from nn_testing import check_gradients, t, windows
+
+import minitorch
+from minitorch import autograd, nn
+
+F = nn.functional
+
+# (shape, kernel, stride, padding, dilation): tiling windows (the view path) and others
+POOLS = [
+    ((2, 3, 8, 6), (2, 2), (2, 2), (0, 0), (1, 1)),  # tiles: max_pool2d(x, 2)
+    ((1, 2, 9, 6), (3, 2), (3, 2), (0, 0), (1, 1)),  # tiles, uneven kernel
+    ((2, 2, 7, 7), (2, 2), (2, 2), (0, 0), (1, 1)),  # a row and a column left over: im2col
+    ((1, 2, 7, 8), (3, 3), (2, 2), (1, 1), (1, 1)),  # overlapping, padded
+    ((1, 1, 9, 9), (2, 3), (1, 2), (1, 0), (2, 1)),  # dilated
+]
+
+
+def _max_pool_reference(x, kernel, stride, padding, dilation):
+    w = windows(x, kernel, stride, padding, dilation, fill=-np.inf)
+    return w.max(axis=(2, 3))
+
+
+def _max_pool_gradient(x, g, kernel, stride, padding, dilation):
+    """g sent to the first largest element of each window, as PyTorch's max_pool2d."""
+    (_, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    w = windows(x, kernel, stride, padding, dilation, fill=-np.inf)
+    n, c, _, _, oh, ow = w.shape
+    grad = np.zeros_like(x)
+    for b, ch, r, q in np.ndindex(n, c, oh, ow):
+        tap = int(np.argmax(w[b, ch, :, :, r, q].reshape(-1)))
+        i, j = divmod(tap, kw)
+        grad[b, ch, r * sh - ph + i * dh, q * sw - pw + j * dw] += g[b, ch, r, q]
+    return grad
+
+
+@pytest.mark.parametrize("geometry", POOLS)
+def test_max_pool2d_values_and_gradient(geometry):
+    shape, kernel, stride, padding, dilation = geometry
+    rng = np.random.default_rng(0)
+    x = np.round(rng.normal(size=shape))  # whole numbers: windows with ties
+    xt = t(x, requires_grad=True)
+    out = F.max_pool2d(xt, kernel, stride, padding, dilation)
+    np.testing.assert_array_equal(out.detach().numpy(), _max_pool_reference(x, *geometry[1:]))
+    g = rng.normal(size=tuple(out.shape))
+    (grad,) = autograd.grad(out, [xt], grad_outputs=t(g))
+    np.testing.assert_array_equal(grad.numpy(), _max_pool_gradient(x, g, *geometry[1:]))
+
+
+def test_max_pool2d_gradient_picks_inf_and_nan_like_argmax():
+    x = np.array([[[[-np.inf, -np.inf, 1.0, np.nan], [-np.inf, -np.inf, 2.0, 3.0]]]])
+    xt = t(x, requires_grad=True)
+    out = F.max_pool2d(xt, 2)
+    values = out.detach().numpy()
+    assert values[0, 0, 0, 0] == -np.inf and np.isnan(values[0, 0, 0, 1])
+    out.backward(t(np.array([[[[5.0, 7.0]]]])))
+    expected = np.zeros_like(x)
+    expected[0, 0, 0, 0], expected[0, 0, 0, 3] = 5.0, 7.0  # the first -inf, the NaN
+    np.testing.assert_array_equal(xt.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("geometry", POOLS)
+def test_avg_pool2d_gradient_by_finite_differences(geometry):
+    shape, kernel, stride, padding, dilation = geometry
+    if dilation != (1, 1):
+        pytest.skip("avg_pool2d has no dilation")
+    x = np.random.default_rng(1).normal(size=shape)
+
+    def reference(a):
+        return windows(a, kernel, stride, padding).mean(axis=(2, 3))
+
+    check_gradients(lambda a: F.avg_pool2d(a, kernel, stride, padding), reference, [x])
+
+
+def test_pools_of_integers_keep_their_dtype():
+    x = minitorch.tensor(np.arange(2 * 16).reshape(1, 2, 4, 4).astype(np.int32))
+    out = F.max_pool2d(x, 2)
+    assert out.dtype == minitorch.int32
+    np.testing.assert_array_equal(out.numpy(), x.numpy().reshape(1, 2, 2, 2, 2, 2).max((3, 5)))
+
+
+@pytest.mark.parametrize("geometry", POOLS)
+def test_pools_compiled_equal_eager(geometry):
+    shape, kernel, stride, padding, dilation = geometry
+    x = np.random.default_rng(2).normal(size=shape).astype(np.float32)
+
+    def step(a):
+        y = F.max_pool2d(a, kernel, stride, padding, dilation)
+        z = F.avg_pool2d(a, kernel, stride, padding) if dilation == (1, 1) else y
+        return (y * y).sum() + (z * 3).sum()
+
+    grads = []
+    for fn in (step, minitorch.compile(step)):
+        a = t(x, requires_grad=True)
+        loss = fn(a)
+        loss.backward()
+        grads.append((loss.detach().numpy(), a.grad.numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-6)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-6, atol=1e-6)
