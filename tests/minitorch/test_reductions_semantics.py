@@ -311,3 +311,48 @@ def test_extremes_over_random_dims_match_numpy(shape, data):
     softmax = minitorch.softmax(x, d).numpy()
     np.testing.assert_allclose(softmax.sum(axis=d), 1.0, rtol=1e-12)
     np.testing.assert_allclose(np.log(softmax), x.log_softmax(d).numpy(), rtol=1e-9, atol=1e-9)
+
+
+# ---- scatter_add of whole rows ([Note: adding whole rows] in minitorch/ops/reductions.py) ----
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=st.integers(1, 8),
+    columns=st.integers(1, 5),
+    count=st.integers(1, 12),
+    dtype=st.sampled_from([np.float32, np.float64, np.int64]),
+    expanded=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_scatter_add_of_whole_rows_is_numpys_add_at(rows, columns, count, dtype, expanded, seed):
+    rng = np.random.default_rng(seed)
+    base = (rng.standard_normal((rows, columns + 1)) * 4).astype(dtype)
+    index = np.broadcast_to(rng.integers(0, rows, (count, 1)), (count, columns))
+    if not expanded:
+        index = index.copy()
+    src = (rng.standard_normal((count, columns)) * 4).astype(dtype)
+    expected = base.copy()
+    np.add.at(expected, (index, np.arange(columns)), src)
+    got = minitorch.ops.scatter_add(
+        minitorch.tensor(base), 0, minitorch.tensor(index), minitorch.tensor(src)
+    )
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6, atol=1e-5)
+    assert got.numpy()[:, columns].tolist() == base[:, columns].tolist()  # past the index
+
+
+def test_embedding_gradient_adds_repeated_tokens_and_keeps_special_values():
+    weight = minitorch.zeros(5, 3, requires_grad=True)
+    tokens = minitorch.tensor([[4, 1, 4], [4, 0, 1]])
+    g = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    g[1, 1, 2] = np.nan
+    minitorch.nn.functional.embedding(tokens, weight).backward(minitorch.tensor(g))
+    expected = np.zeros((5, 3), np.float32)
+    np.add.at(expected, tokens.numpy().reshape(-1), g.reshape(-1, 3))
+    np.testing.assert_array_equal(weight.grad.numpy(), expected)  # NaN in row 0, row 3 zeros
+    base = np.array([[-0.0, 1.0]], np.float32)
+    got = minitorch.ops.scatter_add(
+        minitorch.tensor(base), 0, minitorch.tensor([[0]]), minitorch.tensor([[2.0]])
+    )
+    assert np.signbit(got.numpy()[0, 1]) == np.signbit(base[0, 1])
+    assert got.numpy().tolist() == [[2.0, 1.0]]
