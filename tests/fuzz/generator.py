@@ -12,8 +12,11 @@ comparisons and `where`, reductions over random dims, views, in-place ops on inp
 intermediates and views, graph breaks, Python control flow on shapes and on values; and the
 idioms of real models: integer and bool intermediates (masks, casts, counts), `max(dim)`'s named
 tuple, factories inside the function, advanced indexing reads and writes, `cat`/`split`/`gather`/
-`roll`, softmax, cross-entropy over int64 targets and dropout, and normalizations written out
-as several reductions with pointwise math between them (softmax, layernorm). The inputs are
+`roll`, softmax, cross-entropy over int64 targets and dropout, normalizations written out
+as several reductions with pointwise math between them (softmax, layernorm), and the heavy ops:
+products (`@`, `mm`, `bmm`, `F.linear`, `einsum`, on views with odd strides, with work before
+and after), convolutions and pooling, and attention (written out, masked and causal, and
+`F.scaled_dot_product_attention`). The inputs are
 float, integer or bool tensors, a float program sometimes with an integer or bool input beside
 its floats.
 """

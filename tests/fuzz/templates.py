@@ -303,6 +303,124 @@ NN = [
     "F.dropout({a}, 0.25, training={k})",
     "F.dropout({a} * 2, p=0.0)",
 ]
+# Products, as models write them: a value times its own transpose, `matmul`, `mm` and `bmm` on
+# reshaped operands, `F.linear`, `einsum`, batch dims that broadcast (`[None]` against a batch),
+# operands that are views with odd strides (transposed, sliced, expanded with stride 0, a
+# sliced-away K of 0), integer and float64 products, and products with pointwise work before
+# (a prologue) or a reduction or activation after (an epilogue). Inputs that require grad send
+# the products' backward through too.
+PRODUCTS = [
+    "{a} @ {a}.transpose(-2, -1)",
+    "{a}.transpose(-2, -1) @ {a}",
+    "{a} @ {a}.mT",
+    "{a}.mT @ {b}",
+    "{a} @ {b}.mT",
+    "minitorch.matmul({a}, {b})",
+    "minitorch.matmul({a}.mT, {a})",
+    "{a}.matmul({a}.mT) @ {a}",
+    "{a}.reshape(-1, {a}.shape[-1]).mm({a}.reshape(-1, {a}.shape[-1]).t())",
+    "minitorch.mm({a}.reshape(-1, {a}.shape[-1]).t(), {b}.reshape(-1, {a}.shape[-1]))",
+    "minitorch.bmm({a}, {a}.transpose(1, 2))",
+    "{a}.bmm({b}.mT)",
+    "{a}.reshape(-1, {a}.shape[-2], {a}.shape[-1]).bmm({a}.reshape(-1, {a}.shape[-2], "
+    "{a}.shape[-1]).mT)",
+    "F.linear({a}, {a}.reshape(-1, {a}.shape[-1]))",
+    "F.linear({a}, minitorch.ones(3, {a}.shape[-1]), minitorch.arange(3.0))",
+    "F.linear({a}, {b}.reshape(-1, {a}.shape[-1])[:2], {b}.reshape(-1)[:2])",
+    "{a} @ minitorch.ones({a}.shape[-1])",
+    "minitorch.ones({a}.shape[-2]) @ {a}",
+    "{a}.reshape(-1) @ {a}.reshape(-1)",
+    "minitorch.outer({a}.reshape(-1), {b}.reshape(-1))",
+    "minitorch.einsum('...ij,...kj->...ik', {a}, {a})",
+    "minitorch.einsum('ij,kj->ik', {a}.reshape(-1, {a}.shape[-1]), {b}.reshape(-1, {a}.shape[-1]))",
+    "{a}[None] @ {a}.unsqueeze(1).mT",
+    "{a}.unsqueeze(0) @ {b}.unsqueeze(1).mT",
+    "{a}.expand(2{all_dims}) @ {a}.mT",
+    "{a}[..., :1].expand_as({a}) @ {a}.mT",
+    "{a}.mT @ {a}[:1].expand_as({a})",
+    "{a}[..., ::2] @ {a}[..., ::2].mT",
+    "{a}[1:] @ {a}[1:].mT",
+    "{a}[..., 1:, :] @ {b}[..., 1:, :].mT",
+    "{a}.permute({perm}) @ {a}.permute({perm}).mT",
+    "{a}[..., :0] @ {a}[..., :0].mT",
+    "{a}.double() @ {a}.double().mT",
+    "{a}.long() @ {a}.long().mT",
+    "({a} > 0).int() @ ({b} > 0).int().mT",
+    "({a} @ {a}.mT).relu()",
+    "({a} @ {b}.mT).sum(-1)",
+    "({a} @ {a}.mT * 0.5 + 1).tanh()",
+    "({a} @ {a}.mT).softmax(-1)",
+    "({a}.mT @ {a}).amax({d}) + ({a} @ {a}.mT).mean()",
+    "({a}.sin() * 2) @ ({a} + 1).mT",
+    "{a}.exp() @ {a}.relu().mT",
+    "({a} * {b}) @ {a}.mT",
+    "(({a} - {a}.mean(-1, keepdim=True)) @ {a}.mT).log_softmax(-1)",
+]
+# Statements around products: the result updated in place, or written into a slice.
+PRODUCT_STATEMENTS = [
+    "{fresh} = {a} @ {a}.mT\n{fresh}.add_(1)",
+    "{fresh} = {a}.mT @ {a}\n{fresh}[0] = 0",
+    "{fresh} = {a}.clone()\n{fresh}[..., :1] = {a} @ minitorch.ones({a}.shape[-1], 1)",
+    "{other} = {a} @ {a}.mT\n{fresh} = {other} @ {other} + {other}.t()",
+]
+# Convolutions and pooling over (N, C, H, W): {other} is {a} lifted to 4-d (a matrix is one
+# channel, a 3-d tensor C channels), or {a} itself as an unbatched (C, H, W). Weights are
+# factories or slices of the inputs (deterministic, and a slice of an input that requires grad
+# gets its gradient); stride, padding, dilation, groups, bias; pooling of each kind after.
+_LIFT = "{other} = {a}.reshape(1, -1, {a}.shape[-2], {a}.shape[-1])\n"
+CONVOLUTIONS = [
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[:, :, :2, :2])",
+    _LIFT + "{fresh} = F.conv2d({other}, minitorch.ones(2, {other}.shape[1], 1, 2) * 0.5)",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[:, :, :2, :2], padding=1)",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[:, :, :2, :2], stride=2, padding=1)",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[:, :, :2, :2], dilation=2)",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[:, :, :3, :3], padding='same')",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[0, :, None, :2, :2], groups={other}.shape[1])",
+    _LIFT + "{fresh} = F.conv2d({other}, {b}.reshape(1, -1, {b}.shape[-2], {b}.shape[-1])"
+    "[:, :, :2, :2], padding=(1, 0))",
+    _LIFT + "{fresh} = F.conv2d({other}, {other}[0, :, :1, :1].expand(-1, {other}.shape[1], -1)"
+    "[..., None], bias={other}[0, :, 0, 0])",
+    _LIFT + "{fresh} = F.conv2d({other}, minitorch.arange(4.0).reshape(1, 1, 2, 2).expand(3, "
+    "{other}.shape[1], 2, 2), minitorch.ones(3), stride=(1, 2), padding=(1, 0))",
+    _LIFT + "{fresh} = F.conv2d({other}.double(), {other}.double()[:, :, :1, :1]).relu()",
+    _LIFT + "{fresh} = F.conv2d({other}.sin(), {other}[:, :, :2, :2]).sum(dim=(2, 3))",
+    _LIFT + "{fresh} = F.max_pool2d(F.conv2d({other}, {other}[:, :, :2, :2], padding=1).relu(), 2)",
+    "{fresh} = F.conv2d({a}, minitorch.ones(2, {a}.shape[-3], 2, 2))",
+    "{fresh} = F.conv2d({a}, {a}[None, :, :2, :2], padding=1)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 2)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 2, stride=1)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 3, stride=2, padding=1)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 2, ceil_mode=True)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 2, 1, dilation=2)",
+    _LIFT + "{fresh} = F.max_pool2d({other}, 2, return_indices=True)[1]",
+    _LIFT + "{fresh} = F.avg_pool2d({other}, 2)",
+    _LIFT + "{fresh} = F.avg_pool2d({other}, 2, stride=1, padding=1)",
+    _LIFT + "{fresh} = F.avg_pool2d({other}, 3, stride=2, padding=1, count_include_pad=False)",
+    _LIFT + "{fresh} = F.avg_pool2d({other}, 2, ceil_mode=True)",
+    _LIFT + "{fresh} = F.adaptive_avg_pool2d({other}, 2)",
+    "{fresh} = F.max_pool2d({a}, 2)",
+    "{fresh} = F.avg_pool2d({a}, 2, stride=1)",
+]
+# Attention, written out (masked softmax between two products) and as the fused function: over
+# one input (self-attention) or two, causal, with a bool or float mask, heads made by expanding.
+ATTENTION = [
+    "{fresh} = ({a} @ {a}.transpose(-2, -1) * {a}.shape[-1] ** -0.5).masked_fill(minitorch."
+    "tril(minitorch.ones({a}.shape[-2], {a}.shape[-2])) == 0, float('-inf')).softmax(-1) @ {a}",
+    "{other} = ({a} @ {b}.mT * 0.5).masked_fill(minitorch.ones({a}.shape[-2], {b}.shape[-2])"
+    ".tril() == 0, float('-inf'))\n{fresh} = {other}.softmax(-1) @ {b}",
+    "{other} = ({a} @ {a}.mT).softmax(-1)\n{fresh} = {other} @ {a}.exp() + {other}.sum()",
+    "{fresh} = F.scaled_dot_product_attention({a}, {a}, {a})",
+    "{fresh} = F.scaled_dot_product_attention({a}, {b}, {b}, is_causal=True)",
+    "{other} = {a} * 0.5\n"
+    "{fresh} = F.scaled_dot_product_attention({a}, {other}, {a}.exp(), is_causal=True)",
+    "{fresh} = F.scaled_dot_product_attention({a}, {a}, {b}, attn_mask=minitorch.ones("
+    "{a}.shape[-2], {a}.shape[-2]).tril().bool())",
+    "{fresh} = F.scaled_dot_product_attention({a}, {a}, {a}, attn_mask={a} @ {a}.mT, scale=0.5)",
+    "{other} = {a}.unsqueeze(-3).expand(*{a}.shape[:-2], 2, -1, -1)\n"
+    "{fresh} = F.scaled_dot_product_attention({other}, {other}, {other}, is_causal=True)",
+    "{other} = F.softmax(({a} @ {a}.mT).masked_fill({a}.sum(-1, keepdim=True) > 0, -1e9), -1)\n"
+    "{fresh} = ({other} @ {a}).relu().sum(-2)",
+]
 BREAK = 'print("", end="")'  # an untraceable call: the graph breaks there and resumes after
 CONDITIONS = [
     "{a}.shape[0] > 2",
@@ -321,9 +439,18 @@ EXPRESSIONS = {
     "shaping": SHAPING,
     "indexing": INDEXING,
     "nn": NN,
+    "product": PRODUCTS,
 }
 # Statement tables: each template names what it binds itself ({fresh}, {other}).
-STATEMENTS = {"max_dim": MAX_DIM, "unpacking": UNPACKING, "update": UPDATES, "normalize": NORMALIZE}
+STATEMENTS = {
+    "max_dim": MAX_DIM,
+    "unpacking": UNPACKING,
+    "update": UPDATES,
+    "normalize": NORMALIZE,
+    "product_update": PRODUCT_STATEMENTS,
+    "convolution": CONVOLUTIONS,
+    "attention": ATTENTION,
+}
 # How often each kind is drawn, in relative weights; the old families keep most of the mass.
 KINDS = {
     "pointwise": 4,
@@ -342,4 +469,8 @@ KINDS = {
     "unpacking": 0.5,
     "update": 1,
     "normalize": 2,
+    "product": 2,
+    "product_update": 0.5,
+    "convolution": 1,
+    "attention": 1,
 }

@@ -92,6 +92,13 @@ def test_programs_use_the_idioms_of_real_models():
         "+=",
         "tril",
         "minitorch.where",
+        " @ ",
+        "F.linear",
+        "F.conv2d",
+        "max_pool2d",
+        "avg_pool2d",
+        "F.scaled_dot_product_attention",
+        "is_causal=True",
     ):
         assert any(idiom in source for source in sources), idiom
     dtypes = {spec.dtype for seed in range(200) for spec in generate(seed).inputs}
