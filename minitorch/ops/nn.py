@@ -89,12 +89,34 @@ def _window_slices(k_i: int, k_j: int, dilation, stride, out_size) -> tuple[slic
     return rows, cols
 
 
-def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
+def _padded(xp, x, padding, fill):
+    """x (N, C, H, W) with `fill` around it; x itself when there is no padding."""
     n, c, h, w = x.shape
-    (kh, kw), ((top, bottom), (left, right)) = kernel_size, padding
-    out_size = m.window_output_size("im2col", (h, w), kernel_size, dilation, padding, stride)
+    (top, bottom), (left, right) = padding
+    if not (top or bottom or left or right):
+        return x
     padded = xp.full((n, c, top + h + bottom, left + w + right), fill, dtype=x.dtype)
     padded[:, :, top : top + h, left : left + w] = x
+    return padded
+
+
+def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
+    n, c, h, w = x.shape
+    kh, kw = kernel_size
+    out_size = m.window_output_size("im2col", (h, w), kernel_size, dilation, padding, stride)
+    padded = _padded(xp, x, padding, fill)
+    if xp is np and padded.size:
+        # Every window at once as a strided view of the padded image (N, C, kh, kw, oh, ow),
+        # whose reshape is the one copy ([Note: convolution as im2col]).
+        (dh, dw), (sh, sw) = dilation, stride
+        sn, sc, sy, sx = padded.strides
+        windows = np.lib.stride_tricks.as_strided(
+            padded,
+            (n, c, kh, kw, *out_size),
+            (sn, sc, sy * dh, sx * dw, sy * sh, sx * sw),
+            writeable=False,
+        )
+        return windows.reshape(n, c * kh * kw, out_size[0] * out_size[1])
     cols = xp.empty((n, c, kh, kw, *out_size), dtype=x.dtype)
     for i in range(kh):  # kh * kw strided copies, each over every window at once
         for j in range(kw):
@@ -107,14 +129,17 @@ def _col2im_impl(xp, cols, output_size, kernel_size, dilation, padding, stride):
     (h, w), (kh, kw), ((top, bottom), (left, right)) = output_size, kernel_size, padding
     out_size = m.window_output_size("col2im", (h, w), kernel_size, dilation, padding, stride)
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
-    cols = cols.reshape(n, c, kh, kw, *out_size)
-    padded = xp.zeros((n, c, top + h + bottom, left + w + right), dtype=cols.dtype)
+    # (N*C) as one dim: numpy's loops over the adds below have one dim fewer to step
+    cols = cols.reshape(n * c, kh, kw, *out_size)
+    padded = xp.zeros((n * c, top + h + bottom, left + w + right), dtype=cols.dtype)
     for i in range(kh):
         for j in range(kw):
             # NOTE: one tap's windows never share a pixel, so += adds every contribution.
             rows, columns = _window_slices(i, j, dilation, stride, out_size)
-            padded[:, :, rows, columns] += cols[:, :, i, j]
-    return xp.ascontiguousarray(padded[:, :, top : top + h, left : left + w])
+            padded[:, rows, columns] += cols[:, i, j]
+    if top or bottom or left or right:
+        padded = xp.ascontiguousarray(padded[:, top : top + h, left : left + w])
+    return padded.reshape(n, c, h, w)
 
 
 # why primitive: a sliding-window gather with padding, indexing no view or pointwise op has
