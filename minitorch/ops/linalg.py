@@ -16,15 +16,19 @@ product of every Linear layer: its graphs read `mm`, and backends hand it to BLA
 The derivatives are products again: for out = a @ b, grad_a = g @ b^T and grad_b = a^T @ g.
 
 [Note: operands BLAS can read]
-numpy hands a product of float32/float64 matrices to BLAS's gemm when each matrix is row-major
-or column-major in its last two dims: a transposed view (`k.transpose(-2, -1)`, `b^T` above) is
-read in place, gemm's transpose flag says which. Other layouts are not BLAS's: an expanded
-operand (stride 0: the gradient of `out.sum()` is a 1 broadcast to out's shape), a stepped
-slice, a flipped one. numpy 2 copies those to a contiguous buffer and calls gemm anyway; numpy
-1.26 runs its scalar loop, 10-20x slower ((64, 256, 64) @ (64, 64, 256) float32: ~400 ms, not
-~22). So `_gemm_ready` makes that copy itself, for numpy 1.26's sake: on numpy 2 it is the copy
-numpy would make, so results are the same bits; the batch dims may have any strides, since
-numpy calls gemm once per matrix.
+BLAS's gemm reads a matrix that is row-major or column-major in its last two dims, rows (or
+columns) any distance apart: a transposed view (`k.transpose(-2, -1)`, `b^T` above) is read in
+place, gemm's transpose flag says which. Other layouts are not BLAS's: an expanded operand
+(stride 0: the gradient of `out.sum()` is a 1 broadcast to out's shape), a stepped matrix, a
+flipped one. mm's and bmm's eager kernel is `blas.matmul` (minitorch/blas.py, [Note: calling
+BLAS directly]): it calls numpy's own OpenBLAS with the operands' strides where that does less
+work than np.matmul (a batch of big matrices, one call), copying only those layouts, and says
+per product which way it went and why (`blas.product_plan(a, b)`). Where it hands a product to
+np.matmul (2-D products, which numpy gives the same gemm, small batches, integers, no BLAS
+found), the operands go through `gemm_ready` first: numpy 2 copies an unreadable layout to a
+contiguous buffer and calls gemm anyway, numpy 1.26 runs its scalar loop, 10-20x slower ((64,
+256, 64) @ (64, 64, 256) float32: ~400 ms, not ~22), so we make the copy numpy 2 would make
+(the same bits). The compiled graphs' extern steps call these same kernels.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import math
 
 import numpy as np
 
+from minitorch import blas
 from minitorch.errors import DTypeError, MinitorchError, ShapeError, at_user_line
 from minitorch.ops.meta import broadcast_shapes
 from minitorch.ops.pointwise import abs, mul, pow, sqrt, to_copy
@@ -82,27 +87,10 @@ def _product_meta(op: str, ndim: int):
     return rule
 
 
-def _gemm_ready(x):
-    """x, or a row-major copy of it where its matrices are not laid out for BLAS's gemm
-    ([Note: operands BLAS can read]); x is a numpy array of at least 2 dims."""
-    if x.flags.c_contiguous:
-        return x  # the common case first: this check costs a tenth of the ones below
-    *_, rows, cols = x.shape
-    *_, row_stride, col_stride = x.strides  # in bytes
-    size = x.itemsize
-    if col_stride == size and row_stride >= cols * size:
-        return x  # row-major matrices (a batch dim may be stepped or broadcast)
-    if row_stride == size and col_stride >= rows * size:
-        return x  # column-major: a transposed view, read in place
-    if rows <= 1 or cols <= 1 or x.dtype.char not in "fd":
-        return x  # a vector (no gemm to miss), or no gemm for this dtype (integers, float16)
-    return np.ascontiguousarray(x)
-
-
 def _product(xp, a, b):
-    """mm's and bmm's eager kernel: xp.matmul, on operands gemm can read."""
+    """mm's and bmm's eager kernel: BLAS's gemm on the operands' strides, or xp.matmul."""
     if xp is np:
-        a, b = _gemm_ready(a), _gemm_ready(b)
+        return blas.matmul(a, b)
     return xp.matmul(a, b)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch.ops.linalg import _gemm_ready
+from minitorch.blas import gemm_ready as _gemm_ready
 
 NUMPY_2 = int(np.__version__.split(".")[0]) >= 2
 
