@@ -349,6 +349,8 @@ def _describe(name: str, operand: _Operand) -> str:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b for (n, k) @ (k, m) or (B, n, k) @ (B, k, m): gemm called directly where the plan
     says so, else np.matmul (on operands `gemm_ready` copied where numpy 1.26 would loop)."""
+    if DIRECT_GEMM_WORK is None and a.ndim == 2:  # mm, every Linear's: numpy's route, unplanned
+        return np.matmul(gemm_ready(a), gemm_ready(b))
     call = _route(a, b)
     if type(call) is str:
         return np.matmul(gemm_ready(a), gemm_ready(b))
