@@ -62,7 +62,7 @@ codegen/numpy_source.py is the small worked example (Python source over numpy, c
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -173,6 +173,12 @@ class Backend(ABC):
         """The kernels `saved` (from `save_kernels`) describes, or None if they cannot be had
         here (their machine code is gone, or was made for another host): the graph is then
         compiled anew."""
+        return None
+
+    def extern_kernel(self, op: object) -> Callable[..., Any] | None:
+        """A kernel of this backend's own for an extern step of `op` (an op of the table),
+        called with the step's arguments in place of the op's eager kernel; None (the
+        default): the eager kernel runs. The LLVM backend runs `ops.fused_attention` so."""
         return None
 
     def supports(self, dtype: DType) -> bool:

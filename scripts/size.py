@@ -69,6 +69,7 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "codegen/cuda/*",
             "codegen/llvm/object_loader.py",
             "codegen/llvm/parallel.py",
+            "codegen/llvm/attention.py",
             "codegen/llvm/trig.py",
             "codegen/llvm/trig_library.py",
             "codegen/llvm/pi_reduction.py",

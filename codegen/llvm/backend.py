@@ -74,7 +74,7 @@ from codegen.llvm.jit import JitModule, compile_described, part_symbol
 from codegen.llvm.parallel import parallel_for
 from ir import indexing
 from ir.indexing import Expr, index_error
-from minitorch import config
+from minitorch import config, ops
 from minitorch.dtype import DType, from_numpy_dtype, get_dtype
 from minitorch.errors import MinitorchError
 
@@ -363,6 +363,14 @@ class LLVMBackend(Backend):
             )
             kernels.append(LLVMKernel(kernel, dtypes, modules[key], (), None, item["symbol"]))
         return kernels
+
+    def extern_kernel(self, op: object) -> Callable | None:
+        """`ops.fused_attention` by the generated attention kernel (codegen/llvm/attention.py)."""
+        if op is ops.fused_attention and config.fused_attention:
+            from codegen.llvm.attention import fused_attention
+
+            return fused_attention
+        return None
 
     def clear_cache(self) -> None:
         """Drop the JIT's compiled modules ([Note: the JIT's memory] in jit.py)."""

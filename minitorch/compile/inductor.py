@@ -61,6 +61,7 @@ from tracer.aot import CompiledFunction, aot_module, aot_trace, fake_inputs
 from tracer.aot.aot_autograd import backward_variants
 from tracer.dynamo.compiler import GraphCompiler, eager
 from tracer.fx import GraphModule
+from tracer.fx.passes.fuse_attention import fuse_attention
 
 if TYPE_CHECKING:  # types only: the lowering is imported when a graph is first lowered
     from ir.nodes import LoweredProgram
@@ -163,6 +164,7 @@ def lower(gm: GraphModule, backend: Backend) -> list[LoweredStep]:
     steps: list[LoweredStep] = []
     for step in split_graph(gm.graph, backend.dtypes):  # split: segments and extern steps
         if isinstance(step, ExternStep):
+            step.kernel = backend.extern_kernel(step.node.target)  # None: the op's own runs
             steps.append(step)  # an op that does not lower: its eager kernel runs
             continue
         program = lower_graph(step.graph)  # lower: fx graph -> buffers of loop-IR bodies
@@ -203,6 +205,8 @@ def rewrite(gm: GraphModule) -> GraphModule:
     that what is made of it later (a backward without some tangents, a cache key) is the
     same whether it was compiled or loaded."""
     graph = transpose_products(gm.graph)
+    if config.fused_attention:  # an extra: attention as one op, one kernel (fuse_attention.py)
+        graph = fuse_attention(graph)
     if graph is gm.graph:
         return gm
     rewritten = GraphModule(gm, graph)

@@ -170,7 +170,7 @@ class WrapperCode:
         node = step.node
         args = [self.literal(a) for a in node.args]
         args += [f"{k}={self.literal(v)}" for k, v in node.kwargs.items()]
-        target = self.bind(node.target, f"extern_{node.name}")
+        target = self.bind(step.kernel or node.target, f"extern_{node.name}")
         self.lines.append(
             f"{self.local(node.name, node)} = {target}({', '.join(args)})  # {step.reason}"
         )

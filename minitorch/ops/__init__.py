@@ -9,6 +9,7 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
     views.py       results that share memory with their input: reshape, permute, x[...], cat
     indexing.py    advanced indexing: x[idx] and x[idx] = v with integer tensors
     linalg.py      mm, bmm, matmul
+    attention.py   fused_attention, which only the compiler writes (one kernel for attention)
     nn.py          what only layers need: im2col/col2im (conv, pools), embedding, dropout
     factories.py   tensors made from a shape: full, arange, and the random uniform, normal, randint
     extra.py       outer, diag, repeat, flip, std, any/all, and the scans cumsum, cumprod
@@ -18,6 +19,7 @@ docs/primitives.md lists the primitives, with why each one is not a composite.
 """
 
 # Each family lists the ops it registers in its __all__.
+from minitorch.ops.attention import *  # noqa: F403
 from minitorch.ops.extra import *  # noqa: F403
 from minitorch.ops.factories import *  # noqa: F403
 from minitorch.ops.indexing import *  # noqa: F403
