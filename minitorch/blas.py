@@ -349,7 +349,11 @@ def _describe(name: str, operand: _Operand) -> str:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b for (n, k) @ (k, m) or (B, n, k) @ (B, k, m): gemm called directly where the plan
     says so, else np.matmul (on operands `gemm_ready` copied where numpy 1.26 would loop)."""
-    if DIRECT_GEMM_WORK is None and a.ndim == 2:  # mm, every Linear's: numpy's route, unplanned
+    # numpy's route, unplanned, for the commonest products, where `_route` would say so anyway:
+    # mm (every Linear's), and a batch of small matrices not sharing b (a decode step's heads)
+    if DIRECT_GEMM_WORK is None and (
+        a.ndim == 2 or (b.strides[0] != 0 and a.shape[1] * a.shape[2] * b.shape[2] <= SMALL_MATRIX)
+    ):
         return np.matmul(gemm_ready(a), gemm_ready(b))
     call = _route(a, b)
     if type(call) is str:
