@@ -70,6 +70,7 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "codegen/llvm/object_loader.py",
             "codegen/llvm/parallel.py",
             "codegen/llvm/attention.py",
+            "codegen/llvm/attention_kernel.py",
             "codegen/llvm/trig.py",
             "codegen/llvm/trig_library.py",
             "codegen/llvm/pi_reduction.py",

@@ -1,12 +1,15 @@
 """Attention as one generated kernel: softmax(q kᵀ · scale, masked) v with an online softmax.
 
-    o = attention(q, k, v, mask, scale)   # (B, H, T, D), (B, H, S, D) x 2, mask (T, S) or None
-    # == softmax(where(mask, (q @ kᵀ) * scale, -inf), dim=-1) @ v
+    o = kernel_for(dtype, D, safe)(q, k, v, mask, scale)       # attention_kernel.py
+    # q (B, H, T, D), k and v (B, H, S, D), mask (T, S) or None; o (B, H, T, D) ==
+    # softmax(where(mask, (q @ kᵀ) * scale, -inf), dim=-1) @ v
+    # safe: 0, not NaN, for a row whose every key is hidden (scaled_dot_product_attention)
 
 The sibling of matmul.py (read its [Note: register blocking] first): the two products of
 attention are register-blocked tiles like its, and the softmax between them never leaves the
-cache. ir/../tracer/fx/passes/fuse_attention.py finds the pattern in a graph and puts one
-`ops.fused_attention` in its place; the LLVM backend runs it with this kernel.
+cache. tracer/fx/passes/fuse_attention.py finds the pattern in a graph and puts one
+`ops.fused_attention` in its place; the LLVM backend runs it with this kernel
+(attention_kernel.py compiles it and calls it).
 
 [Note: online softmax]
 Computed op by op, attention writes the (T, S) matrix of scores for every batch and head,
@@ -29,16 +32,19 @@ When the max grows, everything summed so far was relative to the old max, and mu
 exp(m_old - m_new) re-bases it: the result is softmax(s) @ v up to rounding. While a row has
 seen only hidden keys, m is -inf and `s - m` would be NaN; there we subtract 0 instead (p and
 alpha are then 0, as they should). A row whose every key is hidden ends with o = 0 and l = 0,
-so 0 / 0 = NaN, which is what the op-by-op softmax gives for a row of -inf.
+so 0 / 0 = NaN, which is what the op-by-op softmax gives for a row of -inf; a kernel generated
+`safe` writes 0 there instead, as F.scaled_dot_product_attention's safe softmax does (l is 0
+for such a row alone: any other row has a term exp(0) = 1, or is NaN).
 
 [Note: skipped blocks]
-The mask is data, not a promise of causality: before the kernel runs, `block_states` looks at
-each (query block, key block) pair once (O(T·S), numpy) and marks it 0 (every entry hidden:
-skipped), 1 (some hidden: the mask is read), or 2 (none hidden: the mask is not read). A causal
-mask hides the blocks above the diagonal, half of them: that is causal attention's 2x, for
-any mask that hides whole blocks. Skipping is exact (a hidden key's p is exactly 0), except
-for one thing: the op-by-op product computes 0 * v there, which is NaN where v is inf or NaN.
-So when v holds a non-finite number, `attention` computes the op-by-op math instead.
+The mask is data, not a promise of causality: before the kernel runs, `block_states`
+(attention_kernel.py) looks at each (query block, key block) pair once (O(T·S), numpy) and
+marks it 0 (every entry hidden: skipped), 1 (some hidden: the mask is read), or 2 (none hidden:
+the mask is not read). A causal mask hides the blocks above the diagonal, half of them: that is
+causal attention's 2x, for any mask that hides whole blocks. Skipping is exact (a hidden key's
+p is exactly 0), except for one thing: the op-by-op product computes 0 * v there, which is NaN
+where v is inf or NaN.
+So when v holds a non-finite number, the extern step computes the op-by-op math instead.
 
 Layout: kᵀ is what the first product reads a vector at a time (C keys of one head-dim column),
 so each thread copies kᵀ of the head it works on into its own scratch, padded with zeros to a
@@ -49,49 +55,41 @@ dim. The kernel is generated for one head dim D (a constant: the loops over D un
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import itertools
 
-import numpy as np
 from llvmlite import ir
 
-from codegen.llvm.jit import JitModule, compile_ir
 from codegen.llvm.loops import I64, for_range, i64
 from codegen.llvm.mathlib import PRECISIONS, Emitter, math_function
-from codegen.llvm.matmul import vector_bytes
-from codegen.llvm.parallel import parallel_for
-from minitorch import ops
-from minitorch.errors import DTypeError, ShapeError
-from minitorch.tensor import Tensor
 
 PTR = ir.PointerType()
 I1, I8, I32 = ir.IntType(1), ir.IntType(8), ir.IntType(32)
-_ELEMENTS = {np.dtype(np.float32): ir.FloatType(), np.dtype(np.float64): ir.DoubleType()}
 
 ROWS = 8  # query rows in a block
 KEY_VECTORS = 2  # vectors of keys in a key block: C = KEY_VECTORS x lanes
 OUT_VECTORS = 2  # vectors of the head dim one pass of p @ v keeps in registers
 # q, k, v, mask, blocks, out, scratch; t, s, heads; q's, k's strides (b, h, t, d), v's (b, h, t)
-_ARGUMENTS = ("q", "k", "v", "mask", "blocks", "out", "scratch")
-_SIZES = ("t", "s", "heads", "qb", "qh", "qt", "qd", "kb", "kh", "kt", "kd", "vb", "vh", "vt")
+ARGUMENTS = ("q", "k", "v", "mask", "blocks", "out", "scratch")
+SIZES = ("t", "s", "heads", "qb", "qh", "qt", "qd", "kb", "kh", "kt", "kd", "vb", "vh", "vt")
 
 
-def generate_attention(element: ir.Type, width: int, head_dim: int) -> ir.Module:
+def generate_attention(
+    element: ir.Type, width: int, head_dim: int, safe: bool = False
+) -> ir.Module:
     """@attention(ptr q, k, v, mask, blocks, out, scratch, i64 sizes..., scale, i64 start, end):
     out[bh, i, :] = softmax_j(q[bh, i] . k[bh, j] * scale, masked) @ v[bh] for every query block
     `it` in [start, end) (bh = it / query blocks), [Note: online softmax]."""
     module = ir.Module(name="attention")
-    arguments = [PTR] * len(_ARGUMENTS) + [I64] * len(_SIZES) + [element, I64, I64]
+    arguments = [PTR] * len(ARGUMENTS) + [I64] * len(SIZES) + [element, I64, I64]
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), arguments), "attention")
-    names = (*_ARGUMENTS, *_SIZES, "scale", "start", "end")
+    names = (*ARGUMENTS, *SIZES, "scale", "start", "end")
     for arg, name in zip(fn.args, names, strict=True):
         arg.name = name
-    for pointer in fn.args[: len(_ARGUMENTS)]:
+    for pointer in fn.args[: len(ARGUMENTS)]:
         pointer.add_attribute("noalias")
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     args = dict(zip(names, fn.args, strict=True))
-    _Attention(builder, ir.VectorType(element, width), head_dim, args).emit()
+    _Attention(builder, ir.VectorType(element, width), head_dim, args, safe).emit()
     builder.ret_void()
     return module
 
@@ -99,8 +97,10 @@ def generate_attention(element: ir.Type, width: int, head_dim: int) -> ir.Module
 class _Attention:
     """Emits the kernel's loops: query blocks, key blocks, the two tiles between them."""
 
-    def __init__(self, builder: ir.IRBuilder, vector: ir.VectorType, head_dim: int, args: dict):
-        self.b, self.args = builder, args
+    def __init__(
+        self, builder: ir.IRBuilder, vector: ir.VectorType, head_dim: int, args: dict, safe: bool
+    ):
+        self.b, self.args, self.safe = builder, args, safe
         self.vector, self.element, self.width = vector, vector.element, vector.count
         self.d = head_dim
         self.dv = -(-head_dim // self.width)  # vectors of one row of o (the last one masked)
@@ -277,7 +277,7 @@ class _Attention:
 
     def finish(self, out: ir.Value, i0: ir.Value) -> None:
         """out[i0 + r] = o[r] / sum(l[r]) for the rows that exist (0 / 0 = NaN: every key
-        hidden, as the op-by-op softmax gives)."""
+        hidden, as the op-by-op softmax gives; 0 if `safe`)."""
         b, t = self.b, self.args["t"]
         for r in range(ROWS):
             row = b.add(i0, i64(r))
@@ -287,8 +287,11 @@ class _Attention:
                 )
                 out_row = self.at(out, b.mul(row, i64(self.d)))
                 for u in range(self.dv):
-                    o = self.load_vector(self.o_at(r, u))
-                    self.store_row_vector(b.fdiv(o, total), out_row, u)
+                    o = b.fdiv(self.load_vector(self.o_at(r, u)), total)
+                    if self.safe:
+                        nothing_seen = b.fcmp_ordered("==", total, ir.Constant(self.vector, None))
+                        o = b.select(nothing_seen, ir.Constant(self.vector, None), o)
+                    self.store_row_vector(o, out_row, u)
 
     # ---- plumbing -----------------------------------------------------------------------------
 
@@ -382,116 +385,3 @@ class _Attention:
         element = typ.element if isinstance(typ, ir.VectorType) else typ
         name = "f32" if element == ir.FloatType() else "f64"
         return f"v{typ.count}{name}" if isinstance(typ, ir.VectorType) else name
-
-
-# ---- running it ------------------------------------------------------------------------------
-
-
-def block_states(mask: np.ndarray, rows: int, keys: int) -> np.ndarray:
-    """For each (query block, key block) of a (t, padded) 0/1 mask: 0 every entry hidden, 1
-    some, 2 none ([Note: skipped blocks]). Rows past t count as row t-1 (the kernel computes
-    them so)."""
-    t, padded = mask.shape
-    query_blocks = -(-t // rows)
-    full = np.concatenate([mask, np.repeat(mask[-1:], query_blocks * rows - t, axis=0)])
-    seen = full.reshape(query_blocks, rows, padded // keys, keys).astype(bool)
-    anything, everything = seen.any(axis=(1, 3)), seen.all(axis=(1, 3))
-    return np.where(everything, 2, np.where(anything, 1, 0)).astype(np.int8)
-
-
-class AttentionKernel:
-    """The generated attention for one dtype and head dim, compiled for this CPU."""
-
-    def __init__(self, dtype: np.dtype, head_dim: int, width: int | None = None) -> None:
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in _ELEMENTS:
-            raise DTypeError(f"the generated attention takes float32 or float64, not {self.dtype}")
-        self.width = width or vector_bytes() // self.dtype.itemsize  # lanes of one vector
-        self.head_dim, self.keys = head_dim, KEY_VECTORS * self.width
-        self.module = generate_attention(_ELEMENTS[self.dtype], self.width, head_dim)
-        self._jit: JitModule = compile_ir(str(self.module))
-        scale = ctypes.c_float if self.dtype == np.float32 else ctypes.c_double
-        self._function = self._jit.function(
-            "attention",
-            None,
-            *[ctypes.c_void_p] * len(_ARGUMENTS),
-            *[ctypes.c_int64] * len(_SIZES),
-            scale,
-            ctypes.c_int64,
-            ctypes.c_int64,
-        )
-
-    def __call__(
-        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None, scale: float
-    ) -> np.ndarray | None:
-        """softmax(where(mask, q @ kᵀ * scale, -inf)) @ v for (B, H, T, D) q and (B, H, S, D)
-        k, v of this kernel's dtype and D; mask (T, S) of bools, or None for no mask. v must
-        be finite where a block is skipped: None, else ([Note: skipped blocks])."""
-        batch, heads, t, d = q.shape
-        s = k.shape[2]
-        if k.shape != (batch, heads, s, d) or v.shape != k.shape or d != self.head_dim:
-            raise ShapeError(f"attention: q {q.shape}, k {k.shape}, v {v.shape}")
-        if v.strides[3] != v.itemsize:
-            v = np.ascontiguousarray(v)  # rows of v are read a vector at a time
-        padded = -(-s // self.keys) * self.keys
-        visible = np.zeros((t, padded), np.uint8)
-        visible[:, :s] = 1 if mask is None else mask
-        blocks = block_states(visible, ROWS, self.keys)
-        if (blocks == 0).any() and not np.isfinite(v.sum()):
-            return None  # a skipped 0 * inf would be NaN op by op ([Note: skipped blocks])
-        out = np.empty((batch, heads, t, d), self.dtype)
-        item = self.dtype.itemsize
-        strides = [n // item for x in (q, k) for n in x.strides] + [
-            n // item for n in v.strides[:3]
-        ]
-        pointers = [x.ctypes.data for x in (q, k, v, visible, blocks, out)]
-        scratch_size = d * padded + ROWS * (-(-d // self.width) * self.width + self.keys)
-
-        def run(start: int, end: int) -> None:
-            scratch = np.zeros(scratch_size, self.dtype)  # each thread its own kᵀ, o and p
-            self._function(*pointers, scratch.ctypes.data, t, s, heads, *strides, scale, start, end)
-
-        query_blocks = -(-t // ROWS)
-        parallel_for(run, batch * heads * query_blocks, work=batch * heads * t * s * d)
-        return out
-
-
-@functools.lru_cache(maxsize=32)
-def kernel_for(dtype: np.dtype, head_dim: int) -> AttentionKernel:
-    """The compiled kernel for `dtype` and `head_dim`, once per process."""
-    return AttentionKernel(dtype, head_dim)
-
-
-def fused_attention(q: Tensor, k: Tensor, v: Tensor, hidden: Tensor | None, scale: float) -> Tensor:
-    """`ops.fused_attention` by the generated kernel, as the LLVM backend's extern step runs it
-    (minitorch/ops/attention.py says what it computes); what the kernel does not take (other
-    dtypes or devices, a mask that differs across batch or head, a v that is not finite where
-    blocks are skipped: [Note: skipped blocks]) runs the op's eager kernel."""
-    arrays = [x._data for x in (q, k, v)]
-    mask = None if hidden is None else hidden._data
-    if _takes(arrays, mask):
-        t, s = arrays[0].shape[2], arrays[1].shape[2]
-        if mask is not None:
-            mask = ~np.broadcast_to(mask.reshape(mask.shape[-2:]), (t, s))  # (t, s): seen
-        kernel = kernel_for(arrays[0].dtype, arrays[0].shape[3])
-        out = kernel(*arrays, mask, scale)
-        if out is not None:
-            return Tensor._from_array(out)
-    return ops.fused_attention(q, k, v, hidden, scale)
-
-
-def _takes(arrays: list, mask: np.ndarray | None) -> bool:
-    """Whether the kernel takes these q, k, v (numpy, one float dtype, 4-d, no size 0, one
-    head dim) and
-    mask (bool, the same for every batch and head)."""
-    if not all(type(x) is np.ndarray and x.ndim == 4 and x.size for x in arrays):
-        return False
-    if arrays[2].shape[3] != arrays[0].shape[3]:
-        return False  # one head dim for q, k and v
-    if not (arrays[0].dtype in _ELEMENTS and arrays[0].dtype == arrays[1].dtype == arrays[2].dtype):
-        return False
-    if mask is None:
-        return True
-    return (
-        type(mask) is np.ndarray and mask.dtype == np.bool_ and all(n == 1 for n in mask.shape[:-2])
-    )

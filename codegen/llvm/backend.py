@@ -365,9 +365,9 @@ class LLVMBackend(Backend):
         return kernels
 
     def extern_kernel(self, op: object) -> Callable | None:
-        """`ops.fused_attention` by the generated attention kernel (codegen/llvm/attention.py)."""
+        """`ops.fused_attention` by the generated attention kernel (codegen/llvm/attention*.py)."""
         if op is ops.fused_attention and config.fused_attention:
-            from codegen.llvm.attention import fused_attention
+            from codegen.llvm.attention_kernel import fused_attention
 
             return fused_attention
         return None

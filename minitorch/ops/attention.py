@@ -32,7 +32,7 @@ from minitorch.ops.registry import OpDef, TensorMeta, register
 __all__ = ["fused_attention"]
 
 
-def _fused_attention_meta(q, k, v, hidden, scale: float) -> TensorMeta:
+def _fused_attention_meta(q, k, v, hidden, scale: float, safe: bool = False) -> TensorMeta:
     """q (..., T, D), k (..., S, D), v (..., S, Dv), one float dtype; hidden broadcasts to
     (..., T, S). The result is (..., T, Dv)."""
     sq, sk, sv = tuple(q.shape), tuple(k.shape), tuple(v.shape)
@@ -53,17 +53,24 @@ def _fused_attention_meta(q, k, v, hidden, scale: float) -> TensorMeta:
     return TensorMeta(sq[:-1] + sv[-1:], q.dtype)
 
 
-def _fused_attention(xp, q, k, v, hidden, scale: float):
+def _fused_attention(xp, q, k, v, hidden, scale: float, safe: bool = False):
     """The ops it stands for, in order: (q @ kᵀ) * scale, where(hidden, -inf, ...), softmax
-    as amax, sub, exp, sum, div, then @ v."""
+    as amax, sub, exp, sum, div, then @ v. `safe`: softmax as scaled_dot_product_attention's
+    _safe_softmax, 0 for a row whose every score is -inf (where(dead, 0, ...) before and after)."""
     att = xp.matmul(q, xp.swapaxes(k, -1, -2)) * q.dtype.type(scale)
     if hidden is not None:
         att = xp.where(hidden, q.dtype.type(float("-inf")), att)
     quiet = np.errstate(invalid="ignore") if xp is np else contextlib.nullcontext()
+    zero = q.dtype.type(0)
+    if safe:
+        dead = (att == float("-inf")).all(axis=-1, keepdims=True)
+        att = xp.where(dead, zero, att)
     with quiet:  # a row of -inf's: -inf - -inf is NaN, as eager's softmax gives it
         shifted = att - att.max(axis=-1, keepdims=True)
         e = xp.exp(shifted)
         p = e / e.sum(axis=-1, keepdims=True)
+        if safe:
+            p = xp.where(dead, zero, p)
         return xp.matmul(p, v)  # 0 * inf: NaN, as the op-by-op product gives
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from codegen.llvm.attention import block_states, fused_attention, kernel_for
+from codegen.llvm.attention_kernel import block_states, fused_attention, kernel_for
 from minitorch import config, ops
 
 
@@ -136,3 +136,14 @@ def test_the_kernel_is_vectorized():
     assert f"@llvm.fma.v{lanes}f32" in source
     assert "@llvm.rint.v" in source  # exp's rounding, on vectors: the exp loop vectorized
     assert "call float @expf" not in source and "@llvm.exp" not in source
+
+
+def test_the_safe_kernel_gives_zeros_for_rows_with_every_key_hidden():
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((1, 2, 19, 8)).astype(np.float32) for _ in range(3))
+    seen = np.tril(np.ones((19, 19), bool))
+    seen[[0, 11]] = False
+    out = kernel_for(np.dtype(np.float32), 8, safe=True)(q, k, v, seen, 0.5)
+    want = np.nan_to_num(reference(q, k, v, seen, 0.5), nan=0.0)
+    assert (out[:, :, [0, 11]] == 0).all()
+    assert_close(out, want, np.float32)

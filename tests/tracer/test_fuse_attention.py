@@ -181,3 +181,36 @@ def test_the_gpt_example_in_eval_mode_runs_fused_attention():
 
 def test_the_fused_op_is_a_row_of_the_op_table():
     assert ops.fused_attention.lowering == "extern" and ops.fused_attention.backward is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scaled_dot_product_attention_is_fused_with_its_safe_softmax(dtype):
+    rng = np.random.default_rng(7)
+    q, k, v = (heads(rng, 2, 2, 21, 8, dtype) for _ in range(3))
+    allowed = rng.random((21, 21)) > 0.4
+    allowed[4] = False  # a query that sees no key: 0, not NaN
+    allowed = minitorch.tensor(allowed)
+    cases = [
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=allowed),
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3),
+    ]
+    for fn in cases:
+        out, fused = compiled_and_fused(fn, q, k, v)
+        assert fused
+        assert_same(out, fn(q, k, v))
+    out, _ = compiled_and_fused(cases[1], q, k, v)
+    assert (out.numpy()[:, :, 4] == 0).all()
+
+
+def test_a_float_mask_for_scaled_dot_product_attention_is_left_alone():
+    rng = np.random.default_rng(8)
+    q, k, v = (heads(rng, 1, 2, 9, 4) for _ in range(3))
+    bias = minitorch.tensor(rng.standard_normal((9, 9)).astype(np.float32))
+
+    def fn(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+
+    out, fused = compiled_and_fused(fn, q, k, v)
+    assert not fused
+    assert_same(out, fn(q, k, v))

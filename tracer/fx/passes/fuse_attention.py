@@ -14,11 +14,15 @@ softmax decomposed):
 `fuse_attention(graph)` puts `ops.fused_attention(q, k, v, hidden, scale)` in their place
 (minitorch/ops/attention.py), which the LLVM backend runs as one kernel with an online softmax
 (codegen/llvm/attention.py); every other backend runs its eager kernel, the same math op by op.
-The driver calls it with the transposed products, on every graph it compiles, when
-config.fused_attention is on (an extra: [Note: the core and its extras] in config.py).
+F.scaled_dot_product_attention's decomposition is the same with its safe softmax around it
+(`dead = all(scores == -inf, dim=-1)`; `where(dead, 0, ...)` before and after the softmax), and
+becomes `fused_attention(..., safe=True)`. The driver calls it with the transposed products,
+on every graph it compiles, when config.fused_attention is on (an extra: [Note: the core and
+its extras] in config.py).
 
 [Note: when attention is fused]
 The rewrite must not change what the graph computes, so it fires only on the exact pattern:
+- the softmax is the plain one or scaled_dot_product_attention's safe one, read op for op;
 - the mask is applied after the scale, with -inf (masked_fill's `where(hidden, -inf, x)`), or
   there is no mask; a scale is a Python number multiplied after the product, or absent;
 - the softmax is over the last dim, and each op between the two products is read only by the
@@ -54,6 +58,7 @@ class _Attention:
     v: Node
     hidden: Node | None  # where True, the score is -inf
     scale: float
+    safe: bool  # a row of -inf's is 0 (scaled_dot_product_attention's safe softmax), not NaN
     out: Node  # the second product, or the reshape of it to (B, H, T, D)
     inner: list[Node]  # out and the nodes before it, readers first: erased
     views: list[Node]  # the reshapes and the permute of q, k, v: erased if nothing else reads them
@@ -69,7 +74,7 @@ def fuse_attention(graph: Graph) -> Graph:
         found = _match(node)
         if found is None:
             continue
-        args = (found.q, found.k, found.v, found.hidden, found.scale)
+        args = (found.q, found.k, found.v, found.hidden, found.scale, found.safe)
         with graph.inserting_before(found.out):
             fused = graph.call_function(ops.fused_attention, args)
         fused.meta = {k: v for k, v in found.out.meta.items() if k != "val"}  # its provenance
@@ -92,23 +97,31 @@ def _match(node: Node) -> _Attention | None:
     p_flat, v_flat = node.args
     div, v = _unflatten(p_flat), _unflatten(v_flat)
     inner = [out, node, p_flat]
-    if div is None or v is None or not _is(div, ops.div):
+    dead = None  # scaled_dot_product_attention's safe softmax: its rows of -inf's
+    if _is(div, ops.where) and _is_zero(div.args[1]):
+        inner.append(div)
+        dead, div = div.args[0], div.args[2]
+    if v is None or not _is(div, ops.div):
         return None
     exp, total = div.args
     if not (_is(exp, ops.exp) and _is(total, ops.sum) and total.args[0] is exp):
         return None
-    if not (_last_dim(total, "dim") and _is(exp.args[0], ops.sub)):
+    if not (_last_dim(total) and _is(exp.args[0], ops.sub)):
         return None
     scores, amax = exp.args[0].args
-    if not (_is(amax, ops.amax) and amax.args[0] is scores and _last_dim(amax, "dim")):
+    if not (_is(amax, ops.amax) and amax.args[0] is scores and _last_dim(amax)):
         return None
     inner += [div, total, exp, exp.args[0], amax, scores]
+    if dead is not None:  # where(dead, 0, scores) before the softmax too, and dead's ops
+        if not (_is(scores, ops.where) and scores.args[0] is dead and _is_zero(scores.args[1])):
+            return None
+        scores = scores.args[2]
+        rows = _rows_of_minus_inf(dead, scores)
+        if rows is None:
+            return None
+        inner += [*rows, scores]
     hidden = None
-    if (
-        _is(scores, ops.where)
-        and _is_minus_inf(scores.args[1])
-        and isinstance(scores.args[0], Node)
-    ):
+    if _is(scores, ops.where) and _is_minus_inf(scores.args[1]):
         hidden, scores = scores.args[0], scores.args[2]
         inner.append(scores)
     scale = 1.0
@@ -122,9 +135,30 @@ def _match(node: Node) -> _Attention | None:
     inner += [product]
     if q is None or not (_is(k_t, ops.permute) and tuple(k_t.args[1]) == (0, 1, 3, 2)):
         return None
+    if not isinstance(hidden, Node | None):
+        return None
     views = [product.args[0], product.args[1], k_t, v_flat]
-    found = _Attention(q, k_t.args[0], v, hidden, scale, out, inner, views)
+    found = _Attention(q, k_t.args[0], v, hidden, scale, dead is not None, out, inner, views)
     return found if _fits(found) else None
+
+
+def _rows_of_minus_inf(dead: Node, scores: Node) -> list[Node] | None:
+    """[dead, sum, eq, eq] where `dead` is all(scores == -inf, dim=-1, keepdim=True) as the
+    op table decomposes it: eq(sum(eq(eq(scores, -inf), 0), dim=-1, keepdim=True), 0)."""
+    chain = [dead]
+    for op in (ops.eq, ops.sum, ops.eq, ops.eq):
+        node = chain[-1]
+        if not _is(node, op):
+            return None
+        chain.append(node.args[0])
+    checks = (
+        _is_zero(dead.args[1]),
+        _last_dim(chain[1]),
+        _is_zero(chain[2].args[1]),
+        _is_minus_inf(chain[3].args[1]),
+        chain[4] is scores,
+    )
+    return chain[:4] if all(checks) else None
 
 
 def _fits(found: _Attention) -> bool:
@@ -160,9 +194,9 @@ def _unflatten(node: Node) -> Node | None:
     return source
 
 
-def _last_dim(node: Node, name: str) -> bool:
+def _last_dim(node: Node) -> bool:
     """Whether a reduction `node` is over the last dim of its 4-d input, keeping it."""
-    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get(name)
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
     dims = tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
     return keepdim is True and dims in ((-1,), (3,))
@@ -174,6 +208,10 @@ def _is(node: object, op: object) -> bool:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_zero(value: object) -> bool:
+    return _is_number(value) and value == 0
 
 
 def _is_minus_inf(value: object) -> bool:
