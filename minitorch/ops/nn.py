@@ -125,18 +125,33 @@ def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
     return cols.reshape(n, c * kh * kw, out_size[0] * out_size[1])  # (N, C*kh*kw, L)
 
 
+# col2im adds into blocks of this many elements of the padded image at a time: 256 KiB of
+# float32, which stays in cache while all kh*kw taps add into it.
+COL2IM_BLOCK = 1 << 16
+
+
 def _col2im_impl(xp, cols, output_size, kernel_size, dilation, padding, stride):
     (h, w), (kh, kw), ((top, bottom), (left, right)) = output_size, kernel_size, padding
     out_size = m.window_output_size("col2im", (h, w), kernel_size, dilation, padding, stride)
     n, c = cols.shape[0], cols.shape[1] // (kh * kw)
-    # (N*C) as one dim: numpy's loops over the adds below have one dim fewer to step
-    cols = cols.reshape(n * c, kh, kw, *out_size)
-    padded = xp.zeros((n * c, top + h + bottom, left + w + right), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
+    height, width = top + h + bottom, left + w + right
+    cols = cols.reshape(n * c, kh, kw, *out_size)  # (N*C) as one dim: one dim fewer to step
+    padded = xp.zeros((n * c, height, width), dtype=cols.dtype)
+    taps = [
+        (i, j, *_window_slices(i, j, dilation, stride, out_size))
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    # Image by image, a block at a time: the kh*kw adds into a block read it from cache, where
+    # adding each tap over the whole padded image streamed it through memory kh*kw times
+    # ((64, 32, 26, 26) 3x3: 41 -> 33 ms on a busy 2-core machine). Each pixel still gets its
+    # contributions in tap order, so the sums are the same.
+    step = max(1, COL2IM_BLOCK // max(1, height * width))
+    for start in range(0, n * c, step):
+        block, source = padded[start : start + step], cols[start : start + step]
+        for i, j, rows, columns in taps:
             # NOTE: one tap's windows never share a pixel, so += adds every contribution.
-            rows, columns = _window_slices(i, j, dilation, stride, out_size)
-            padded[:, rows, columns] += cols[:, i, j]
+            block[:, rows, columns] += source[:, i, j]
     if top or bottom or left or right:
         padded = xp.ascontiguousarray(padded[:, top : top + h, left : left + w])
     return padded.reshape(n, c, h, w)

@@ -108,3 +108,77 @@ def test_pools_compiled_equal_eager(geometry):
         grads.append((loss.detach().numpy(), a.grad.numpy()))
     np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-6)
     np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-6, atol=1e-6)
+
+
+# (input shape, weight shape, stride, padding, dilation, groups)
+CONVS = [
+    ((2, 3, 6, 5), (4, 3, 3, 3), 1, 0, 1, 1),
+    ((1, 2, 7, 6), (3, 2, 3, 2), 2, (1, 2), 1, 1),
+    ((1, 2, 8, 8), (2, 2, 3, 3), 1, 2, 2, 1),  # dilated
+    ((2, 4, 5, 5), (6, 2, 2, 3), (2, 1), 1, (1, 2), 2),  # groups
+]
+
+
+def _conv_reference(x, weight, bias, stride, padding, dilation, groups):
+    pair = lambda v: (v, v) if isinstance(v, int) else v  # noqa: E731
+    (kh, kw), out_c = weight.shape[2:], weight.shape[0]
+    w = windows(x, (kh, kw), pair(stride), pair(padding), pair(dilation))  # (N, C, kh, kw, oh, ow)
+    c_g, o_g = x.shape[1] // groups, out_c // groups
+    outs = [
+        np.einsum(
+            "ncijyx,ocij->noyx", w[:, g * c_g : (g + 1) * c_g], weight[g * o_g : (g + 1) * o_g]
+        )
+        for g in range(groups)
+    ]
+    return np.concatenate(outs, axis=1) + bias.reshape(1, -1, 1, 1)
+
+
+@pytest.mark.parametrize("geometry", CONVS)
+def test_conv2d_gradients_by_finite_differences(geometry):
+    shape, w_shape, stride, padding, dilation, groups = geometry
+    rng = np.random.default_rng(3)
+    x, weight, bias = rng.normal(size=shape), rng.normal(size=w_shape), rng.normal(size=w_shape[0])
+    args = (stride, padding, dilation, groups)
+    check_gradients(
+        lambda a, w, b: F.conv2d(a, w, b, *args),
+        lambda a, w, b: _conv_reference(a, w, b, *args),
+        [x, weight, bias],
+        rtol=1e-5,
+        atol=1e-6,
+    )
+
+
+@pytest.mark.parametrize("geometry", CONVS)
+def test_conv2d_compiled_equals_eager(geometry):
+    shape, w_shape, stride, padding, dilation, groups = geometry
+    rng = np.random.default_rng(4)
+    arrays = [rng.normal(size=s).astype(np.float32) for s in (shape, w_shape, w_shape[:1])]
+
+    def step(a, w, b):
+        return (F.relu(F.conv2d(a, w, b, stride, padding, dilation, groups)) ** 2).sum()
+
+    results = []
+    for fn in (step, minitorch.compile(step)):
+        tensors = [t(a, requires_grad=True) for a in arrays]
+        loss = fn(*tensors)
+        loss.backward()
+        results.append([loss.detach().numpy()] + [x.grad.numpy() for x in tensors])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_im2col_reads_any_layout_of_its_input():
+    x = np.random.default_rng(5).normal(size=(2, 3, 6, 7))
+    geometry = ((3, 2), (1, 2), ((0, 0), (0, 0)), (2, 1))
+    xt = t(x)
+    views = [
+        (xt.transpose(2, 3)[:, :, :6, :5], x.transpose(0, 1, 3, 2)[:, :, :6, :5]),
+        (xt[:, ::2, 1:, ::2], x[:, ::2, 1:, ::2]),
+        (xt.permute(1, 0, 2, 3), x.transpose(1, 0, 2, 3)),
+    ]
+    for view, expected in views:
+        assert not view.is_contiguous()
+        got = minitorch.ops.im2col(view, *geometry).numpy()
+        n, c = expected.shape[:2]
+        want = windows(expected, (3, 2), (2, 1), (0, 0), (1, 2)).reshape(n, c * 6, -1)
+        np.testing.assert_array_equal(got, want)
