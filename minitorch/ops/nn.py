@@ -19,6 +19,11 @@ conv2d primitive with conv2d_backward_input/weight primitives, needs three ops f
 alone and none of them helps pooling; im2col trades memory (kh*kw copies of the input) for a
 primitive set of two ops whose compute is a matmul that every backend already has.
 
+Eagerly, im2col is one copy of a strided view (the windows of the padded image are a view with
+strides of the image's), and col2im adds tap by tap, a block of images at a time
+(minitorch/ops/nn_kernels.py). A 1x1 convolution of stride 1 gathers nothing: its columns are
+the image, reshaped.
+
 Why each primitive here is one:
 - im2col: a sliding-window gather with padding, a kind of indexing no view or pointwise op has.
 - col2im: its adjoint, a scatter-add of overlapping windows. It could be a scatter_add through
@@ -58,6 +63,7 @@ from minitorch.dtype import int64
 from minitorch.errors import DTypeError, IndexOutOfRangeError, ShapeError, at_user_line
 from minitorch.ops import nn_meta as m
 from minitorch.ops.linalg import matmul
+from minitorch.ops.nn_kernels import col2im_kernel, im2col_kernel
 from minitorch.ops.pointwise import add, div, mul, to_copy
 from minitorch.ops.reductions import argmax, gather, mean, scatter_add, sum
 from minitorch.ops.registry import OpDef, register
@@ -81,89 +87,13 @@ __all__ = [  # the ops this family registers
 # ---- windows: im2col and its adjoint col2im ----------------------------------------------
 
 
-def _window_slices(k_i: int, k_j: int, dilation, stride, out_size) -> tuple[slice, slice]:
-    """Where kernel tap (k_i, k_j) reads in the padded image, for every window at once."""
-    (dh, dw), (sh, sw), (oh, ow) = dilation, stride, out_size
-    rows = slice(k_i * dh, k_i * dh + sh * (oh - 1) + 1, sh)
-    cols = slice(k_j * dw, k_j * dw + sw * (ow - 1) + 1, sw)
-    return rows, cols
-
-
-def _padded(xp, x, padding, fill):
-    """x (N, C, H, W) with `fill` around it; x itself when there is no padding."""
-    n, c, h, w = x.shape
-    (top, bottom), (left, right) = padding
-    if not (top or bottom or left or right):
-        return x
-    padded = xp.full((n, c, top + h + bottom, left + w + right), fill, dtype=x.dtype)
-    padded[:, :, top : top + h, left : left + w] = x
-    return padded
-
-
-def _im2col_impl(xp, x, kernel_size, dilation, padding, stride, fill=0.0):
-    n, c, h, w = x.shape
-    kh, kw = kernel_size
-    out_size = m.window_output_size("im2col", (h, w), kernel_size, dilation, padding, stride)
-    padded = _padded(xp, x, padding, fill)
-    if xp is np and padded.size:
-        # Every window at once as a strided view of the padded image (N, C, kh, kw, oh, ow),
-        # whose reshape is the one copy ([Note: convolution as im2col]).
-        (dh, dw), (sh, sw) = dilation, stride
-        sn, sc, sy, sx = padded.strides
-        windows = np.lib.stride_tricks.as_strided(
-            padded,
-            (n, c, kh, kw, *out_size),
-            (sn, sc, sy * dh, sx * dw, sy * sh, sx * sw),
-            writeable=False,
-        )
-        return windows.reshape(n, c * kh * kw, out_size[0] * out_size[1])
-    cols = xp.empty((n, c, kh, kw, *out_size), dtype=x.dtype)
-    for i in range(kh):  # kh * kw strided copies, each over every window at once
-        for j in range(kw):
-            rows, columns = _window_slices(i, j, dilation, stride, out_size)
-            cols[:, :, i, j] = padded[:, :, rows, columns]
-    return cols.reshape(n, c * kh * kw, out_size[0] * out_size[1])  # (N, C*kh*kw, L)
-
-
-# col2im adds into blocks of this many elements of the padded image at a time: 256 KiB of
-# float32, which stays in cache while all kh*kw taps add into it.
-COL2IM_BLOCK = 1 << 16
-
-
-def _col2im_impl(xp, cols, output_size, kernel_size, dilation, padding, stride):
-    (h, w), (kh, kw), ((top, bottom), (left, right)) = output_size, kernel_size, padding
-    out_size = m.window_output_size("col2im", (h, w), kernel_size, dilation, padding, stride)
-    n, c = cols.shape[0], cols.shape[1] // (kh * kw)
-    height, width = top + h + bottom, left + w + right
-    cols = cols.reshape(n * c, kh, kw, *out_size)  # (N*C) as one dim: one dim fewer to step
-    padded = xp.zeros((n * c, height, width), dtype=cols.dtype)
-    taps = [
-        (i, j, *_window_slices(i, j, dilation, stride, out_size))
-        for i in range(kh)
-        for j in range(kw)
-    ]
-    # Image by image, a block at a time: the kh*kw adds into a block read it from cache, where
-    # adding each tap over the whole padded image streamed it through memory kh*kw times
-    # ((64, 32, 26, 26) 3x3: 41 -> 33 ms on a busy 2-core machine). Each pixel still gets its
-    # contributions in tap order, so the sums are the same.
-    step = max(1, COL2IM_BLOCK // max(1, height * width))
-    for start in range(0, n * c, step):
-        block, source = padded[start : start + step], cols[start : start + step]
-        for i, j, rows, columns in taps:
-            # NOTE: one tap's windows never share a pixel, so += adds every contribution.
-            block[:, rows, columns] += source[:, i, j]
-    if top or bottom or left or right:
-        padded = xp.ascontiguousarray(padded[:, top : top + h, left : left + w])
-    return padded.reshape(n, c, h, w)
-
-
 # why primitive: a sliding-window gather with padding, indexing no view or pointwise op has
 im2col = register(
     OpDef(
         "im2col",
         "window",
         m.im2col_meta,
-        impl=_im2col_impl,
+        impl=im2col_kernel,
         backward=lambda g, out, x, kernel_size, dilation, padding, stride, fill=0.0: (
             col2im(g, tuple(x.shape[2:]), kernel_size, dilation, padding, stride),
         ),
@@ -176,7 +106,7 @@ col2im = register(
         "col2im",
         "window",
         m.col2im_meta,
-        impl=_col2im_impl,
+        impl=col2im_kernel,
         backward=lambda g, out, cols, output_size, kernel_size, dilation, padding, stride: (
             im2col(g, kernel_size, dilation, padding, stride),
         ),
@@ -318,7 +248,10 @@ def _conv2d_decomposition(input, weight, bias=None, stride=1, padding=0, dilatio
     m.check_param_shape("conv2d", "bias", bias, (out_c,))
     pads = _padding("conv2d", padding, kernel, dilation, stride)
     oh, ow = m.window_output_size("conv2d", (h, w), kernel, dilation, pads, stride)
-    cols = im2col(x, kernel, dilation, pads, stride)  # (N, C*kh*kw, L)
+    if kernel == (1, 1) and stride == (1, 1) and pads == ((0, 0), (0, 0)):
+        cols = reshape(x, (n, c, h * w))  # one tap per window: the image itself, no copy
+    else:
+        cols = im2col(x, kernel, dilation, pads, stride)  # (N, C*kh*kw, L)
     if groups == 1:
         out = matmul(reshape(weight, (out_c, c * kh * kw)), cols)  # (N, O, L)
     else:
