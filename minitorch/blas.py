@@ -48,15 +48,12 @@ strings: `_route` returns a reason (a constant, for numpy's routes) or the call 
 from __future__ import annotations
 
 import ctypes
-import functools
 import glob
 import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-
-from minitorch import config
 
 # CBLAS's enums
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112
@@ -366,43 +363,18 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = np.empty(call.shape, dtype)  # row-major: each product n*m apart, rows m apart
     flag_a = TRANS if call.a.transposed else NO_TRANS
     flag_b = TRANS if call.b.transposed else NO_TRANS
-    pointer = _data_pointer if config.object_loader else _ctypes_data
     if call.count:
         blas.gemm_batch_strided[dtype.char](
             ROW_MAJOR, flag_a, flag_b, call.n, call.m, call.k, 1.0,
-            pointer(a), call.a.ld, call.a.step, pointer(b), call.b.ld, call.b.step,
-            0.0, pointer(out), call.m, call.n * call.m, call.count,
+            a.ctypes.data, call.a.ld, call.a.step, b.ctypes.data, call.b.ld, call.b.step,
+            0.0, out.ctypes.data, call.m, call.n * call.m, call.count,
         )  # fmt: skip
     else:
         blas.gemm[dtype.char](
             ROW_MAJOR, flag_a, flag_b, call.n, call.m, call.k, 1.0,
-            pointer(a), call.a.ld, pointer(b), call.b.ld, 0.0, pointer(out), call.m,
+            a.ctypes.data, call.a.ld, b.ctypes.data, call.b.ld, 0.0, out.ctypes.data, call.m,
         )  # fmt: skip
     return out
-
-
-def _ctypes_data(array: np.ndarray) -> int:
-    return array.ctypes.data
-
-
-@functools.cache
-def _data_offset() -> int:
-    """Where numpy's array struct keeps the data pointer, in bytes from the object's address
-    (the fast launch of [Note: launching a kernel cheaply] in codegen/llvm/backend.py): probed
-    once against `ctypes.data`."""
-    probes = [np.empty(4), np.empty((2, 3), np.float32)]
-    for offset in range(8, 64, 8):
-        if all(_pointer_at(id(p) + offset).value == p.ctypes.data for p in probes):
-            return offset
-    raise RuntimeError("cannot find the data pointer in numpy's array struct")
-
-
-_pointer_at = ctypes.c_void_p.from_address
-
-
-def _data_pointer(array: np.ndarray) -> int:
-    """array.ctypes.data, read where numpy keeps it: ~0.2 us, not ~1."""
-    return _pointer_at(id(array) + _data_offset()).value
 
 
 def gemm_ready(x: np.ndarray) -> np.ndarray:
