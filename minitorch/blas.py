@@ -307,8 +307,9 @@ def _route(a: np.ndarray, b: np.ndarray) -> str | _Folded | _Call:
         a, b = a[0], b[0]
     read_a, read_b = _read(a), _read(b)
     if not blas.int64:
-        sizes = (n, m, k, read_a.ld, read_b.ld, abs(read_a.step), abs(read_b.step), n * m)
-        if max(sizes) > _INT32_MAX:
+        # the sizes, and the offsets i * stride the batched gemm computes in BLAS ints
+        steps = (abs(read_a.step), abs(read_b.step), n * m)
+        if max(n, m, k, read_a.ld, read_b.ld, count * max(steps)) > _INT32_MAX:
             return TOO_BIG
     return _Call(read_a, read_b, count if count > 1 else 0, n, m, k, (*batch, n, m))
 

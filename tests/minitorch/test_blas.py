@@ -4,6 +4,8 @@ and each product's plan says which way it went ([Note: calling BLAS directly])."
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -310,3 +312,15 @@ def test_eager_bmm_and_its_gradients_use_it(direct):
     np.testing.assert_allclose(
         k.grad.numpy(), ones.swapaxes(-1, -2) @ q.detach().numpy(), rtol=1e-11
     )
+
+
+@needs_blas
+def test_a_blas_of_32_bit_ints_leaves_what_it_cannot_index_to_numpy(direct, monkeypatch):
+    """A leading dim past 2**31 - 1 is no 32-bit BLAS int: numpy's route (only planned here: the
+    matrix's rows are 16 GiB apart, so nothing reads it)."""
+    narrow = dataclasses.replace(blas.library(), int64=False)
+    monkeypatch.setattr(blas, "_found", (narrow, ""))
+    small = np.zeros(4, np.float32)
+    far = np.lib.stride_tricks.as_strided(small, (2, 2), (2**34, 4))
+    assert blas.product_plan(far, np.ones((2, 2), np.float32)).reason == blas.TOO_BIG
+    assert blas.product_plan(small.reshape(2, 2), np.ones((2, 2), np.float32)).route == "gemm"
