@@ -68,6 +68,9 @@ cuda = True  # the CUDA target (codegen/cuda): off, graphs of "cuda" tensors run
 # nanoGPT's attention (bmm, scale, mask, softmax, bmm) as one op in inference graphs, one
 # kernel in the LLVM backend (tracer/fx/passes/fuse_attention.py, codegen/llvm/attention.py)
 fused_attention = True
+# A guard skips its checks of the module trees while no module changed, read when it is compiled
+# ([Note: a module tree is one number] in tracer/dynamo/epoch_guard.py); off: the full walk
+epoch_guards = True
 
 EXTRAS = (
     "disk_cache",
@@ -79,6 +82,7 @@ EXTRAS = (
     "symbolic_sizes",
     "cuda",
     "fused_attention",
+    "epoch_guards",
 )
 
 

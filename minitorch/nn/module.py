@@ -13,6 +13,10 @@ module follows from those three ordered tables:
     >>> net = Sequential(Linear(2, 3), ReLU())
     >>> [name for name, _ in net.named_parameters()]
     ['0.weight', '0.bias']
+
+Every change of a module's state (an attribute, a table's entry, the training flag, a hook)
+moves the module epoch on ([Note: the module epoch] in epoch.py), which compiled code's guards
+read instead of walking the model.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any, NamedTuple
 
 from minitorch.errors import MinitorchError, ShapeError, at_user_line
 from minitorch.nn._data import copy_into, replace_data
+from minitorch.nn.epoch import Table, advance
 from minitorch.nn.hooks import RemovableHandle, call_with_hooks, has_hooks, register
 from minitorch.nn.parameter import Parameter
 from minitorch.tensor import Tensor
@@ -57,13 +62,14 @@ class Module:
 
     def __init__(self) -> None:
         # NOTE: object.__setattr__, because our own __setattr__ needs these tables to exist.
+        # Tables, which move the module epoch on at every write ([Note: the module epoch]).
         object.__setattr__(self, "training", True)
-        object.__setattr__(self, "_parameters", {})
-        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_parameters", Table())
+        object.__setattr__(self, "_buffers", Table())
         object.__setattr__(self, "_non_persistent_buffers", set())
-        object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})  # id -> (hook, with_kwargs): hooks.py
-        object.__setattr__(self, "_forward_hooks", {})
+        object.__setattr__(self, "_modules", Table())
+        object.__setattr__(self, "_forward_pre_hooks", Table())  # id -> (hook, with_kwargs)
+        object.__setattr__(self, "_forward_hooks", Table())  # (hooks.py)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -94,37 +100,40 @@ class Module:
     # ---- registration --------------------------------------------------------------------
 
     def __setattr__(self, name: str, value) -> None:
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign attributes before Module.__init__() call")
-        if isinstance(value, Parameter):
-            self._forget(name)
-            self.register_parameter(name, value)
-        elif name in self._parameters:
-            self._check(
-                value is None,
-                f"cannot assign {_kind(value)} as parameter '{name}' "
-                "(minitorch.nn.Parameter or None expected)",
-            )
-            self._parameters[name] = None
-        elif isinstance(value, Module):
-            self._forget(name)
-            self.add_module(name, value)
-        elif name in self._modules:
-            self._check(
-                value is None,
-                f"cannot assign {_kind(value)} as child module "
-                f"'{name}' (minitorch.nn.Module or None expected)",
-            )
-            self._modules[name] = None
-        elif name in self._buffers:
-            self._check(
-                value is None or isinstance(value, Tensor),
-                f"cannot assign {_kind(value)} as buffer '{name}' "
-                "(minitorch.Tensor or None expected)",
-            )
-            self._buffers[name] = value
-        else:
-            object.__setattr__(self, name, value)
+        try:
+            if "_parameters" not in self.__dict__:
+                raise AttributeError("cannot assign attributes before Module.__init__() call")
+            if isinstance(value, Parameter):
+                self._forget(name)
+                self.register_parameter(name, value)
+            elif name in self._parameters:
+                self._check(
+                    value is None,
+                    f"cannot assign {_kind(value)} as parameter '{name}' "
+                    "(minitorch.nn.Parameter or None expected)",
+                )
+                self._parameters[name] = None
+            elif isinstance(value, Module):
+                self._forget(name)
+                self.add_module(name, value)
+            elif name in self._modules:
+                self._check(
+                    value is None,
+                    f"cannot assign {_kind(value)} as child module "
+                    f"'{name}' (minitorch.nn.Module or None expected)",
+                )
+                self._modules[name] = None
+            elif name in self._buffers:
+                self._check(
+                    value is None or isinstance(value, Tensor),
+                    f"cannot assign {_kind(value)} as buffer '{name}' "
+                    "(minitorch.Tensor or None expected)",
+                )
+                self._buffers[name] = value
+            else:
+                object.__setattr__(self, name, value)
+        finally:  # even after a failed check: _forget may have run ([Note: the module epoch])
+            advance()
 
     def __getattr__(self, name: str):
         # Only called when normal lookup fails: look in the tables.
@@ -135,7 +144,11 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
-        if not self._forget(name):
+        try:
+            found = self._forget(name)
+        finally:
+            advance()
+        if not found:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self) -> list[str]:
@@ -363,6 +376,7 @@ class Module:
         """Training mode for self and every submodule (Dropout drops, BatchNorm updates)."""
         self._check(isinstance(mode, bool), "training mode is expected to be boolean")
         object.__setattr__(self, "training", mode)
+        advance()  # [Note: the module epoch]
         for module in self.children():
             module.train(mode)
         return self

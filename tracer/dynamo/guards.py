@@ -33,6 +33,8 @@ that passes. When none passes, the first failing part of the most recently used 
 *recompile reason* (`L['x'].shape == (3, 4) failed: L['x'].shape was minitorch.Size([5, 4])`).
 One `and` chain is the fast path; the parts are re-run one by one only to explain a failure.
 TorchDynamo compiles guards the same way (newer versions into a C++ tree of guard managers).
+While no module changes, a second function skips the parts about the modules: [Note: a module
+tree is one number] in epoch_guard.py.
 
 [Note: a tensor guard is one tuple]
 Every call checks each tensor input's type, shape, strides, dtype, device and requires_grad.
@@ -60,8 +62,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import minitorch
+from minitorch import config
 from minitorch.dtype import DType
+from minitorch.nn.epoch import Table
 from minitorch.nn.hooks import has_hooks
+from tracer.dynamo.epoch_guard import FULL, ModuleTree, fast_guard
 from tracer.dynamo.memory_overlap import alias_pattern, identity_pattern
 from tracer.dynamo.source import BuiltinSource, Source
 
@@ -88,19 +93,26 @@ class GuardPart:
 
 
 class GuardBuilder:
-    """Writes the parts of each guard from the values in the frame being compiled."""
+    """Writes the parts of each guard from the values in the frame being compiled; with a
+    `tree`, the fast guard's (epoch_guard.py): without the parts the module epoch vouches for
+    (`counted`), the others reading their subjects through the tree (`tree.expr`)."""
 
     def __init__(
         self,
         f_locals: dict[str, Any],
         f_globals: dict[str, Any],
         dynamic_dims: dict[Source, set[int]] | None = None,
+        tree: ModuleTree = FULL,
+        full: GuardBuilder | None = None,  # the full guard's builder, whose names to reuse
     ) -> None:
         self.f_locals = f_locals
         self.f_globals = f_globals
         self.dynamic_dims = dynamic_dims or {}  # source -> dims whose size is not guarded
+        self.tree = tree
         self.parts: list[GuardPart] = []
         self._codes: set[str] = set()  # the parts' code, to write each once
+        self.types: dict[str, str] = {}  # x -> the class C of its part `type(x) is C`
+        self.keys: dict[Source, str] = full.keys if full else {}  # tensor -> its key's name
         # The names a guard's code may use besides L and G.
         self.namespace: dict[str, Any] = {
             "minitorch": minitorch,
@@ -112,6 +124,8 @@ class GuardBuilder:
             "___class_defines": class_defines,
             "___has_hooks": has_hooks,
         }
+        if full is not None:
+            self.namespace = full.namespace
 
     def add(self, guard: Guard) -> None:
         getattr(self, guard.kind)(guard)
@@ -119,9 +133,21 @@ class GuardBuilder:
     def _value(self, guard: Guard) -> Any:
         return guard.source.get_value(self.f_locals, self.f_globals)
 
+    def _type_part(self, x: str, value: Any, counted: bool = False, fused=None) -> None:
+        """`type(x) is C`."""
+        self.types[x] = self._literal(type(value))
+        self._part(f"type({x}) is {self.types[x]}", f"type({x})", fused=fused, counted=counted)
+
     def _part(
-        self, code: str, subject: str | None = None, explain=None, fused: str | None = None
+        self,
+        code: str,
+        subject: str | None = None,
+        explain=None,
+        fused: str | None = None,
+        counted: bool = False,  # the module epoch vouches for it: the fast guard leaves it
     ) -> None:
+        if counted:
+            return
         if code not in self._codes:  # two guards may promise the same (a function's __code__)
             self._codes.add(code)
             self.parts.append(GuardPart(code, subject, explain, fused))
@@ -131,18 +157,21 @@ class GuardBuilder:
     def TENSOR_MATCH(self, guard: Guard) -> None:
         """Everything about a tensor that tracing constant-folded or that changes its kernels;
         the guard's code checks it as one tuple ([Note: a tensor guard is one tuple])."""
-        t, x = self._value(guard), guard.source.name()
+        t, x = self._value(guard), self.tree.expr(guard.source)
         dynamic = self.dynamic_dims.get(guard.source)
         fused = None
         if not dynamic:
-            key = self._bind(tensor_key(t), "___tensor_" + re.sub(r"\W+", "_", x).strip("_"))
+            key = self.keys.get(guard.source)
+            if key is None:  # the fast guard compares with the full guard's key
+                name = "___tensor_" + re.sub(r"\W+", "_", guard.source.name()).strip("_")
+                key = self.keys[guard.source] = self._bind(tensor_key(t), name)
             dims = ", ".join(map(str, t.shape))
             fused = (
                 f"___tensor_key({x}) == {key}  # {type(t).__name__} {t.dtype.name}[{dims}]"
                 f", stride {t.stride()}, {t.device}"
                 f"{', requires_grad' if t.requires_grad else ''}"
             )
-        self._part(f"type({x}) is {self._literal(type(t))}", f"type({x})", fused=fused)
+        self._type_part(x, t, fused=fused)
         if dynamic:
             self._dynamic_sizes(t, x, dynamic)
         else:
@@ -181,7 +210,7 @@ class GuardBuilder:
         tracing are one object now, and the others are not: a mutation through one is seen
         through the other only then (builder.py gives one object one tracker)."""
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
-        names = ", ".join(s.name() for s in sources)
+        names = ", ".join(self.tree.expr(s) for s in sources)
         self._part(
             f"___identity_pattern(({names},)) == {identity_pattern(values)!r}",
             f"___identity_pattern(({names},))",
@@ -191,7 +220,7 @@ class GuardBuilder:
         """Tensors that shared memory while tracing share it now, and the others do not: one
         part, comparing the pattern of overlaps (see `alias_pattern`)."""
         values = [s.get_value(self.f_locals, self.f_globals) for s in sources]
-        names = [s.name() for s in sources]
+        names = [self.tree.expr(s) for s in sources]
         expected = alias_pattern(values)
         code = f"___alias_pattern(({', '.join(names)},)) == {expected!r}"
         pairs = [(i, j) for i in range(len(names)) for j in range(i)]
@@ -222,22 +251,23 @@ class GuardBuilder:
 
     def NOT_A_VIEW(self, guard: Guard) -> None:
         """An input written back with copy_ (variables/inplace.py) owns its memory."""
-        x = guard.source.name()
+        x = self.tree.expr(guard.source)
         self._part(f"{x}._base is None", f"{x}._base")
 
     def CONSTANT_MATCH(self, guard: Guard) -> None:
         """A Python constant that was baked into the graph: same type and same value."""
-        value, x = self._value(guard), guard.source.name()
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = self.tree.unchangeable(guard.source)
         if value is None or isinstance(value, bool):
-            self._part(f"{x} is {value!r}", x)
+            self._part(f"{x} is {value!r}", x, counted=counted)
             return
-        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
-        self._part(f"{x} == {self._literal(value)}", x)
+        self._type_part(x, value, counted)
+        self._part(f"{x} == {self._literal(value)}", x, counted=counted)
 
     def ID_MATCH(self, guard: Guard) -> None:
         """The very same object (modules, functions): `is`."""
-        value, x = self._value(guard), guard.source.name()
-        self._part(f"{x} is {self._literal(value)}", x)
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        self._part(f"{x} is {self._literal(value)}", x, counted=self.tree.fixed(guard.source))
 
     def NN_MODULE(self, guard: Guard) -> None:
         """An nn.Module whose attributes tracing read: the same class, in the same mode.
@@ -249,11 +279,12 @@ class GuardBuilder:
         as an optimizer step or load_state_dict on the same instance does. `training` is
         guarded here for every module tracing entered, since layers like Dropout branch on it.
         """
-        value, x = self._value(guard), guard.source.name()
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = self.tree.holds_state(guard.source)
         # `m.__class__ = Other` changes the class of the same object, too.
-        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        self._type_part(x, value, counted)
         flag = f"{x}.training"
-        self._part(f"{flag} is {value.training!r}", flag)
+        self._part(f"{flag} is {value.training!r}", flag, counted=counted)
 
     def FUNCTION_MATCH(self, guard: Guard) -> None:
         """A user function: its body and its globals, not its identity.
@@ -263,26 +294,31 @@ class GuardBuilder:
         closures are read through their cells] in variables/inline.py). So a lambda made
         anew for each module instance (`self.act = lambda t: t * k`) reuses the entry.
         """
-        value, x = self._value(guard), guard.source.name()
-        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = self.tree.fixed(guard.source)  # a function's class and globals are fixed
+        self._type_part(x, value, counted)
         self._part(f"{x}.__code__ is {self._bind(value.__code__)}", f"{x}.__code__")
-        self._part(f"{x}.__globals__ is {self._bind(value.__globals__)}", f"{x}.__globals__")
+        code = f"{x}.__globals__ is {self._bind(value.__globals__)}"
+        self._part(code, f"{x}.__globals__", counted=counted)
 
     def TYPE_MATCH(self, guard: Guard) -> None:
         """Only the type was relied on (a value tracing could hold but not use)."""
-        value, x = self._value(guard), guard.source.name()
-        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = self.tree.holds_state(guard.source) or self.tree.unchangeable(guard.source)
+        self._type_part(x, value, counted)
 
     def TUPLE_LENGTH(self, guard: Guard) -> None:
         """A tuple or list argument: its type and length (each item gets guards of its own)."""
-        value, x = self._value(guard), guard.source.name()
-        self._part(f"type({x}) is {self._literal(type(value))}", f"type({x})")
-        self._part(f"len({x}) == {len(value)}", f"len({x})")
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = type(value) is tuple and self.tree.fixed(guard.source)
+        self._type_part(x, value, counted)
+        self._part(f"len({x}) == {len(value)}", f"len({x})", counted=counted)
 
     def DICT_KEYS(self, guard: Guard) -> None:
         """A dict whose items tracing iterated (a Sequential's `_modules`): the same keys."""
-        value, x = self._value(guard), guard.source.name()
-        self._part(f"list({x}) == {list(value)!r}", f"list({x})")
+        value, x = self._value(guard), self.tree.expr(guard.source)
+        counted = type(value) is Table and self.tree.fixed(guard.source)  # a write moves the epoch
+        self._part(f"list({x}) == {list(value)!r}", f"list({x})", counted=counted)
 
     def NOT_SHADOWED(self, guard: Guard) -> None:
         """A name found past a namespace that could hide it is found there only while that
@@ -292,17 +328,18 @@ class GuardBuilder:
         if isinstance(source, BuiltinSource):
             self._part(f"{source.builtin_name!r} not in G")
         else:  # an AttrSource: obj.name
-            self._part(f"{source.member!r} not in {source.base.name()}.__dict__")
+            x, counted = self.tree.expr(source.base), self.tree.holds_state(source.base)
+            self._part(f"{source.member!r} not in {x}.__dict__", None, counted=counted)
 
     def NO_HOOKS(self, guard: Guard) -> None:
         """An inlined module call had no forward hooks: one added later retraces (hooks.py)."""
-        x = guard.source.name()
-        self._part(f"not ___has_hooks({x})", f"___has_hooks({x})")
+        x, counted = self.tree.expr(guard.source), self.tree.holds_state(guard.source)
+        self._part(f"not ___has_hooks({x})", f"___has_hooks({x})", counted=counted)
 
     def NOT_ON_CLASS(self, guard: Guard) -> None:
         """No class of the object's MRO defines the name (`obj.b` went to __getattr__)."""
         source = guard.source  # an AttrSource: obj.name
-        x = source.base.name()
+        x = self.tree.expr(source.base)
         self._part(
             f"not ___class_defines(type({x}), {source.member!r})",
             f"___class_defines(type({x}), {source.member!r})",
@@ -312,7 +349,7 @@ class GuardBuilder:
         """No class of the class's MRO defines the name (an object made in the frame keeps
         `obj.name` in its own __dict__ only while no property of that name appears)."""
         source = guard.source  # an AttrSource: cls.name
-        x = source.base.name()
+        x = self.tree.expr(source.base)
         self._part(
             f"not ___class_defines({x}, {source.member!r})",
             f"___class_defines({x}, {source.member!r})",
@@ -375,7 +412,8 @@ class GuardFunction:
     source: str  # the function's Python source, for printing
     parts: list[GuardPart]
     namespace: dict[str, Any]  # the objects its code refers to
-    check: Callable[[dict, dict], bool] = field(repr=False)
+    check: Callable[[dict, dict], bool] = field(repr=False)  # what runs: the fast guard if any
+    fast: str | None = None  # the fast guard's source (epoch_guard.py), if there is one
 
     def __call__(self, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> bool:
         try:
@@ -427,24 +465,35 @@ def compile_guards(
     """One guard function for a cache entry, from the guards recorded while tracing.
 
     `dynamic_dims` names the tensor dims whose sizes are not guarded (see [Note: dynamic
-    shapes] in output_graph.py).
+    shapes] in output_graph.py). With config.epoch_guards, the function that runs is the
+    fast guard ([Note: a module tree is one number] in epoch_guard.py), over the full one.
     """
-    tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
-    builder = GuardBuilder(f_locals, f_globals, dynamic_dims)
+    builder = _build(GuardBuilder(f_locals, f_globals, dynamic_dims), guards)
+    lines = [part.fused or part.code for part in builder.parts]
+    chain = "\n        and ".join(dict.fromkeys(lines))  # a fused check's line once
+    source = f"def guard(L, G):\n    return (\n        {chain}\n    )\n"
+    if not lines:
+        source = "def guard(L, G):\n    return True\n"
+    namespace = dict(builder.namespace)
+    exec(compile(source, "<guard>", "exec"), namespace)  # noqa: S102 - our own generated code
+    guard = GuardFunction(source, builder.parts, builder.namespace, namespace["guard"])
+    if config.epoch_guards:
+        tree = ModuleTree(f_locals, f_globals, builder.types, builder.namespace)
+        fast = _build(GuardBuilder(f_locals, f_globals, dynamic_dims, tree, builder), guards)
+        if tree.roots:  # a module was read: the fast guard skips what the epoch vouches for
+            lines = [part.fused or part.code for part in fast.parts]
+            guard.fast, guard.check = fast_guard(tree, lines, guard.check, builder.namespace)
+    return guard
+
+
+def _build(builder: GuardBuilder, guards: list[Guard]) -> GuardBuilder:
+    """Every guard's parts, then the parts about the tensors and containers together."""
     for guard in guards:
         builder.add(guard)
+    tensors = [g.source for g in guards if g.kind == "TENSOR_MATCH"]
     if len(tensors) > 1:
         builder.tensor_aliasing(tensors)
     containers = [g.source for g in guards if g.kind == "CONTAINER_ID"]
     if len(containers) > 1:
         builder.container_identity(containers)
-    # each part's code, but one line for the parts a fused check stands for
-    lines = dict.fromkeys(part.fused or part.code for part in builder.parts)
-    if lines:
-        chain = "\n        and ".join(lines)
-        source = f"def guard(L, G):\n    return (\n        {chain}\n    )\n"
-    else:
-        source = "def guard(L, G):\n    return True\n"
-    namespace = dict(builder.namespace)
-    exec(compile(source, "<guard>", "exec"), namespace)  # noqa: S102 - our own generated code
-    return GuardFunction(source, builder.parts, builder.namespace, namespace["guard"])
+    return builder

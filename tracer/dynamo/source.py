@@ -95,9 +95,14 @@ class AttrSource(Source):
     member: str
 
     def name(self) -> str:
+        return self.name_over(self.base.name())
+
+    def name_over(self, base: str) -> str:
+        """The expression with `base` for the base's (epoch_guard.py reads the base from
+        elsewhere)."""
         if not self.member.isidentifier():  # a numbered submodule: getattr(m.layers, '0')
-            return f"getattr({self.base.name()}, {self.member!r})"
-        return f"{self.base.name()}.{self.member}"
+            return f"getattr({base}, {self.member!r})"
+        return f"{base}.{self.member}"
 
 
 @dataclass(frozen=True)
@@ -108,4 +113,8 @@ class GetItemSource(Source):
     index: int | str
 
     def name(self) -> str:
-        return f"{self.base.name()}[{self.index!r}]"
+        return self.name_over(self.base.name())
+
+    def name_over(self, base: str) -> str:
+        """The expression with `base` for the base's."""
+        return f"{base}[{self.index!r}]"
