@@ -184,3 +184,35 @@ def test_im2col_reads_any_layout_of_its_input():
         n, c = expected.shape[:2]
         want = windows(expected, (3, 2), (2, 1), (0, 0), (1, 2)).reshape(n, c * 6, -1)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("geometry", POOLS[2:4])
+def test_max_pool2d_ceil_mode_gradient(geometry):
+    shape, kernel, stride, padding, dilation = geometry
+    rng = np.random.default_rng(6)
+    x = np.round(rng.normal(size=shape))
+    xt = t(x, requires_grad=True)
+    out = F.max_pool2d(xt, kernel, stride, padding, dilation, ceil_mode=True)
+    w = windows(x, kernel, stride, padding, dilation, ceil_mode=True, fill=-np.inf)
+    np.testing.assert_array_equal(out.detach().numpy(), w.max(axis=(2, 3)))
+    g = rng.normal(size=tuple(out.shape))
+    (grad,) = autograd.grad(out, [xt], grad_outputs=t(g))
+    (_, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    expected = np.zeros_like(x)
+    for b, ch, r, q in np.ndindex(*w.shape[:2], *w.shape[4:]):
+        i, j = divmod(int(np.argmax(w[b, ch, :, :, r, q].reshape(-1))), kw)
+        expected[b, ch, r * sh - ph + i * dh, q * sw - pw + j * dw] += g[b, ch, r, q]
+    np.testing.assert_array_equal(grad.numpy(), expected)
+
+
+def test_tiling_pools_gather_no_windows(monkeypatch):
+    """max_pool2d(x, 2) of an even image regroups x: no im2col forward, no col2im backward."""
+    from minitorch.ops import nn as nn_ops
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("im2col called for windows that tile the input")
+
+    monkeypatch.setattr(nn_ops, "im2col", refuse)
+    x = t(np.random.default_rng(7).normal(size=(2, 3, 8, 6)), requires_grad=True)
+    (F.max_pool2d(x, 2).sum() + F.avg_pool2d(x, (2, 3)).sum()).backward()
+    assert x.grad.shape == x.shape
