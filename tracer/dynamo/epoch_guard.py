@@ -88,6 +88,7 @@ class ModuleTree:
         self.roots: list[Source] = []  # checked by identity before anything else
         self.cached: dict[Source, str] = {}  # a fixed source -> the fast guard's name for it
         self._kinds: dict[Source, str] = {}  # 'fixed', 'under' (a fixed value's, not fixed), 'free'
+        self._values: dict[Source, Any] = {}  # each source's value in the frame compiled
 
     def fixed(self, source: Source) -> bool:
         """Is the value at `source` the same object while the roots and the epoch are?"""
@@ -160,7 +161,9 @@ class ModuleTree:
         return False
 
     def _value(self, source: Source) -> Any:
-        return source.get_value(self.f_locals, self.f_globals)
+        if source not in self._values:
+            self._values[source] = source.get_value(self.f_locals, self.f_globals)
+        return self._values[source]
 
 
 def _plain_module(value: Any) -> bool:
@@ -267,7 +270,8 @@ def fast_guard(
     roots = "".join(f"{root.name()}, " for root in tree.roots)
     unpack = ""
     if used:
-        names = textwrap.fill(", ".join(used.values()) + ",", 92, subsequent_indent=" " * 8)
+        names = ", ".join(used.values()) + ","  # lines of up to 100 columns, names unbroken
+        names = textwrap.fill(names, 92, subsequent_indent=" " * 8, break_long_words=False)
         unpack = f"    (\n        {names}\n    ) = ___v\n"
     source = (
         "def guard(L, G):\n"

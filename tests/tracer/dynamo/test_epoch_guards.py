@@ -88,6 +88,17 @@ def test_the_fast_guard_checks_the_tree_as_one_number():
     assert "L['m'].scale == 2.0" in guard.source  # the full guard is unchanged
 
 
+def test_names_longer_than_a_line():
+    """A deep model's names pass 100 columns: each stays whole in the fast guard."""
+    m = nn.Sequential(nn.Sequential(nn.Sequential(Net())))
+    m[0][0].add_module("a_submodule_with_a_name_long_enough_to_fill_a_line", Net())
+    compiled = minitorch.compile(lambda m, x: m(x), backend="eager")
+    for _ in range(3):
+        assert minitorch.allclose(compiled(m, data(2, 3)), m(data(2, 3)))
+    (entry,) = cache_entries(compiled)
+    assert max(len(name) for name in entry.guard.fast.split()) > 100
+
+
 def test_the_fast_path_walks_no_module(monkeypatch):
     m = Net()
     guard = the_guard(warm(m))
