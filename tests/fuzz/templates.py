@@ -471,6 +471,6 @@ KINDS = {
     "normalize": 2,
     "product": 2,
     "product_update": 0.5,
-    "convolution": 1,
-    "attention": 1,
+    "convolution": 2.5,
+    "attention": 1.5,
 }
