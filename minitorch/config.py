@@ -65,6 +65,9 @@ pooled_allocator = True  # kernel buffers from a pool (codegen/allocator.py); of
 exact_trig = True  # sin/cos of huge arguments exactly, vectorized (codegen/llvm/trig*.py)
 symbolic_sizes = True  # one compiled version for every size of a dynamic dim (ir/symbolic.py)
 cuda = True  # the CUDA target (codegen/cuda): off, graphs of "cuda" tensors run eager's kernels
+# An extern step on the CPU calls its op's eager kernel, not the dispatcher ([Note: extern
+# steps without the dispatcher] in minitorch/compile/direct_externs.py); off: through the op
+direct_externs = True
 # nanoGPT's attention (bmm, scale, mask, softmax, bmm) as one op in inference graphs, one
 # kernel in the LLVM backend (tracer/fx/passes/fuse_attention.py, codegen/llvm/attention.py)
 fused_attention = True
@@ -81,6 +84,7 @@ EXTRAS = (
     "exact_trig",
     "symbolic_sizes",
     "cuda",
+    "direct_externs",
     "fused_attention",
     "epoch_guards",
 )

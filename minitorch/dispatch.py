@@ -69,6 +69,11 @@ def current_mode() -> DispatchMode | None:
     return modes[-1] if modes else None
 
 
+def current_modes() -> tuple[DispatchMode, ...]:
+    """The dispatch modes active now, innermost last: () in plain eager mode."""
+    return _modes.get()
+
+
 def dispatch(op: OpDef, /, *args, **kwargs) -> Any:
     """Run `op` on `args` (tensors and Python numbers); see the module docstring.
 

@@ -87,6 +87,7 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
             "minitorch/compile/graph_cache.py",
             "minitorch/compile/symbolic_sizes.py",
             "minitorch/compile/ptx.py",
+            "minitorch/compile/direct_externs.py",
         ],
         [
             "minitorch/compile/walkthrough.py",
