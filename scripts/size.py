@@ -42,7 +42,7 @@ STAGES: dict[str, tuple[list[str], list[str], list[str]]] = {
     "graph IR": (["tracer/fx/*"], [], ["tracer/fx/passes/*", "tracer/fx/subgraph_rewriter.py"]),
     "capture": (
         ["tracer/dynamo/*"],
-        [],
+        ["tracer/dynamo/epoch_guard.py"],
         [
             "tracer/dynamo/explain.py",
             "tracer/dynamo/variables/container_calls.py",
@@ -142,7 +142,7 @@ BUDGET = {
     "capture": 5350,
     "AOT autograd": 875,  # +55: provenance (issue 27)
     "loop IR": 2540,
-    "code generation": 1960,
+    "code generation": 1990,  # +30: float32's erf fitted, a max that vectorizes (issue 28)
     "driver and runtime": 900,
 }
 
