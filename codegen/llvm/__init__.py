@@ -17,6 +17,8 @@ object_loader.py  object code -> callable, without LLVM: our own ELF loader
 host.py         what LLVM calls this CPU, kept on disk by a fingerprint of the host
 parallel.py     the thread pool that splits a kernel's outermost loop
 matmul.py       a register-blocked matmul generated as IR: the lesson of BLAS (not in the pipeline)
+attention.py    an extra: attention as one generated kernel, an online softmax between two
+                register-tiled products (flash attention); attention_kernel.py compiles and calls it
 backend.py      LLVMBackend: all of the above behind codegen.backend.Backend; a graph's
                 kernels keyed on disk by their loop IR
 """

@@ -19,6 +19,7 @@ this file imports the stages lazily, inside `compile`.
     shapes.py       size symbols' binding; compiling again per shape where needed
     symbolic_sizes.py  an extra: one version for every size of a dynamic dim
     graph_cache.py  an extra: a compiled graph kept whole on disk, loaded by the next process
+    direct_externs.py  an extra: extern steps that call their op's eager kernel, not dispatch
     modes.py        compile(mode=, options=): PyTorch's presets, checked as PyTorch does
     ptx.py          the `ptx` stage: each graph's kernels also compiled (only) for the GPU
     walkthrough.py  `python -m minitorch.compile script.py` (__main__.py): every stage shown

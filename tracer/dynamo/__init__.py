@@ -18,6 +18,7 @@ they act on a call:
     output_graph.py      the fx graph being built; hands it to the compiler
     compiler.py          GraphCompiler: what a captured graph is handed to (EAGER: run it)
     guards.py            the guards, compiled into one function per cache entry
+    epoch_guard.py       an extra: while no module changed, a guard checks one number, not the trees
     memory_overlap.py    which tensors share memory, which values are one object (for guards)
     side_effects.py      writes to the caller's lists, dicts and attributes, replayed after
     graph_break.py       an untraceable instruction: compile so far, run it, resume after it

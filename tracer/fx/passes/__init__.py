@@ -6,6 +6,7 @@
     remove_dropout.remove_dropout        drop Dropout layers and calls (for inference)
     cse.eliminate_common_subexpressions  compute each repeated pure expression once
     const_fold.fold_constants            precompute what depends on no input
+    fuse_attention.fuse_attention        nanoGPT's attention as one op (config.fused_attention)
 
 Nothing is imported here, so that importing one pass does not load the others.
 """
