@@ -65,10 +65,11 @@ def _direct(node: Node) -> bool:
     return not nested and all(isinstance(a.meta.get("val"), Tensor) for a in inputs)
 
 
-def run_kernel(op: OpDef, dtype: np.dtype, *args: Any, **kwargs: Any) -> Tensor:
-    """`op`'s eager kernel on numpy arrays, its result a tensor of `dtype` (numpy returns a
-    scalar for a 0-d result, and keeps float64 where an operand was a float64 scalar)."""
+def run_kernel(op: OpDef, result_dtype: np.dtype, /, *args: Any, **kwargs: Any) -> Tensor:
+    """`op`'s eager kernel on numpy arrays, its result a tensor of `result_dtype` (numpy returns
+    a scalar for a 0-d result, and keeps float64 where an operand was a float64 scalar). The
+    first two are positional-only: an op's own keywords (to_copy's `dtype`) pass through."""
     result = op.impl(np, *args, **kwargs)
-    if type(result) is not np.ndarray or result.dtype != dtype:
-        result = np.asarray(result, dtype=dtype)
+    if type(result) is not np.ndarray or result.dtype != result_dtype:
+        result = np.asarray(result, dtype=result_dtype)
     return Tensor._from_array(result)

@@ -16,7 +16,7 @@ from tracer.aot import make_fx
 def products_and_views(a, b, index):
     x = (a @ b).relu()
     flat = x.reshape(-1)[:5]
-    return x.transpose(0, 1) @ a, flat, (a @ b.double().float()).sum(), a[index]
+    return x.transpose(0, 1) @ a, flat, (a @ b.double().float()).sum(), a[index], index.float()
 
 
 def _inputs():
