@@ -11,6 +11,7 @@ them. See [Note: the op table] in registry.py. One file per family of ops:
     linalg.py      mm, bmm, matmul
     attention.py   fused_attention, which only the compiler writes (one kernel for attention)
     nn.py          what only layers need: im2col/col2im (conv, pools), embedding, dropout
+                   (nn_kernels.py: im2col's and col2im's numpy kernels)
     factories.py   tensors made from a shape: full, arange, and the random uniform, normal, randint
     extra.py       outer, diag, repeat, flip, std, any/all, and the scans cumsum, cumprod
     logical.py     logical_* and bitwise_* ops, isnan, isinf, isfinite
