@@ -250,7 +250,8 @@ class CompiledFunction:
             node = CompiledFunctionBackward(args, saved, self)
             node.attach(tuple(outs[i] for i in self.spec.differentiable_outputs))
             node.kept_outputs = [
-                (outs[i], outs[i]._version, composite) for i, composite in self.spec.kept_outputs
+                (outs[i], outs[i]._version, composite, tangents)
+                for i, composite, tangents in self.spec.kept_outputs
             ]
         return outs
 
@@ -266,7 +267,7 @@ class CompiledFunctionBackward(Node):
         self.saved_versions = [x._version for x in saved]
         self.fn = fn
         self.output_dtypes: list = []
-        # (output, its version, composite): outputs PyTorch's derivative would read
+        # (output, its version, composite, tangents): outputs PyTorch's derivative would read
         self.kept_outputs: list = []
 
     def attach(self, outputs: tuple) -> None:
@@ -281,8 +282,9 @@ class CompiledFunctionBackward(Node):
                 "CompiledFunctionBackward: trying to backward through the graph "
                 "a second time; pass retain_graph=True to the first backward()"
             )
-        for out, version, composite in self.kept_outputs:  # [Note: outputs PyTorch saves]
-            if out._version != version:
+        # [Note: outputs PyTorch saves]: checked when a gradient flows through their maker
+        for out, version, composite, tangents in self.kept_outputs:
+            if out._version != version and any(grads[t] is not None for t in tangents):
                 raise AutogradError(
                     overwritten_message(out, f"output 0 of {backward_name(composite)}", version)
                 )

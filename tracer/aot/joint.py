@@ -15,6 +15,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from minitorch.autograd.engine import run_backward
 from minitorch.errors import CompileError
@@ -42,9 +43,11 @@ class JointSpec:
     saved_read_by: tuple[tuple[int, ...], ...] = ()
     # for each saved value, the outputs sharing its memory in eager (aliasing.saved_aliases)
     saved_aliases: tuple[tuple[int, ...], ...] = ()
-    # (output, composite) for each output whose maker's derivative in PyTorch reads it (relu):
-    # its node checks that it was not written in place ([Note: outputs PyTorch saves])
-    kept_outputs: tuple[tuple[int, str], ...] = ()
+    # (output, composite, tangents) for each output whose maker's derivative in PyTorch reads
+    # it (relu): its node checks that it was not written in place ([Note: outputs PyTorch
+    # saves]) when a gradient arrives at one of `tangents`, the outputs whose gradients flow
+    # through that maker in eager autograd (none arrived: eager never runs it, nor checks)
+    kept_outputs: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
     # the graph turns grad on (a traced `with enable_grad():`): its outputs may need grad
     # even when it is called under no_grad (aot_autograd.turns_grad_on)
     turns_grad_on: bool = False
@@ -88,13 +91,32 @@ def trace_joint(fn: Callable, example_inputs: Sequence[Tensor]) -> tuple[GraphMo
         graph, keep_apart=escaping_nodes([mode.to_node(o) for o in outs])
     )
     graph.eliminate_dead_code()  # derivatives for inputs that need none (constants) go unused
+    kept_outs = [i for i, o in enumerate(outs) if getattr(o._grad_fn, "kept_by", None) is not None]
+    reached = [_reachable(outs[i]._grad_fn) for i in diff_outs] if kept_outs else []
     kept = tuple(
-        (i, o._grad_fn.kept_by)
-        for i, o in enumerate(outs)
-        if getattr(o._grad_fn, "kept_by", None) is not None
+        (
+            i,
+            outs[i]._grad_fn.kept_by,
+            tuple(t for t, r in enumerate(reached) if id(outs[i]._grad_fn) in r),
+        )
+        for i in kept_outs
     )
     spec = JointSpec(len(primals), len(outs), grad_inputs, diff_outs, kept_outputs=kept)
     return GraphModule(mode.constants, graph), spec
+
+
+def _reachable(root: Any) -> dict[int, Any]:
+    """The autograd nodes a gradient at `root` flows through (root included), by id: eager
+    autograd runs exactly these for that gradient, so only they ever check what they saved."""
+    seen: dict[int, Any] = {}  # NOTE: holds the nodes, so that their ids stay theirs
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        stack += [next_node for next_node, _ in node.next_functions]
+    return seen
 
 
 def _forward_nodes(mode: ProxyMode) -> dict[int, Node]:

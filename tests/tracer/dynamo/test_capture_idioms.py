@@ -175,6 +175,37 @@ def test_eager_errors_stay():
         compiled(x).sum().backward()
 
 
+def overwrites_a_softmax_no_gradient_reaches(z):
+    out = z * z
+    dead = z.softmax(0)
+    dead.mul_(2)  # PyTorch's softmax saved `dead`, but no gradient of `out` goes through it
+    return out
+
+
+def overwrites_a_softmax_a_gradient_reaches(z):
+    weights = z.softmax(0)
+    out = weights * 3
+    weights.mul_(2)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.parametrize(
+    "fn", [overwrites_a_softmax_no_gradient_reaches, overwrites_a_softmax_a_gradient_reaches]
+)
+def test_a_kept_output_is_checked_only_where_eagers_backward_goes(fn, backend):
+    # found by the fuzzer (seed 202217): the check ran whether or not a gradient reached it
+    def outcome(f):
+        z = minitorch.tensor([-1.0, 0.5], dtype=minitorch.float64, requires_grad=True)
+        try:
+            f(z).sum().backward()
+        except minitorch.errors.AutogradError:
+            return "AutogradError"
+        return z.grad.numpy().tolist()
+
+    assert outcome(minitorch.compile(fn, backend=backend)) == outcome(fn)
+
+
 def writes_a_leaf(x):
     return x.add_(1)
 
