@@ -63,7 +63,7 @@ from typing import Any
 from minitorch import ops
 from minitorch.dtype import DType, result_type
 from minitorch.fake import FakeTensorMode, make_fake
-from minitorch.ops.registry import TensorMeta
+from minitorch.ops.registry import OpDef, TensorMeta
 from tracer.fx import Graph
 from tracer.fx.node import Node, map_arg
 
@@ -111,7 +111,7 @@ def split_graph(graph: Graph, dtypes: Collection[str]) -> list[Step]:
     """The steps that run `graph`, in order ([Note: extern kernels]); `dtypes` are the element
     types the code generator compiles. The driver rewrites the transposed products first
     (`transpose_products`, [Note: transposed products]). `graph` is not changed."""
-    live = [n for n in graph.nodes if n.op == "call_function" and n.users]
+    live = [n for n in graph.nodes if _runs(n)]
     externs = _extern_nodes(live, dtypes)
     if not externs:
         return [_segment(graph.nodes, "graph")]
@@ -246,7 +246,7 @@ def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node
     after: dict[Node, int] = {}
     draws: list[Node] = []  # the random extern steps so far, in graph order
     for node in graph.nodes:
-        if node.op != "call_function" or not node.users:
+        if not _runs(node):
             continue
         from_segments = [earliest[i] for i in node.all_input_nodes if i in earliest]
         from_extern = [after[i] for i in node.all_input_nodes if i in after]
@@ -265,6 +265,14 @@ def _place(graph: Graph, lowered: set[Node]) -> tuple[dict[Node, int], dict[Node
                 latest[u] if u in latest else after[u] if u in after else last for u in node.users
             )
     return latest, after
+
+
+def _runs(node: Node) -> bool:
+    """Whether a step runs `node`: an op something reads, or a draw from the generator, which
+    runs even unread, as in eager: the draws after it (a later dropout's mask) are eager's."""
+    if node.op != "call_function":
+        return False
+    return bool(node.users) or (isinstance(node.target, OpDef) and node.target.kind == "random")
 
 
 def _segment(nodes: list[Node], name: str) -> Segment:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import operator
+import warnings
 
 import numpy as np
 import pytest
@@ -390,3 +391,26 @@ def test_random_ops_are_not_merged_by_common_subexpression_elimination():
     draws = [n for n in joint.graph.nodes if getattr(n.target, "name", "") == "rng_state"]
     masks = [n for n in joint.graph.nodes if getattr(n.target, "name", "") == "dropout_keep"]
     assert len(draws) == 2 and len(masks) == 2
+
+
+def drops_a_draw(x, z):
+    from minitorch.nn import functional as NF
+
+    NF.dropout(z, 0.25, training=True)  # nothing reads it, but it advanced the generator
+    return NF.dropout(x, p=0.5)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_a_draw_nothing_reads_still_advances_the_generator(backend):
+    # found by the fuzzer (seed 203851): the training graph's forward dropped the draw, so the
+    # next dropout drew another mask (an inference graph kept it)
+    x, z = (minitorch.ones(4, 16, dtype=minitorch.float64, requires_grad=True) for _ in range(2))
+    minitorch.manual_seed(0)
+    eager = drops_a_draw(x, z)
+    minitorch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a fallback to eager would hide the bug
+        compiled = minitorch.compile(drops_a_draw, backend=backend)(x, z)
+    np.testing.assert_array_equal(compiled.detach().numpy(), eager.detach().numpy())
+    compiled.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), eager.detach().numpy())  # the mask, times 2

@@ -160,7 +160,11 @@ def partition_joint(
     fw_outs, grads, primals, tangents = _joint_parts(joint, spec)
     partitioner = partitioner or config.partitioner
     saved = saved_values(joint, spec, partitioner)
-    forward_nodes = _ancestors([*fw_outs, *saved]) | set(primals)
+    # A draw nothing reads still advances the generator, as it did in eager: the forward keeps
+    # it, so that the draws after it (a later dropout's mask) are eager's.
+    from_tangents = computed_from_tangents(nodes)
+    draws = [n for n in nodes if _is_random(n) and n not in from_tangents]
+    forward_nodes = _ancestors([*fw_outs, *saved, *draws]) | set(primals)
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward_nodes = _ancestors(grads, stop=set(bw_inputs))
     _check_choice(partitioner, nodes, saved, forward_nodes, backward_nodes, bw_inputs)
