@@ -57,12 +57,14 @@ def _direct(node: Node) -> bool:
         return False
     if not isinstance(val, Tensor) or val.dtype.rounding is not None:
         return False
-    inputs = [a for a in (*node.args, *node.kwargs.values()) if isinstance(a, Node)]
     nested: list[Node] = []
     for a in (*node.args, *node.kwargs.values()):
-        if not isinstance(a, Node):
-            map_arg(a, nested.append)
-    return not nested and all(isinstance(a.meta.get("val"), Tensor) for a in inputs)
+        if isinstance(a, Node):
+            if not isinstance(a.meta.get("val"), Tensor):
+                return False
+        else:
+            map_arg(a, nested.append)  # a node inside a list (cat's tensors)
+    return not nested
 
 
 def run_kernel(op: OpDef, result_dtype: np.dtype, /, *args: Any, **kwargs: Any) -> Tensor:

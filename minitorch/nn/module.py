@@ -101,39 +101,43 @@ class Module:
 
     def __setattr__(self, name: str, value) -> None:
         try:
-            if "_parameters" not in self.__dict__:
-                raise AttributeError("cannot assign attributes before Module.__init__() call")
-            if isinstance(value, Parameter):
-                self._forget(name)
-                self.register_parameter(name, value)
-            elif name in self._parameters:
-                self._check(
-                    value is None,
-                    f"cannot assign {_kind(value)} as parameter '{name}' "
-                    "(minitorch.nn.Parameter or None expected)",
-                )
-                self._parameters[name] = None
-            elif isinstance(value, Module):
-                self._forget(name)
-                self.add_module(name, value)
-            elif name in self._modules:
-                self._check(
-                    value is None,
-                    f"cannot assign {_kind(value)} as child module "
-                    f"'{name}' (minitorch.nn.Module or None expected)",
-                )
-                self._modules[name] = None
-            elif name in self._buffers:
-                self._check(
-                    value is None or isinstance(value, Tensor),
-                    f"cannot assign {_kind(value)} as buffer '{name}' "
-                    "(minitorch.Tensor or None expected)",
-                )
-                self._buffers[name] = value
-            else:
-                object.__setattr__(self, name, value)
+            self._assign(name, value)
         finally:  # even after a failed check: _forget may have run ([Note: the module epoch])
             advance()
+
+    def _assign(self, name: str, value) -> None:
+        """`self.name = value`: into the table its kind goes to, else the instance."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign attributes before Module.__init__() call")
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif name in self._parameters:
+            self._check(
+                value is None,
+                f"cannot assign {_kind(value)} as parameter '{name}' "
+                "(minitorch.nn.Parameter or None expected)",
+            )
+            self._parameters[name] = None
+        elif isinstance(value, Module):
+            self._forget(name)
+            self.add_module(name, value)
+        elif name in self._modules:
+            self._check(
+                value is None,
+                f"cannot assign {_kind(value)} as child module "
+                f"'{name}' (minitorch.nn.Module or None expected)",
+            )
+            self._modules[name] = None
+        elif name in self._buffers:
+            self._check(
+                value is None or isinstance(value, Tensor),
+                f"cannot assign {_kind(value)} as buffer '{name}' "
+                "(minitorch.Tensor or None expected)",
+            )
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str):
         # Only called when normal lookup fails: look in the tables.

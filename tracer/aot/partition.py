@@ -167,7 +167,7 @@ def partition_joint(
     forward_nodes = _ancestors([*fw_outs, *saved, *draws]) | set(primals)
     bw_inputs = saved + tangents  # every tangent is an input, used or not (a fixed signature)
     backward_nodes = _ancestors(grads, stop=set(bw_inputs))
-    _check_choice(partitioner, nodes, saved, forward_nodes, backward_nodes, bw_inputs)
+    _check_choice(partitioner, from_tangents, saved, forward_nodes, backward_nodes, bw_inputs)
     forward = _extract(joint, primals, [n for n in nodes if n in forward_nodes], (*fw_outs, *saved))
     backward = _extract(joint, bw_inputs, [n for n in nodes if n in backward_nodes], tuple(grads))
     _row_major_saved(backward, {n.name for n in saved if n not in primals})
@@ -176,7 +176,7 @@ def partition_joint(
 
 def _check_choice(
     partitioner: str,
-    nodes: list[Node],
+    from_tangents: set[Node],  # computed_from_tangents of the joint graph's nodes
     saved: list[Node],
     forward: set[Node],
     backward: set[Node],
@@ -184,7 +184,6 @@ def _check_choice(
 ) -> None:
     """What any partitioner's choice must keep (see the end of [Note: partitioning])."""
     given = set(inputs)
-    from_tangents = computed_from_tangents(nodes)
     for node in saved:
         if node in from_tangents:
             raise CompileError(
